@@ -1,0 +1,168 @@
+//! The command line: clap subcommands, human tables on a terminal, JSON/JSONL/CSV/JUnit
+//! otherwise, and the exit codes CI gates on.
+
+mod grade;
+mod lint;
+mod output;
+mod score;
+mod style;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit codes (also in the README).
+pub mod exit {
+    /// Everything passed.
+    pub const OK: u8 = 0;
+    /// Some item is below its threshold, `--fail-under` is not met, or lint failed.
+    pub const BELOW: u8 = 1;
+    /// Usage, config or input error.
+    pub const INPUT: u8 = 2;
+    /// Judge/check failures above the tolerated rate.
+    pub const FAILURES: u8 = 3;
+}
+
+/// An error that ends a command with an exit code and a message on stderr.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn input(message: impl Into<String>) -> Self {
+        Self { code: exit::INPUT, message: message.into() }
+    }
+}
+
+impl From<crate::formats::Diagnostics> for CliError {
+    fn from(d: crate::formats::Diagnostics) -> Self {
+        Self::input(d.to_string())
+    }
+}
+
+const AFTER_HELP: &str = "\
+Examples:
+  rubricate validate rubrics/answer.yaml
+  rubricate lint code
+  rubricate grade --rubric examples/answer-quality.yaml examples/answers.jsonl
+  rubricate grade --rubric examples/answer-quality.yaml examples/answers.jsonl --format junit --out report.xml --fail-under 0.8
+  rubricate score examples/essays.json
+
+Exit codes: 0 pass · 1 below threshold / --fail-under · 2 usage, config or input error · 3 failures over --max-error-rate";
+
+#[derive(Debug, Parser)]
+#[command(name = "rubricate", version, about = "Rubric-based evaluation of LLM and human outputs", after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check rubric and dataset files; print every problem with file:line:column.
+    #[command(after_help = "Examples:\n  rubricate validate my-rubric.yaml\n  rubricate validate rubrics/*.yaml data.jsonl")]
+    Validate {
+        /// Rubric files (YAML/JSON), built-in rubric names, or datasets (.json, .jsonl, .csv).
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// Score a rubric's structure with the built-in meta-rubric and extra checks.
+    #[command(after_help = "Examples:\n  rubricate lint my-rubric.yaml\n  rubricate lint code --format json\n\nExit 0 when the meta-rubric passes, 1 when it does not, 2 when the rubric does not load.")]
+    Lint {
+        /// A rubric file or a built-in name.
+        rubric: String,
+        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+        format: LintFormat,
+    },
+    /// Grade every item of a dataset against a rubric.
+    #[command(after_help = "Examples:\n  rubricate grade --rubric answer.yaml answers.jsonl\n  rubricate grade --rubric answer.yaml answers.jsonl --format jsonl --out results.jsonl\n  rubricate grade --rubric answer.yaml answers.csv --format junit --out junit.xml --fail-under 0.8")]
+    Grade {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Items graded at once (default: the number of CPU cores).
+        #[arg(long)]
+        concurrency: Option<usize>,
+        /// Let `command` checks run programs (off by default).
+        #[arg(long)]
+        allow_commands: bool,
+        /// Largest share of criterion failures (judge/check errors) tolerated before exit 3.
+        #[arg(long, default_value_t = 0.0)]
+        max_error_rate: f64,
+    },
+    /// Score each item from its ground-truth verdicts (no judge), with feedback.
+    #[command(after_help = "Examples:\n  rubricate score essays.json\n  rubricate score labelled.jsonl --rubric answer.yaml --format json\n\nGround truth is a list matched to criteria by position, or a map by criterion id; entries are\nMET/UNMET/CANNOT_ASSESS, option labels, level ids, or numbers for scale criteria.")]
+    Score {
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Print the JSON Schema of the native rubric format (for editors).
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// The dataset: .json (autorubric shape), .jsonl or .csv.
+    pub dataset: PathBuf,
+    /// A rubric file or built-in name; overrides the dataset's and items' own rubrics.
+    #[arg(long, short)]
+    pub rubric: Option<String>,
+    /// Output format (default: table on a terminal, else jsonl).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write results to FILE (replaced atomically when done) instead of stdout.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// Exit 1 when the mean score is below X (unscored items count as 0).
+    #[arg(long, value_name = "X")]
+    pub fail_under: Option<f64>,
+    /// Largest single item (a JSONL line or CSV record) accepted, in MiB.
+    #[arg(long, default_value_t = 16)]
+    pub max_item_mb: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Jsonl,
+    Csv,
+    Junit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Text,
+    Json,
+}
+
+/// Runs a parsed command line and returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        None => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            Ok(exit::OK)
+        }
+        Some(Command::Validate { files }) => validate::run(&files),
+        Some(Command::Lint { rubric, format }) => lint::run(&rubric, format),
+        Some(Command::Grade { common, concurrency, allow_commands, max_error_rate }) => {
+            grade::run(&common, concurrency, allow_commands, max_error_rate)
+        }
+        Some(Command::Score { common }) => score::run(&common),
+        Some(Command::Schema) => {
+            println!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
+            Ok(exit::OK)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("{}", style::error_text(&e.message));
+            ExitCode::from(e.code)
+        }
+    }
+}

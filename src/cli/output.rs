@@ -1,0 +1,354 @@
+//! Writing evaluations as a table, JSON, JSONL, CSV or JUnit XML, streaming where the
+//! format allows, and the run summary.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::style;
+use super::{CliError, OutputFormat};
+use crate::model::Evaluation;
+use crate::store::AtomicFile;
+
+/// Totals over a run.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub items: usize,
+    pub passed: usize,
+    pub incomplete: usize,
+    pub unscored: usize,
+    pub score_sum: f64,
+    pub cells: usize,
+    pub failed_cells: usize,
+}
+
+impl Summary {
+    pub fn add(&mut self, e: &Evaluation) {
+        self.items += 1;
+        self.passed += usize::from(e.passed);
+        self.incomplete += usize::from(e.incomplete);
+        match e.score {
+            Some(s) => self.score_sum += s,
+            None => self.unscored += 1,
+        }
+        self.cells += e.results.len();
+        self.failed_cells += e.failures;
+    }
+
+    /// Mean score over all items, unscored items counting 0.
+    pub fn mean_score(&self) -> Option<f64> {
+        (self.items > 0).then(|| self.score_sum / self.items as f64)
+    }
+
+    pub fn error_rate(&self) -> f64 {
+        if self.cells == 0 { 0.0 } else { self.failed_cells as f64 / self.cells as f64 }
+    }
+
+    pub fn line(&self, color: bool) -> String {
+        let failed = self.items - self.passed;
+        let mean = self.mean_score().map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
+        let passed = style::green(&format!("{} passed", self.passed), color && self.passed > 0);
+        let failed = style::red(&format!("{failed} failed"), color && failed > 0);
+        let mut s = format!("{} items: {passed}, {failed}", self.items);
+        if self.incomplete > 0 {
+            let _ = write!(s, ", {}", style::yellow(&format!("{} incomplete", self.incomplete), color));
+        }
+        let _ = write!(
+            s,
+            " · mean score {mean} · {} of {} criterion results failed ({:.1}%)",
+            self.failed_cells,
+            self.cells,
+            self.error_rate() * 100.0
+        );
+        s
+    }
+}
+
+/// The stable per-item JSON shape of JSON/JSONL output.
+pub fn item_json(e: &Evaluation) -> Value {
+    let criteria: Vec<Value> = e
+        .results
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.criterion_id,
+                "verdict": r.verdict.as_ref().map_or(Value::Null, crate::model::Verdict::to_plain),
+                "value": r.value,
+                "reason": r.reason,
+                "evidence": r.evidence,
+                "failure": r.failure.as_ref().map(|f| json!({"kind": f.kind, "category": f.category, "message": f.message})),
+            })
+        })
+        .collect();
+    json!({
+        "item": e.target_id,
+        "rubric": e.rubric_id,
+        "rubric_version": e.rubric_version,
+        "score": e.score,
+        "raw": e.raw,
+        "passed": e.passed,
+        "incomplete": e.incomplete,
+        "criteria": criteria,
+        "feedback": e.feedback,
+    })
+}
+
+enum Dest {
+    Stdout(io::BufWriter<io::Stdout>),
+    File(AtomicFile),
+}
+
+impl Write for Dest {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Dest::Stdout(w) => w.write(buf),
+            Dest::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Dest::Stdout(w) => w.flush(),
+            Dest::File(f) => f.flush(),
+        }
+    }
+}
+
+/// Receives evaluations in input order and writes them.
+pub struct Sink {
+    format: OutputFormat,
+    dest: Dest,
+    color: bool,
+    criteria: Vec<String>,
+    junit: String,
+    junit_failures: usize,
+    junit_errors: usize,
+    suite: String,
+    first: bool,
+    pub summary: Summary,
+}
+
+fn io_err(e: &io::Error) -> CliError {
+    CliError::input(format!("cannot write results: {e}"))
+}
+
+impl Sink {
+    /// `criteria` are the main rubric's criterion ids (CSV columns); `suite` names the
+    /// JUnit suite.
+    pub fn open(format: OutputFormat, out: Option<&Path>, criteria: Vec<String>, suite: &str) -> Result<Self, CliError> {
+        let dest = match out {
+            Some(p) => Dest::File(AtomicFile::create(p).map_err(|e| CliError::input(format!("{}: cannot create: {e}", p.display())))?),
+            None => Dest::Stdout(io::BufWriter::with_capacity(256 * 1024, io::stdout())),
+        };
+        let color = out.is_none() && style::color_enabled(style::stdout_is_terminal());
+        let mut sink = Self {
+            format,
+            dest,
+            color,
+            criteria,
+            junit: String::new(),
+            junit_failures: 0,
+            junit_errors: 0,
+            suite: suite.to_owned(),
+            first: true,
+            summary: Summary::default(),
+        };
+        sink.header().map_err(|e| io_err(&e))?;
+        Ok(sink)
+    }
+
+    fn header(&mut self) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Json => self.dest.write_all(b"{\"items\": [\n"),
+            OutputFormat::Csv => {
+                let mut cols = vec!["item", "rubric", "rubric_version", "score", "raw", "passed", "incomplete", "failures"]
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>();
+                for c in &self.criteria {
+                    cols.push(format!("verdict:{c}"));
+                    cols.push(format!("value:{c}"));
+                }
+                cols.push("feedback".into());
+                write_csv_row(&mut self.dest, &cols)
+            }
+            OutputFormat::Table => {
+                let h = format!("{:<28} {:>7}  {:<6}  {}", "ITEM", "SCORE", "RESULT", "NOTES");
+                writeln!(self.dest, "{}", style::bold(&h, self.color))
+            }
+            OutputFormat::Jsonl | OutputFormat::Junit => Ok(()),
+        }
+    }
+
+    pub fn write(&mut self, e: &Evaluation) -> Result<(), CliError> {
+        self.summary.add(e);
+        self.write_item(e).map_err(|err| io_err(&err))
+    }
+
+    fn write_item(&mut self, e: &Evaluation) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Jsonl => {
+                serde_json::to_writer(&mut self.dest, &item_json(e))?;
+                self.dest.write_all(b"\n")
+            }
+            OutputFormat::Json => {
+                if !self.first {
+                    self.dest.write_all(b",\n")?;
+                }
+                self.first = false;
+                serde_json::to_writer(&mut self.dest, &item_json(e)).map_err(io::Error::from)
+            }
+            OutputFormat::Csv => {
+                let mut row = vec![
+                    e.target_id.clone(),
+                    e.rubric_id.clone(),
+                    e.rubric_version.clone(),
+                    e.score.map(|s| s.to_string()).unwrap_or_default(),
+                    e.raw.map(|s| s.to_string()).unwrap_or_default(),
+                    e.passed.to_string(),
+                    e.incomplete.to_string(),
+                    e.failures.to_string(),
+                ];
+                for c in &self.criteria {
+                    let r = e.results.iter().find(|r| r.criterion_id == *c);
+                    row.push(r.and_then(|r| r.verdict.as_ref()).map(ToString::to_string).unwrap_or_default());
+                    row.push(r.and_then(|r| r.value).map(|v| v.to_string()).unwrap_or_default());
+                }
+                row.push(e.feedback.clone());
+                write_csv_row(&mut self.dest, &row)
+            }
+            OutputFormat::Table => {
+                let score = e.score.map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
+                let result = if e.passed { style::green("PASS  ", self.color) } else { style::red("FAIL  ", self.color) };
+                let notes = table_notes(e);
+                writeln!(self.dest, "{:<28} {:>7}  {result}  {notes}", clip(&e.target_id, 28), score)
+            }
+            OutputFormat::Junit => {
+                let name = xml_escape(&e.target_id);
+                let _ = write!(self.junit, "    <testcase classname=\"{}\" name=\"{name}\">", xml_escape(&e.rubric_id));
+                if e.incomplete {
+                    self.junit_errors += 1;
+                    let _ = write!(self.junit, "<error message=\"{}\">{}</error>", xml_escape(&format!("{} criterion failures", e.failures)), xml_escape(&e.feedback));
+                } else if !e.passed {
+                    self.junit_failures += 1;
+                    let msg = e.score.map_or_else(|| "not scored".into(), |s| format!("score {s:.4} did not pass"));
+                    let _ = write!(self.junit, "<failure message=\"{}\">{}</failure>", xml_escape(&msg), xml_escape(&e.feedback));
+                }
+                self.junit.push_str("</testcase>\n");
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the closing part and commits the file. Returns the totals.
+    pub fn finish(mut self) -> Result<Summary, CliError> {
+        self.footer().map_err(|e| io_err(&e))?;
+        self.dest.flush().map_err(|e| io_err(&e))?;
+        if let Dest::File(f) = self.dest {
+            f.commit().map_err(|e| io_err(&e))?;
+        }
+        Ok(self.summary)
+    }
+
+    fn footer(&mut self) -> io::Result<()> {
+        let s = &self.summary;
+        match self.format {
+            OutputFormat::Json => {
+                let summary = json!({
+                    "items": s.items,
+                    "passed": s.passed,
+                    "failed": s.items - s.passed,
+                    "incomplete": s.incomplete,
+                    "mean_score": s.mean_score(),
+                    "criterion_results": s.cells,
+                    "criterion_failures": s.failed_cells,
+                });
+                write!(self.dest, "\n], \"summary\": {summary}}}\n")
+            }
+            OutputFormat::Junit => {
+                writeln!(self.dest, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+                writeln!(
+                    self.dest,
+                    "<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
+                    xml_escape(&self.suite),
+                    s.items,
+                    self.junit_failures,
+                    self.junit_errors
+                )?;
+                self.dest.write_all(self.junit.as_bytes())?;
+                writeln!(self.dest, "  </testsuite>\n</testsuites>")
+            }
+            OutputFormat::Table => writeln!(self.dest, "\n{}", s.line(self.color)),
+            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
+        }
+    }
+
+    /// The table already ends with the summary; other formats print it on stderr.
+    pub fn prints_summary(&self) -> bool {
+        self.format == OutputFormat::Table && matches!(self.dest, Dest::Stdout(_))
+    }
+}
+
+fn table_notes(e: &Evaluation) -> String {
+    let failures: Vec<String> = e
+        .results
+        .iter()
+        .filter_map(|r| r.failure.as_ref().map(|f| format!("{}: {} failed", r.criterion_id, f.category)))
+        .collect();
+    if !failures.is_empty() {
+        return clip(&failures.join("; "), 60);
+    }
+    let missed: Vec<&str> = e
+        .results
+        .iter()
+        .filter(|r| matches!(r.verdict, Some(crate::model::Verdict::Unmet)) || r.value == Some(0.0))
+        .map(|r| r.criterion_id.as_str())
+        .collect();
+    if missed.is_empty() { String::new() } else { clip(&format!("unmet: {}", missed.join(", ")), 60) }
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(n - 1).collect();
+        out.push('…');
+        out
+    }
+}
+
+fn write_csv_row(w: &mut impl Write, cells: &[String]) -> io::Result<()> {
+    let mut line = String::new();
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        if c.contains([',', '"', '\n', '\r']) {
+            line.push('"');
+            line.push_str(&c.replace('"', "\"\""));
+            line.push('"');
+        } else {
+            line.push_str(c);
+        }
+    }
+    line.push('\n');
+    w.write_all(line.as_bytes())
+}
+
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Characters XML 1.0 cannot carry at all.
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}

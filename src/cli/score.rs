@@ -1,0 +1,47 @@
+//! `rubricate score`: score items from their ground-truth verdicts through the one
+//! aggregation, with feedback — no judge, no checks.
+
+use super::grade::{check_fail_under, decide, default_format, effective_rubric, open};
+use super::output::Sink;
+use super::{CliError, CommonArgs, style};
+use crate::engine::scoring::score_ground_truth;
+
+pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
+    check_fail_under(common.fail_under)?;
+    let dataset = open(common)?;
+    let rubric = effective_rubric(common, &dataset)?;
+    let criteria = rubric.as_ref().map(|r| r.rubric.criteria.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
+    let suite = rubric.as_ref().map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
+    let mut sink = Sink::open(common.format.unwrap_or_else(default_format), common.out.as_deref(), criteria, &suite)?;
+    let file = dataset.file.clone();
+    let mut skipped = 0usize;
+    for item in dataset.items {
+        let item = item.map_err(|d| CliError::input(d.to_string()))?;
+        if item.ground_truth.is_none() {
+            skipped += 1;
+            continue;
+        }
+        let own = if common.rubric.is_some() { None } else { item.rubric.clone() };
+        let Some(r) = own.or_else(|| rubric.as_ref().map(|r| std::sync::Arc::clone(&r.rubric))) else {
+            return Err(CliError::input(format!(
+                "{}: item '{}' has no rubric and {file} has none; pass --rubric FILE or NAME",
+                item.origin, item.id
+            )));
+        };
+        let evaluation = score_ground_truth(&r, &item, "ground_truth").map_err(|m| CliError::input(format!("{}: {m}", item.origin)))?;
+        sink.write(&evaluation)?;
+    }
+    let prints = sink.prints_summary();
+    let summary = sink.finish()?;
+    let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if !prints {
+        eprintln!("{}", summary.line(color));
+    }
+    if skipped > 0 {
+        eprintln!("skipped {skipped} items without ground_truth");
+    }
+    if summary.items == 0 {
+        return Err(CliError::input(format!("{file}: no item has ground_truth to score")));
+    }
+    Ok(decide(&summary, common.fail_under, None))
+}

@@ -1,0 +1,304 @@
+//! All the scoring math of SCORING.md "Aggregation": the one place where criterion values
+//! become a rubric score. Pure functions, no I/O.
+
+use crate::model::{
+    AbstainPolicy, AggregateMode, CriterionResult, ErrorPolicy, Gate, OptionChoice, Rubric, Scoring, Verdict,
+};
+
+/// Scores within this distance of the threshold count as reaching it.
+pub const THRESHOLD_TOLERANCE: f64 = 1e-9;
+
+/// What happened to one criterion, as aggregation sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// A value in [0,1].
+    Value(f64),
+    /// CANNOT_ASSESS, an NA option, or a criterion the judge left out.
+    Abstain,
+    /// A check or judge error: never a verdict.
+    Failed,
+}
+
+/// One criterion's contribution.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Input {
+    pub weight: f64,
+    pub outcome: Outcome,
+    /// `Some` when the criterion is `required`.
+    pub gate: Option<Gate>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aggregate {
+    /// `None` when nothing was counted.
+    pub score: Option<f64>,
+    /// Σ w·v over counted criteria; `None` when nothing was counted.
+    pub raw: Option<f64>,
+    pub passed: bool,
+    pub incomplete: bool,
+    pub failures: usize,
+    /// Indexes of required criteria that did not reach their `min_score`.
+    pub gates_failed: Vec<usize>,
+}
+
+/// Aggregates `inputs` under `scoring` and decides pass/fail against `threshold`.
+pub fn aggregate(scoring: &Scoring, threshold: f64, inputs: &[Input]) -> Aggregate {
+    let mut raw = 0.0;
+    let mut positive = 0.0;
+    let mut negative = 0.0;
+    let mut counted = 0usize;
+    let mut oriented_sum = 0.0;
+    let mut oriented_min = f64::INFINITY;
+    let mut failures = 0;
+    let mut gates_failed = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if input.outcome == Outcome::Failed {
+            failures += 1;
+        }
+        if let Some(gate) = input.gate {
+            let reached = matches!(input.outcome, Outcome::Value(v) if gate.admits(v));
+            if !reached {
+                gates_failed.push(i);
+            }
+        }
+        let Some(v) = counted_value(scoring, input) else { continue };
+        let w = input.weight;
+        counted += 1;
+        raw += w * v;
+        if w > 0.0 {
+            positive += w;
+        } else if w < 0.0 {
+            negative += -w;
+        }
+        // For mean/min a penalty's value is turned so that higher is always better.
+        let oriented = if w < 0.0 { 1.0 - v } else { v };
+        oriented_sum += oriented;
+        oriented_min = oriented_min.min(oriented);
+    }
+    let (score, raw) = if counted == 0 {
+        (None, None)
+    } else {
+        let score = match scoring.aggregate {
+            AggregateMode::Points if !scoring.normalize => raw,
+            AggregateMode::Points => normalize_points(raw, positive, negative),
+            AggregateMode::Mean => oriented_sum / counted as f64,
+            AggregateMode::Min => oriented_min,
+        };
+        (Some(score), Some(raw))
+    };
+    let passed = score.is_some_and(|s| reaches(s, threshold)) && gates_failed.is_empty();
+    Aggregate { score, raw, passed, incomplete: failures > 0 || score.is_none(), failures, gates_failed }
+}
+
+/// `score ≥ threshold` with the 1e-9 tolerance (0.7999999999999999 passes 0.8).
+pub fn reaches(score: f64, threshold: f64) -> bool {
+    score + THRESHOLD_TOLERANCE >= threshold
+}
+
+/// raw / P when there is positive weight; 1 + raw / N for all-negative rubrics; else 0.
+pub fn normalize_points(raw: f64, positive: f64, negative: f64) -> f64 {
+    if positive > 0.0 {
+        (raw / positive).clamp(0.0, 1.0)
+    } else if negative > 0.0 {
+        (1.0 + raw / negative).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// The value a criterion counts with, or `None` when it is left out.
+fn counted_value(scoring: &Scoring, input: &Input) -> Option<f64> {
+    let worst = if input.weight < 0.0 { 1.0 } else { 0.0 };
+    let abstained = |s: &Scoring| match s.abstain {
+        AbstainPolicy::Skip => None,
+        AbstainPolicy::Zero => Some(0.0),
+        AbstainPolicy::Partial => Some(if input.weight > 0.0 { s.partial_credit } else { 0.0 }),
+        AbstainPolicy::Worst => Some(worst),
+    };
+    match input.outcome {
+        Outcome::Value(v) => Some(v),
+        Outcome::Abstain => abstained(scoring),
+        Outcome::Failed => match scoring.errors {
+            ErrorPolicy::Abstain => abstained(scoring),
+            ErrorPolicy::Zero => Some(0.0),
+            ErrorPolicy::Worst => Some(worst),
+        },
+    }
+}
+
+/// The aggregation inputs of a rubric's results (matched by criterion id; a criterion
+/// with no result abstains).
+pub fn inputs_for(rubric: &Rubric, results: &[CriterionResult]) -> Vec<Input> {
+    rubric
+        .criteria
+        .iter()
+        .map(|c| {
+            let result = results.iter().find(|r| r.criterion_id == c.id);
+            let outcome = match result {
+                Some(r) if r.failure.is_some() => Outcome::Failed,
+                Some(CriterionResult { value: Some(v), .. }) => Outcome::Value(*v),
+                _ => Outcome::Abstain,
+            };
+            Input { weight: c.weight, outcome, gate: c.required.then(|| c.gate()) }
+        })
+        .collect()
+}
+
+/// Aggregates a rubric's criterion results.
+pub fn aggregate_results(rubric: &Rubric, results: &[CriterionResult]) -> Aggregate {
+    aggregate(&rubric.scoring, rubric.pass_threshold, &inputs_for(rubric, results))
+}
+
+/// Holistic judging: one 0–100 number for the whole rubric → `(score, raw)`.
+pub fn holistic(weights: &[f64], judged: f64) -> (f64, f64) {
+    let fraction = judged / 100.0;
+    let positive: f64 = weights.iter().filter(|w| **w > 0.0).sum();
+    let negative: f64 = weights.iter().filter(|w| **w < 0.0).map(|w| -w).sum();
+    let raw = if positive > 0.0 {
+        fraction * positive
+    } else if negative > 0.0 {
+        -negative * (1.0 - fraction)
+    } else {
+        0.0
+    };
+    (fraction.clamp(0.0, 1.0), raw)
+}
+
+/// Reversed double pass: a positive criterion is MET only if both passes say so; a
+/// penalty is MET if either pass sees it; both CANNOT_ASSESS stays CANNOT_ASSESS.
+pub fn reconcile_double_pass(weight: f64, first: &Verdict, second: &Verdict) -> Verdict {
+    use Verdict::{CannotAssess, Met, Unmet};
+    match (first, second) {
+        (CannotAssess, CannotAssess) => CannotAssess,
+        (Met, Met) => Met,
+        (Met, _) | (_, Met) if weight < 0.0 => Met,
+        _ => Unmet,
+    }
+}
+
+/// How several binary votes become one verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnsembleRule {
+    #[default]
+    Majority,
+    /// Majority with per-vote weights.
+    Weighted,
+    /// MET only if no vote says UNMET.
+    Unanimous,
+    /// MET if any vote says MET.
+    Any,
+}
+
+/// A binary ensemble: `(verdict, agreement)`. Abstaining votes are set aside; ties go to
+/// the worst case for the criterion's sign. Agreement is the share of all votes equal to
+/// the final verdict.
+pub fn ensemble_binary(weight: f64, votes: &[(Verdict, f64)], rule: EnsembleRule) -> (Verdict, f64) {
+    let mut met = 0.0;
+    let mut unmet = 0.0;
+    let mut any_met = false;
+    let mut any_unmet = false;
+    for (v, w) in votes {
+        let w = if rule == EnsembleRule::Weighted { *w } else { 1.0 };
+        match v {
+            Verdict::Met => {
+                met += w;
+                any_met = true;
+            }
+            Verdict::Unmet => {
+                unmet += w;
+                any_unmet = true;
+            }
+            _ => {}
+        }
+    }
+    let verdict = if !any_met && !any_unmet {
+        Verdict::CannotAssess
+    } else {
+        match rule {
+            EnsembleRule::Unanimous => if any_unmet { Verdict::Unmet } else { Verdict::Met },
+            EnsembleRule::Any => if any_met { Verdict::Met } else { Verdict::Unmet },
+            EnsembleRule::Majority | EnsembleRule::Weighted => {
+                if (met - unmet).abs() < 1e-12 {
+                    if weight < 0.0 { Verdict::Met } else { Verdict::Unmet }
+                } else if met > unmet {
+                    Verdict::Met
+                } else {
+                    Verdict::Unmet
+                }
+            }
+        }
+    };
+    let agree = votes.iter().filter(|(v, _)| *v == verdict).count();
+    let agreement = if votes.is_empty() { 0.0 } else { agree as f64 / votes.len() as f64 };
+    (verdict, agreement)
+}
+
+/// How several option votes become one option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OptionRule {
+    #[default]
+    Mean,
+    Median,
+    Mode,
+    Min,
+    Max,
+}
+
+/// An options ensemble over labels: `(label or None when all abstain, agreement)`. The
+/// combined value snaps to the nearest non-NA option; ties go to the worse option for the
+/// criterion's sign.
+pub fn ensemble_options(
+    weight: f64,
+    options: &[OptionChoice],
+    votes: &[String],
+    rule: OptionRule,
+) -> (Option<String>, f64) {
+    let values: Vec<f64> = votes
+        .iter()
+        .filter_map(|label| crate::model::find_option(options, label))
+        .filter(|o| !o.na)
+        .map(|o| o.value)
+        .collect();
+    if values.is_empty() {
+        return (None, if votes.is_empty() { 0.0 } else { 1.0 });
+    }
+    let worse = |a: f64, b: f64| if weight < 0.0 { a.max(b) } else { a.min(b) };
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let target = match rule {
+        OptionRule::Mean => values.iter().sum::<f64>() / values.len() as f64,
+        OptionRule::Median => {
+            let n = sorted.len();
+            if n % 2 == 1 { sorted[n / 2] } else { f64::midpoint(sorted[n / 2 - 1], sorted[n / 2]) }
+        }
+        OptionRule::Min => sorted[0],
+        OptionRule::Max => sorted[sorted.len() - 1],
+        OptionRule::Mode => {
+            let mut best: Option<(usize, f64)> = None;
+            for v in &sorted {
+                let count = sorted.iter().filter(|x| (*x - v).abs() < 1e-12).count();
+                best = Some(match best {
+                    Some((c, b)) if c > count || (c == count && worse(b, *v) == b) => (c, b),
+                    _ => (count, *v),
+                });
+            }
+            best.map_or(sorted[0], |(_, v)| v)
+        }
+    };
+    let mut chosen: Option<&OptionChoice> = None;
+    for o in options.iter().filter(|o| !o.na) {
+        chosen = Some(match chosen {
+            None => o,
+            Some(c) => {
+                let (dc, dn) = ((c.value - target).abs(), (o.value - target).abs());
+                if dn + 1e-12 < dc || ((dn - dc).abs() <= 1e-12 && worse(c.value, o.value) == o.value) { o } else { c }
+            }
+        });
+    }
+    let Some(chosen) = chosen else { return (None, 0.0) };
+    let agree = votes
+        .iter()
+        .filter(|l| crate::model::find_option(options, l).is_some_and(|o| o.label == chosen.label))
+        .count();
+    (Some(chosen.label.clone()), agree as f64 / votes.len() as f64)
+}

@@ -1,0 +1,90 @@
+//! The `command` check: runs a program with the item as JSON on stdin and reads a verdict
+//! (MET/UNMET/CANNOT_ASSESS, a level id, an option label or a number) from its stdout.
+//! It runs only when the workspace config or `--allow-commands` opts in.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::{Args, SpecError};
+use crate::model::Item;
+
+#[derive(Debug, Clone)]
+pub struct CommandCheck {
+    pub program: String,
+    pub args: Vec<String>,
+    pub timeout: Duration,
+}
+
+/// Output past this many bytes is not read (a verdict is one short line).
+const MAX_OUTPUT: u64 = 64 * 1024;
+
+pub fn compile(args: &mut Args<'_>) -> Result<CommandCheck, SpecError> {
+    let program = args.required_string("program")?;
+    if program.trim().is_empty() {
+        return Err(SpecError::new("args.program", "`program` is empty"));
+    }
+    let argv = args.strings("args")?.unwrap_or_default();
+    let secs = args.number("timeout_secs")?.unwrap_or(10.0);
+    if !(secs > 0.0 && secs <= 3600.0) {
+        return Err(SpecError::new("args.timeout_secs", "`timeout_secs` must be between 0 and 3600"));
+    }
+    Ok(CommandCheck { program, args: argv, timeout: Duration::from_secs_f64(secs) })
+}
+
+impl CommandCheck {
+    /// Runs the program; returns the first non-empty line of its output.
+    pub async fn run(&self, item: &Item) -> Result<String, String> {
+        let payload = json!({
+            "id": item.id,
+            "submission": item.submission,
+            "prompt": item.prompt,
+            "reference": item.reference,
+            "metadata": Value::Object(item.metadata.clone()),
+        })
+        .to_string();
+        let mut child = tokio::process::Command::new(&self.program)
+            .args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", self.program))?;
+        let mut stdin = child.stdin.take();
+        let mut stdout = child.stdout.take();
+        let mut stderr = child.stderr.take();
+        let work = async {
+            if let Some(mut s) = stdin.take() {
+                // A program that exits without reading its input is not an error.
+                let _ = s.write_all(payload.as_bytes()).await;
+                drop(s);
+            }
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            if let Some(s) = stdout.as_mut() {
+                s.take(MAX_OUTPUT).read_to_end(&mut out).await.map_err(|e| e.to_string())?;
+            }
+            if let Some(s) = stderr.as_mut() {
+                s.take(MAX_OUTPUT).read_to_end(&mut err).await.map_err(|e| e.to_string())?;
+            }
+            let status = child.wait().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((status, out, err))
+        };
+        let (status, out, err) = tokio::time::timeout(self.timeout, work)
+            .await
+            .map_err(|_| format!("`{}` did not finish within {:?}; it was stopped", self.program, self.timeout))??;
+        if !status.success() {
+            let tail: String = String::from_utf8_lossy(&err).lines().last().unwrap_or("").chars().take(200).collect();
+            return Err(format!("`{}` exited with {status}: {tail}", self.program));
+        }
+        String::from_utf8_lossy(&out)
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("`{}` printed no verdict", self.program))
+    }
+}

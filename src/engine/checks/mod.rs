@@ -1,0 +1,193 @@
+//! Deterministic checks: a registry of built-ins referenced by name with arguments.
+//!
+//! A check says whether its requirement holds (MET/UNMET), or names a level, option or
+//! number, with evidence. Some checks also measure a number (length, count, similarity)
+//! that `map_levels` turns into a level.
+
+mod args;
+pub mod command;
+mod json_checks;
+mod map_levels;
+pub mod meta;
+mod similarity;
+mod text;
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::model::{CheckSpec, Criterion, Item, Verdict};
+pub use args::Args;
+pub use command::CommandCheck;
+
+/// What a check found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutput {
+    pub verdict: Verdict,
+    /// A number the check measured, for `map_levels`.
+    pub measure: Option<f64>,
+    pub evidence: Vec<String>,
+}
+
+impl CheckOutput {
+    pub fn binary(met: bool, measure: Option<f64>, evidence: impl Into<String>) -> Self {
+        Self { verdict: if met { Verdict::Met } else { Verdict::Unmet }, measure, evidence: vec![evidence.into()] }
+    }
+}
+
+/// What a check may look at: the item, and its submission parsed as JSON (parsed once,
+/// shared by every criterion of the item).
+pub struct CheckInput<'a> {
+    pub item: &'a Item,
+    parsed: OnceLock<Result<Value, String>>,
+}
+
+impl<'a> CheckInput<'a> {
+    pub fn new(item: &'a Item) -> Self {
+        Self { item, parsed: OnceLock::new() }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.item.submission
+    }
+
+    /// The submission as JSON, or why it is not JSON (with line and column).
+    pub fn json(&self) -> Result<&Value, &str> {
+        self.parsed
+            .get_or_init(|| {
+                serde_json::from_str(&self.item.submission)
+                    .map_err(|e| format!("the submission is not JSON: {e}"))
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+/// A compiled deterministic check.
+pub trait Check: Send + Sync + std::fmt::Debug {
+    /// Runs the check. An `Err` is a check failure (never a verdict).
+    fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String>;
+}
+
+/// What a check name compiles to.
+#[derive(Debug)]
+pub enum Compiled {
+    Sync(Box<dyn Check>),
+    Command(CommandCheck),
+}
+
+/// A problem with a check's configuration: the field under `method` and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError {
+    pub field: String,
+    pub message: String,
+}
+
+impl SpecError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { field: field.into(), message: message.into() }
+    }
+}
+
+/// The built-in check names, for help and error messages.
+pub const NAMES: &[&str] = &[
+    "contains",
+    "not_contains",
+    "regex",
+    "equals",
+    "starts_with",
+    "ends_with",
+    "length",
+    "word_count",
+    "max_sentences",
+    "count",
+    "is_json",
+    "json_path",
+    "similarity",
+    "map_levels",
+    "command",
+    "rubric_coverage",
+    "rubric_independence",
+    "rubric_weights",
+    "rubric_threshold",
+    "rubric_level_order",
+];
+
+/// Resolves `module:function` and `module.function` references to a built-in name.
+pub fn canonical_name(name: &str) -> String {
+    let short = name.rsplit([':', '.']).next().unwrap_or(name).trim();
+    let short = short.strip_prefix("check_").map_or(short, |s| s);
+    match short {
+        "criteria_coverage" | "coverage" => "rubric_coverage",
+        "criteria_independence" | "independence" => "rubric_independence",
+        "weight_distribution" => "rubric_weights",
+        "threshold" => "rubric_threshold",
+        "level_ordering" => "rubric_level_order",
+        "level_map" | "levels" => "map_levels",
+        "levenshtein" => "similarity",
+        "json_valid" | "valid_json" => "is_json",
+        other => other,
+    }
+    .to_owned()
+}
+
+/// Compiles a check for a criterion. `inner` is true inside `map_levels`, where a check
+/// may only measure.
+pub fn compile(spec: &CheckSpec, criterion: &Criterion, inner: bool) -> Result<Compiled, SpecError> {
+    let name = canonical_name(&spec.name);
+    let mut args = Args::new(&spec.args);
+    let check: Box<dyn Check> = match name.as_str() {
+        "contains" => text::contains(&mut args, false)?,
+        "not_contains" => text::contains(&mut args, true)?,
+        "regex" => text::regex(&mut args)?,
+        "equals" => text::equals(&mut args)?,
+        "starts_with" => text::affix(&mut args, true)?,
+        "ends_with" => text::affix(&mut args, false)?,
+        "length" => text::bounds(&mut args, text::Unit::Chars, inner)?,
+        "word_count" => text::bounds(&mut args, text::Unit::Words, inner)?,
+        "max_sentences" => text::max_sentences(&mut args)?,
+        "count" => text::count(&mut args, inner)?,
+        "is_json" => json_checks::is_json(&mut args)?,
+        "json_path" => json_checks::json_path(&mut args)?,
+        "similarity" => similarity::similarity(&mut args, inner)?,
+        "map_levels" if !inner => map_levels::compile(&mut args, criterion)?,
+        "command" if !inner => return Ok(Compiled::Command(command::compile(&mut args)?)),
+        "rubric_coverage" => meta::compile(meta::MetaCheck::Coverage),
+        "rubric_independence" => meta::compile(meta::MetaCheck::Independence),
+        "rubric_weights" => meta::compile(meta::MetaCheck::Weights),
+        "rubric_threshold" => meta::compile(meta::MetaCheck::Threshold),
+        "rubric_level_order" => meta::compile(meta::MetaCheck::LevelOrder),
+        "map_levels" | "command" => {
+            return Err(SpecError::new("check", format!("`{name}` cannot be used inside map_levels")));
+        }
+        _ => {
+            let hint = crate::formats::fields::nearest(&name, NAMES)
+                .map(|n| format!("did you mean `{n}`? "))
+                .unwrap_or_default();
+            return Err(SpecError::new(
+                "check",
+                format!("unknown check '{}'; {hint}built-in checks: {}", spec.name, NAMES.join(", ")),
+            ));
+        }
+    };
+    args.finish()?;
+    Ok(Compiled::Sync(check))
+}
+
+/// Quotes text for evidence, shortened to a readable length.
+pub fn quote(text: &str) -> String {
+    const MAX: usize = 80;
+    let mut out: String = text.chars().take(MAX).collect();
+    if text.chars().count() > MAX {
+        out.push('…');
+    }
+    format!("{out:?}")
+}
+
+/// Line and column (1-based, characters) of a byte offset in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}

@@ -1,0 +1,354 @@
+//! Rubric × item → one stream of grading events, then an [`Evaluation`]. The one place a
+//! criterion is scored; everything that grades (CLI, TUI, resumed runs) goes through here.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+use super::aggregate::aggregate_results;
+use super::checks::CheckInput;
+use super::compile::{CompiledMethod, CompiledRubric, compile};
+use super::feedback;
+use crate::formats::LoadedRubric;
+use crate::model::{
+    Criterion, CriterionResult, Evaluation, Failure, Item, Kind, Verdict, new_evaluation_id,
+};
+
+/// One thing that happened while grading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GradeEvent {
+    pub run: u64,
+    /// The item's position in the input (0-based).
+    pub item: usize,
+    /// The criterion's index, for cell events.
+    pub criterion: Option<usize>,
+    pub kind: EventKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    Queued,
+    Started,
+    /// Text arriving from a streaming judge.
+    Chunk(String),
+    Scored(CriterionResult),
+    Failed(Failure),
+    ItemDone(Box<Evaluation>),
+}
+
+/// Stops a run: no new items start after `cancel()`.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    pub run: u64,
+    /// Items graded at once.
+    pub concurrency: usize,
+    /// Lets `command` checks run programs.
+    pub allow_commands: bool,
+    /// Recorded on each evaluation.
+    pub evaluated_by: String,
+    /// Also emit `Queued`/`Started` per cell (the TUI wants them; the CLI does not).
+    pub cell_events: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        Self { run: 0, concurrency: 8, allow_commands: false, evaluated_by: "rubricate".into(), cell_events: false }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Executor {
+    pub opts: ExecOptions,
+}
+
+impl Executor {
+    pub fn new(opts: ExecOptions) -> Self {
+        Self { opts }
+    }
+
+    /// Grades every item received (tagged with its position) and sends the events.
+    /// Items run concurrently; consumers restore input order with [`InOrder`].
+    pub async fn run(
+        &self,
+        rubric: Option<Arc<CompiledRubric>>,
+        mut items: mpsc::Receiver<(usize, Item)>,
+        events: mpsc::Sender<GradeEvent>,
+        cancel: CancelToken,
+    ) {
+        let permits = Arc::new(Semaphore::new(self.opts.concurrency.max(1)));
+        let mut tasks = JoinSet::new();
+        while let Some((index, item)) = items.recv().await {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { break };
+            let rubric = rubric.clone();
+            let events = events.clone();
+            let opts = self.opts.clone();
+            tasks.spawn(async move {
+                let evaluation = evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
+                let _ = events
+                    .send(GradeEvent { run: opts.run, item: index, criterion: None, kind: EventKind::ItemDone(Box::new(evaluation)) })
+                    .await;
+                drop(permit);
+            });
+            // Reap finished tasks so the set does not grow with the dataset.
+            while tasks.try_join_next().is_some() {}
+        }
+        while tasks.join_next().await.is_some() {}
+    }
+}
+
+/// Grades one item against its own rubric if it has one, else `rubric`, sending cell events.
+pub async fn evaluate_item(
+    rubric: Option<&CompiledRubric>,
+    item: &Item,
+    index: usize,
+    opts: &ExecOptions,
+    events: &mpsc::Sender<GradeEvent>,
+) -> Evaluation {
+    let own;
+    let compiled = match (&item.rubric, rubric) {
+        (None, Some(rubric)) => Ok(rubric),
+        (None, None) => {
+            // The caller checks every item has a rubric; an item without one scores nothing.
+            let r = crate::model::Rubric::new("none", Vec::new());
+            return build_evaluation(&r, item, Vec::new(), &opts.evaluated_by);
+        }
+        (Some(r), _) => match compile(&LoadedRubric::detached((**r).clone(), &item.origin)) {
+            Ok(c) => {
+                own = c;
+                Ok(&own)
+            }
+            Err(d) => Err((r, d.to_string())),
+        },
+    };
+    let (rubric_ref, results) = match compiled {
+        Ok(c) => {
+            let results = score_criteria(c, item, index, opts, events).await;
+            (Arc::clone(&c.loaded.rubric), results)
+        }
+        Err((r, message)) => {
+            let results = r
+                .criteria
+                .iter()
+                .map(|c| CriterionResult::failed(&c.id, c.method.kind(), Failure::error("rubric", message.clone())))
+                .collect();
+            (Arc::clone(r), results)
+        }
+    };
+    build_evaluation(&rubric_ref, item, results, &opts.evaluated_by)
+}
+
+async fn score_criteria(
+    rubric: &CompiledRubric,
+    item: &Item,
+    index: usize,
+    opts: &ExecOptions,
+    events: &mpsc::Sender<GradeEvent>,
+) -> Vec<CriterionResult> {
+    let send = |criterion: usize, kind: EventKind| GradeEvent { run: opts.run, item: index, criterion: Some(criterion), kind };
+    if opts.cell_events {
+        for i in 0..rubric.methods.len() {
+            let _ = events.send(send(i, EventKind::Queued)).await;
+        }
+    }
+    let input = CheckInput::new(item);
+    let mut results = Vec::with_capacity(rubric.methods.len());
+    for (i, (criterion, method)) in rubric.rubric().criteria.iter().zip(&rubric.methods).enumerate() {
+        if opts.cell_events {
+            let _ = events.send(send(i, EventKind::Started)).await;
+        }
+        let result = score_criterion(criterion, method, &input, opts).await;
+        let event = match &result.failure {
+            Some(f) => EventKind::Failed(f.clone()),
+            None => EventKind::Scored(result.clone()),
+        };
+        let _ = events.send(send(i, event)).await;
+        results.push(result);
+    }
+    results
+}
+
+/// Scores one criterion of one item. Never panics; problems become failures.
+pub async fn score_criterion(
+    criterion: &Criterion,
+    method: &CompiledMethod,
+    input: &CheckInput<'_>,
+    opts: &ExecOptions,
+) -> CriterionResult {
+    let kind = criterion.method.kind();
+    let outcome = match method {
+        CompiledMethod::Judge => Err(Failure::error(
+            "judge",
+            "no judge configured: this criterion needs an LLM judge; give it a `check` or `schema` method to grade it deterministically",
+        )),
+        CompiledMethod::Check(check) => check.run(input).map_err(|m| Failure::error("check", m)),
+        CompiledMethod::Schema(schema) => Ok(schema.run(input)),
+        CompiledMethod::Command(cmd) if !opts.allow_commands => Err(Failure::error(
+            "command",
+            format!(
+                "command checks are off; pass --allow-commands or set `allow_commands: true` in rubricate.yaml to run `{}`",
+                cmd.program
+            ),
+        )),
+        CompiledMethod::Command(cmd) => match cmd.run(input.item).await {
+            Ok(text) => parse_verdict_text(criterion, &text)
+                .map(|verdict| super::checks::CheckOutput { verdict, measure: None, evidence: vec![format!("`{}` printed {text:?}", cmd.program)] })
+                .map_err(|m| Failure::error("command", m)),
+            Err(m) => Err(Failure::error("command", m)),
+        },
+    };
+    let out = match outcome {
+        Ok(out) => out,
+        Err(f) => return CriterionResult::failed(&criterion.id, kind, f),
+    };
+    let verdict = fit_verdict(criterion, out.verdict);
+    match criterion.value_of(&verdict) {
+        Ok(value) => CriterionResult {
+            criterion_id: criterion.id.clone(),
+            verdict: Some(verdict),
+            value,
+            reason: out.evidence.first().cloned().unwrap_or_default(),
+            evidence: out.evidence,
+            method: kind,
+            failure: None,
+            invocation: None,
+        },
+        Err(m) => CriterionResult::failed(&criterion.id, kind, Failure::error(kind.as_str(), m)),
+    }
+}
+
+/// A MET/UNMET from a check, on a graded criterion, becomes its best/worst answer.
+pub fn fit_verdict(c: &Criterion, v: Verdict) -> Verdict {
+    let best = |met: bool| match &c.kind {
+        Kind::Binary => None,
+        Kind::Levels(levels) => {
+            let l = if met { levels.last() } else { levels.first() };
+            l.map(|l| Verdict::Level(l.id.clone()))
+        }
+        Kind::Options { options, .. } => {
+            let scored = options.iter().filter(|o| !o.na);
+            let o = if met {
+                scored.max_by(|a, b| a.value.total_cmp(&b.value))
+            } else {
+                scored.min_by(|a, b| a.value.total_cmp(&b.value))
+            };
+            o.map(|o| Verdict::Choice(o.label.clone()))
+        }
+        Kind::Scale(s) => Some(Verdict::Score(if met { s.max } else { s.min })),
+    };
+    match v {
+        Verdict::Met => best(true).unwrap_or(Verdict::Met),
+        Verdict::Unmet => best(false).unwrap_or(Verdict::Unmet),
+        other => other,
+    }
+}
+
+/// Reads a verdict written as text (by a command, or a person): the binary words, else a
+/// level id or label, an option label or a number, as the criterion takes.
+pub fn parse_verdict_text(c: &Criterion, text: &str) -> Result<Verdict, String> {
+    let t = text.trim();
+    if let Some(v) = Verdict::parse_binary(t) {
+        return Ok(v);
+    }
+    let v = match &c.kind {
+        Kind::Binary => return Err(format!("{t:?} is not MET, UNMET or CANNOT_ASSESS")),
+        Kind::Levels(levels) => levels
+            .iter()
+            .find(|l| l.id.eq_ignore_ascii_case(t) || l.label.eq_ignore_ascii_case(t))
+            .map(|l| Verdict::Level(l.id.clone()))
+            .ok_or_else(|| format!("{t:?} is not a level of criterion '{}'", c.id))?,
+        Kind::Options { .. } => Verdict::Choice(t.to_owned()),
+        Kind::Scale(_) => Verdict::Score(t.parse().map_err(|_| format!("{t:?} is not a number"))?),
+    };
+    c.value_of(&v)?;
+    Ok(v)
+}
+
+/// Aggregates results into an evaluation with feedback.
+pub fn build_evaluation(
+    rubric: &crate::model::Rubric,
+    item: &Item,
+    results: Vec<CriterionResult>,
+    evaluated_by: &str,
+) -> Evaluation {
+    let agg = aggregate_results(rubric, &results);
+    let feedback = feedback::summary(rubric, &results, &agg);
+    Evaluation {
+        id: new_evaluation_id(),
+        rubric_id: rubric.id.clone(),
+        rubric_version: rubric.version.clone(),
+        target_id: item.id.clone(),
+        target_type: rubric.target_type.clone(),
+        results,
+        score: agg.score,
+        raw: agg.raw,
+        passed: agg.passed,
+        incomplete: agg.incomplete,
+        failures: agg.failures,
+        feedback,
+        evaluated_at: jiff::Timestamp::now().to_string(),
+        evaluated_by: evaluated_by.to_owned(),
+    }
+}
+
+/// Restores input order: feed finished items in any order, take them out in order.
+#[derive(Debug, Default)]
+pub struct InOrder<T> {
+    next: usize,
+    waiting: BTreeMap<usize, T>,
+}
+
+impl<T> InOrder<T> {
+    pub fn new() -> Self {
+        Self { next: 0, waiting: BTreeMap::new() }
+    }
+
+    /// Adds item `index`; returns every item now ready, in order.
+    pub fn push(&mut self, index: usize, value: T) -> Vec<T> {
+        self.waiting.insert(index, value);
+        let mut ready = Vec::new();
+        while let Some(v) = self.waiting.remove(&self.next) {
+            ready.push(v);
+            self.next += 1;
+        }
+        ready
+    }
+
+    /// Items still waiting for an earlier one.
+    pub fn pending(&self) -> usize {
+        self.waiting.len()
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::InOrder;
+
+    #[test]
+    fn in_order_releases_contiguous_runs() {
+        let mut o = InOrder::new();
+        assert!(o.push(1, "b").is_empty());
+        assert_eq!(o.push(0, "a"), vec!["a", "b"]);
+        assert!(o.push(3, "d").is_empty());
+        assert_eq!(o.pending(), 1);
+        assert_eq!(o.push(2, "c"), vec!["c", "d"]);
+    }
+}

@@ -1,0 +1,155 @@
+//! The deterministic feedback of SCORING.md: a summary of an evaluation and one line per
+//! criterion.
+
+use std::fmt::Write as _;
+
+use super::aggregate::Aggregate;
+use crate::model::{Criterion, CriterionResult, Kind, Rubric, Verdict};
+
+/// One line for one criterion: `Clarity: excellent (score: 1.00)`.
+pub fn criterion_feedback(c: &Criterion, r: Option<&CriterionResult>) -> String {
+    match r {
+        None => format!("{}: not evaluated", c.name),
+        Some(r) => match (&r.failure, &r.verdict, r.value) {
+            (Some(f), ..) => format!("{}: {f}", c.name),
+            (None, Some(v), Some(x)) => format!("{}: {v} (score: {x:.2})", c.name),
+            (None, Some(v), None) => format!("{}: {v} (not scored)", c.name),
+            (None, None, _) => format!("{}: not evaluated", c.name),
+        },
+    }
+}
+
+/// The summary: verdict, overall score, one line per criterion, then suggestions.
+pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) -> String {
+    let mut out = String::new();
+    let verdict = if agg.passed { "PASSED" } else { "FAILED" };
+    let _ = writeln!(out, "Evaluation {verdict} for rubric '{}'.", rubric.name);
+    match agg.score {
+        None => out.push_str("Overall score: n/a (nothing could be scored)\n"),
+        Some(s) if rubric.scoring.normalize => {
+            let _ = writeln!(out, "Overall score: {:.0}%", s * 100.0);
+        }
+        Some(s) => {
+            let _ = writeln!(out, "Overall score: {} (raw)", trim_number(s));
+        }
+    }
+    if !agg.gates_failed.is_empty() {
+        let names: Vec<&str> = agg.gates_failed.iter().filter_map(|i| rubric.criteria.get(*i)).map(|c| c.name.as_str()).collect();
+        let _ = writeln!(out, "Required criteria not met: {}", names.join(", "));
+    }
+    if agg.failures > 0 {
+        let _ = writeln!(out, "Incomplete: {} of {} criteria could not be scored", agg.failures, rubric.criteria.len());
+    }
+    out.push('\n');
+    let find = |c: &Criterion| results.iter().find(|r| r.criterion_id == c.id);
+    for c in &rubric.criteria {
+        let _ = writeln!(out, "- {}", criterion_feedback(c, find(c)));
+    }
+    let suggestions: Vec<String> = rubric
+        .criteria
+        .iter()
+        .filter_map(|c| {
+            let r = find(c)?;
+            if r.failure.is_some() {
+                return None;
+            }
+            suggestion(c, r.verdict.as_ref()?).map(|s| format!("  - {}: {s}", c.name))
+        })
+        .collect();
+    if !suggestions.is_empty() {
+        out.push_str("\nSuggestions for improvement:\n");
+        for s in suggestions {
+            out.push_str(&s);
+            out.push('\n');
+        }
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+/// What to aim for when a criterion is not at its best: the next level up.
+fn suggestion(c: &Criterion, v: &Verdict) -> Option<String> {
+    let aim = |label: &str, why: &str| {
+        if why.trim().is_empty() { format!("aim for '{label}'") } else { format!("aim for '{label}' — {}", why.trim()) }
+    };
+    match (&c.kind, v) {
+        (_, Verdict::CannotAssess) => None,
+        (Kind::Binary, Verdict::Unmet) if c.weight >= 0.0 => Some(aim("MET", &c.requirement)),
+        (Kind::Binary, Verdict::Met) if c.weight < 0.0 => Some(aim("UNMET", &format!("avoid: {}", c.requirement))),
+        (Kind::Levels(levels), Verdict::Level(id)) => {
+            let current = levels.iter().find(|l| l.id == *id)?;
+            let next = levels.iter().filter(|l| l.score > current.score).min_by(|a, b| a.score.total_cmp(&b.score))?;
+            Some(aim(&next.label, &next.description))
+        }
+        (Kind::Options { options, .. }, Verdict::Choice(label)) => {
+            let current = crate::model::find_option(options, label)?;
+            let next = options
+                .iter()
+                .filter(|o| !o.na && o.value > current.value)
+                .min_by(|a, b| a.value.total_cmp(&b.value))?;
+            Some(aim(&next.label, ""))
+        }
+        (Kind::Scale(s), Verdict::Score(x)) => {
+            if *x >= s.max {
+                return None;
+            }
+            match s.anchors.iter().find(|a| a.value > *x) {
+                Some(a) => Some(aim(&trim_number(a.value), &a.text)),
+                None => Some(aim(&trim_number(s.max), "")),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn trim_number(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::aggregate::aggregate_results;
+    use crate::model::{Level, MethodKind};
+
+    fn level(id: &str, label: &str, desc: &str, score: f64) -> Level {
+        Level { id: id.into(), label: label.into(), description: desc.into(), score, indicators: vec![] }
+    }
+
+    #[test]
+    fn the_documented_summary_exactly() {
+        let levels = vec![
+            level("fail", "Fail", "Misses the point", 0.0),
+            level("pass", "Pass", "Covers the basics", 0.7),
+            level("excellent", "Excellent", "Covers all required topics with depth", 1.0),
+        ];
+        let mut clarity = Criterion::binary("clarity", "Clear", 0.5);
+        clarity.name = "Clarity".into();
+        clarity.kind = Kind::Levels(levels.clone());
+        let mut completeness = Criterion::binary("completeness", "Complete", 0.5);
+        completeness.name = "Completeness".into();
+        completeness.kind = Kind::Levels(levels);
+        let mut rubric = Rubric::new("content_quality", vec![clarity, completeness]);
+        rubric.name = "Content Quality".into();
+        let result = |id: &str, level: &str, v: f64| CriterionResult {
+            criterion_id: id.into(),
+            verdict: Some(Verdict::Level(level.into())),
+            value: Some(v),
+            reason: String::new(),
+            evidence: vec![],
+            method: MethodKind::Check,
+            failure: None,
+            invocation: None,
+        };
+        let results = vec![result("clarity", "excellent", 1.0), result("completeness", "pass", 0.7)];
+        let agg = aggregate_results(&rubric, &results);
+        assert_eq!(
+            summary(&rubric, &results, &agg),
+            "Evaluation PASSED for rubric 'Content Quality'.\nOverall score: 85%\n\n- Clarity: excellent (score: 1.00)\n- Completeness: pass (score: 0.70)\n\nSuggestions for improvement:\n  - Completeness: aim for 'Excellent' — Covers all required topics with depth"
+        );
+    }
+}

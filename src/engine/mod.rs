@@ -1,0 +1,15 @@
+//! Scoring: aggregation math, deterministic checks, JSON Schema, the executor that turns
+//! rubric × item into events and evaluations, feedback and lint.
+
+pub mod aggregate;
+pub mod checks;
+pub mod compile;
+pub mod executor;
+pub mod feedback;
+pub mod lint;
+pub mod schema;
+pub mod scoring;
+pub mod template;
+
+pub use compile::{CompiledMethod, CompiledRubric, compile};
+pub use executor::{CancelToken, EventKind, ExecOptions, Executor, GradeEvent, InOrder};

@@ -1,0 +1,72 @@
+//! The `schema` method: JSON Schema validation of the submission parsed as JSON.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::checks::{CheckInput, CheckOutput};
+use crate::model::Verdict;
+
+/// A schema compiled once per rubric and reused for every item.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    validator: jsonschema::Validator,
+}
+
+/// Errors listed as evidence past this many are summarised.
+const MAX_EVIDENCE: usize = 50;
+
+/// Compiles a schema; an error says what is wrong with it.
+pub fn compile(schema: &Value) -> Result<CompiledSchema, String> {
+    // A schema naming an unknown `$schema` draft may make the library panic; refuse it cleanly.
+    let built = std::panic::catch_unwind(|| jsonschema::validator_for(schema));
+    match built {
+        Ok(Ok(validator)) => Ok(CompiledSchema { validator }),
+        Ok(Err(e)) => Err(format!("the JSON Schema does not compile: {e} (at {})", location(e.instance_path().as_str()))),
+        Err(_) => Err("the JSON Schema names a `$schema` draft rubricate does not know".into()),
+    }
+}
+
+/// Reads a schema file (JSON or YAML) relative to `base`.
+pub fn load_file(base: &Path, rel: &str) -> Result<Value, String> {
+    let path = base.join(rel);
+    let text = crate::formats::read_text(&path, crate::formats::MAX_RUBRIC_BYTES, "schema").map_err(|d| d.to_string())?;
+    let node = crate::formats::parse_document(&path.display().to_string(), &text).map_err(|d| d.to_string())?;
+    Ok(node.to_json())
+}
+
+fn location(path: &str) -> String {
+    if path.is_empty() { "/".into() } else { path.to_owned() }
+}
+
+impl CompiledSchema {
+    /// Valid → MET, invalid → UNMET with every error (instance path + message) as evidence;
+    /// a submission that is not JSON → UNMET with that as evidence.
+    pub fn run(&self, input: &CheckInput<'_>) -> CheckOutput {
+        let doc = match input.json() {
+            Ok(v) => v,
+            Err(e) => return CheckOutput { verdict: Verdict::Unmet, measure: None, evidence: vec![e.to_owned()] },
+        };
+        let mut evidence = Vec::new();
+        let mut count = 0usize;
+        for err in self.validator.iter_errors(doc) {
+            count += 1;
+            if count <= MAX_EVIDENCE {
+                evidence.push(format!("{}: {err}", location(err.instance_path().as_str())));
+            }
+        }
+        if count > MAX_EVIDENCE {
+            evidence.push(format!("… and {} more errors", count - MAX_EVIDENCE));
+        }
+        if count == 0 {
+            CheckOutput { verdict: Verdict::Met, measure: Some(0.0), evidence: vec!["valid against the schema".into()] }
+        } else {
+            CheckOutput { verdict: Verdict::Unmet, measure: Some(count as f64), evidence }
+        }
+    }
+}
+
+/// "an object", "a list", … for evidence.
+pub fn json_type(v: &Value) -> &'static str {
+    crate::formats::dataset::kind_of(v)
+}

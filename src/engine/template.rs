@@ -1,0 +1,57 @@
+//! Judge templates (minijinja): the safe environment, syntax checks and the variables a
+//! template may use.
+
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+
+/// Variables every template is rendered with (missing ones are empty, never undefined).
+pub const VARIABLES: &[&str] =
+    &["submission", "output", "prompt", "input", "query", "reference", "context", "description", "metadata", "id"];
+
+/// Loops in templates stop after this much work.
+pub const FUEL: u64 = 50_000;
+
+/// An environment with strict undefined, no auto-escaping and a fuel limit, set up before
+/// any template is added (escaping is fixed when a template is added).
+pub fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    env.set_fuel(Some(FUEL));
+    env
+}
+
+/// Compiles a template; an error says what and on which line of the template.
+pub fn check_syntax(source: &str) -> Result<(), String> {
+    let env = environment();
+    env.template_from_str(source).map(|_| ()).map_err(|e| describe(&e))
+}
+
+/// Names the template uses that rubricate does not provide.
+pub fn unknown_variables(source: &str) -> Vec<String> {
+    let env = environment();
+    let Ok(t) = env.template_from_str(source) else { return Vec::new() };
+    let mut names: Vec<String> = t.undeclared_variables(false).into_iter().filter(|v| !VARIABLES.contains(&v.as_str())).collect();
+    names.sort();
+    names
+}
+
+fn describe(e: &minijinja::Error) -> String {
+    let what = e.detail().map_or_else(|| e.kind().to_string(), str::to_owned);
+    match e.line() {
+        Some(l) => format!("template error on template line {l}: {what}"),
+        None => format!("template error: {what}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_and_variables() {
+        assert!(check_syntax("Rate {{ submission }} {% if reference %}vs {{ reference }}{% endif %}").is_ok());
+        let e = check_syntax("line one\n{% if x %}").unwrap_err();
+        assert!(e.contains("template line 2"), "{e}");
+        assert_eq!(unknown_variables("{{ submission }} {{ answr }} {% for q in questions %}{{ q }}{% endfor %}"), vec!["answr", "questions"]);
+    }
+}

@@ -1,0 +1,91 @@
+//! Mapping one JSON object (a JSONL line, a JSON item, a CSV row) to an [`Item`].
+
+use serde_json::{Map, Value};
+
+use crate::model::{GroundTruth, Item};
+
+/// Keys that carry the submission, in order of preference.
+pub const SUBMISSION_KEYS: &[&str] = &["submission", "output", "response", "completion", "answer"];
+pub const PROMPT_KEYS: &[&str] = &["prompt", "input", "query", "question"];
+pub const REFERENCE_KEYS: &[&str] = &["reference", "reference_submission", "expected", "expected_output"];
+
+/// Builds an item from an object. `default_id` is used when the object has no `id`.
+/// Keys that mean nothing to rubricate are kept in `metadata`.
+pub fn item_from_object(mut obj: Map<String, Value>, default_id: String, origin: String) -> Result<Item, String> {
+    let id = match obj.remove("id") {
+        Some(Value::String(s)) => s,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Null) | None => default_id,
+        Some(other) => return Err(format!("`id` must be text or a number, found {}", kind(&other))),
+    };
+    let submission = match take_first(&mut obj, SUBMISSION_KEYS) {
+        Some(Value::String(s)) => s,
+        Some(Value::Null) | None => {
+            return Err(format!(
+                "item '{id}' has no submission; give it a `submission` (or `output`) field"
+            ));
+        }
+        // Structured submissions (dialogues, JSON answers) are graded as their JSON text.
+        Some(other) => other.to_string(),
+    };
+    let prompt = optional_text(&mut obj, PROMPT_KEYS, &id)?;
+    let reference = optional_text(&mut obj, REFERENCE_KEYS, &id)?;
+    let description = optional_text(&mut obj, &["description"], &id)?;
+    let ground_truth = match obj.remove("ground_truth") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(parse_ground_truth(v).map_err(|e| format!("item '{id}': {e}"))?),
+    };
+    let mut metadata = match obj.remove("metadata") {
+        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => return Err(format!("item '{id}': `metadata` must be an object, found {}", kind(&other))),
+    };
+    obj.remove("rubric");
+    for (k, v) in obj {
+        metadata.entry(k).or_insert(v);
+    }
+    Ok(Item { id, submission, prompt, reference, description, ground_truth, rubric: None, metadata, origin })
+}
+
+/// A list (one entry per criterion, in order) or a map from criterion id to verdict.
+pub fn parse_ground_truth(v: Value) -> Result<GroundTruth, String> {
+    match v {
+        Value::Array(values) => Ok(GroundTruth::ByPosition(values)),
+        Value::Object(m) => Ok(GroundTruth::ById(m.into_iter().collect())),
+        Value::String(s) if s.trim_start().starts_with(['[', '{']) => {
+            let parsed: Value = serde_json::from_str(&s).map_err(|e| format!("ground_truth is not valid JSON: {e}"))?;
+            parse_ground_truth(parsed)
+        }
+        // A single binary verdict is a one-criterion list; separated words are a list.
+        Value::String(s) => Ok(GroundTruth::ByPosition(
+            s.split(['|', ';']).map(|p| Value::String(p.trim().to_owned())).collect(),
+        )),
+        other => Err(format!("ground_truth must be a list or a map of criterion ids, found {}", kind(&other))),
+    }
+}
+
+fn take_first(obj: &mut Map<String, Value>, keys: &[&str]) -> Option<Value> {
+    keys.iter().find_map(|k| obj.remove(*k).filter(|v| !v.is_null()))
+}
+
+fn optional_text(obj: &mut Map<String, Value>, keys: &[&str], id: &str) -> Result<Option<String>, String> {
+    match take_first(obj, keys) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        // Chat-style prompts (lists of messages) are kept as their JSON text.
+        Some(v @ (Value::Array(_) | Value::Object(_))) => Ok(Some(v.to_string())),
+        Some(other) => Err(format!("item '{id}': `{}` must be text, found {}", keys[0], kind(&other))),
+    }
+}
+
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}

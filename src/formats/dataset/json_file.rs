@@ -1,0 +1,121 @@
+//! Whole-file JSON datasets in the autorubric shape (or a bare list of items).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::fields::{item_from_object, kind};
+use super::jsonl::strip_position;
+use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
+use crate::formats::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
+use crate::formats::native::{Dialect, read_rubric};
+use crate::formats::{LoadedRubric, json, read_text};
+use crate::model::{Item, Rubric};
+
+#[derive(Deserialize)]
+struct JsonDataset<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    prompt: Option<String>,
+    #[serde(default, borrow)]
+    rubric: Option<&'a RawValue>,
+    #[serde(default, alias = "reference")]
+    reference_submission: Option<String>,
+    #[serde(borrow)]
+    items: Vec<&'a RawValue>,
+}
+
+pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
+    let text = read_text(path, opts.max_json_bytes, "dataset")?;
+    let lines = LineIndex::new(&text);
+    let serde_err = |e: serde_json::Error| {
+        Diagnostics::one(Diagnostic::at(file, Pos::new(e.line().max(1), e.column().max(1)), format!("not a valid dataset: {}", strip_position(&e))))
+    };
+    let trimmed = text.trim_start();
+    let (header_raw, raw_items): (Option<JsonDataset<'_>>, Vec<&RawValue>) = if trimmed.starts_with('[') {
+        (None, serde_json::from_str(&text).map_err(serde_err)?)
+    } else {
+        let d: JsonDataset<'_> = serde_json::from_str(&text).map_err(|e| {
+            if e.to_string().starts_with("missing field `items`") {
+                Diagnostics::one(Diagnostic::at(file, Pos::new(1, 1), "the dataset has no `items` list; give `items: [{\"submission\": …}, …]`"))
+            } else {
+                serde_err(e)
+            }
+        })?;
+        let items = d.items.clone();
+        (Some(d), items)
+    };
+    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let mut header = DatasetHeader::default();
+    if let Some(d) = &header_raw {
+        header.name.clone_from(&d.name);
+        header.prompt.clone_from(&d.prompt);
+        header.reference.clone_from(&d.reference_submission);
+        if let Some(raw) = d.rubric {
+            let at = offset(raw);
+            let root = json::parse_span(file, &text, &lines, at..at + raw.get().len())?;
+            let (rubric, source) = read_rubric(file, &root, "dataset-rubric", Dialect::AUTORUBRIC)?;
+            header.rubric = Some(LoadedRubric {
+                rubric: Arc::new(rubric),
+                source,
+                file: file.to_owned(),
+                base_dir: path.parent().map_or_else(|| ".".into(), Path::to_path_buf),
+            });
+        }
+    }
+    let mut items: Vec<Result<Item, Diagnostic>> = Vec::with_capacity(raw_items.len());
+    for (i, raw) in raw_items.iter().enumerate() {
+        let at = offset(raw);
+        let pos = lines.pos(at);
+        items.push(read_item(file, &text, &lines, raw, at, pos, i + 1, header.prompt.as_ref(), header.reference.as_ref()));
+    }
+    Ok(Dataset { file: file.to_owned(), format: DatasetFormat::Json, header, items: Box::new(items.into_iter()) })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_item(
+    file: &str,
+    text: &str,
+    lines: &LineIndex<'_>,
+    raw: &RawValue,
+    at: usize,
+    pos: Pos,
+    number: usize,
+    prompt: Option<&String>,
+    reference: Option<&String>,
+) -> Result<Item, Diagnostic> {
+    let here = |m: String| Diagnostic::at(file, pos, format!("item {number}: {m}"));
+    let value: Value = serde_json::from_str(raw.get()).map_err(|e| here(e.to_string()))?;
+    let Value::Object(mut obj) = value else {
+        return Err(here(format!("an item must be an object, found {}", kind(&value))));
+    };
+    let rubric = match obj.get("rubric") {
+        None | Some(Value::Null) => None,
+        Some(_) => {
+            obj.remove("rubric");
+            let root = json::parse_span(file, text, lines, at..at + raw.get().len()).map_err(first)?;
+            let node = root.get("rubric").cloned().unwrap_or(root);
+            let (r, _) = read_rubric(file, &node, &format!("item-{number}-rubric"), Dialect::AUTORUBRIC).map_err(first)?;
+            Some(Arc::<Rubric>::new(r))
+        }
+    };
+    let origin = format!("{file}:{}:{}", pos.line, pos.col);
+    let mut item = item_from_object(obj, number.to_string(), origin).map_err(here)?;
+    item.rubric = rubric;
+    // The dataset's prompt and reference apply where the item has none of its own.
+    if item.prompt.is_none() {
+        item.prompt = prompt.cloned();
+    }
+    if item.reference.is_none() {
+        item.reference = reference.cloned();
+    }
+    Ok(item)
+}
+
+fn first(mut d: Diagnostics) -> Diagnostic {
+    d.0.remove(0)
+}

@@ -1,0 +1,97 @@
+//! Datasets: JSON (the autorubric shape), JSONL and CSV. JSONL and CSV are streamed one
+//! item at a time; nothing here holds more than one item of them in memory.
+
+mod csv_file;
+mod fields;
+mod json_file;
+mod jsonl;
+
+use std::path::Path;
+
+use super::diag::{Diagnostic, Diagnostics};
+use super::LoadedRubric;
+use crate::model::Item;
+
+pub use fields::{item_from_object, kind as kind_of, parse_ground_truth};
+
+/// What a dataset says about all its items.
+#[derive(Debug, Clone, Default)]
+pub struct DatasetHeader {
+    pub name: Option<String>,
+    pub prompt: Option<String>,
+    pub reference: Option<String>,
+    /// The dataset's own rubric (autorubric datasets carry one).
+    pub rubric: Option<LoadedRubric>,
+}
+
+/// An open dataset: its header and a stream of items, each an item or a located problem.
+pub struct Dataset {
+    pub file: String,
+    pub format: DatasetFormat,
+    pub header: DatasetHeader,
+    pub items: Box<dyn Iterator<Item = Result<Item, Diagnostic>> + Send>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DatasetFormat {
+    Json,
+    Jsonl,
+    Csv,
+}
+
+/// Options for reading datasets.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOptions {
+    /// The largest single item (a JSONL line or CSV record) accepted, in bytes.
+    pub max_item_bytes: usize,
+    /// The largest whole-file JSON dataset accepted, in bytes.
+    pub max_json_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self { max_item_bytes: 16 * 1024 * 1024, max_json_bytes: 4 * 1024 * 1024 * 1024 }
+    }
+}
+
+/// Opens a dataset, choosing the reader by extension (`.json`, `.jsonl`/`.ndjson`, `.csv`)
+/// or, for other names, by the file's first line.
+pub fn open_dataset(path: &Path, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
+    let file = path.display().to_string();
+    let format = detect(path).map_err(|e| Diagnostics::one(Diagnostic::whole(&file, e)))?;
+    match format {
+        DatasetFormat::Json => json_file::open(path, &file, opts),
+        DatasetFormat::Jsonl => jsonl::open(path, &file, opts),
+        DatasetFormat::Csv => csv_file::open(path, &file, opts),
+    }
+}
+
+fn detect(path: &Path) -> Result<DatasetFormat, String> {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "json" => return Ok(DatasetFormat::Json),
+        "jsonl" | "ndjson" => return Ok(DatasetFormat::Jsonl),
+        "csv" => return Ok(DatasetFormat::Csv),
+        _ => {}
+    }
+    use std::io::BufRead;
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read dataset: {e}"))?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(f)
+        .take(1 << 20)
+        .read_until(b'\n', &mut first)
+        .map_err(|e| format!("cannot read dataset: {e}"))?;
+    let line = String::from_utf8_lossy(&first);
+    let trimmed = line.trim();
+    if trimmed.starts_with('{') && serde_json::from_str::<serde_json::Value>(trimmed).is_ok() {
+        Ok(DatasetFormat::Jsonl)
+    } else if trimmed.starts_with(['{', '[']) {
+        Ok(DatasetFormat::Json)
+    } else if trimmed.contains(',') {
+        Ok(DatasetFormat::Csv)
+    } else {
+        Err("cannot tell the dataset format; name the file .json, .jsonl or .csv".into())
+    }
+}
+
+use std::io::Read as _;

@@ -1,0 +1,113 @@
+//! Located problems: `file:line:column: message`.
+
+use std::fmt;
+
+/// A 1-based line and column (columns count characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+impl Pos {
+    pub fn new(line: usize, col: usize) -> Self {
+        Self { line, col }
+    }
+}
+
+/// One problem in one file, at a place when we know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub pos: Option<Pos>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn at(file: &str, pos: Pos, message: impl Into<String>) -> Self {
+        Self { file: file.to_owned(), pos: Some(pos), message: message.into() }
+    }
+    pub fn whole(file: &str, message: impl Into<String>) -> Self {
+        Self { file: file.to_owned(), pos: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.pos {
+            Some(p) => write!(f, "{}:{}:{}: {}", self.file, p.line, p.col, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Every problem found in one load, in document order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn one(d: Diagnostic) -> Self {
+        Self(vec![d])
+    }
+    pub fn sorted(mut self) -> Self {
+        self.0.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
+        self
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Maps byte offsets of a text to line and column.
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self { text, starts }
+    }
+
+    pub fn pos(&self, offset: usize) -> Pos {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.starts[line];
+        let col = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        Pos::new(line + 1, col + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_counts_characters() {
+        let idx = LineIndex::new("ab\nçd\n\nx");
+        assert_eq!(idx.pos(0), Pos::new(1, 1));
+        assert_eq!(idx.pos(3), Pos::new(2, 1));
+        assert_eq!(idx.pos(5), Pos::new(2, 2));
+        assert_eq!(idx.pos(8), Pos::new(3, 1));
+        assert_eq!(idx.pos(9), Pos::new(4, 1));
+        assert_eq!(idx.pos(999), Pos::new(4, 2));
+    }
+
+    #[test]
+    fn display_is_file_line_col() {
+        let d = Diagnostic::at("r.yaml", Pos::new(3, 7), "bad");
+        assert_eq!(d.to_string(), "r.yaml:3:7: bad");
+        assert_eq!(Diagnostic::whole("r.yaml", "gone").to_string(), "r.yaml: gone");
+    }
+}

@@ -1,0 +1,174 @@
+//! Typed, located access to the fields of a mapping node, shared by every format reader.
+//! Every problem is collected (not just the first) so one run shows them all.
+
+use super::diag::{Diagnostic, Pos};
+use super::node::{Key, Node, NodeValue};
+
+/// Where problems are collected while reading one file.
+pub struct Ctx<'f> {
+    pub file: &'f str,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl<'f> Ctx<'f> {
+    pub fn new(file: &'f str) -> Self {
+        Self { file, diags: Vec::new() }
+    }
+
+    pub fn err(&mut self, pos: Pos, message: impl Into<String>) {
+        self.diags.push(Diagnostic::at(self.file, pos, message));
+    }
+
+    /// `what must be {expected}, found {type}` at the node.
+    pub fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
+        self.err(node.pos, format!("{what} must be {expected}, found {}", node.type_name()));
+    }
+}
+
+/// The entries of one mapping; fields taken are marked, the rest are reported as unknown.
+pub struct Fields<'n> {
+    pub node: &'n Node,
+    entries: &'n [(Key, Node)],
+    used: Vec<bool>,
+    what: String,
+}
+
+impl<'n> Fields<'n> {
+    /// `None` (with a located error) when `node` is not a mapping.
+    pub fn of(ctx: &mut Ctx<'_>, node: &'n Node, what: &str) -> Option<Self> {
+        match &node.value {
+            NodeValue::Map(entries) => Some(Self {
+                node,
+                entries,
+                used: vec![false; entries.len()],
+                what: what.to_owned(),
+            }),
+            _ => {
+                ctx.wrong_type(node, what, "a mapping");
+                None
+            }
+        }
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| k.text == key)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.text.as_str())
+    }
+
+    /// Takes a field (marks it known). Null counts as absent.
+    pub fn take(&mut self, key: &str) -> Option<&'n Node> {
+        let i = self.entries.iter().position(|(k, _)| k.text == key)?;
+        self.used[i] = true;
+        let node = &self.entries[i].1;
+        (node.value != NodeValue::Null).then_some(node)
+    }
+
+    /// Takes the first present of several aliases, returning which one was used.
+    pub fn take_alias(&mut self, keys: &[&'static str]) -> Option<(&'static str, &'n Node)> {
+        let mut found = None;
+        for &k in keys {
+            if let Some(n) = self.take(k) {
+                found.get_or_insert((k, n));
+            }
+        }
+        found
+    }
+
+    pub fn string(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<String> {
+        let node = self.take(key)?;
+        string_of(ctx, node, &format!("`{key}`"))
+    }
+
+    pub fn number(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<f64> {
+        let node = self.take(key)?;
+        number_of(ctx, node, &format!("`{key}`"))
+    }
+
+    pub fn boolean(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<bool> {
+        let node = self.take(key)?;
+        match node.value {
+            NodeValue::Bool(b) => Some(b),
+            _ => {
+                ctx.wrong_type(node, &format!("`{key}`"), "true or false");
+                None
+            }
+        }
+    }
+
+    /// Reports every field not taken, suggesting the nearest known name.
+    pub fn finish(self, ctx: &mut Ctx<'_>, known: &[&str]) {
+        for ((key, _), used) in self.entries.iter().zip(&self.used) {
+            if !used {
+                let hint = nearest(&key.text, known)
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_else(|| format!("; known fields: {}", known.join(", ")));
+                ctx.err(key.pos, format!("unknown field `{}` in {}{hint}", key.text, self.what));
+            }
+        }
+    }
+}
+
+pub fn string_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<String> {
+    match &node.value {
+        NodeValue::Str(s) => Some(s.clone()),
+        // Numbers written where text is expected (ids like `1`, versions like `2`) are kept as text.
+        NodeValue::Int(i) => Some(i.to_string()),
+        NodeValue::Float(f) => Some(f.to_string()),
+        _ => {
+            ctx.wrong_type(node, what, "text");
+            None
+        }
+    }
+}
+
+pub fn number_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<f64> {
+    match node.as_f64() {
+        Some(x) => Some(x),
+        None => {
+            ctx.wrong_type(node, what, "a number");
+            None
+        }
+    }
+}
+
+/// The known name closest to `key` by edit distance, if close enough to be a typo.
+pub fn nearest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (levenshtein(&key.to_lowercase(), k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Edit distance in characters.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levenshtein_and_nearest() {
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(nearest("wieght", &["weight", "required"]), Some("weight"));
+        assert_eq!(nearest("zzzzzz", &["weight", "required"]), None);
+    }
+}

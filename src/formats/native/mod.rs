@@ -1,0 +1,11 @@
+//! rubricate's own rubric format (YAML or JSON): reading with located validation, writing,
+//! and the published JSON Schema.
+
+mod read;
+mod write;
+
+pub use read::{Dialect, read_rubric, read_rubric_lenient};
+pub use write::{rubric_to_json, rubric_to_yaml};
+
+/// The JSON Schema of the native rubric format (`rubricate schema`).
+pub const RUBRIC_SCHEMA: &str = include_str!("../../../assets/rubric.schema.json");

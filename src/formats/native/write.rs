@@ -1,0 +1,150 @@
+//! [`Rubric`] → native YAML or JSON, leaving out what equals the default so files stay short.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{Criterion, Kind, Method, OptionScale, Rubric, SchemaSource, Scoring};
+
+/// The rubric as a JSON value in the native layout (criteria grouped by section when any).
+pub fn rubric_to_json(rubric: &Rubric) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(rubric.id));
+    m.insert("name".into(), json!(rubric.name));
+    if !rubric.description.is_empty() {
+        m.insert("description".into(), json!(rubric.description));
+    }
+    m.insert("version".into(), json!(rubric.version));
+    if !rubric.target_type.is_empty() {
+        m.insert("target_type".into(), json!(rubric.target_type));
+    }
+    if let Some(g) = &rubric.guidelines {
+        m.insert("guidelines".into(), json!(g));
+    }
+    m.insert("pass_threshold".into(), json!(rubric.pass_threshold));
+    if rubric.scoring != Scoring::default() {
+        m.insert("scoring".into(), scoring_json(&rubric.scoring));
+    }
+    if let Some(j) = &rubric.judge {
+        m.insert("judge".into(), serde_json::to_value(j).unwrap_or(Value::Null));
+    }
+    let sections = rubric.section_names();
+    if sections.is_empty() {
+        m.insert("criteria".into(), Value::Array(rubric.criteria.iter().map(criterion_json).collect()));
+    } else {
+        let mut out = Vec::new();
+        // Criteria without a section go into an unnamed first section so nothing is lost.
+        let loose: Vec<Value> = rubric.criteria.iter().filter(|c| c.section.is_none()).map(criterion_json).collect();
+        if !loose.is_empty() {
+            out.push(json!({ "name": "General", "criteria": loose }));
+        }
+        for name in sections {
+            let cs: Vec<Value> = rubric
+                .criteria
+                .iter()
+                .filter(|c| c.section.as_deref() == Some(name))
+                .map(criterion_json)
+                .collect();
+            out.push(json!({ "name": name, "criteria": cs }));
+        }
+        m.insert("sections".into(), Value::Array(out));
+    }
+    if !rubric.metadata.is_empty() {
+        m.insert("metadata".into(), Value::Object(rubric.metadata.clone()));
+    }
+    Value::Object(m)
+}
+
+pub fn rubric_to_yaml(rubric: &Rubric) -> String {
+    yaml_serde::to_string(&rubric_to_json(rubric)).unwrap_or_default()
+}
+
+fn scoring_json(s: &Scoring) -> Value {
+    let d = Scoring::default();
+    let mut m = Map::new();
+    let put = |m: &mut Map<String, Value>, k: &str, v: Value| {
+        m.insert(k.to_owned(), v);
+    };
+    if s.aggregate != d.aggregate {
+        put(&mut m, "aggregate", serde_json::to_value(s.aggregate).unwrap_or(Value::Null));
+    }
+    if s.abstain != d.abstain {
+        put(&mut m, "abstain", serde_json::to_value(s.abstain).unwrap_or(Value::Null));
+    }
+    if s.partial_credit != d.partial_credit {
+        put(&mut m, "partial_credit", json!(s.partial_credit));
+    }
+    if s.errors != d.errors {
+        put(&mut m, "errors", serde_json::to_value(s.errors).unwrap_or(Value::Null));
+    }
+    if s.normalize != d.normalize {
+        put(&mut m, "normalize", json!(s.normalize));
+    }
+    Value::Object(m)
+}
+
+fn criterion_json(c: &Criterion) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(c.id));
+    if c.name != c.id {
+        m.insert("name".into(), json!(c.name));
+    }
+    m.insert("requirement".into(), json!(c.requirement));
+    m.insert("weight".into(), json!(c.weight));
+    if c.required {
+        m.insert("required".into(), json!(true));
+    }
+    if let Some(ms) = c.min_score {
+        m.insert("min_score".into(), json!(ms));
+    }
+    match &c.kind {
+        Kind::Binary => {}
+        Kind::Levels(levels) => {
+            m.insert("kind".into(), json!("levels"));
+            m.insert("levels".into(), serde_json::to_value(levels).unwrap_or(Value::Null));
+        }
+        Kind::Options { options, scale } => {
+            m.insert("kind".into(), json!("options"));
+            m.insert("options".into(), serde_json::to_value(options).unwrap_or(Value::Null));
+            if *scale == OptionScale::Nominal {
+                m.insert("scale_type".into(), json!("nominal"));
+            }
+        }
+        Kind::Scale(s) => {
+            m.insert("kind".into(), json!("scale"));
+            let mut sm = Map::new();
+            sm.insert("min".into(), json!(s.min));
+            sm.insert("max".into(), json!(s.max));
+            if !s.anchors.is_empty() {
+                let anchors: Map<String, Value> =
+                    s.anchors.iter().map(|a| (format_number(a.value), json!(a.text))).collect();
+                sm.insert("anchors".into(), Value::Object(anchors));
+            }
+            m.insert("scale".into(), Value::Object(sm));
+        }
+    }
+    match &c.method {
+        Method::Judge(j) if j.template.is_none() && j.model.is_none() => {}
+        Method::Judge(j) => {
+            m.insert("method".into(), json!({ "judge": j }));
+        }
+        Method::Check(spec) => {
+            let mut mm = Map::new();
+            mm.insert("check".into(), json!(spec.name));
+            if !spec.args.is_empty() {
+                mm.insert("args".into(), Value::Object(spec.args.clone()));
+            }
+            m.insert("method".into(), Value::Object(mm));
+        }
+        Method::Schema(SchemaSource::Inline(v)) => {
+            m.insert("method".into(), json!({ "schema": v }));
+        }
+        Method::Schema(SchemaSource::File(p)) => {
+            m.insert("method".into(), json!({ "schema": p }));
+        }
+    }
+    Value::Object(m)
+}
+
+/// `3` rather than `3.0` for whole numbers, for anchor keys.
+fn format_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+}

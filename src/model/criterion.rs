@@ -1,0 +1,286 @@
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::Verdict;
+
+/// One thing a rubric checks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Criterion {
+    pub id: String,
+    pub name: String,
+    pub requirement: String,
+    pub weight: f64,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_score: Option<f64>,
+    pub kind: Kind,
+    pub method: Method,
+    /// The section this criterion was written under, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+}
+
+impl Criterion {
+    /// A positive binary criterion judged by an LLM, weight 1.
+    pub fn binary(id: impl Into<String>, requirement: impl Into<String>, weight: f64) -> Self {
+        let id = id.into();
+        Self {
+            name: id.clone(),
+            id,
+            requirement: requirement.into(),
+            weight,
+            required: false,
+            min_score: None,
+            kind: Kind::Binary,
+            method: Method::Judge(JudgeMethod::default()),
+            section: None,
+        }
+    }
+
+    pub fn is_penalty(&self) -> bool {
+        self.weight < 0.0
+    }
+
+    /// The `min_score` a required criterion must reach: MET for binary criteria, else
+    /// any value above zero, unless the rubric says otherwise.
+    pub fn gate(&self) -> Gate {
+        match self.min_score {
+            Some(m) => Gate::AtLeast(m),
+            None if matches!(self.kind, Kind::Binary) => Gate::AtLeast(1.0),
+            None => Gate::AboveZero,
+        }
+    }
+
+    /// The value in [0,1] a verdict contributes; `Ok(None)` for an abstention.
+    /// An error names what does not fit this criterion.
+    pub fn value_of(&self, verdict: &Verdict) -> Result<Option<f64>, String> {
+        match (&self.kind, verdict) {
+            (_, Verdict::CannotAssess) => Ok(None),
+            (Kind::Binary, Verdict::Met) => Ok(Some(1.0)),
+            (Kind::Binary, Verdict::Unmet) => Ok(Some(0.0)),
+            (Kind::Levels(levels), Verdict::Level(id)) => levels
+                .iter()
+                .find(|l| l.id == *id)
+                .map(|l| Some(l.score))
+                .ok_or_else(|| format!("unknown level '{id}'; expected one of {}", level_ids(levels))),
+            (Kind::Levels(levels), Verdict::Met) => Ok(levels.last().map(|l| l.score)),
+            (Kind::Levels(levels), Verdict::Unmet) => Ok(levels.first().map(|l| l.score)),
+            (Kind::Options { options, .. }, Verdict::Choice(label)) => {
+                match find_option(options, label) {
+                    Some(o) if o.na => Ok(None),
+                    Some(o) => Ok(Some(o.value)),
+                    None => Err(format!(
+                        "unknown option '{label}'; expected one of {}",
+                        options.iter().map(|o| format!("'{}'", o.label)).collect::<Vec<_>>().join(", ")
+                    )),
+                }
+            }
+            (Kind::Scale(scale), Verdict::Score(x)) => {
+                if x.is_finite() {
+                    Ok(Some(scale.normalize(*x)))
+                } else {
+                    Err(format!("score {x} is not a finite number"))
+                }
+            }
+            (kind, v) => Err(format!("verdict {v} does not fit a {} criterion", kind.name())),
+        }
+    }
+
+    /// The best and worst values this criterion can contribute, `(lowest, highest)`.
+    pub fn value_range(&self) -> (f64, f64) {
+        match &self.kind {
+            Kind::Binary | Kind::Scale(_) => (0.0, 1.0),
+            Kind::Levels(levels) => {
+                let lo = levels.iter().map(|l| l.score).fold(f64::INFINITY, f64::min);
+                let hi = levels.iter().map(|l| l.score).fold(f64::NEG_INFINITY, f64::max);
+                if lo.is_finite() { (lo, hi) } else { (0.0, 0.0) }
+            }
+            Kind::Options { options, .. } => {
+                let vals = options.iter().filter(|o| !o.na).map(|o| o.value);
+                let lo = vals.clone().fold(f64::INFINITY, f64::min);
+                let hi = vals.fold(f64::NEG_INFINITY, f64::max);
+                if lo.is_finite() { (lo, hi) } else { (0.0, 0.0) }
+            }
+        }
+    }
+
+    /// Every value a verdict can give this criterion (for reachability analysis).
+    pub fn possible_values(&self) -> Vec<f64> {
+        match &self.kind {
+            Kind::Binary => vec![0.0, 1.0],
+            Kind::Scale(_) => vec![0.0, 1.0],
+            Kind::Levels(levels) => levels.iter().map(|l| l.score).collect(),
+            Kind::Options { options, .. } => options.iter().filter(|o| !o.na).map(|o| o.value).collect(),
+        }
+    }
+}
+
+/// What a required criterion must reach.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gate {
+    AtLeast(f64),
+    AboveZero,
+}
+
+impl Gate {
+    pub fn admits(self, value: f64) -> bool {
+        match self {
+            Gate::AtLeast(m) => value + 1e-9 >= m,
+            Gate::AboveZero => value > 0.0,
+        }
+    }
+}
+
+fn level_ids(levels: &[Level]) -> String {
+    levels.iter().map(|l| format!("'{}'", l.id)).collect::<Vec<_>>().join(", ")
+}
+
+/// Finds an option by label, trimmed and case-insensitively.
+pub fn find_option<'a>(options: &'a [OptionChoice], label: &str) -> Option<&'a OptionChoice> {
+    let wanted = label.trim();
+    options.iter().find(|o| o.label.trim().eq_ignore_ascii_case(wanted))
+}
+
+/// What kind of answer a criterion takes, and what each answer is worth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Kind {
+    /// MET = 1, UNMET = 0, CANNOT_ASSESS = abstain.
+    Binary,
+    /// Named levels ordered from lowest to highest score.
+    Levels(Vec<Level>),
+    /// Multiple choice; an `na` option abstains.
+    Options { options: Vec<OptionChoice>, scale: OptionScale },
+    /// A number in `[min, max]`.
+    Scale(Scale),
+}
+
+impl Kind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Binary => "binary",
+            Kind::Levels(_) => "levels",
+            Kind::Options { .. } => "options",
+            Kind::Scale(_) => "scale",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Level {
+    pub id: String,
+    pub label: String,
+    #[serde(default)]
+    pub description: String,
+    pub score: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indicators: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptionChoice {
+    pub label: String,
+    pub value: f64,
+    #[serde(default)]
+    pub na: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptionScale {
+    #[default]
+    Ordinal,
+    Nominal,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scale {
+    pub min: f64,
+    pub max: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anchors: Vec<Anchor>,
+}
+
+impl Scale {
+    /// `(clamp(x) − min) / (max − min)`.
+    pub fn normalize(&self, x: f64) -> f64 {
+        let span = self.max - self.min;
+        if span <= 0.0 {
+            return 0.0;
+        }
+        (x.clamp(self.min, self.max) - self.min) / span
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Anchor {
+    pub value: f64,
+    pub text: String,
+}
+
+/// How a criterion is evaluated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// An LLM judge.
+    Judge(JudgeMethod),
+    /// A deterministic built-in check (or an opted-in command).
+    Check(CheckSpec),
+    /// JSON Schema validation of the submission.
+    Schema(SchemaSource),
+}
+
+impl Method {
+    pub fn kind(&self) -> MethodKind {
+        match self {
+            Method::Judge(_) => MethodKind::Judge,
+            Method::Check(_) => MethodKind::Check,
+            Method::Schema(_) => MethodKind::Schema,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodKind {
+    Judge,
+    Check,
+    Schema,
+}
+
+impl MethodKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MethodKind::Judge => "judge",
+            MethodKind::Check => "check",
+            MethodKind::Schema => "schema",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JudgeMethod {
+    /// A minijinja template rendered with the item (level decode); `None` uses ours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// A model for this criterion alone, over the rubric's judge settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub args: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaSource {
+    /// The schema itself.
+    Inline(Value),
+    /// A path, relative to the rubric file.
+    File(String),
+}

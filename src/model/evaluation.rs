@@ -1,0 +1,29 @@
+use serde::{Deserialize, Serialize};
+
+use super::CriterionResult;
+
+/// The result of grading one target against one rubric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// `eval_` followed by a time-ordered UUID.
+    pub id: String,
+    pub rubric_id: String,
+    pub rubric_version: String,
+    pub target_id: String,
+    pub target_type: String,
+    pub results: Vec<CriterionResult>,
+    /// `None` when nothing could be scored.
+    pub score: Option<f64>,
+    pub raw: Option<f64>,
+    pub passed: bool,
+    /// True when any criterion failed or nothing was scored.
+    pub incomplete: bool,
+    pub failures: usize,
+    pub feedback: String,
+    pub evaluated_at: String,
+    pub evaluated_by: String,
+}
+
+pub fn new_evaluation_id() -> String {
+    format!("eval_{}", uuid::Uuid::now_v7().simple())
+}

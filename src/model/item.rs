@@ -1,0 +1,95 @@
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::{Rubric, Verdict};
+
+/// One submission to grade, with what came with it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Item {
+    /// The given id, else the item's position (1-based line or index).
+    pub id: String,
+    pub submission: String,
+    pub prompt: Option<String>,
+    pub reference: Option<String>,
+    pub description: Option<String>,
+    pub ground_truth: Option<GroundTruth>,
+    /// A rubric of this item alone (autorubric per-item rubrics).
+    pub rubric: Option<Arc<Rubric>>,
+    pub metadata: Map<String, Value>,
+    /// Where the item came from, for error messages: `file:line` or `file item N`.
+    pub origin: String,
+}
+
+/// Human verdicts for an item: by position (autorubric) or by criterion id.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GroundTruth {
+    ByPosition(Vec<Value>),
+    ById(Vec<(String, Value)>),
+}
+
+impl GroundTruth {
+    /// Resolves each entry to a verdict for `rubric`'s criteria (in criterion order).
+    /// Errors name the criterion and what was expected.
+    pub fn resolve(&self, rubric: &Rubric) -> Result<Vec<Option<Verdict>>, String> {
+        let mut out = vec![None; rubric.criteria.len()];
+        match self {
+            GroundTruth::ByPosition(values) => {
+                if values.len() != rubric.criteria.len() {
+                    return Err(format!(
+                        "ground_truth has {} values but rubric '{}' has {} criteria; give one verdict per criterion, in order",
+                        values.len(),
+                        rubric.id,
+                        rubric.criteria.len()
+                    ));
+                }
+                for (i, v) in values.iter().enumerate() {
+                    out[i] = Some(entry_verdict(rubric, i, v)?);
+                }
+            }
+            GroundTruth::ById(pairs) => {
+                for (id, v) in pairs {
+                    let Some(i) = rubric.criteria.iter().position(|c| c.id == *id) else {
+                        return Err(format!(
+                            "ground_truth names criterion '{id}', which rubric '{}' does not have",
+                            rubric.id
+                        ));
+                    };
+                    out[i] = Some(entry_verdict(rubric, i, v)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn entry_verdict(rubric: &Rubric, index: usize, value: &Value) -> Result<Verdict, String> {
+    use super::Kind;
+    let c = &rubric.criteria[index];
+    let fail = |what: &str| {
+        format!("ground_truth for criterion '{}' (#{}) {what}", c.id, index + 1)
+    };
+    let verdict = match (&c.kind, value) {
+        (Kind::Scale(_), Value::Number(n)) => Verdict::Score(n.as_f64().unwrap_or(f64::NAN)),
+        (Kind::Scale(_), Value::String(s)) => match s.trim().parse::<f64>() {
+            Ok(x) => Verdict::Score(x),
+            Err(_) if Verdict::parse_binary(s) == Some(Verdict::CannotAssess) => Verdict::CannotAssess,
+            Err(_) => return Err(fail(&format!("is '{s}', expected a number"))),
+        },
+        (Kind::Binary, Value::Bool(b)) => if *b { Verdict::Met } else { Verdict::Unmet },
+        (Kind::Binary, Value::String(s)) => Verdict::parse_binary(s).ok_or_else(|| {
+            fail(&format!("is '{s}', expected MET, UNMET or CANNOT_ASSESS"))
+        })?,
+        (Kind::Levels(_), Value::String(s)) => match Verdict::parse_binary(s) {
+            Some(Verdict::CannotAssess) => Verdict::CannotAssess,
+            _ => Verdict::Level(s.trim().to_owned()),
+        },
+        (Kind::Options { .. }, Value::String(s)) => Verdict::Choice(s.clone()),
+        (Kind::Options { .. } | Kind::Levels(_), Value::Null) | (_, Value::Null) => Verdict::CannotAssess,
+        (kind, other) => {
+            return Err(fail(&format!("is {other}, which does not fit a {} criterion", kind.name())));
+        }
+    };
+    c.value_of(&verdict).map_err(|e| fail(&e))?;
+    Ok(verdict)
+}

@@ -1,0 +1,56 @@
+//! Pure data: rubrics, criteria, verdicts, results, evaluations and dataset items.
+//!
+//! Nothing here does I/O or async work; `formats` reads and writes these types and
+//! `engine` scores them.
+
+mod criterion;
+mod evaluation;
+mod item;
+mod rubric;
+mod validate;
+mod verdict;
+
+pub use criterion::{
+    Anchor, CheckSpec, Criterion, Gate, JudgeMethod, Kind, Level, Method, MethodKind,
+    OptionChoice, OptionScale, Scale, SchemaSource, find_option,
+};
+pub use evaluation::{Evaluation, new_evaluation_id};
+pub use item::{GroundTruth, Item};
+pub use rubric::{AbstainPolicy, AggregateMode, ErrorPolicy, JudgeSettings, Rubric, Scoring};
+pub use validate::{Problem, validate_rubric};
+pub use verdict::{CriterionResult, Failure, FailureKind, Invocation, Usage, Verdict};
+
+/// Turns a display name into an identifier: lowercase ASCII letters, digits, `_` and `-`.
+pub fn slugify(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut last_dash = true;
+    for ch in name.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch.to_ascii_lowercase());
+            last_dash = false;
+        } else if ch == '_' {
+            out.push('_');
+            last_dash = false;
+        } else if !last_dash {
+            out.push('-');
+            last_dash = true;
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slugify;
+
+    #[test]
+    fn slugify_keeps_words_and_drops_punctuation() {
+        assert_eq!(slugify("Content Quality"), "content-quality");
+        assert_eq!(slugify("  Code  -- Quality! "), "code-quality");
+        assert_eq!(slugify("snake_case"), "snake_case");
+        assert_eq!(slugify("¿¡"), "");
+    }
+}

@@ -1,0 +1,171 @@
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::Criterion;
+
+/// A rubric: weighted criteria, a pass threshold and the knobs that turn verdicts into a score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rubric {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub version: String,
+    #[serde(default)]
+    pub target_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guidelines: Option<String>,
+    pub pass_threshold: f64,
+    #[serde(default)]
+    pub scoring: Scoring,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSettings>,
+    pub criteria: Vec<Criterion>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+}
+
+impl Rubric {
+    pub const DEFAULT_VERSION: &'static str = "1.0.0";
+    pub const DEFAULT_PASS_THRESHOLD: f64 = 0.7;
+
+    /// A rubric with defaults everywhere but the given id and criteria.
+    pub fn new(id: impl Into<String>, criteria: Vec<Criterion>) -> Self {
+        let id = id.into();
+        Self {
+            name: id.clone(),
+            id,
+            description: String::new(),
+            version: Self::DEFAULT_VERSION.to_owned(),
+            target_type: String::new(),
+            guidelines: None,
+            pass_threshold: Self::DEFAULT_PASS_THRESHOLD,
+            scoring: Scoring::default(),
+            judge: None,
+            criteria,
+            metadata: Map::new(),
+        }
+    }
+
+    pub fn criterion(&self, id: &str) -> Option<&Criterion> {
+        self.criteria.iter().find(|c| c.id == id)
+    }
+
+    /// Section names in first-appearance order; empty when the rubric has no sections.
+    pub fn section_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for c in &self.criteria {
+            if let Some(s) = c.section.as_deref() {
+                if !names.contains(&s) {
+                    names.push(s);
+                }
+            }
+        }
+        names
+    }
+
+    /// True when any criterion needs an LLM judge.
+    pub fn needs_judge(&self) -> bool {
+        self.criteria.iter().any(|c| c.method.kind() == super::MethodKind::Judge)
+    }
+}
+
+/// How criterion values become one score (SCORING.md "Aggregation").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Scoring {
+    #[serde(default)]
+    pub aggregate: AggregateMode,
+    #[serde(default)]
+    pub abstain: AbstainPolicy,
+    #[serde(default = "default_partial_credit")]
+    pub partial_credit: f64,
+    #[serde(default)]
+    pub errors: ErrorPolicy,
+    #[serde(default = "default_true")]
+    pub normalize: bool,
+}
+
+fn default_partial_credit() -> f64 {
+    0.5
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for Scoring {
+    fn default() -> Self {
+        Self {
+            aggregate: AggregateMode::default(),
+            abstain: AbstainPolicy::default(),
+            partial_credit: default_partial_credit(),
+            errors: ErrorPolicy::default(),
+            normalize: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AggregateMode {
+    /// Σ w·v, normalised by the positive (or, for all-negative rubrics, negative) weight.
+    #[default]
+    Points,
+    /// Plain mean of counted values (weights ignored, penalties inverted).
+    Mean,
+    /// The smallest counted value (gate on the weakest dimension).
+    Min,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbstainPolicy {
+    /// Left out entirely.
+    #[default]
+    Skip,
+    /// Counted with value 0.
+    Zero,
+    /// Counted with `partial_credit` for positive weights, 0 for penalties.
+    Partial,
+    /// Counted with the worst value for the criterion's sign.
+    Worst,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorPolicy {
+    /// A failed criterion is treated as an abstention (then `abstain` applies).
+    #[default]
+    Abstain,
+    /// A failed criterion counts 0.
+    Zero,
+    /// A failed criterion counts the worst value for its sign.
+    Worst,
+}
+
+impl AggregateMode {
+    pub const NAMES: &'static [&'static str] = &["points", "mean", "min"];
+}
+impl AbstainPolicy {
+    pub const NAMES: &'static [&'static str] = &["skip", "zero", "partial", "worst"];
+}
+impl ErrorPolicy {
+    pub const NAMES: &'static [&'static str] = &["abstain", "zero", "worst"];
+}
+
+/// Default judge settings of a rubric; the LLM layer fills in what is missing from config.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JudgeSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+}

@@ -1,0 +1,147 @@
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::MethodKind;
+
+/// What a judge or check said about one criterion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    #[serde(rename = "MET")]
+    Met,
+    #[serde(rename = "UNMET")]
+    Unmet,
+    #[serde(rename = "CANNOT_ASSESS")]
+    CannotAssess,
+    /// A level id of a `levels` criterion.
+    Level(String),
+    /// An option label of an `options` criterion.
+    Choice(String),
+    /// A number on a `scale` criterion.
+    Score(f64),
+}
+
+impl Verdict {
+    /// Parses the three binary verdict words, case-insensitively.
+    pub fn parse_binary(text: &str) -> Option<Verdict> {
+        match text.trim().to_ascii_uppercase().replace([' ', '-'], "_").as_str() {
+            "MET" => Some(Verdict::Met),
+            "UNMET" | "NOT_MET" => Some(Verdict::Unmet),
+            "CANNOT_ASSESS" => Some(Verdict::CannotAssess),
+            _ => None,
+        }
+    }
+
+    /// The plain JSON form used in CLI output: a string, or a number for scales.
+    pub fn to_plain(&self) -> Value {
+        match self {
+            Verdict::Score(x) => serde_json::json!(x),
+            other => Value::String(other.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Met => f.write_str("MET"),
+            Verdict::Unmet => f.write_str("UNMET"),
+            Verdict::CannotAssess => f.write_str("CANNOT_ASSESS"),
+            Verdict::Level(id) => f.write_str(id),
+            Verdict::Choice(label) => f.write_str(label),
+            Verdict::Score(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// Why a criterion could not be scored. Never a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub kind: FailureKind,
+    /// Where it went wrong: `judge`, `check`, `schema`, `template`, `command`.
+    pub category: String,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn error(category: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { kind: FailureKind::Error, category: category.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            FailureKind::Error => write!(f, "error [{}]: {}", self.category, self.message),
+            FailureKind::UnableToEvaluate => {
+                write!(f, "unable_to_evaluate [{}]: {}", self.category, self.message)
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// A check raised, a schema could not load, a template failed.
+    Error,
+    /// The judge's reply could not be read after the repair attempt.
+    UnableToEvaluate,
+}
+
+/// Token counts reported by a provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// The record of an LLM call behind a judged result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Invocation {
+    pub model: String,
+    pub strategy: String,
+    pub prompt_hash: String,
+    pub response_hash: String,
+    pub timestamp: String,
+    pub usage: Usage,
+    pub latency_ms: u64,
+    pub attempts: u32,
+    pub cache_hit: bool,
+}
+
+/// The outcome for one criterion of one item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CriterionResult {
+    pub criterion_id: String,
+    /// `None` when the criterion failed.
+    pub verdict: Option<Verdict>,
+    /// The value in [0,1]; `None` when abstained or failed.
+    pub value: Option<f64>,
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    pub method: MethodKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<Invocation>,
+}
+
+impl CriterionResult {
+    pub fn failed(criterion_id: &str, method: MethodKind, failure: Failure) -> Self {
+        Self {
+            criterion_id: criterion_id.to_owned(),
+            verdict: None,
+            value: None,
+            reason: String::new(),
+            evidence: Vec::new(),
+            method,
+            failure: Some(failure),
+            invocation: None,
+        }
+    }
+}
