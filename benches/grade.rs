@@ -1,1 +1,150 @@
-fn main() {}
+//! Grading throughput of deterministic and schema criteria, streamed from JSONL.
+//!
+//! Generates a 100,000-item JSONL file, grades it with a 5-criterion rubric (contains,
+//! regex, word count, json_path, JSON Schema) on a single-threaded runtime, writes every
+//! result as JSONL to a sink, and prints items/s, criterion evaluations/s (per wall second
+//! and per CPU second) and peak memory. Runs at 10,000 and 100,000 items to show that
+//! memory does not grow with the dataset.
+//!
+//! Run: `cargo bench --bench grade` (release build). `BENCH_ITEMS=N` changes the big size.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rubricate::cli::output::item_json;
+use rubricate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
+use rubricate::formats::dataset::{ReadOptions, open_dataset};
+use rubricate::formats::parse_rubric_text;
+use tokio::sync::mpsc;
+
+const RUBRIC: &str = r#"
+id: bench
+name: Bench
+version: 1.0.0
+pass_threshold: 0.6
+criteria:
+  - id: mentions_paris
+    requirement: Mentions Paris
+    weight: 2
+    method: { check: contains, args: { text: paris } }
+  - id: no_filler
+    requirement: Opens with filler
+    weight: -1
+    method: { check: regex, args: { pattern: '"answer": "(As an AI|Great question)', case_insensitive: true } }
+  - id: brief
+    requirement: At most 60 words
+    method: { check: word_count, args: { max: 60 } }
+  - id: cites
+    requirement: Cites at least two sources
+    method: { check: json_path, args: { path: $.sources, min_length: 2 } }
+  - id: shape
+    requirement: Matches the answer schema
+    method:
+      schema:
+        type: object
+        required: [answer, sources]
+        properties:
+          answer: { type: string, minLength: 1 }
+          sources: { type: array, items: { type: string } }
+          confidence: { type: number, minimum: 0, maximum: 1 }
+"#;
+
+fn write_dataset(path: &Path, n: usize) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let answers = [
+        "The capital of France is Paris.",
+        "Great question! Paris has been the capital of France since the tenth century.",
+        "Lyon is a large city in France, known for its food.",
+        "Paris. It sits on the Seine and has about two million people in the city proper.",
+    ];
+    for i in 0..n {
+        let answer = answers[i % answers.len()];
+        let sources: Vec<String> = (0..(i % 4)).map(|k| format!("https://example.org/{k}")).collect();
+        let submission = serde_json::json!({ "answer": answer, "sources": sources, "confidence": (i % 10) as f64 / 10.0 }).to_string();
+        let line = serde_json::json!({ "id": format!("item-{i}"), "prompt": "What is the capital of France?", "submission": submission });
+        writeln!(w, "{line}")?;
+    }
+    w.flush()
+}
+
+/// CPU seconds (user + system) this process has used, from /proc (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit(')').next()?;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// Peak resident memory (VmHWM) in MiB.
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
+    let loaded = parse_rubric_text("bench.yaml", RUBRIC, "bench", Path::new(".")).expect("bench rubric loads");
+    let compiled = Arc::new(compile(&loaded).expect("bench rubric compiles"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let dataset = open_dataset(path, ReadOptions::default()).expect("dataset opens");
+    let cpu0 = cpu_seconds().unwrap_or(0.0);
+    let start = Instant::now();
+    let done = runtime.block_on(async move {
+        let (item_tx, item_rx) = mpsc::channel(1024);
+        let (event_tx, mut event_rx) = mpsc::channel(4096);
+        let reader = std::thread::spawn(move || {
+            for (i, item) in dataset.items.enumerate() {
+                if item_tx.blocking_send((i, item.expect("valid item"))).is_err() {
+                    break;
+                }
+            }
+        });
+        let executor = Executor::new(ExecOptions { concurrency: 64, ..ExecOptions::default() });
+        let run = tokio::spawn(async move { executor.run(Some(compiled), item_rx, event_tx, CancelToken::default()).await });
+        let mut order = InOrder::new();
+        let mut out = std::io::BufWriter::new(std::io::sink());
+        let mut done = 0usize;
+        while let Some(ev) = event_rx.recv().await {
+            if let EventKind::ItemDone(e) = ev.kind {
+                for e in order.push(ev.item, e) {
+                    serde_json::to_writer(&mut out, &item_json(&e)).expect("write");
+                    out.write_all(b"\n").expect("write");
+                    done += 1;
+                }
+            }
+        }
+        run.await.expect("executor");
+        reader.join().expect("reader");
+        done
+    });
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().unwrap_or(0.0) - cpu0;
+    assert_eq!(done * criteria, done * 5);
+    (done, wall, cpu)
+}
+
+fn main() {
+    let big: usize = std::env::var("BENCH_ITEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let dir = tempfile::tempdir().expect("tempdir");
+    println!("rubricate grade benchmark: 5 criteria (contains, regex, word_count, json_path, schema), single-threaded runtime");
+    println!("{:>9} {:>9} {:>9} {:>12} {:>16} {:>16} {:>10}", "items", "wall s", "cpu s", "items/s", "crit evals/s", "evals/cpu-s", "peak MiB");
+    for n in [10_000, big] {
+        let path = dir.path().join(format!("bench-{n}.jsonl"));
+        write_dataset(&path, n).expect("write dataset");
+        let (done, wall, cpu) = grade(&path, 5);
+        let evals = (done * 5) as f64;
+        println!(
+            "{done:>9} {wall:>9.3} {cpu:>9.3} {:>12.0} {:>16.0} {:>16.0} {:>10.1}",
+            done as f64 / wall,
+            evals / wall,
+            if cpu > 0.0 { evals / cpu } else { f64::NAN },
+            peak_mib().unwrap_or(f64::NAN)
+        );
+    }
+    println!("floor: ≥ 200,000 criterion evaluations per second on one core; peak memory flat between the two sizes");
+}

@@ -25,10 +25,9 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
         .enable_all()
         .build()
         .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
-    let criteria = rubric.as_ref().map(|r| r.rubric.criteria.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
     let suite = rubric.as_ref().map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
     let format = common.format.unwrap_or_else(default_format);
-    let mut sink = Sink::open(format, common.out.as_deref(), criteria, &suite)?;
+    let mut sink = Sink::open(format, common.out.as_deref(), rubric.as_ref().map(|r| &*r.rubric), &suite)?;
     let override_rubric = common.rubric.is_some();
     let has_default = compiled.is_some();
     let opts = ExecOptions { concurrency, allow_commands, ..ExecOptions::default() };

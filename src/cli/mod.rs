@@ -3,7 +3,7 @@
 
 mod grade;
 mod lint;
-mod output;
+pub mod output;
 mod score;
 mod style;
 mod validate;

@@ -5,11 +5,12 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 
 use super::style;
 use super::{CliError, OutputFormat};
-use crate::model::Evaluation;
+use crate::model::{Evaluation, Failure, Rubric, Verdict};
 use crate::store::AtomicFile;
 
 /// Totals over a run.
@@ -66,33 +67,67 @@ impl Summary {
     }
 }
 
-/// The stable per-item JSON shape of JSON/JSONL output.
-pub fn item_json(e: &Evaluation) -> Value {
-    let criteria: Vec<Value> = e
-        .results
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.criterion_id,
-                "verdict": r.verdict.as_ref().map_or(Value::Null, crate::model::Verdict::to_plain),
-                "value": r.value,
-                "reason": r.reason,
-                "evidence": r.evidence,
-                "failure": r.failure.as_ref().map(|f| json!({"kind": f.kind, "category": f.category, "message": f.message})),
+/// The stable per-item JSON shape of JSON/JSONL output, serialised without building an
+/// intermediate JSON tree (this is on the hot path of every batch run).
+#[derive(Serialize)]
+pub struct ItemOut<'a> {
+    item: &'a str,
+    rubric: &'a str,
+    rubric_version: &'a str,
+    score: Option<f64>,
+    raw: Option<f64>,
+    passed: bool,
+    incomplete: bool,
+    criteria: Vec<CriterionOut<'a>>,
+    feedback: &'a str,
+}
+
+#[derive(Serialize)]
+struct CriterionOut<'a> {
+    id: &'a str,
+    verdict: Option<PlainVerdict<'a>>,
+    value: Option<f64>,
+    reason: &'a str,
+    evidence: &'a [String],
+    failure: Option<&'a Failure>,
+}
+
+/// A verdict as a plain string, or a number for scales.
+struct PlainVerdict<'a>(&'a Verdict);
+
+impl Serialize for PlainVerdict<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Verdict::Score(x) => s.serialize_f64(*x),
+            Verdict::Level(t) | Verdict::Choice(t) => s.serialize_str(t),
+            other => s.collect_str(other),
+        }
+    }
+}
+
+pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
+    ItemOut {
+        item: &e.target_id,
+        rubric: &e.rubric_id,
+        rubric_version: &e.rubric_version,
+        score: e.score,
+        raw: e.raw,
+        passed: e.passed,
+        incomplete: e.incomplete,
+        criteria: e
+            .results
+            .iter()
+            .map(|r| CriterionOut {
+                id: &r.criterion_id,
+                verdict: r.verdict.as_ref().map(PlainVerdict),
+                value: r.value,
+                reason: &r.reason,
+                evidence: &r.evidence,
+                failure: r.failure.as_ref(),
             })
-        })
-        .collect();
-    json!({
-        "item": e.target_id,
-        "rubric": e.rubric_id,
-        "rubric_version": e.rubric_version,
-        "score": e.score,
-        "raw": e.raw,
-        "passed": e.passed,
-        "incomplete": e.incomplete,
-        "criteria": criteria,
-        "feedback": e.feedback,
-    })
+            .collect(),
+        feedback: &e.feedback,
+    }
 }
 
 enum Dest {
@@ -121,6 +156,7 @@ pub struct Sink {
     dest: Dest,
     color: bool,
     criteria: Vec<String>,
+    penalties: Vec<String>,
     junit: String,
     junit_failures: usize,
     junit_errors: usize,
@@ -134,9 +170,11 @@ fn io_err(e: &io::Error) -> CliError {
 }
 
 impl Sink {
-    /// `criteria` are the main rubric's criterion ids (CSV columns); `suite` names the
+    /// `rubric` is the main rubric (its criteria become CSV columns); `suite` names the
     /// JUnit suite.
-    pub fn open(format: OutputFormat, out: Option<&Path>, criteria: Vec<String>, suite: &str) -> Result<Self, CliError> {
+    pub fn open(format: OutputFormat, out: Option<&Path>, rubric: Option<&Rubric>, suite: &str) -> Result<Self, CliError> {
+        let criteria = rubric.map(|r| r.criteria.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
+        let penalties = rubric.map(|r| r.criteria.iter().filter(|c| c.weight < 0.0).map(|c| c.id.clone()).collect()).unwrap_or_default();
         let dest = match out {
             Some(p) => Dest::File(AtomicFile::create(p).map_err(|e| CliError::input(format!("{}: cannot create: {e}", p.display())))?),
             None => Dest::Stdout(io::BufWriter::with_capacity(256 * 1024, io::stdout())),
@@ -147,6 +185,7 @@ impl Sink {
             dest,
             color,
             criteria,
+            penalties,
             junit: String::new(),
             junit_failures: 0,
             junit_errors: 0,
@@ -221,7 +260,7 @@ impl Sink {
             OutputFormat::Table => {
                 let score = e.score.map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
                 let result = if e.passed { style::green("PASS  ", self.color) } else { style::red("FAIL  ", self.color) };
-                let notes = table_notes(e);
+                let notes = table_notes(e, &self.penalties);
                 writeln!(self.dest, "{:<28} {:>7}  {result}  {notes}", clip(&e.target_id, 28), score)
             }
             OutputFormat::Junit => {
@@ -290,7 +329,9 @@ impl Sink {
     }
 }
 
-fn table_notes(e: &Evaluation) -> String {
+/// Failures first; else the criteria that cost points (below their best, or a penalty
+/// that was triggered). `penalties` are the main rubric's negative-weight criterion ids.
+fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
     let failures: Vec<String> = e
         .results
         .iter()
@@ -299,13 +340,17 @@ fn table_notes(e: &Evaluation) -> String {
     if !failures.is_empty() {
         return clip(&failures.join("; "), 60);
     }
-    let missed: Vec<&str> = e
+    let lost: Vec<&str> = e
         .results
         .iter()
-        .filter(|r| matches!(r.verdict, Some(crate::model::Verdict::Unmet)) || r.value == Some(0.0))
+        .filter(|r| match r.value {
+            Some(v) if penalties.contains(&r.criterion_id) => v > 0.0,
+            Some(v) => v < 1.0,
+            None => false,
+        })
         .map(|r| r.criterion_id.as_str())
         .collect();
-    if missed.is_empty() { String::new() } else { clip(&format!("unmet: {}", missed.join(", ")), 60) }
+    if lost.is_empty() { String::new() } else { clip(&format!("lost points: {}", lost.join(", ")), 60) }
 }
 
 fn clip(s: &str, n: usize) -> String {

@@ -10,9 +10,8 @@ pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
     check_fail_under(common.fail_under)?;
     let dataset = open(common)?;
     let rubric = effective_rubric(common, &dataset)?;
-    let criteria = rubric.as_ref().map(|r| r.rubric.criteria.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
     let suite = rubric.as_ref().map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
-    let mut sink = Sink::open(common.format.unwrap_or_else(default_format), common.out.as_deref(), criteria, &suite)?;
+    let mut sink = Sink::open(common.format.unwrap_or_else(default_format), common.out.as_deref(), rubric.as_ref().map(|r| &*r.rubric), &suite)?;
     let file = dataset.file.clone();
     let mut skipped = 0usize;
     for item in dataset.items {

@@ -61,7 +61,8 @@ pub struct ExecOptions {
     pub allow_commands: bool,
     /// Recorded on each evaluation.
     pub evaluated_by: String,
-    /// Also emit `Queued`/`Started` per cell (the TUI wants them; the CLI does not).
+    /// Also emit per-cell events (`Queued`, `Started`, `Scored`, `Failed`): the TUI wants
+    /// them; a batch run reads whole items from `ItemDone` and skips their cost.
     pub cell_events: bool,
 }
 
@@ -175,11 +176,13 @@ async fn score_criteria(
             let _ = events.send(send(i, EventKind::Started)).await;
         }
         let result = score_criterion(criterion, method, &input, opts).await;
-        let event = match &result.failure {
-            Some(f) => EventKind::Failed(f.clone()),
-            None => EventKind::Scored(result.clone()),
-        };
-        let _ = events.send(send(i, event)).await;
+        if opts.cell_events {
+            let event = match &result.failure {
+                Some(f) => EventKind::Failed(f.clone()),
+                None => EventKind::Scored(result.clone()),
+            };
+            let _ = events.send(send(i, event)).await;
+        }
         results.push(result);
     }
     results

@@ -9,6 +9,9 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 #[derive(Debug)]
 struct Contains {
+    /// As written, for evidence.
+    shown: Vec<String>,
+    /// As searched (lowercased unless case-sensitive).
     needles: Vec<String>,
     all: bool,
     case_sensitive: bool,
@@ -29,8 +32,9 @@ pub fn contains(args: &mut Args<'_>, negate: bool) -> Result<Box<dyn Check>, Spe
     if needles.is_empty() || needles.iter().any(String::is_empty) {
         return Err(SpecError::new("args", "the texts to look for must not be empty"));
     }
+    let shown = needles.clone();
     let needles = if case_sensitive { needles } else { needles.iter().map(|n| n.to_lowercase()).collect() };
-    Ok(Box::new(Contains { needles, all: is_all, case_sensitive, negate }))
+    Ok(Box::new(Contains { shown, needles, all: is_all, case_sensitive, negate }))
 }
 
 impl Check for Contains {
@@ -45,14 +49,16 @@ impl Check for Contains {
         };
         let mut evidence = Vec::new();
         let mut found = 0;
-        for n in &self.needles {
+        for (n, shown) in self.needles.iter().zip(&self.shown) {
             match hay.find(n.as_str()) {
                 Some(at) => {
                     found += 1;
                     let (l, c) = line_col(hay, at);
-                    evidence.push(format!("found {} at line {l}, column {c}", quote(n)));
+                    // Quote the text as written in the submission when the offsets still line up.
+                    let written = if hay.len() == original.len() { original.get(at..at + n.len()) } else { None };
+                    evidence.push(format!("found {} at line {l}, column {c}", quote(written.unwrap_or(shown))));
                 }
-                None => evidence.push(format!("{} not found", quote(n))),
+                None => evidence.push(format!("{} not found", quote(shown))),
             }
         }
         let hit = if self.all { found == self.needles.len() } else { found > 0 };
@@ -189,13 +195,18 @@ pub fn word_count(text: &str) -> usize {
 impl Check for Bounds {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         let (n, unit) = match self.unit {
-            Unit::Chars => (input.text().chars().count(), "characters"),
-            Unit::Words => (word_count(input.text()), "words"),
+            Unit::Chars => (input.text().chars().count(), "character"),
+            Unit::Words => (word_count(input.text()), "word"),
         };
         let x = n as f64;
         let met = self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m);
-        Ok(CheckOutput::binary(met, Some(x), format!("{n} {unit} (allowed {})", range_text(self.min, self.max))))
+        Ok(CheckOutput::binary(met, Some(x), format!("{} (allowed {})", plural(n, unit), range_text(self.min, self.max))))
     }
+}
+
+/// `1 sentence`, `3 sentences`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 pub fn range_text(min: Option<f64>, max: Option<f64>) -> String {
@@ -243,7 +254,7 @@ impl Check for MaxSentences {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         let n = sentence_count(input.text());
         let x = n as f64;
-        Ok(CheckOutput::binary(x <= self.n, Some(x), format!("{n} sentences (allowed at most {})", self.n)))
+        Ok(CheckOutput::binary(x <= self.n, Some(x), format!("{} (allowed at most {})", plural(n, "sentence"), self.n)))
     }
 }
 
@@ -276,7 +287,7 @@ impl Check for Count {
         let n = self.re.find_iter(input.text()).count();
         let x = n as f64;
         let met = self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m);
-        Ok(CheckOutput::binary(met, Some(x), format!("{n} matches of /{}/ (allowed {})", self.re.as_str(), range_text(self.min, self.max))))
+        Ok(CheckOutput::binary(met, Some(x), format!("{} of /{}/ (allowed {})", plural(n, "match"), self.re.as_str(), range_text(self.min, self.max))))
     }
 }
 

@@ -1,0 +1,1301 @@
+//! Table tests pinning every public acceptance case of `design/SCORING.md` (metrics
+//! excepted), plus the aggregation knobs, reconciliation, ensembles and feedback text.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rubricate::engine::aggregate::{
+    Aggregate, EnsembleRule, Input, OptionRule, Outcome, aggregate, aggregate_results,
+    ensemble_binary, ensemble_options, holistic, inputs_for, reaches, reconcile_double_pass,
+};
+use rubricate::engine::feedback::summary;
+use rubricate::model::{
+    AbstainPolicy, AggregateMode, Criterion, CriterionResult, ErrorPolicy, Failure, FailureKind,
+    Gate, Kind, Level, MethodKind, OptionChoice, OptionScale, Rubric, Scale, Scoring, Verdict,
+};
+
+const TOL: f64 = 1e-6;
+
+// ---------------------------------------------------------------------------------------
+// helpers
+
+fn close(actual: f64, expected: f64) -> bool {
+    (actual - expected).abs() <= TOL
+}
+
+#[track_caller]
+fn assert_close(actual: Option<f64>, expected: f64, what: &str) {
+    let actual = actual.unwrap_or_else(|| panic!("{what}: expected {expected}, got None"));
+    assert!(
+        close(actual, expected),
+        "{what}: expected {expected}, got {actual}"
+    );
+}
+
+/// `M` = MET, `U` = UNMET, `A` = `CANNOT_ASSESS`.
+fn verdict(code: char) -> Verdict {
+    match code {
+        'M' => Verdict::Met,
+        'U' => Verdict::Unmet,
+        'A' => Verdict::CannotAssess,
+        other => panic!("unknown verdict code {other}"),
+    }
+}
+
+fn verdicts(codes: &str) -> Vec<Verdict> {
+    codes
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(verdict)
+        .collect()
+}
+
+fn scoring(aggregate: AggregateMode, abstain: AbstainPolicy, errors: ErrorPolicy) -> Scoring {
+    Scoring {
+        aggregate,
+        abstain,
+        errors,
+        ..Scoring::default()
+    }
+}
+
+fn with_abstain(abstain: AbstainPolicy) -> Scoring {
+    Scoring {
+        abstain,
+        ..Scoring::default()
+    }
+}
+
+/// Binary criteria `c0`, `c1`, … with the given weights.
+fn binary_rubric(weights: &[f64]) -> Rubric {
+    let criteria = weights
+        .iter()
+        .enumerate()
+        .map(|(i, w)| Criterion::binary(format!("c{i}"), format!("requirement {i}"), *w))
+        .collect();
+    Rubric::new("binary", criteria)
+}
+
+/// A judged result whose value comes from `Criterion::value_of`.
+fn judged(c: &Criterion, v: Verdict) -> CriterionResult {
+    let value = c.value_of(&v).expect("verdict fits the criterion");
+    CriterionResult {
+        criterion_id: c.id.clone(),
+        verdict: Some(v),
+        value,
+        reason: String::new(),
+        evidence: Vec::new(),
+        method: MethodKind::Judge,
+        failure: None,
+        invocation: None,
+    }
+}
+
+fn results_for(rubric: &Rubric, vs: Vec<Verdict>) -> Vec<CriterionResult> {
+    assert_eq!(rubric.criteria.len(), vs.len());
+    rubric
+        .criteria
+        .iter()
+        .zip(vs)
+        .map(|(c, v)| judged(c, v))
+        .collect()
+}
+
+fn outcome_of(v: &Verdict) -> Outcome {
+    match v {
+        Verdict::Met => Outcome::Value(1.0),
+        Verdict::Unmet => Outcome::Value(0.0),
+        Verdict::CannotAssess => Outcome::Abstain,
+        other => panic!("not binary: {other}"),
+    }
+}
+
+/// Scores a binary rubric both through `aggregate_results` (rubric + results) and directly
+/// through `aggregate` (inputs), checks the two agree and returns the result.
+fn score_binary(weights: &[f64], codes: &str, scoring: Scoring, threshold: f64) -> Aggregate {
+    let mut rubric = binary_rubric(weights);
+    rubric.scoring = scoring;
+    rubric.pass_threshold = threshold;
+    let vs = verdicts(codes);
+    let inputs: Vec<Input> = weights
+        .iter()
+        .zip(&vs)
+        .map(|(w, v)| Input {
+            weight: *w,
+            outcome: outcome_of(v),
+            gate: None,
+        })
+        .collect();
+    let results = results_for(&rubric, vs);
+    assert_eq!(
+        inputs_for(&rubric, &results),
+        inputs,
+        "inputs_for for {weights:?} {codes}"
+    );
+    let via_results = aggregate_results(&rubric, &results);
+    let direct = aggregate(&scoring, threshold, &inputs);
+    assert_eq!(
+        via_results, direct,
+        "rubric path and input path disagree for {weights:?} {codes}"
+    );
+    via_results
+}
+
+fn input(weight: f64, outcome: Outcome) -> Input {
+    Input {
+        weight,
+        outcome,
+        gate: None,
+    }
+}
+
+fn levels() -> Vec<Level> {
+    let level = |id: &str, label: &str, description: &str, score: f64| Level {
+        id: id.into(),
+        label: label.into(),
+        description: description.into(),
+        score,
+        indicators: Vec::new(),
+    };
+    vec![
+        level("fail", "Fail", "Misses the point", 0.0),
+        level("pass", "Pass", "Covers the basics", 0.7),
+        level(
+            "excellent",
+            "Excellent",
+            "Covers all required topics with depth",
+            1.0,
+        ),
+    ]
+}
+
+fn levels_criterion(id: &str, weight: f64) -> Criterion {
+    let mut c = Criterion::binary(id, format!("{id} requirement"), weight);
+    c.kind = Kind::Levels(levels());
+    c
+}
+
+fn scale_criterion(id: &str, weight: f64, min: f64, max: f64) -> Criterion {
+    let mut c = Criterion::binary(id, format!("{id} requirement"), weight);
+    c.kind = Kind::Scale(Scale {
+        min,
+        max,
+        anchors: Vec::new(),
+    });
+    c
+}
+
+// ---------------------------------------------------------------------------------------
+// binary / points
+
+struct PointsCase {
+    weights: &'static [f64],
+    verdicts: &'static str,
+    abstain: AbstainPolicy,
+    partial_credit: f64,
+    normalized: f64,
+    raw: f64,
+}
+
+const fn case(
+    weights: &'static [f64],
+    verdicts: &'static str,
+    abstain: AbstainPolicy,
+    normalized: f64,
+    raw: f64,
+) -> PointsCase {
+    PointsCase {
+        weights,
+        verdicts,
+        abstain,
+        partial_credit: 0.5,
+        normalized,
+        raw,
+    }
+}
+
+#[test]
+fn binary_points_table_of_scoring_md() {
+    use AbstainPolicy::{Partial, Skip, Zero};
+    let cases = [
+        case(&[10.0, 5.0], "MU", Skip, 0.666_667, 10.0),
+        case(&[10.0, 8.0, -15.0], "MMM", Skip, 0.166_667, 3.0),
+        case(&[10.0, 8.0, -15.0], "MMU", Skip, 1.0, 18.0),
+        case(&[10.0, 8.0, -15.0], "UUM", Skip, 0.0, -15.0),
+        case(&[-1.0, -1.0, -1.0], "UUU", Skip, 1.0, 0.0),
+        case(&[-1.0, -1.0, -1.0], "MUU", Skip, 0.666_667, -1.0),
+        case(&[2.0, 1.0, 1.0, -0.5], "MMMU", Skip, 1.0, 4.0),
+        case(&[5.0, 10.0, 3.0], "MAU", Skip, 0.625, 5.0),
+        case(&[5.0, 10.0, 3.0], "MAU", Zero, 0.277_778, 5.0),
+        PointsCase {
+            partial_credit: 0.5,
+            ..case(&[5.0, 10.0, 3.0], "MAU", Partial, 0.555_556, 10.0)
+        },
+        case(&[0.0, 0.0], "MM", Skip, 0.0, 0.0),
+    ];
+    for c in &cases {
+        let knobs = Scoring {
+            abstain: c.abstain,
+            partial_credit: c.partial_credit,
+            ..Scoring::default()
+        };
+        let what = format!("{:?} {} {:?}", c.weights, c.verdicts, c.abstain);
+        let normalized = score_binary(c.weights, c.verdicts, knobs, 0.7);
+        assert_close(
+            normalized.score,
+            c.normalized,
+            &format!("normalized score of {what}"),
+        );
+        assert_close(normalized.raw, c.raw, &format!("raw of {what}"));
+        assert_eq!(
+            normalized.passed,
+            normalized.score.unwrap() >= 0.7,
+            "passed of {what}"
+        );
+        assert!(!normalized.incomplete, "{what} is complete");
+        assert_eq!(normalized.failures, 0);
+
+        let raw_knobs = Scoring {
+            normalize: false,
+            ..knobs
+        };
+        let raw = score_binary(c.weights, c.verdicts, raw_knobs, 0.7);
+        assert_close(
+            raw.score,
+            c.raw,
+            &format!("normalize:false score of {what}"),
+        );
+        assert_close(raw.raw, c.raw, &format!("normalize:false raw of {what}"));
+    }
+}
+
+#[test]
+fn zero_weight_rubric_counts_but_scores_zero() {
+    let agg = score_binary(&[0.0, 0.0], "MM", Scoring::default(), 0.7);
+    assert_eq!(agg.score, Some(0.0));
+    assert_eq!(agg.raw, Some(0.0));
+    assert!(!agg.passed);
+    assert!(
+        !agg.incomplete,
+        "something was counted, so the run is complete"
+    );
+}
+
+#[test]
+fn default_knobs_are_points_skip_half_abstain_normalized() {
+    let s = Scoring::default();
+    assert_eq!(s.aggregate, AggregateMode::Points);
+    assert_eq!(s.abstain, AbstainPolicy::Skip);
+    assert_eq!(s.partial_credit, 0.5);
+    assert_eq!(s.errors, ErrorPolicy::Abstain);
+    assert!(s.normalize);
+    let r = Rubric::new("r", vec![Criterion::binary("a", "A", 1.0)]);
+    assert_eq!(r.pass_threshold, 0.7);
+    assert_eq!(r.criteria[0].weight, 1.0);
+    assert!(!r.criteria[0].required);
+}
+
+#[test]
+fn partial_credit_knob_is_used_for_positive_weights_only() {
+    // 5·1 + 10·0.25 + 3·0 = 7.5 over P = 18.
+    let knobs = Scoring {
+        abstain: AbstainPolicy::Partial,
+        partial_credit: 0.25,
+        ..Scoring::default()
+    };
+    let agg = score_binary(&[5.0, 10.0, 3.0], "MAU", knobs, 0.7);
+    assert_close(agg.raw, 7.5, "raw");
+    assert_close(agg.score, 7.5 / 18.0, "score");
+    // A penalty that abstains under `partial` counts 0 (the penalty is absent).
+    let agg = score_binary(&[10.0, -5.0], "MA", knobs, 0.7);
+    assert_close(agg.raw, 10.0, "raw");
+    assert_close(agg.score, 1.0, "score");
+}
+
+#[test]
+fn abstain_worst_takes_the_worst_value_for_the_sign() {
+    let worst = with_abstain(AbstainPolicy::Worst);
+    // positive: counted as 0 → 5 / 18.
+    let agg = score_binary(&[5.0, 10.0, 3.0], "MAU", worst, 0.7);
+    assert_close(agg.raw, 5.0, "raw");
+    assert_close(agg.score, 5.0 / 18.0, "score");
+    // penalty: counted as 1 (the bad thing is assumed present) → (10 − 5) / 10.
+    let agg = score_binary(&[10.0, -5.0], "MA", worst, 0.7);
+    assert_close(agg.raw, 5.0, "raw");
+    assert_close(agg.score, 0.5, "score");
+    // all-negative rubric, abstaining penalty counted MET → 1 − 1/2.
+    let agg = score_binary(&[-1.0, -1.0], "UA", worst, 0.7);
+    assert_close(agg.raw, -1.0, "raw");
+    assert_close(agg.score, 0.5, "score");
+    // zero weight counts as the positive side: value 0.
+    let agg = score_binary(&[1.0, 0.0], "MA", worst, 0.7);
+    assert_close(agg.raw, 1.0, "raw");
+    assert_close(agg.score, 1.0, "score");
+
+    // compare the other policies on the penalty case
+    let agg = score_binary(&[10.0, -5.0], "MA", with_abstain(AbstainPolicy::Skip), 0.7);
+    assert_close(agg.score, 1.0, "skip");
+    let agg = score_binary(&[10.0, -5.0], "MA", with_abstain(AbstainPolicy::Zero), 0.7);
+    assert_close(agg.score, 1.0, "zero");
+    assert_close(agg.raw, 10.0, "zero raw");
+}
+
+#[test]
+fn abstain_zero_counts_the_weight() {
+    // All-negative with an abstention counted 0: N grows, raw does not.
+    let agg = score_binary(&[-1.0, -1.0], "MA", with_abstain(AbstainPolicy::Zero), 0.7);
+    assert_close(agg.raw, -1.0, "raw");
+    assert_close(agg.score, 0.5, "score");
+    let agg = score_binary(&[-1.0, -1.0], "MA", with_abstain(AbstainPolicy::Skip), 0.7);
+    assert_close(agg.score, 0.0, "skip: only the MET penalty counts");
+}
+
+// ---------------------------------------------------------------------------------------
+// levels, scale, options
+
+fn score_levels(weights: &[f64], chosen: &[&str], threshold: f64) -> Aggregate {
+    let criteria: Vec<Criterion> = weights
+        .iter()
+        .enumerate()
+        .map(|(i, w)| levels_criterion(&format!("l{i}"), *w))
+        .collect();
+    let mut rubric = Rubric::new("levels", criteria);
+    rubric.pass_threshold = threshold;
+    let vs = chosen
+        .iter()
+        .map(|id| Verdict::Level((*id).to_owned()))
+        .collect();
+    let results = results_for(&rubric, vs);
+    aggregate_results(&rubric, &results)
+}
+
+#[test]
+fn levels_cases_of_scoring_md() {
+    let agg = score_levels(&[0.4, 0.6], &["excellent", "pass"], 0.7);
+    assert_close(agg.score, 0.82, "excellent, pass");
+    assert!(agg.passed);
+
+    let agg = score_levels(&[0.4, 0.6], &["fail", "pass"], 0.7);
+    assert_close(agg.score, 0.42, "fail, pass");
+    assert!(!agg.passed);
+
+    let agg = score_levels(&[1.0], &["pass"], 0.7);
+    assert_close(agg.score, 0.7, "pass alone");
+    assert!(agg.passed, "the threshold is inclusive");
+}
+
+#[test]
+fn level_values_come_from_the_chosen_level() {
+    let c = levels_criterion("l", 1.0);
+    assert_eq!(c.value_of(&Verdict::Level("fail".into())), Ok(Some(0.0)));
+    assert_eq!(c.value_of(&Verdict::Level("pass".into())), Ok(Some(0.7)));
+    assert_eq!(
+        c.value_of(&Verdict::Level("excellent".into())),
+        Ok(Some(1.0))
+    );
+    assert_eq!(c.value_of(&Verdict::CannotAssess), Ok(None));
+    assert!(c.value_of(&Verdict::Level("great".into())).is_err());
+}
+
+#[test]
+fn scale_case_passes_by_the_tolerance_rule() {
+    let a = scale_criterion("a", 2.0, 0.0, 10.0);
+    let b = scale_criterion("b", 1.0, 0.0, 10.0);
+    assert_eq!(a.value_of(&Verdict::Score(7.0)), Ok(Some(0.7)));
+    assert_eq!(b.value_of(&Verdict::Score(10.0)), Ok(Some(1.0)));
+    let mut rubric = Rubric::new("scale", vec![a, b]);
+    rubric.pass_threshold = 0.8;
+    let results = results_for(&rubric, vec![Verdict::Score(7.0), Verdict::Score(10.0)]);
+    let agg = aggregate_results(&rubric, &results);
+    assert_close(agg.score, 0.8, "scale score");
+    assert_close(agg.raw, 2.4, "scale raw");
+    assert!(agg.passed, "0.8 (possibly 0.7999999999999999) passes 0.8");
+    assert!(reaches(0.799_999_999_999_999_9, 0.8));
+    assert!(reaches(2.4 / 3.0, 0.8));
+}
+
+#[test]
+fn scale_values_are_linear_and_clamped() {
+    let ten = scale_criterion("s", 1.0, 0.0, 10.0);
+    assert_eq!(ten.value_of(&Verdict::Score(0.0)), Ok(Some(0.0)));
+    assert_eq!(ten.value_of(&Verdict::Score(-3.0)), Ok(Some(0.0)));
+    assert_eq!(ten.value_of(&Verdict::Score(14.0)), Ok(Some(1.0)));
+    assert_close(ten.value_of(&Verdict::Score(3.0)).unwrap(), 0.3, "3 of 10");
+    let dims = scale_criterion("d", 1.0, 1.0, 5.0);
+    assert_eq!(dims.value_of(&Verdict::Score(1.0)), Ok(Some(0.0)));
+    assert_eq!(dims.value_of(&Verdict::Score(3.0)), Ok(Some(0.5)));
+    assert_eq!(dims.value_of(&Verdict::Score(5.0)), Ok(Some(1.0)));
+    assert!(dims.value_of(&Verdict::Score(f64::NAN)).is_err());
+    assert_eq!(dims.value_of(&Verdict::CannotAssess), Ok(None));
+}
+
+fn option(label: &str, value: f64) -> OptionChoice {
+    OptionChoice {
+        label: label.into(),
+        value,
+        na: false,
+    }
+}
+
+fn na(label: &str) -> OptionChoice {
+    OptionChoice {
+        label: label.into(),
+        value: 0.0,
+        na: true,
+    }
+}
+
+#[test]
+fn options_match_trimmed_case_insensitively_and_na_abstains() {
+    let mut c = Criterion::binary("o", "Quality", 1.0);
+    c.kind = Kind::Options {
+        options: vec![
+            option("Poor", 0.0),
+            option("Fair", 0.5),
+            option("Good", 1.0),
+            na("N/A"),
+        ],
+        scale: OptionScale::Ordinal,
+    };
+    assert_eq!(
+        c.value_of(&Verdict::Choice("  good ".into())),
+        Ok(Some(1.0))
+    );
+    assert_eq!(c.value_of(&Verdict::Choice("FAIR".into())), Ok(Some(0.5)));
+    assert_eq!(c.value_of(&Verdict::Choice("n/a".into())), Ok(None));
+    assert!(c.value_of(&Verdict::Choice("Great".into())).is_err());
+
+    let b = Criterion::binary("b", "Other", 1.0);
+    let rubric = Rubric::new("options", vec![c, b]);
+    // NA abstains and is skipped: only b counts.
+    let results = results_for(&rubric, vec![Verdict::Choice("N/A".into()), Verdict::Unmet]);
+    let agg = aggregate_results(&rubric, &results);
+    assert_eq!(agg.score, Some(0.0));
+    let results = results_for(&rubric, vec![Verdict::Choice(" fair".into()), Verdict::Met]);
+    let agg = aggregate_results(&rubric, &results);
+    assert_close(agg.score, 0.75, "fair + met");
+}
+
+// ---------------------------------------------------------------------------------------
+// holistic
+
+#[test]
+fn holistic_cases_of_scoring_md() {
+    let (score, raw) = holistic(&[10.0, 5.0], 85.0);
+    assert_close(Some(score), 0.85, "holistic score");
+    assert_close(Some(raw), 12.75, "holistic raw");
+
+    let (score, raw) = holistic(&[-2.0, -3.0], 40.0);
+    assert_close(Some(score), 0.4, "all-negative holistic score");
+    assert_close(Some(raw), -3.0, "all-negative holistic raw");
+
+    let (score, _) = holistic(&[10.0, 5.0], 120.0);
+    assert_close(Some(score), 1.0, "judge 120 clamps");
+    let (score, _) = holistic(&[-2.0, -3.0], 120.0);
+    assert_close(Some(score), 1.0, "judge 120 clamps, all-negative");
+    let (score, _) = holistic(&[10.0, 5.0], -10.0);
+    assert_close(Some(score), 0.0, "judge below 0 clamps");
+}
+
+#[test]
+fn holistic_edges() {
+    // mixed signs: P decides.
+    let (score, raw) = holistic(&[10.0, -5.0], 50.0);
+    assert_close(Some(score), 0.5, "mixed score");
+    assert_close(Some(raw), 5.0, "mixed raw");
+    // no weight at all.
+    let (score, raw) = holistic(&[0.0, 0.0], 70.0);
+    assert_close(Some(score), 0.7, "zero weights score");
+    assert_close(Some(raw), 0.0, "zero weights raw");
+    // all-negative perfect and worst.
+    let (_, raw) = holistic(&[-2.0, -3.0], 100.0);
+    assert_close(Some(raw), 0.0, "all-negative, 100");
+    let (_, raw) = holistic(&[-2.0, -3.0], 0.0);
+    assert_close(Some(raw), -5.0, "all-negative, 0");
+}
+
+// ---------------------------------------------------------------------------------------
+// required gating
+
+fn gated_rubric() -> Rubric {
+    let mut a = Criterion::binary("a", "A", 3.0);
+    a.required = true;
+    let b = Criterion::binary("b", "B", 1.0);
+    let c = Criterion::binary("c", "C", 2.0);
+    let mut rubric = Rubric::new("gated", vec![a, b, c]);
+    rubric.pass_threshold = 0.8;
+    rubric
+}
+
+#[test]
+fn required_gating_cases_of_scoring_md() {
+    let rubric = gated_rubric();
+    let run = |codes: &str| aggregate_results(&rubric, &results_for(&rubric, verdicts(codes)));
+
+    let agg = run("MMM");
+    assert_close(agg.score, 1.0, "all met");
+    assert!(agg.passed);
+    assert!(agg.gates_failed.is_empty());
+
+    let agg = run("UMM");
+    assert_close(agg.score, 0.5, "a unmet");
+    assert!(!agg.passed);
+    assert_eq!(agg.gates_failed, vec![0]);
+
+    let agg = run("MUM");
+    assert_close(agg.score, 0.833_333, "b unmet");
+    assert!(agg.passed);
+    assert!(agg.gates_failed.is_empty());
+}
+
+#[test]
+fn a_required_criterion_fails_the_gate_whatever_the_score() {
+    // Lower the threshold so the score alone would pass: the gate still fails.
+    let mut rubric = gated_rubric();
+    rubric.pass_threshold = 0.1;
+    let agg = aggregate_results(&rubric, &results_for(&rubric, verdicts("UMM")));
+    assert!(!agg.passed);
+    assert_eq!(agg.gates_failed, vec![0]);
+    // An abstaining required criterion has no value, so it does not reach its min_score.
+    let agg = aggregate_results(&rubric, &results_for(&rubric, verdicts("AMM")));
+    assert_close(agg.score, 1.0, "a skipped");
+    assert!(!agg.passed);
+    assert_eq!(agg.gates_failed, vec![0]);
+    // A failed required criterion neither.
+    let results = vec![
+        CriterionResult::failed("a", MethodKind::Judge, Failure::error("judge", "timeout")),
+        judged(&rubric.criteria[1], Verdict::Met),
+        judged(&rubric.criteria[2], Verdict::Met),
+    ];
+    let agg = aggregate_results(&rubric, &results);
+    assert!(!agg.passed);
+    assert_eq!(agg.gates_failed, vec![0]);
+}
+
+#[test]
+fn graded_gates_default_to_above_zero_and_honour_min_score() {
+    let mut gated = levels_criterion("g", 1.0);
+    gated.required = true;
+    assert_eq!(gated.gate(), Gate::AboveZero);
+    let rubric = {
+        let mut r = Rubric::new("g", vec![gated.clone(), levels_criterion("h", 1.0)]);
+        r.pass_threshold = 0.0;
+        r
+    };
+    let run = |rubric: &Rubric, g: &str| {
+        let vs = vec![Verdict::Level(g.into()), Verdict::Level("excellent".into())];
+        aggregate_results(rubric, &results_for(rubric, vs))
+    };
+    assert!(!run(&rubric, "fail").passed, "0 is not above zero");
+    assert!(run(&rubric, "pass").passed);
+
+    let mut strict = rubric.clone();
+    strict.criteria[0].min_score = Some(1.0);
+    assert_eq!(strict.criteria[0].gate(), Gate::AtLeast(1.0));
+    assert!(!run(&strict, "pass").passed);
+    assert!(run(&strict, "excellent").passed);
+
+    let mut at_pass = rubric;
+    at_pass.criteria[0].min_score = Some(0.7);
+    assert!(run(&at_pass, "pass").passed, "min_score is inclusive");
+
+    let mut binary = Criterion::binary("b", "B", 1.0);
+    binary.required = true;
+    assert_eq!(binary.gate(), Gate::AtLeast(1.0));
+    assert!(Gate::AtLeast(1.0).admits(1.0));
+    assert!(!Gate::AtLeast(1.0).admits(0.0));
+    assert!(Gate::AboveZero.admits(0.01));
+    assert!(!Gate::AboveZero.admits(0.0));
+}
+
+// ---------------------------------------------------------------------------------------
+// normalize, nothing counted, mean and min
+
+#[test]
+fn normalize_false_returns_raw() {
+    let raw_points = Scoring {
+        normalize: false,
+        ..Scoring::default()
+    };
+    let agg = score_binary(&[10.0, 8.0, -15.0], "UUM", raw_points, 0.7);
+    assert_eq!(agg.score, Some(-15.0));
+    assert_eq!(agg.raw, Some(-15.0));
+    assert!(!agg.passed);
+    let agg = score_binary(&[10.0, 5.0], "MU", raw_points, 7.0);
+    assert_eq!(agg.score, Some(10.0));
+    assert!(
+        agg.passed,
+        "a raw score is compared with the threshold as is"
+    );
+}
+
+#[test]
+fn nothing_counted_gives_no_score_and_an_incomplete_run() {
+    let agg = score_binary(&[1.0, 2.0], "AA", Scoring::default(), 0.7);
+    assert_eq!(agg.score, None);
+    assert_eq!(agg.raw, None);
+    assert!(!agg.passed);
+    assert!(agg.incomplete);
+    assert_eq!(agg.failures, 0);
+
+    let agg = aggregate(&Scoring::default(), 0.0, &[]);
+    assert_eq!(agg.score, None);
+    assert!(!agg.passed, "no score never passes, even at threshold 0");
+    assert!(agg.incomplete);
+
+    for mode in [AggregateMode::Mean, AggregateMode::Min] {
+        let s = Scoring {
+            aggregate: mode,
+            ..Scoring::default()
+        };
+        let agg = aggregate(
+            &s,
+            0.0,
+            &[input(1.0, Outcome::Abstain), input(-1.0, Outcome::Failed)],
+        );
+        assert_eq!(agg.score, None, "{mode:?}");
+        assert!(agg.incomplete);
+        assert_eq!(agg.failures, 1);
+    }
+    // A result missing for a criterion counts as an abstention.
+    let rubric = binary_rubric(&[1.0, 1.0]);
+    let agg = aggregate_results(&rubric, &[]);
+    assert_eq!(agg.score, None);
+    assert!(agg.incomplete);
+    let agg = aggregate_results(&rubric, &[judged(&rubric.criteria[1], Verdict::Met)]);
+    assert_eq!(agg.score, Some(1.0));
+}
+
+#[test]
+fn mean_ignores_weights_and_inverts_penalties() {
+    let mean = scoring(
+        AggregateMode::Mean,
+        AbstainPolicy::Skip,
+        ErrorPolicy::Abstain,
+    );
+    // weights ignored: 1 and 0 → 0.5.
+    let agg = score_binary(&[100.0, 1.0], "MU", mean, 0.7);
+    assert_close(agg.score, 0.5, "mean");
+    assert_close(agg.raw, 100.0, "raw is still Σ w·v");
+    // penalty UNMET is good (1), MET is bad (0).
+    let agg = score_binary(&[10.0, 8.0, -15.0], "MUU", mean, 0.7);
+    assert_close(agg.score, 2.0 / 3.0, "mean with a penalty absent");
+    let agg = score_binary(&[10.0, 8.0, -15.0], "MMM", mean, 0.7);
+    assert_close(agg.score, 2.0 / 3.0, "mean with a penalty present");
+    let agg = score_binary(&[-1.0, -1.0, -1.0], "UUU", mean, 0.7);
+    assert_close(agg.score, 1.0, "all penalties absent");
+    // abstentions: skip leaves them out, zero counts 0, worst counts the worst.
+    let agg = score_binary(&[1.0, 1.0], "MA", mean, 0.7);
+    assert_close(agg.score, 1.0, "mean skip");
+    let agg = score_binary(
+        &[1.0, 1.0],
+        "MA",
+        Scoring {
+            abstain: AbstainPolicy::Zero,
+            ..mean
+        },
+        0.7,
+    );
+    assert_close(agg.score, 0.5, "mean zero");
+    let agg = score_binary(
+        &[1.0, -1.0],
+        "MA",
+        Scoring {
+            abstain: AbstainPolicy::Worst,
+            ..mean
+        },
+        0.7,
+    );
+    assert_close(agg.score, 0.5, "mean worst on a penalty");
+    let agg = score_binary(
+        &[1.0, 1.0],
+        "MA",
+        Scoring {
+            abstain: AbstainPolicy::Partial,
+            ..mean
+        },
+        0.7,
+    );
+    assert_close(agg.score, 0.75, "mean partial");
+    // graded values
+    let agg = aggregate(
+        &mean,
+        0.7,
+        &[
+            input(0.4, Outcome::Value(1.0)),
+            input(0.6, Outcome::Value(0.7)),
+        ],
+    );
+    assert_close(agg.score, 0.85, "mean of levels");
+    assert!(agg.passed);
+}
+
+#[test]
+fn min_takes_the_weakest_value() {
+    let min = scoring(
+        AggregateMode::Min,
+        AbstainPolicy::Skip,
+        ErrorPolicy::Abstain,
+    );
+    let agg = aggregate(
+        &min,
+        0.5,
+        &[
+            input(1.0, Outcome::Value(0.75)),
+            input(2.0, Outcome::Value(0.5)),
+            input(1.0, Outcome::Value(1.0)),
+        ],
+    );
+    assert_close(agg.score, 0.5, "min");
+    assert!(agg.passed);
+    // a penalty present is the weakest (oriented 0); absent it counts 1.
+    let agg = score_binary(&[1.0, -1.0], "MM", min, 0.7);
+    assert_close(agg.score, 0.0, "min, penalty present");
+    let agg = score_binary(&[1.0, -1.0], "MU", min, 0.7);
+    assert_close(agg.score, 1.0, "min, penalty absent");
+    // graded penalty value 0.25 → oriented 0.75.
+    let agg = aggregate(
+        &min,
+        0.7,
+        &[
+            input(-3.0, Outcome::Value(0.25)),
+            input(1.0, Outcome::Value(0.9)),
+        ],
+    );
+    assert_close(agg.score, 0.75, "min with a graded penalty");
+    // skipped abstentions do not drag min down; worst does.
+    let agg = score_binary(&[1.0, 1.0], "MA", min, 0.7);
+    assert_close(agg.score, 1.0, "min skip");
+    let agg = score_binary(
+        &[1.0, 1.0],
+        "MA",
+        Scoring {
+            abstain: AbstainPolicy::Worst,
+            ..min
+        },
+        0.7,
+    );
+    assert_close(agg.score, 0.0, "min worst");
+}
+
+// ---------------------------------------------------------------------------------------
+// errors policies
+
+#[test]
+fn error_policies_with_failed_outcomes() {
+    // 10 → 1.0, 5 → failed, −5 → failed.
+    let inputs = [
+        input(10.0, Outcome::Value(1.0)),
+        input(5.0, Outcome::Failed),
+        input(-5.0, Outcome::Failed),
+    ];
+    let cases = [
+        // errors: abstain follows the abstain knob
+        (AbstainPolicy::Skip, ErrorPolicy::Abstain, 10.0, 1.0),
+        (AbstainPolicy::Zero, ErrorPolicy::Abstain, 10.0, 10.0 / 15.0),
+        (
+            AbstainPolicy::Partial,
+            ErrorPolicy::Abstain,
+            12.5,
+            12.5 / 15.0,
+        ),
+        (AbstainPolicy::Worst, ErrorPolicy::Abstain, 5.0, 5.0 / 15.0),
+        // errors: zero counts 0 whatever the sign, and whatever the abstain knob
+        (AbstainPolicy::Skip, ErrorPolicy::Zero, 10.0, 10.0 / 15.0),
+        (AbstainPolicy::Worst, ErrorPolicy::Zero, 10.0, 10.0 / 15.0),
+        // errors: worst counts 0 for w ≥ 0 and 1 for penalties
+        (AbstainPolicy::Skip, ErrorPolicy::Worst, 5.0, 5.0 / 15.0),
+        (AbstainPolicy::Partial, ErrorPolicy::Worst, 5.0, 5.0 / 15.0),
+    ];
+    for (abstain, errors, raw, score) in cases {
+        let s = scoring(AggregateMode::Points, abstain, errors);
+        let agg = aggregate(&s, 0.7, &inputs);
+        let what = format!("{abstain:?}/{errors:?}");
+        assert_close(agg.raw, raw, &format!("raw {what}"));
+        assert_close(agg.score, score, &format!("score {what}"));
+        assert_eq!(agg.passed, score >= 0.7, "passed {what}");
+        assert!(agg.incomplete, "{what}: failures make the run incomplete");
+        assert_eq!(agg.failures, 2, "{what}");
+    }
+}
+
+#[test]
+fn failures_through_results_count_and_mark_incomplete() {
+    let mut rubric = binary_rubric(&[10.0, 5.0, -5.0]);
+    let results = vec![
+        judged(&rubric.criteria[0], Verdict::Met),
+        CriterionResult::failed("c1", MethodKind::Check, Failure::error("check", "boom")),
+        CriterionResult::failed(
+            "c2",
+            MethodKind::Judge,
+            Failure {
+                kind: FailureKind::UnableToEvaluate,
+                category: "judge".into(),
+                message: "unreadable".into(),
+            },
+        ),
+    ];
+    let agg = aggregate_results(&rubric, &results);
+    assert_eq!(
+        inputs_for(&rubric, &results)
+            .iter()
+            .map(|i| i.outcome)
+            .collect::<Vec<_>>(),
+        vec![Outcome::Value(1.0), Outcome::Failed, Outcome::Failed]
+    );
+    assert_close(agg.score, 1.0, "skip");
+    assert!(
+        agg.passed,
+        "an incomplete run can still pass; the CLI decides"
+    );
+    assert!(agg.incomplete);
+    assert_eq!(agg.failures, 2);
+
+    rubric.scoring.errors = ErrorPolicy::Worst;
+    let agg = aggregate_results(&rubric, &results);
+    assert_close(agg.score, 5.0 / 15.0, "worst");
+    assert!(!agg.passed);
+    assert_eq!(agg.failures, 2);
+
+    // mean and min see failures too
+    rubric.scoring.aggregate = AggregateMode::Mean;
+    let agg = aggregate_results(&rubric, &results);
+    assert_close(agg.score, 1.0 / 3.0, "mean worst");
+    rubric.scoring.aggregate = AggregateMode::Min;
+    rubric.scoring.errors = ErrorPolicy::Zero;
+    // zero on the penalty is its best value (oriented 1); the positive one is 0.
+    let agg = aggregate_results(&rubric, &results);
+    assert_close(agg.score, 0.0, "min zero");
+}
+
+// ---------------------------------------------------------------------------------------
+// threshold tolerance
+
+#[test]
+fn threshold_tolerance() {
+    assert!(reaches(0.7, 0.7));
+    assert!(reaches(0.8, 0.8));
+    assert!(reaches(0.8 - 1e-10, 0.8));
+    assert!(!reaches(0.8 - 1e-8, 0.8));
+    assert!(!reaches(0.79, 0.8));
+    assert!(reaches(1.0, 0.0));
+    assert!(reaches(0.0, 0.0));
+}
+
+// ---------------------------------------------------------------------------------------
+// reversed double pass
+
+#[test]
+fn reversed_double_pass_all_combinations() {
+    // (first, second, positive result, negative result)
+    let table = [
+        ('M', 'M', 'M', 'M'),
+        ('M', 'U', 'U', 'M'),
+        ('M', 'A', 'U', 'M'),
+        ('U', 'M', 'U', 'M'),
+        ('U', 'U', 'U', 'U'),
+        ('U', 'A', 'U', 'U'),
+        ('A', 'M', 'U', 'M'),
+        ('A', 'U', 'U', 'U'),
+        ('A', 'A', 'A', 'A'),
+    ];
+    for (first, second, positive, negative) in table {
+        let (f, s) = (verdict(first), verdict(second));
+        for w in [1.0, 10.0, 0.0] {
+            assert_eq!(
+                reconcile_double_pass(w, &f, &s),
+                verdict(positive),
+                "w={w} {first}{second}"
+            );
+        }
+        for w in [-1.0, -0.5] {
+            assert_eq!(
+                reconcile_double_pass(w, &f, &s),
+                verdict(negative),
+                "w={w} {first}{second}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// binary ensembles
+
+fn votes(codes: &str) -> Vec<(Verdict, f64)> {
+    verdicts(codes).into_iter().map(|v| (v, 1.0)).collect()
+}
+
+#[track_caller]
+fn assert_ensemble(
+    weight: f64,
+    votes: &[(Verdict, f64)],
+    rule: EnsembleRule,
+    expected: char,
+    agreement: Option<f64>,
+) {
+    let (v, a) = ensemble_binary(weight, votes, rule);
+    assert_eq!(v, verdict(expected), "{rule:?} w={weight} {votes:?}");
+    if let Some(expected_agreement) = agreement {
+        assert!(
+            close(a, expected_agreement),
+            "{rule:?} w={weight} {votes:?}: agreement {a}, expected {expected_agreement}"
+        );
+    }
+}
+
+#[test]
+fn majority_ensemble() {
+    use EnsembleRule::Majority;
+    assert_eq!(EnsembleRule::default(), Majority);
+    assert_ensemble(1.0, &votes("MMU"), Majority, 'M', Some(2.0 / 3.0));
+    assert_ensemble(1.0, &votes("UUM"), Majority, 'U', Some(2.0 / 3.0));
+    assert_ensemble(-1.0, &votes("UUM"), Majority, 'U', Some(2.0 / 3.0));
+    assert_ensemble(1.0, &votes("MMM"), Majority, 'M', Some(1.0));
+    // ties go to the worst case for the sign
+    assert_ensemble(1.0, &votes("MU"), Majority, 'U', Some(0.5));
+    assert_ensemble(0.0, &votes("MU"), Majority, 'U', Some(0.5));
+    assert_ensemble(-1.0, &votes("MU"), Majority, 'M', Some(0.5));
+    // abstaining votes are set aside (M beats U 2–1 despite 3 abstentions) …
+    assert_ensemble(1.0, &votes("MMUAAA"), Majority, 'M', None);
+    // … so a 1–1 with an abstention is still a tie
+    assert_ensemble(1.0, &votes("MUA"), Majority, 'U', None);
+    assert_ensemble(-1.0, &votes("MUA"), Majority, 'M', None);
+    // all abstain → abstain
+    assert_ensemble(1.0, &votes("AAA"), Majority, 'A', Some(1.0));
+    assert_ensemble(-1.0, &votes("A"), Majority, 'A', Some(1.0));
+    assert_ensemble(1.0, &[], Majority, 'A', None);
+}
+
+#[test]
+fn agreement_is_the_share_of_votes_equal_to_the_verdict() {
+    // Reading pinned here: the share is over all votes cast, abstentions included.
+    assert_ensemble(1.0, &votes("MMUA"), EnsembleRule::Majority, 'M', Some(0.5));
+    assert_ensemble(
+        1.0,
+        &votes("MAA"),
+        EnsembleRule::Majority,
+        'M',
+        Some(1.0 / 3.0),
+    );
+}
+
+#[test]
+fn weighted_ensemble() {
+    use EnsembleRule::Weighted;
+    let v = |code: char, w: f64| (verdict(code), w);
+    // the weights decide, not the count
+    let heavy_met = [v('M', 1.0), v('U', 0.4), v('U', 0.4)];
+    assert_ensemble(1.0, &heavy_met, Weighted, 'M', None);
+    assert_ensemble(1.0, &heavy_met, EnsembleRule::Majority, 'U', None);
+    let heavy_unmet = [v('M', 1.0), v('M', 1.0), v('U', 3.0)];
+    assert_ensemble(-1.0, &heavy_unmet, Weighted, 'U', None);
+    // weighted ties go to the worst case for the sign
+    let tie = [v('M', 2.0), v('U', 1.0), v('U', 1.0)];
+    assert_ensemble(1.0, &tie, Weighted, 'U', None);
+    assert_ensemble(-1.0, &tie, Weighted, 'M', None);
+    // abstentions carry no weight
+    let with_abstain = [v('M', 1.0), v('A', 5.0), v('U', 0.5)];
+    assert_ensemble(1.0, &with_abstain, Weighted, 'M', None);
+    assert_ensemble(1.0, &[v('A', 2.0), v('A', 1.0)], Weighted, 'A', None);
+}
+
+#[test]
+fn unanimous_ensemble() {
+    use EnsembleRule::Unanimous;
+    assert_ensemble(1.0, &votes("MMM"), Unanimous, 'M', Some(1.0));
+    assert_ensemble(1.0, &votes("MMU"), Unanimous, 'U', Some(1.0 / 3.0));
+    assert_ensemble(-1.0, &votes("MMU"), Unanimous, 'U', Some(1.0 / 3.0));
+    assert_ensemble(1.0, &votes("MMA"), Unanimous, 'M', Some(2.0 / 3.0));
+    assert_ensemble(1.0, &votes("UA"), Unanimous, 'U', Some(0.5));
+    assert_ensemble(1.0, &votes("AA"), Unanimous, 'A', Some(1.0));
+}
+
+#[test]
+fn any_ensemble() {
+    use EnsembleRule::Any;
+    assert_ensemble(1.0, &votes("UUM"), Any, 'M', Some(1.0 / 3.0));
+    assert_ensemble(-1.0, &votes("UUM"), Any, 'M', Some(1.0 / 3.0));
+    assert_ensemble(1.0, &votes("UUU"), Any, 'U', Some(1.0));
+    assert_ensemble(1.0, &votes("UA"), Any, 'U', Some(0.5));
+    assert_ensemble(1.0, &votes("AMA"), Any, 'M', Some(1.0 / 3.0));
+    assert_ensemble(1.0, &votes("AA"), Any, 'A', Some(1.0));
+}
+
+// ---------------------------------------------------------------------------------------
+// options ensembles
+
+fn quality_options() -> Vec<OptionChoice> {
+    vec![
+        option("Poor", 0.0),
+        option("Fair", 0.5),
+        option("Good", 1.0),
+        na("N/A"),
+    ]
+}
+
+fn labels(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[track_caller]
+fn assert_options(
+    weight: f64,
+    options: &[OptionChoice],
+    vote_labels: &[&str],
+    rule: OptionRule,
+    expected: Option<&str>,
+    agreement: f64,
+) {
+    let (label, a) = ensemble_options(weight, options, &labels(vote_labels), rule);
+    assert_eq!(
+        label.as_deref(),
+        expected,
+        "{rule:?} w={weight} {vote_labels:?}"
+    );
+    assert!(
+        close(a, agreement),
+        "{rule:?} w={weight} {vote_labels:?}: agreement {a}, expected {agreement}"
+    );
+}
+
+#[test]
+fn options_ensemble_rules() {
+    use OptionRule::{Max, Mean, Median, Min, Mode};
+    let o = quality_options();
+    assert_eq!(OptionRule::default(), Mean);
+    let three = ["Good", "Fair", "Fair"];
+    // mean 2/3 snaps to Fair (0.5), not Good (1.0)
+    assert_options(1.0, &o, &three, Mean, Some("Fair"), 2.0 / 3.0);
+    assert_options(1.0, &o, &three, Median, Some("Fair"), 2.0 / 3.0);
+    assert_options(1.0, &o, &three, Mode, Some("Fair"), 2.0 / 3.0);
+    assert_options(1.0, &o, &three, Min, Some("Fair"), 2.0 / 3.0);
+    assert_options(1.0, &o, &three, Max, Some("Good"), 1.0 / 3.0);
+
+    let split = ["Good", "Poor"];
+    // mean and median 0.5 land on Fair exactly
+    assert_options(1.0, &o, &split, Mean, Some("Fair"), 0.0);
+    assert_options(1.0, &o, &split, Median, Some("Fair"), 0.0);
+    // a mode tie goes to the worse option for the sign
+    assert_options(1.0, &o, &split, Mode, Some("Poor"), 0.5);
+    assert_options(-1.0, &o, &split, Mode, Some("Good"), 0.5);
+    assert_options(1.0, &o, &split, Min, Some("Poor"), 0.5);
+    assert_options(1.0, &o, &split, Max, Some("Good"), 0.5);
+
+    // median of an odd count
+    assert_options(
+        1.0,
+        &o,
+        &["Poor", "Good", "Good"],
+        Median,
+        Some("Good"),
+        2.0 / 3.0,
+    );
+    // mode with a clear winner
+    assert_options(
+        -1.0,
+        &o,
+        &["Poor", "Poor", "Good"],
+        Mode,
+        Some("Poor"),
+        2.0 / 3.0,
+    );
+}
+
+#[test]
+fn options_snap_to_the_nearest_non_na_option_ties_to_the_worse() {
+    use OptionRule::{Mean, Median};
+    let two = vec![option("Bad", 0.0), na("Unsure"), option("Great", 1.0)];
+    // 0.5 is equidistant: the worse for the sign wins
+    assert_options(1.0, &two, &["Great", "Bad"], Mean, Some("Bad"), 0.5);
+    assert_options(0.0, &two, &["Great", "Bad"], Mean, Some("Bad"), 0.5);
+    assert_options(-1.0, &two, &["Great", "Bad"], Mean, Some("Great"), 0.5);
+    assert_options(1.0, &two, &["Great", "Bad"], Median, Some("Bad"), 0.5);
+    assert_options(-1.0, &two, &["Great", "Bad"], Median, Some("Great"), 0.5);
+
+    // NA votes are set aside: mean of (1, 0.5) = 0.75 is a tie between Fair and Good
+    let o = quality_options();
+    assert_options(
+        1.0,
+        &o,
+        &["Good", "N/A", "Fair"],
+        Mean,
+        Some("Fair"),
+        1.0 / 3.0,
+    );
+    assert_options(
+        -1.0,
+        &o,
+        &["Good", "N/A", "Fair"],
+        Mean,
+        Some("Good"),
+        1.0 / 3.0,
+    );
+
+    // snapping is to the nearest option, not to the one below
+    let uneven = vec![option("Low", 0.0), option("Mid", 0.4), option("High", 1.0)];
+    assert_options(1.0, &uneven, &["Low", "High"], Mean, Some("Mid"), 0.0);
+    assert_options(
+        1.0,
+        &uneven,
+        &["Mid", "High", "High"],
+        Mean,
+        Some("High"),
+        2.0 / 3.0,
+    );
+
+    // labels are matched trimmed and case-insensitively
+    assert_options(
+        1.0,
+        &o,
+        &[" good", "GOOD ", "fair"],
+        OptionRule::Mode,
+        Some("Good"),
+        2.0 / 3.0,
+    );
+}
+
+#[test]
+fn options_ensemble_all_abstain() {
+    let o = quality_options();
+    for rule in [
+        OptionRule::Mean,
+        OptionRule::Median,
+        OptionRule::Mode,
+        OptionRule::Min,
+        OptionRule::Max,
+    ] {
+        let (label, _) = ensemble_options(1.0, &o, &labels(&["N/A", "n/a"]), rule);
+        assert_eq!(label, None, "{rule:?}");
+        let (label, _) = ensemble_options(1.0, &o, &[], rule);
+        assert_eq!(label, None, "{rule:?}");
+    }
+    let (_, agreement) = ensemble_options(1.0, &o, &labels(&["N/A", "n/a"]), OptionRule::Mean);
+    assert!(close(agreement, 1.0));
+}
+
+// ---------------------------------------------------------------------------------------
+// feedback
+
+#[test]
+fn feedback_documented_summary() {
+    let mut clarity = levels_criterion("clarity", 0.5);
+    clarity.name = "Clarity".into();
+    let mut completeness = levels_criterion("completeness", 0.5);
+    completeness.name = "Completeness".into();
+    let mut rubric = Rubric::new("content_quality", vec![clarity, completeness]);
+    rubric.name = "Content Quality".into();
+    let results = results_for(
+        &rubric,
+        vec![
+            Verdict::Level("excellent".into()),
+            Verdict::Level("pass".into()),
+        ],
+    );
+    let agg = aggregate_results(&rubric, &results);
+    assert_eq!(
+        summary(&rubric, &results, &agg),
+        "Evaluation PASSED for rubric 'Content Quality'.\n\
+         Overall score: 85%\n\
+         \n\
+         - Clarity: excellent (score: 1.00)\n\
+         - Completeness: pass (score: 0.70)\n\
+         \n\
+         Suggestions for improvement:\n  \
+         - Completeness: aim for 'Excellent' — Covers all required topics with depth"
+    );
+}
+
+#[test]
+fn feedback_with_a_failure_prints_category_and_message() {
+    let mut thesis = Criterion::binary("thesis", "States a clear thesis", 2.0);
+    thesis.name = "Thesis".into();
+    let mut sources = Criterion::binary("sources", "Cites sources", 1.0);
+    sources.name = "Sources".into();
+    let mut plagiarism = Criterion::binary("plagiarism", "Copies text without attribution", -3.0);
+    plagiarism.name = "Plagiarism".into();
+    let mut style = Criterion::binary("style", "Uses a consistent style", 1.0);
+    style.name = "Style".into();
+    let mut rubric = Rubric::new("essay", vec![thesis, sources, plagiarism, style]);
+    rubric.name = "Essay".into();
+    let results = vec![
+        judged(&rubric.criteria[0], Verdict::Met),
+        CriterionResult::failed(
+            "sources",
+            MethodKind::Check,
+            Failure::error("check", "regex did not compile"),
+        ),
+        judged(&rubric.criteria[2], Verdict::Unmet),
+        CriterionResult::failed(
+            "style",
+            MethodKind::Judge,
+            Failure {
+                kind: FailureKind::UnableToEvaluate,
+                category: "judge".into(),
+                message: "reply could not be read".into(),
+            },
+        ),
+    ];
+    let agg = aggregate_results(&rubric, &results);
+    assert_close(agg.score, 1.0, "only thesis and plagiarism count");
+    assert!(agg.passed);
+    assert!(agg.incomplete);
+    assert_eq!(agg.failures, 2);
+    let text = summary(&rubric, &results, &agg);
+    assert_eq!(
+        text,
+        "Evaluation PASSED for rubric 'Essay'.\n\
+         Overall score: 100%\n\
+         Incomplete: 2 of 4 criteria could not be scored\n\
+         \n\
+         - Thesis: MET (score: 1.00)\n\
+         - Sources: error [check]: regex did not compile\n\
+         - Plagiarism: UNMET (score: 0.00)\n\
+         - Style: unable_to_evaluate [judge]: reply could not be read"
+    );
+    assert!(
+        !text.contains("Sources: error [check]: regex did not compile (score"),
+        "a failure has no score"
+    );
+}
+
+#[test]
+fn feedback_binary_rubric_with_a_penalty() {
+    let mut correct = Criterion::binary("correct", "States the correct answer", 10.0);
+    correct.name = "Correct".into();
+    let mut cites = Criterion::binary("cites", "Cites a source", 5.0);
+    cites.name = "Cites".into();
+    let mut harmful = Criterion::binary("harmful", "Gives harmful advice", -5.0);
+    harmful.name = "Harmful".into();
+    let mut rubric = Rubric::new("answer", vec![correct, cites, harmful]);
+    rubric.name = "Answer".into();
+    let results = results_for(&rubric, verdicts("MUM"));
+    let agg = aggregate_results(&rubric, &results);
+    // raw 10 − 5 = 5 over P = 15
+    assert_close(agg.score, 1.0 / 3.0, "score");
+    assert_close(agg.raw, 5.0, "raw");
+    assert!(!agg.passed);
+    assert_eq!(
+        summary(&rubric, &results, &agg),
+        "Evaluation FAILED for rubric 'Answer'.\n\
+         Overall score: 33%\n\
+         \n\
+         - Correct: MET (score: 1.00)\n\
+         - Cites: UNMET (score: 0.00)\n\
+         - Harmful: MET (score: 1.00)\n\
+         \n\
+         Suggestions for improvement:\n  \
+         - Cites: aim for 'MET' — Cites a source\n  \
+         - Harmful: aim for 'UNMET' — avoid: Gives harmful advice"
+    );
+
+    // all good: no suggestions at all
+    let results = results_for(&rubric, verdicts("MMU"));
+    let agg = aggregate_results(&rubric, &results);
+    assert_eq!(
+        summary(&rubric, &results, &agg),
+        "Evaluation PASSED for rubric 'Answer'.\n\
+         Overall score: 100%\n\
+         \n\
+         - Correct: MET (score: 1.00)\n\
+         - Cites: MET (score: 1.00)\n\
+         - Harmful: UNMET (score: 0.00)"
+    );
+}
