@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use super::output::Sink;
+use crate::engine::checks::plural;
 use super::{CliError, CommonArgs, OutputFormat, exit, style};
 use crate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
 use crate::formats::dataset::{Dataset, ReadOptions, open_dataset};
@@ -37,6 +38,7 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
         let (item_tx, item_rx) = mpsc::channel(1024);
         let (event_tx, mut event_rx) = mpsc::channel(4096);
         let reader = feed(dataset, item_tx, override_rubric, has_default, Arc::clone(&input_error));
+        let input_error = Arc::clone(&input_error);
         let executor = Executor::new(opts);
         let cancel = CancelToken::default();
         let run = tokio::spawn(async move { executor.run(compiled, item_rx, event_tx, cancel).await });
@@ -52,7 +54,11 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
             }
         }
         let _ = run.await;
-        let _ = reader.join();
+        if reader.join().is_err() {
+            if let Ok(mut slot) = input_error.lock() {
+                slot.get_or_insert_with(|| Diagnostic::whole(&common.dataset.display().to_string(), "reading the dataset failed unexpectedly (a bug); results are incomplete"));
+            }
+        }
         write_error
     });
     if let Some(e) = write_error {
@@ -64,7 +70,10 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
         eprintln!("{}", summary.line(style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()))));
     }
     if let Some(d) = input_error.lock().ok().and_then(|mut g| g.take()) {
-        return Err(CliError::input(format!("{d}\n(results cover the {} items before this point)", summary.items)));
+        return Err(CliError::input(format!("{d}\n(results cover the {} before this point)", plural(summary.items, "item"))));
+    }
+    if summary.items == 0 {
+        return Err(CliError::input(format!("{}: the dataset has no items; nothing was graded", common.dataset.display())));
     }
     Ok(decide(&summary, common.fail_under, Some(max_error_rate)))
 }

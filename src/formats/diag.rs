@@ -80,8 +80,17 @@ impl<'a> LineIndex<'a> {
         Self { text, starts }
     }
 
+    /// The position of a 1-based line and 1-based *byte* column (as serde_json reports).
+    pub fn pos_of_byte_col(&self, line: usize, byte_col: usize) -> Pos {
+        let start = self.starts.get(line.saturating_sub(1)).copied().unwrap_or(self.text.len());
+        self.pos(start + byte_col.saturating_sub(1))
+    }
+
     pub fn pos(&self, offset: usize) -> Pos {
-        let offset = offset.min(self.text.len());
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
         let col = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());

@@ -114,7 +114,9 @@ impl<'n> Fields<'n> {
 pub fn string_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<String> {
     match &node.value {
         NodeValue::Str(s) => Some(s.clone()),
-        // Numbers written where text is expected (ids like `1`, versions like `2`) are kept as text.
+        // Numbers written where text is expected (ids like `1`, versions like `1.0`) are kept
+        // as text, as written.
+        NodeValue::Int(_) | NodeValue::Float(_) if node.raw.is_some() => node.raw.as_deref().map(str::to_owned),
         NodeValue::Int(i) => Some(i.to_string()),
         NodeValue::Float(f) => Some(f.to_string()),
         _ => {

@@ -67,6 +67,9 @@ impl JsonParser<'_> {
             Some(b'f') => self.word("false", NodeValue::Bool(false))?,
             Some(b'n') => self.word("null", NodeValue::Null)?,
             Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(_) if ["NaN", "Infinity", "+Infinity"].iter().any(|w| self.text[self.at..].starts_with(w)) => {
+                return Err(self.fail("NaN and Infinity are not JSON; write a finite number or null"));
+            }
             Some(_) => {
                 let ch = self.text[self.at..].chars().next().unwrap_or('?');
                 return Err(self.fail(&format!("unexpected character '{ch}' where a value was expected")));
@@ -96,6 +99,9 @@ impl JsonParser<'_> {
         loop {
             self.skip_ws();
             let kstart = self.at;
+            if self.bytes.get(self.at) == Some(&b'}') && !entries.is_empty() {
+                return Err(self.fail("trailing comma before '}'; remove the last comma"));
+            }
             if self.bytes.get(self.at) != Some(&b'"') {
                 return Err(self.fail("expected a quoted key"));
             }
@@ -140,6 +146,9 @@ impl JsonParser<'_> {
         }
         loop {
             self.skip_ws();
+            if self.bytes.get(self.at) == Some(&b']') && !items.is_empty() {
+                return Err(self.fail("trailing comma before ']'; remove the last comma"));
+            }
             items.push(self.value()?);
             self.skip_ws();
             match self.bytes.get(self.at) {
@@ -293,8 +302,9 @@ mod tests {
     #[test]
     fn errors_are_located() {
         let cases = [
-            ("{\"a\": 1,}", "t.json:1:9: JSON syntax error: expected a quoted key"),
-            ("{\"a\": NaN}", "t.json:1:7: JSON syntax error: unexpected character 'N' where a value was expected"),
+            ("{\"a\": 1,}", "t.json:1:9: JSON syntax error: trailing comma before '}'; remove the last comma"),
+            ("{\"a\": NaN}", "t.json:1:7: JSON syntax error: NaN and Infinity are not JSON; write a finite number or null"),
+            ("{\"a\": x}", "t.json:1:7: JSON syntax error: unexpected character 'x' where a value was expected"),
             ("[1, 2", "t.json:1:6: JSON syntax error: expected ',' or ']'"),
             ("{\"a\": 1, \"a\": 2}", "t.json:1:10: duplicate key 'a'; each key may appear once in an object"),
             ("\"abc", "t.json:1:1: JSON syntax error: unterminated string"),

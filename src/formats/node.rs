@@ -9,6 +9,9 @@ use super::diag::Pos;
 pub struct Node {
     pub value: NodeValue,
     pub pos: Pos,
+    /// The scalar as written, when it resolved to a number (so `version: 1.0` reads back
+    /// as "1.0", not "1").
+    pub raw: Option<Box<str>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +33,16 @@ pub struct Key {
 
 impl Node {
     pub fn new(value: NodeValue, pos: Pos) -> Self {
-        Self { value, pos }
+        Self { value, pos, raw: None }
+    }
+
+    /// How many values this node holds, itself included.
+    pub fn size(&self) -> usize {
+        1 + match &self.value {
+            NodeValue::Seq(items) => items.iter().map(Node::size).sum(),
+            NodeValue::Map(entries) => entries.iter().map(|(_, v)| v.size()).sum(),
+            _ => 0,
+        }
     }
 
     /// A short name of the value's type for messages: "a string", "a list", …

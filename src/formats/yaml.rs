@@ -12,7 +12,7 @@ use super::node::{Key, Node, NodeValue};
 
 /// Parses the first document of `text`. An empty document is `Null`.
 pub fn parse(file: &str, text: &str) -> Result<Node, Diagnostics> {
-    let mut builder = Builder { file, anchors: HashMap::new(), problems: Vec::new(), depth: 0 };
+    let mut builder = Builder { file, anchors: HashMap::new(), expanded: 0, problems: Vec::new(), depth: 0 };
     let mut parser = Parser::new_from_str(text);
     let root = builder.document(&mut parser)?;
     if builder.problems.is_empty() {
@@ -23,10 +23,14 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Diagnostics> {
 }
 
 const MAX_DEPTH: usize = 256;
+/// Aliases may copy at most this many values in one document.
+const MAX_EXPANDED: usize = 1_000_000;
 
 struct Builder<'f> {
     file: &'f str,
-    anchors: HashMap<usize, Node>,
+    anchors: HashMap<usize, (Node, usize)>,
+    /// Values copied by aliases so far, against [`MAX_EXPANDED`].
+    expanded: usize,
     problems: Vec<Diagnostic>,
     depth: usize,
 }
@@ -73,12 +77,23 @@ impl Builder<'_> {
         let pos = pos_of(&span);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
-                let node = Node::new(resolve_scalar(&text, style, tag.as_deref()), pos);
+                let mut node = Node::new(resolve_scalar(&text, style, tag.as_deref()), pos);
+                if matches!(node.value, NodeValue::Int(_) | NodeValue::Float(_)) {
+                    node.raw = Some(text.as_ref().into());
+                }
                 self.remember(anchor, &node);
                 Ok(node)
             }
             Event::Alias(id) => match self.anchors.get(&id) {
-                Some(n) => {
+                Some((n, size)) => {
+                    self.expanded += size;
+                    if self.expanded > MAX_EXPANDED {
+                        return Err(Diagnostics::one(Diagnostic::at(
+                            self.file,
+                            pos,
+                            format!("YAML aliases expand to more than {MAX_EXPANDED} values; refusing to expand (an alias bomb?)"),
+                        )));
+                    }
                     let mut n = n.clone();
                     n.pos = pos;
                     Ok(n)
@@ -181,7 +196,7 @@ impl Builder<'_> {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor > 0 {
-            self.anchors.insert(anchor, node.clone());
+            self.anchors.insert(anchor, (node.clone(), node.size()));
         }
     }
 }

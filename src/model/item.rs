@@ -51,8 +51,9 @@ impl GroundTruth {
                 for (id, v) in pairs {
                     let Some(i) = rubric.criteria.iter().position(|c| c.id == *id) else {
                         return Err(format!(
-                            "ground_truth names criterion '{id}', which rubric '{}' does not have",
-                            rubric.id
+                            "ground_truth names criterion '{id}', which rubric '{}' does not have; its criteria are {}",
+                            rubric.id,
+                            rubric.criteria.iter().map(|c| format!("'{}'", c.id)).collect::<Vec<_>>().join(", ")
                         ));
                     };
                     out[i] = Some(entry_verdict(rubric, i, v)?);
@@ -90,6 +91,6 @@ fn entry_verdict(rubric: &Rubric, index: usize, value: &Value) -> Result<Verdict
             return Err(fail(&format!("is {other}, which does not fit a {} criterion", kind.name())));
         }
     };
-    c.value_of(&verdict).map_err(|e| fail(&e))?;
+    c.value_of(&verdict).map_err(|e| format!("ground_truth for criterion '{}' (#{}): {e}", c.id, index + 1))?;
     Ok(verdict)
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::model::{CheckSpec, Criterion, Item, Verdict};
 pub use args::Args;
 pub use command::CommandCheck;
+pub use text::plural;
 
 /// What a check found.
 #[derive(Debug, Clone, PartialEq)]

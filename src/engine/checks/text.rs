@@ -77,7 +77,11 @@ pub fn build_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, Strin
         .multi_line(true)
         .size_limit(REGEX_SIZE_LIMIT)
         .build()
-        .map_err(|e| format!("invalid regex {}: {}", quote(pattern), e.to_string().lines().last().unwrap_or("").trim()))
+        .map_err(|e| {
+            let detail = e.to_string();
+            let last = detail.lines().last().unwrap_or("").trim();
+            format!("invalid regex {}: {}", quote(pattern), last.strip_prefix("error: ").unwrap_or(last))
+        })
 }
 
 #[derive(Debug)]

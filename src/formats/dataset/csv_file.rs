@@ -20,6 +20,13 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
         .iter()
         .map(|h| h.trim().trim_start_matches('\u{feff}').to_owned())
         .collect::<Vec<_>>();
+    if headers.iter().all(String::is_empty) {
+        return Err(Diagnostics::one(Diagnostic::at(
+            file,
+            Pos::new(1, 1),
+            "the file is empty; a CSV dataset needs a header row naming a `submission` column",
+        )));
+    }
     if headers.iter().all(|h| !super::fields::SUBMISSION_KEYS.contains(&h.as_str())) {
         return Err(Diagnostics::one(Diagnostic::at(
             file,

@@ -30,10 +30,20 @@ struct JsonDataset<'a> {
 }
 
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
-    let text = read_text(path, opts.max_json_bytes, "dataset")?;
+    let mut text = read_text(path, opts.max_json_bytes, "dataset")?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..3);
+    }
     let lines = LineIndex::new(&text);
     let serde_err = |e: serde_json::Error| {
-        Diagnostics::one(Diagnostic::at(file, Pos::new(e.line().max(1), e.column().max(1)), format!("not a valid dataset: {}", strip_position(&e))))
+        let pos = lines.pos_of_byte_col(e.line().max(1), e.column().max(1));
+        let msg = strip_position(&e);
+        let msg = if msg.starts_with("invalid type") && msg.ends_with("expected struct JsonDataset") {
+            "a JSON dataset is an object with an `items` list (or a list of items)".to_owned()
+        } else {
+            msg
+        };
+        Diagnostics::one(Diagnostic::at(file, pos, format!("not a valid dataset: {msg}")))
     };
     let trimmed = text.trim_start();
     let (header_raw, raw_items): (Option<JsonDataset<'_>>, Vec<&RawValue>) = if trimmed.starts_with('[') {
@@ -88,7 +98,7 @@ fn read_item(
     prompt: Option<&String>,
     reference: Option<&String>,
 ) -> Result<Item, Diagnostic> {
-    let here = |m: String| Diagnostic::at(file, pos, format!("item {number}: {m}"));
+    let here = |m: String| Diagnostic::at(file, pos, if m.starts_with("item ") { m } else { format!("item {number}: {m}") });
     let value: Value = serde_json::from_str(raw.get()).map_err(|e| here(e.to_string()))?;
     let Value::Object(mut obj) = value else {
         return Err(here(format!("an item must be an object, found {}", kind(&value))));
@@ -116,6 +126,6 @@ fn read_item(
     Ok(item)
 }
 
-fn first(mut d: Diagnostics) -> Diagnostic {
-    d.0.remove(0)
+fn first(d: Diagnostics) -> Diagnostic {
+    d.0.into_iter().next().unwrap_or_else(|| Diagnostic::whole("dataset", "the item's rubric is not valid"))
 }

@@ -109,7 +109,10 @@ impl JsonlItems {
                         .into(),
                 ));
             }
-            Err(e) => return Err(self.err(e.column().max(1), format!("not valid JSON: {}", strip_position(&e)))),
+            Err(e) => {
+                let col = LineIndex::new(text).pos_of_byte_col(1, e.column().max(1)).col;
+                return Err(self.err(col, format!("not valid JSON: {}", strip_position(&e))));
+            }
         };
         let Value::Object(mut obj) = value else {
             return Err(self.err(1, format!("each line must be a JSON object, found {}", kind(&value))));
@@ -127,8 +130,8 @@ impl JsonlItems {
 
     /// A per-line rubric, read with positions on this line.
     fn line_rubric(&self, text: &str) -> Result<Arc<crate::model::Rubric>, Diagnostic> {
-        let shift = |mut d: Diagnostics| {
-            let mut first = d.0.remove(0);
+        let shift = |d: Diagnostics| {
+            let mut first = d.0.into_iter().next().unwrap_or_else(|| Diagnostic::whole(&self.file, "the line's rubric is not valid"));
             if let Some(p) = first.pos.as_mut() {
                 p.line = self.line_no;
             }
@@ -175,18 +178,19 @@ impl Iterator for JsonlItems {
             let bytes = std::mem::take(&mut self.buf);
             let text = match utf8(&self.file, bytes) {
                 Ok(t) => t,
-                Err(mut d) => {
-                    let mut d = d.0.remove(0);
+                Err(d) => {
+                    let mut d = d.0.into_iter().next().unwrap_or_else(|| self.err(1, "the line is not valid UTF-8".into()));
                     if let Some(p) = d.pos.as_mut() {
                         p.line = self.line_no;
                     }
                     return Some(Err(d));
                 }
             };
+            let text = if self.line_no == 1 { text.trim_start_matches('\u{feff}') } else { &text };
             if text.trim().is_empty() {
                 continue;
             }
-            return Some(self.item(&text, complete));
+            return Some(self.item(text, complete));
         }
         None
     }

@@ -86,7 +86,11 @@ fn read_root(
     let mut f = Fields::of(ctx, root, "the rubric")?;
     // `{rubric: …}` wraps a rubric (or a list of criteria) one level down.
     if f.has("rubric") && !f.has("criteria") && !f.has("sections") {
-        let inner = f.take("rubric")?;
+        let Some(inner) = f.take("rubric") else {
+            let pos = f.node.key_pos("rubric").unwrap_or(f.node.pos);
+            ctx.err(pos, "`rubric` is empty; give a rubric or a list of criteria");
+            return None;
+        };
         let guidelines = f.string(ctx, "guidelines");
         f.finish(ctx, &["rubric", "guidelines"]);
         let mut sub = Vec::new();
