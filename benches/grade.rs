@@ -1,12 +1,15 @@
 //! Grading throughput of deterministic and schema criteria, streamed from JSONL.
 //!
 //! Generates a 100,000-item JSONL file, grades it with a 5-criterion rubric (contains,
-//! regex, word count, json_path, JSON Schema) on a single-threaded runtime, writes every
+//! regex, word count, `json_path`, JSON Schema) on a single-threaded runtime, writes every
 //! result as JSONL to a sink, and prints items/s, criterion evaluations/s (per wall second
 //! and per CPU second) and peak memory. Runs at 10,000 and 100,000 items to show that
 //! memory does not grow with the dataset.
 //!
 //! Run: `cargo bench --bench grade` (release build). `BENCH_ITEMS=N` changes the big size.
+
+// A benchmark stops at the first surprise; there is no user input here.
+#![allow(clippy::expect_used)]
 
 use std::io::Write;
 use std::path::Path;
@@ -61,7 +64,9 @@ fn write_dataset(path: &Path, n: usize) -> std::io::Result<()> {
     ];
     for i in 0..n {
         let answer = answers[i % answers.len()];
-        let sources: Vec<String> = (0..(i % 4)).map(|k| format!("https://example.org/{k}")).collect();
+        let sources: Vec<String> = (0..(i % 4))
+            .map(|k| format!("https://example.org/{k}"))
+            .collect();
         let submission = serde_json::json!({ "answer": answer, "sources": sources, "confidence": (i % 10) as f64 / 10.0 }).to_string();
         let line = serde_json::json!({ "id": format!("item-{i}"), "prompt": "What is the capital of France?", "submission": submission });
         writeln!(w, "{line}")?;
@@ -79,7 +84,7 @@ fn cpu_seconds() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-/// Peak resident memory (VmHWM) in MiB.
+/// Peak resident memory (`VmHWM`) in MiB.
 fn peak_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -88,9 +93,13 @@ fn peak_mib() -> Option<f64> {
 }
 
 fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
-    let loaded = parse_rubric_text("bench.yaml", RUBRIC, "bench", Path::new(".")).expect("bench rubric loads");
+    let loaded = parse_rubric_text("bench.yaml", RUBRIC, "bench", Path::new("."))
+        .expect("bench rubric loads");
     let compiled = Arc::new(compile(&loaded).expect("bench rubric compiles"));
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let dataset = open_dataset(path, ReadOptions::default()).expect("dataset opens");
     let cpu0 = cpu_seconds().unwrap_or(0.0);
     let start = Instant::now();
@@ -99,13 +108,23 @@ fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
         let (event_tx, mut event_rx) = mpsc::channel(4096);
         let reader = std::thread::spawn(move || {
             for (i, item) in dataset.items.enumerate() {
-                if item_tx.blocking_send((i, item.expect("valid item"))).is_err() {
+                if item_tx
+                    .blocking_send((i, item.expect("valid item")))
+                    .is_err()
+                {
                     break;
                 }
             }
         });
-        let executor = Executor::new(ExecOptions { concurrency: 64, ..ExecOptions::default() });
-        let run = tokio::spawn(async move { executor.run(Some(compiled), item_rx, event_tx, CancelToken::default()).await });
+        let executor = Executor::new(ExecOptions {
+            concurrency: 64,
+            ..ExecOptions::default()
+        });
+        let run = tokio::spawn(async move {
+            executor
+                .run(Some(compiled), item_rx, event_tx, CancelToken::default())
+                .await;
+        });
         let mut order = InOrder::new();
         let mut out = std::io::BufWriter::new(std::io::sink());
         let mut done = 0usize;
@@ -129,10 +148,18 @@ fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
 }
 
 fn main() {
-    let big: usize = std::env::var("BENCH_ITEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let big: usize = std::env::var("BENCH_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
     let dir = tempfile::tempdir().expect("tempdir");
-    println!("rubricate grade benchmark: 5 criteria (contains, regex, word_count, json_path, schema), single-threaded runtime");
-    println!("{:>9} {:>9} {:>9} {:>12} {:>16} {:>16} {:>10}", "items", "wall s", "cpu s", "items/s", "crit evals/s", "evals/cpu-s", "peak MiB");
+    println!(
+        "rubricate grade benchmark: 5 criteria (contains, regex, word_count, json_path, schema), single-threaded runtime"
+    );
+    println!(
+        "{:>9} {:>9} {:>9} {:>12} {:>16} {:>16} {:>10}",
+        "items", "wall s", "cpu s", "items/s", "crit evals/s", "evals/cpu-s", "peak MiB"
+    );
     for n in [10_000, big] {
         let path = dir.path().join(format!("bench-{n}.jsonl"));
         write_dataset(&path, n).expect("write dataset");
@@ -146,5 +173,7 @@ fn main() {
             peak_mib().unwrap_or(f64::NAN)
         );
     }
-    println!("floor: ≥ 200,000 criterion evaluations per second on one core; peak memory flat between the two sizes");
+    println!(
+        "floor: ≥ 200,000 criterion evaluations per second on one core; peak memory flat between the two sizes"
+    );
 }

@@ -5,13 +5,18 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use super::output::Sink;
-use crate::engine::checks::plural;
 use super::{CliError, CommonArgs, OutputFormat, exit, style};
+use crate::engine::checks::plural;
 use crate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
 use crate::formats::dataset::{Dataset, ReadOptions, open_dataset};
 use crate::formats::{Diagnostic, LoadedRubric, load_rubric};
 
-pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool, max_error_rate: f64) -> Result<u8, CliError> {
+pub fn run(
+    common: &CommonArgs,
+    concurrency: Option<usize>,
+    allow_commands: bool,
+    max_error_rate: f64,
+) -> Result<u8, CliError> {
     if !(0.0..=1.0).contains(&max_error_rate) {
         return Err(CliError::input("--max-error-rate must be between 0 and 1"));
     }
@@ -26,22 +31,40 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
         .enable_all()
         .build()
         .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
-    let suite = rubric.as_ref().map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
+    let suite = rubric
+        .as_ref()
+        .map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
     let format = common.format.unwrap_or_else(default_format);
-    let mut sink = Sink::open(format, common.out.as_deref(), rubric.as_ref().map(|r| &*r.rubric), &suite)?;
+    let mut sink = Sink::open(
+        format,
+        common.out.as_deref(),
+        rubric.as_ref().map(|r| &*r.rubric),
+        &suite,
+    )?;
     let override_rubric = common.rubric.is_some();
     let has_default = compiled.is_some();
-    let opts = ExecOptions { concurrency, allow_commands, ..ExecOptions::default() };
+    let opts = ExecOptions {
+        concurrency,
+        allow_commands,
+        ..ExecOptions::default()
+    };
 
     let input_error: Arc<Mutex<Option<Diagnostic>>> = Arc::default();
     let write_error = runtime.block_on(async {
         let (item_tx, item_rx) = mpsc::channel(1024);
         let (event_tx, mut event_rx) = mpsc::channel(4096);
-        let reader = feed(dataset, item_tx, override_rubric, has_default, Arc::clone(&input_error));
+        let reader = feed(
+            dataset,
+            item_tx,
+            override_rubric,
+            has_default,
+            Arc::clone(&input_error),
+        );
         let input_error = Arc::clone(&input_error);
         let executor = Executor::new(opts);
         let cancel = CancelToken::default();
-        let run = tokio::spawn(async move { executor.run(compiled, item_rx, event_tx, cancel).await });
+        let run =
+            tokio::spawn(async move { executor.run(compiled, item_rx, event_tx, cancel).await });
         let mut order = InOrder::new();
         let mut write_error = None;
         while let Some(ev) = event_rx.recv().await {
@@ -54,10 +77,15 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
             }
         }
         let _ = run.await;
-        if reader.join().is_err() {
-            if let Ok(mut slot) = input_error.lock() {
-                slot.get_or_insert_with(|| Diagnostic::whole(&common.dataset.display().to_string(), "reading the dataset failed unexpectedly (a bug); results are incomplete"));
-            }
+        if reader.join().is_err()
+            && let Ok(mut slot) = input_error.lock()
+        {
+            slot.get_or_insert_with(|| {
+                Diagnostic::whole(
+                    &common.dataset.display().to_string(),
+                    "reading the dataset failed unexpectedly (a bug); results are incomplete",
+                )
+            });
         }
         write_error
     });
@@ -67,13 +95,24 @@ pub fn run(common: &CommonArgs, concurrency: Option<usize>, allow_commands: bool
     let prints = sink.prints_summary();
     let summary = sink.finish()?;
     if !prints {
-        eprintln!("{}", summary.line(style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()))));
+        eprintln!(
+            "{}",
+            summary.line(style::color_enabled(std::io::IsTerminal::is_terminal(
+                &std::io::stderr()
+            )))
+        );
     }
     if let Some(d) = input_error.lock().ok().and_then(|mut g| g.take()) {
-        return Err(CliError::input(format!("{d}\n(results cover the {} before this point)", plural(summary.items, "item"))));
+        return Err(CliError::input(format!(
+            "{d}\n(results cover the {} before this point)",
+            plural(summary.items, "item")
+        )));
     }
     if summary.items == 0 {
-        return Err(CliError::input(format!("{}: the dataset has no items; nothing was graded", common.dataset.display())));
+        return Err(CliError::input(format!(
+            "{}: the dataset has no items; nothing was graded",
+            common.dataset.display()
+        )));
     }
     Ok(decide(&summary, common.fail_under, Some(max_error_rate)))
 }
@@ -86,12 +125,18 @@ pub fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {
 }
 
 pub fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
-    let opts = ReadOptions { max_item_bytes: common.max_item_mb.max(1) * 1024 * 1024, ..ReadOptions::default() };
+    let opts = ReadOptions {
+        max_item_bytes: common.max_item_mb.max(1) * 1024 * 1024,
+        ..ReadOptions::default()
+    };
     Ok(open_dataset(&common.dataset, opts)?)
 }
 
 /// `--rubric` first, else the dataset's own rubric; `None` when items must bring theirs.
-pub fn effective_rubric(common: &CommonArgs, dataset: &Dataset) -> Result<Option<LoadedRubric>, CliError> {
+pub fn effective_rubric(
+    common: &CommonArgs,
+    dataset: &Dataset,
+) -> Result<Option<LoadedRubric>, CliError> {
     match &common.rubric {
         Some(spec) => Ok(Some(load_rubric(spec)?)),
         None => Ok(dataset.header.rubric.clone()),
@@ -99,7 +144,11 @@ pub fn effective_rubric(common: &CommonArgs, dataset: &Dataset) -> Result<Option
 }
 
 pub fn default_format() -> OutputFormat {
-    if style::stdout_is_terminal() { OutputFormat::Table } else { OutputFormat::Jsonl }
+    if style::stdout_is_terminal() {
+        OutputFormat::Table
+    } else {
+        OutputFormat::Jsonl
+    }
 }
 
 /// Reads items on a thread of its own (file I/O never blocks the executor) and sends them
@@ -122,7 +171,10 @@ fn feed(
                     if item.rubric.is_none() && !has_default {
                         Some(Diagnostic::whole(
                             &item.origin,
-                            format!("item '{}' has no rubric and {file} has none; pass --rubric FILE or NAME", item.id),
+                            format!(
+                                "item '{}' has no rubric and {file} has none; pass --rubric FILE or NAME",
+                                item.id
+                            ),
                         ))
                     } else if tx.blocking_send((index, item)).is_err() {
                         return;
@@ -143,12 +195,18 @@ fn feed(
 }
 
 /// The exit code for a finished run.
-pub fn decide(summary: &super::output::Summary, fail_under: Option<f64>, max_error_rate: Option<f64>) -> u8 {
+pub fn decide(
+    summary: &super::output::Summary,
+    fail_under: Option<f64>,
+    max_error_rate: Option<f64>,
+) -> u8 {
     if max_error_rate.is_some_and(|max| summary.error_rate() > max + 1e-12) {
         return exit::FAILURES;
     }
     let below = match fail_under {
-        Some(x) => summary.mean_score().is_none_or(|m| !crate::engine::aggregate::reaches(m, x)),
+        Some(x) => summary
+            .mean_score()
+            .is_none_or(|m| !crate::engine::aggregate::reaches(m, x)),
         None => summary.passed < summary.items,
     };
     if below { exit::BELOW } else { exit::OK }

@@ -19,21 +19,44 @@ pub fn run(spec: &str, format: LintFormat) -> Result<u8, CliError> {
         LintFormat::Text => print_text(&loaded.file, &loaded.rubric.name, &report),
         LintFormat::Json => print_json(&loaded.file, &loaded.rubric.id, &report),
     }
-    Ok(if report.passed() { exit::OK } else { exit::BELOW })
+    Ok(if report.passed() {
+        exit::OK
+    } else {
+        exit::BELOW
+    })
 }
 
 fn print_text(file: &str, name: &str, report: &LintReport) {
     let color = style::color_enabled(style::stdout_is_terminal());
     let m = &report.meta;
-    let verdict = if m.passed { style::green("PASSED", color) } else { style::red("FAILED", color) };
-    let score = m.score.map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0));
-    println!("{} — rubric '{name}' ({file})", style::bold("rubricate lint", color));
+    let verdict = if m.passed {
+        style::green("PASSED", color)
+    } else {
+        style::red("FAILED", color)
+    };
+    let score = m
+        .score
+        .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0));
+    println!(
+        "{} — rubric '{name}' ({file})",
+        style::bold("rubricate lint", color)
+    );
     println!("structure score {score}: {verdict} (the meta-rubric passes at 70%)\n");
     for r in &m.results {
         let ok = r.value.is_some_and(|v| v >= 1.0);
-        let mark = if ok { style::green("✓", color) } else { style::red("✗", color) };
-        let level = r.verdict.as_ref().map_or_else(|| "error".into(), ToString::to_string);
-        let evidence = r.failure.as_ref().map_or_else(|| r.evidence.join("; "), ToString::to_string);
+        let mark = if ok {
+            style::green("✓", color)
+        } else {
+            style::red("✗", color)
+        };
+        let level = r
+            .verdict
+            .as_ref()
+            .map_or_else(|| "error".into(), ToString::to_string);
+        let evidence = r
+            .failure
+            .as_ref()
+            .map_or_else(|| r.evidence.join("; "), ToString::to_string);
         println!("  {mark} {:<26} {level:<9} {evidence}", r.criterion_id);
     }
     if !report.findings.is_empty() {

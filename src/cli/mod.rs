@@ -34,7 +34,10 @@ pub struct CliError {
 
 impl CliError {
     pub fn input(message: impl Into<String>) -> Self {
-        Self { code: exit::INPUT, message: message.into() }
+        Self {
+            code: exit::INPUT,
+            message: message.into(),
+        }
     }
 }
 
@@ -63,15 +66,19 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check rubric and dataset files; print every problem with file:line:column.
-    #[command(after_help = "Examples:\n  rubricate validate my-rubric.yaml\n  rubricate validate rubrics/*.yaml data.jsonl")]
+    /// Check rubric and dataset files; print every problem with <file:line:column>.
+    #[command(
+        after_help = "Examples:\n  rubricate validate my-rubric.yaml\n  rubricate validate rubrics/*.yaml data.jsonl"
+    )]
     Validate {
         /// Rubric files (YAML/JSON), built-in rubric names, or datasets (.json, .jsonl, .csv).
         #[arg(required = true)]
         files: Vec<String>,
     },
     /// Score a rubric's structure with the built-in meta-rubric and extra checks.
-    #[command(after_help = "Examples:\n  rubricate lint my-rubric.yaml\n  rubricate lint code --format json\n\nExit 0 when the meta-rubric passes, 1 when it does not, 2 when the rubric does not load.")]
+    #[command(
+        after_help = "Examples:\n  rubricate lint my-rubric.yaml\n  rubricate lint code --format json\n\nExit 0 when the meta-rubric passes, 1 when it does not, 2 when the rubric does not load."
+    )]
     Lint {
         /// A rubric file or a built-in name.
         rubric: String,
@@ -79,7 +86,9 @@ pub enum Command {
         format: LintFormat,
     },
     /// Grade every item of a dataset against a rubric.
-    #[command(after_help = "Examples:\n  rubricate grade --rubric answer.yaml answers.jsonl\n  rubricate grade --rubric answer.yaml answers.jsonl --format jsonl --out results.jsonl\n  rubricate grade --rubric answer.yaml answers.csv --format junit --out junit.xml --fail-under 0.8")]
+    #[command(
+        after_help = "Examples:\n  rubricate grade --rubric answer.yaml answers.jsonl\n  rubricate grade --rubric answer.yaml answers.jsonl --format jsonl --out results.jsonl\n  rubricate grade --rubric answer.yaml answers.csv --format junit --out junit.xml --fail-under 0.8"
+    )]
     Grade {
         #[command(flatten)]
         common: CommonArgs,
@@ -94,7 +103,9 @@ pub enum Command {
         max_error_rate: f64,
     },
     /// Score each item from its ground-truth verdicts (no judge), with feedback.
-    #[command(after_help = "Examples:\n  rubricate score essays.json\n  rubricate score labelled.jsonl --rubric answer.yaml --format json\n\nGround truth is a list matched to criteria by position, or a map by criterion id; entries are\nMET/UNMET/CANNOT_ASSESS, option labels, level ids, or numbers for scale criteria.")]
+    #[command(
+        after_help = "Examples:\n  rubricate score essays.json\n  rubricate score labelled.jsonl --rubric answer.yaml --format json\n\nGround truth is a list matched to criteria by position, or a map by criterion id; entries are\nMET/UNMET/CANNOT_ASSESS, option labels, level ids, or numbers for scale criteria."
+    )]
     Score {
         #[command(flatten)]
         common: CommonArgs,
@@ -149,9 +160,12 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Some(Command::Validate { files }) => validate::run(&files),
         Some(Command::Lint { rubric, format }) => lint::run(&rubric, format),
-        Some(Command::Grade { common, concurrency, allow_commands, max_error_rate }) => {
-            grade::run(&common, concurrency, allow_commands, max_error_rate)
-        }
+        Some(Command::Grade {
+            common,
+            concurrency,
+            allow_commands,
+            max_error_rate,
+        }) => grade::run(&common, concurrency, allow_commands, max_error_rate),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Schema) => {
             println!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());

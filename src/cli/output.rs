@@ -1,4 +1,4 @@
-//! Writing evaluations as a table, JSON, JSONL, CSV or JUnit XML, streaming where the
+//! Writing evaluations as a table, JSON, JSONL, CSV or `JUnit` XML, streaming where the
 //! format allows, and the run summary.
 
 use std::fmt::Write as _;
@@ -44,17 +44,27 @@ impl Summary {
     }
 
     pub fn error_rate(&self) -> f64 {
-        if self.cells == 0 { 0.0 } else { self.failed_cells as f64 / self.cells as f64 }
+        if self.cells == 0 {
+            0.0
+        } else {
+            self.failed_cells as f64 / self.cells as f64
+        }
     }
 
     pub fn line(&self, color: bool) -> String {
         let failed = self.items - self.passed;
-        let mean = self.mean_score().map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
+        let mean = self
+            .mean_score()
+            .map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
         let passed = style::green(&format!("{} passed", self.passed), color && self.passed > 0);
         let failed = style::red(&format!("{failed} failed"), color && failed > 0);
         let mut s = format!("{} items: {passed}, {failed}", self.items);
         if self.incomplete > 0 {
-            let _ = write!(s, ", {}", style::yellow(&format!("{} incomplete", self.incomplete), color));
+            let _ = write!(
+                s,
+                ", {}",
+                style::yellow(&format!("{} incomplete", self.incomplete), color)
+            );
         }
         let _ = write!(
             s,
@@ -171,12 +181,30 @@ fn io_err(e: &io::Error) -> CliError {
 
 impl Sink {
     /// `rubric` is the main rubric (its criteria become CSV columns); `suite` names the
-    /// JUnit suite.
-    pub fn open(format: OutputFormat, out: Option<&Path>, rubric: Option<&Rubric>, suite: &str) -> Result<Self, CliError> {
-        let criteria = rubric.map(|r| r.criteria.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
-        let penalties = rubric.map(|r| r.criteria.iter().filter(|c| c.weight < 0.0).map(|c| c.id.clone()).collect()).unwrap_or_default();
+    /// `JUnit` suite.
+    pub fn open(
+        format: OutputFormat,
+        out: Option<&Path>,
+        rubric: Option<&Rubric>,
+        suite: &str,
+    ) -> Result<Self, CliError> {
+        let criteria = rubric
+            .map(|r| r.criteria.iter().map(|c| c.id.clone()).collect())
+            .unwrap_or_default();
+        let penalties = rubric
+            .map(|r| {
+                r.criteria
+                    .iter()
+                    .filter(|c| c.weight < 0.0)
+                    .map(|c| c.id.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
         let dest = match out {
-            Some(p) => Dest::File(AtomicFile::create(p).map_err(|e| CliError::input(format!("{}: cannot create: {e}", p.display())))?),
+            Some(p) => Dest::File(
+                AtomicFile::create(p)
+                    .map_err(|e| CliError::input(format!("{}: cannot create: {e}", p.display())))?,
+            ),
             None => Dest::Stdout(io::BufWriter::with_capacity(256 * 1024, io::stdout())),
         };
         let color = out.is_none() && style::color_enabled(style::stdout_is_terminal());
@@ -201,10 +229,19 @@ impl Sink {
         match self.format {
             OutputFormat::Json => self.dest.write_all(b"{\"items\": [\n"),
             OutputFormat::Csv => {
-                let mut cols = vec!["item", "rubric", "rubric_version", "score", "raw", "passed", "incomplete", "failures"]
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>();
+                let mut cols = vec![
+                    "item",
+                    "rubric",
+                    "rubric_version",
+                    "score",
+                    "raw",
+                    "passed",
+                    "incomplete",
+                    "failures",
+                ]
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>();
                 for c in &self.criteria {
                     cols.push(format!("verdict:{c}"));
                     cols.push(format!("value:{c}"));
@@ -213,7 +250,10 @@ impl Sink {
                 write_csv_row(&mut self.dest, &cols)
             }
             OutputFormat::Table => {
-                let h = format!("{:<28} {:>7}  {:<6}  {}", "ITEM", "SCORE", "RESULT", "NOTES");
+                let h = format!(
+                    "{:<28} {:>7}  {:<6}  {}",
+                    "ITEM", "SCORE", "RESULT", "NOTES"
+                );
                 writeln!(self.dest, "{}", style::bold(&h, self.color))
             }
             OutputFormat::Jsonl | OutputFormat::Junit => Ok(()),
@@ -251,28 +291,64 @@ impl Sink {
                 ];
                 for c in &self.criteria {
                     let r = e.results.iter().find(|r| r.criterion_id == *c);
-                    row.push(r.and_then(|r| r.verdict.as_ref()).map(ToString::to_string).unwrap_or_default());
-                    row.push(r.and_then(|r| r.value).map(|v| v.to_string()).unwrap_or_default());
+                    row.push(
+                        r.and_then(|r| r.verdict.as_ref())
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
+                    );
+                    row.push(
+                        r.and_then(|r| r.value)
+                            .map(|v| v.to_string())
+                            .unwrap_or_default(),
+                    );
                 }
                 row.push(e.feedback.clone());
                 write_csv_row(&mut self.dest, &row)
             }
             OutputFormat::Table => {
-                let score = e.score.map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
-                let result = if e.passed { style::green("PASS  ", self.color) } else { style::red("FAIL  ", self.color) };
+                let score = e
+                    .score
+                    .map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
+                let result = if e.passed {
+                    style::green("PASS  ", self.color)
+                } else {
+                    style::red("FAIL  ", self.color)
+                };
                 let notes = table_notes(e, &self.penalties);
-                writeln!(self.dest, "{:<28} {:>7}  {result}  {notes}", clip(&e.target_id, 28), score)
+                writeln!(
+                    self.dest,
+                    "{:<28} {:>7}  {result}  {notes}",
+                    clip(&e.target_id, 28),
+                    score
+                )
             }
             OutputFormat::Junit => {
                 let name = xml_escape(&e.target_id);
-                let _ = write!(self.junit, "    <testcase classname=\"{}\" name=\"{name}\">", xml_escape(&e.rubric_id));
+                let _ = write!(
+                    self.junit,
+                    "    <testcase classname=\"{}\" name=\"{name}\">",
+                    xml_escape(&e.rubric_id)
+                );
                 if e.incomplete {
                     self.junit_errors += 1;
-                    let _ = write!(self.junit, "<error message=\"{}\">{}</error>", xml_escape(&format!("{} criterion failures", e.failures)), xml_escape(&e.feedback));
+                    let _ = write!(
+                        self.junit,
+                        "<error message=\"{}\">{}</error>",
+                        xml_escape(&format!("{} criterion failures", e.failures)),
+                        xml_escape(&e.feedback)
+                    );
                 } else if !e.passed {
                     self.junit_failures += 1;
-                    let msg = e.score.map_or_else(|| "not scored".into(), |s| format!("score {s:.4} did not pass"));
-                    let _ = write!(self.junit, "<failure message=\"{}\">{}</failure>", xml_escape(&msg), xml_escape(&e.feedback));
+                    let msg = e.score.map_or_else(
+                        || "not scored".into(),
+                        |s| format!("score {s:.4} did not pass"),
+                    );
+                    let _ = write!(
+                        self.junit,
+                        "<failure message=\"{}\">{}</failure>",
+                        xml_escape(&msg),
+                        xml_escape(&e.feedback)
+                    );
                 }
                 self.junit.push_str("</testcase>\n");
                 Ok(())
@@ -335,7 +411,11 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
     let failures: Vec<String> = e
         .results
         .iter()
-        .filter_map(|r| r.failure.as_ref().map(|f| format!("{}: {} failed", r.criterion_id, f.category)))
+        .filter_map(|r| {
+            r.failure
+                .as_ref()
+                .map(|f| format!("{}: {} failed", r.criterion_id, f.category))
+        })
         .collect();
     if !failures.is_empty() {
         return clip(&failures.join("; "), 60);
@@ -350,7 +430,11 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
         })
         .map(|r| r.criterion_id.as_str())
         .collect();
-    if lost.is_empty() { String::new() } else { clip(&format!("lost points: {}", lost.join(", ")), 60) }
+    if lost.is_empty() {
+        String::new()
+    } else {
+        clip(&format!("lost points: {}", lost.join(", ")), 60)
+    }
 }
 
 fn clip(s: &str, n: usize) -> String {

@@ -10,8 +10,15 @@ pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
     check_fail_under(common.fail_under)?;
     let dataset = open(common)?;
     let rubric = effective_rubric(common, &dataset)?;
-    let suite = rubric.as_ref().map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
-    let mut sink = Sink::open(common.format.unwrap_or_else(default_format), common.out.as_deref(), rubric.as_ref().map(|r| &*r.rubric), &suite)?;
+    let suite = rubric
+        .as_ref()
+        .map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
+    let mut sink = Sink::open(
+        common.format.unwrap_or_else(default_format),
+        common.out.as_deref(),
+        rubric.as_ref().map(|r| &*r.rubric),
+        &suite,
+    )?;
     let file = dataset.file.clone();
     let mut skipped = 0usize;
     for item in dataset.items {
@@ -20,14 +27,20 @@ pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
             skipped += 1;
             continue;
         }
-        let own = if common.rubric.is_some() { None } else { item.rubric.clone() };
-        let Some(r) = own.or_else(|| rubric.as_ref().map(|r| std::sync::Arc::clone(&r.rubric))) else {
+        let own = if common.rubric.is_some() {
+            None
+        } else {
+            item.rubric.clone()
+        };
+        let Some(r) = own.or_else(|| rubric.as_ref().map(|r| std::sync::Arc::clone(&r.rubric)))
+        else {
             return Err(CliError::input(format!(
                 "{}: item '{}' has no rubric and {file} has none; pass --rubric FILE or NAME",
                 item.origin, item.id
             )));
         };
-        let evaluation = score_ground_truth(&r, &item, "ground_truth").map_err(|m| CliError::input(format!("{}: {m}", item.origin)))?;
+        let evaluation = score_ground_truth(&r, &item, "ground_truth")
+            .map_err(|m| CliError::input(format!("{}: {m}", item.origin)))?;
         sink.write(&evaluation)?;
     }
     let prints = sink.prints_summary();
@@ -40,7 +53,9 @@ pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
         eprintln!("skipped {skipped} items without ground_truth");
     }
     if summary.items == 0 {
-        return Err(CliError::input(format!("{file}: no item has ground_truth to score")));
+        return Err(CliError::input(format!(
+            "{file}: no item has ground_truth to score"
+        )));
     }
     Ok(decide(&summary, common.fail_under, None))
 }

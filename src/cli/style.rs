@@ -1,4 +1,4 @@
-//! Terminal styling: colour only on a terminal and only when NO_COLOR is unset.
+//! Terminal styling: colour only on a terminal and only when `NO_COLOR` is unset.
 
 use std::io::IsTerminal;
 
@@ -11,7 +11,11 @@ pub fn stdout_is_terminal() -> bool {
 }
 
 fn paint(text: &str, code: &str, on: bool) -> String {
-    if on { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    if on {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
 }
 
 pub fn green(text: &str, on: bool) -> String {

@@ -2,7 +2,8 @@
 //! become a rubric score. Pure functions, no I/O.
 
 use crate::model::{
-    AbstainPolicy, AggregateMode, CriterionResult, ErrorPolicy, Gate, OptionChoice, Rubric, Scoring, Verdict,
+    AbstainPolicy, AggregateMode, CriterionResult, ErrorPolicy, Gate, OptionChoice, Rubric,
+    Scoring, Verdict,
 };
 
 /// Scores within this distance of the threshold count as reaching it.
@@ -13,7 +14,7 @@ pub const THRESHOLD_TOLERANCE: f64 = 1e-9;
 pub enum Outcome {
     /// A value in [0,1].
     Value(f64),
-    /// CANNOT_ASSESS, an NA option, or a criterion the judge left out.
+    /// `CANNOT_ASSESS`, an NA option, or a criterion the judge left out.
     Abstain,
     /// A check or judge error: never a verdict.
     Failed,
@@ -61,7 +62,9 @@ pub fn aggregate(scoring: &Scoring, threshold: f64, inputs: &[Input]) -> Aggrega
                 gates_failed.push(i);
             }
         }
-        let Some(v) = counted_value(scoring, input) else { continue };
+        let Some(v) = counted_value(scoring, input) else {
+            continue;
+        };
         let w = input.weight;
         counted += 1;
         raw += w * v;
@@ -87,7 +90,14 @@ pub fn aggregate(scoring: &Scoring, threshold: f64, inputs: &[Input]) -> Aggrega
         (Some(score), Some(raw))
     };
     let passed = score.is_some_and(|s| reaches(s, threshold)) && gates_failed.is_empty();
-    Aggregate { score, raw, passed, incomplete: failures > 0 || score.is_none(), failures, gates_failed }
+    Aggregate {
+        score,
+        raw,
+        passed,
+        incomplete: failures > 0 || score.is_none(),
+        failures,
+        gates_failed,
+    }
 }
 
 /// `score ≥ threshold` with the 1e-9 tolerance (0.7999999999999999 passes 0.8).
@@ -112,7 +122,11 @@ fn counted_value(scoring: &Scoring, input: &Input) -> Option<f64> {
     let abstained = |s: &Scoring| match s.abstain {
         AbstainPolicy::Skip => None,
         AbstainPolicy::Zero => Some(0.0),
-        AbstainPolicy::Partial => Some(if input.weight > 0.0 { s.partial_credit } else { 0.0 }),
+        AbstainPolicy::Partial => Some(if input.weight > 0.0 {
+            s.partial_credit
+        } else {
+            0.0
+        }),
         AbstainPolicy::Worst => Some(worst),
     };
     match input.outcome {
@@ -139,14 +153,22 @@ pub fn inputs_for(rubric: &Rubric, results: &[CriterionResult]) -> Vec<Input> {
                 Some(CriterionResult { value: Some(v), .. }) => Outcome::Value(*v),
                 _ => Outcome::Abstain,
             };
-            Input { weight: c.weight, outcome, gate: c.required.then(|| c.gate()) }
+            Input {
+                weight: c.weight,
+                outcome,
+                gate: c.required.then(|| c.gate()),
+            }
         })
         .collect()
 }
 
 /// Aggregates a rubric's criterion results.
 pub fn aggregate_results(rubric: &Rubric, results: &[CriterionResult]) -> Aggregate {
-    aggregate(&rubric.scoring, rubric.pass_threshold, &inputs_for(rubric, results))
+    aggregate(
+        &rubric.scoring,
+        rubric.pass_threshold,
+        &inputs_for(rubric, results),
+    )
 }
 
 /// Holistic judging: one 0–100 number for the whole rubric → `(score, raw)`.
@@ -165,7 +187,7 @@ pub fn holistic(weights: &[f64], judged: f64) -> (f64, f64) {
 }
 
 /// Reversed double pass: a positive criterion is MET only if both passes say so; a
-/// penalty is MET if either pass sees it; both CANNOT_ASSESS stays CANNOT_ASSESS.
+/// penalty is MET if either pass sees it; both `CANNOT_ASSESS` stays `CANNOT_ASSESS`.
 pub fn reconcile_double_pass(weight: f64, first: &Verdict, second: &Verdict) -> Verdict {
     use Verdict::{CannotAssess, Met, Unmet};
     match (first, second) {
@@ -192,13 +214,21 @@ pub enum EnsembleRule {
 /// A binary ensemble: `(verdict, agreement)`. Abstaining votes are set aside; ties go to
 /// the worst case for the criterion's sign. Agreement is the share of all votes equal to
 /// the final verdict.
-pub fn ensemble_binary(weight: f64, votes: &[(Verdict, f64)], rule: EnsembleRule) -> (Verdict, f64) {
+pub fn ensemble_binary(
+    weight: f64,
+    votes: &[(Verdict, f64)],
+    rule: EnsembleRule,
+) -> (Verdict, f64) {
     let mut met = 0.0;
     let mut unmet = 0.0;
     let mut any_met = false;
     let mut any_unmet = false;
     for (v, w) in votes {
-        let w = if rule == EnsembleRule::Weighted { *w } else { 1.0 };
+        let w = if rule == EnsembleRule::Weighted {
+            *w
+        } else {
+            1.0
+        };
         match v {
             Verdict::Met => {
                 met += w;
@@ -215,11 +245,27 @@ pub fn ensemble_binary(weight: f64, votes: &[(Verdict, f64)], rule: EnsembleRule
         Verdict::CannotAssess
     } else {
         match rule {
-            EnsembleRule::Unanimous => if any_unmet { Verdict::Unmet } else { Verdict::Met },
-            EnsembleRule::Any => if any_met { Verdict::Met } else { Verdict::Unmet },
+            EnsembleRule::Unanimous => {
+                if any_unmet {
+                    Verdict::Unmet
+                } else {
+                    Verdict::Met
+                }
+            }
+            EnsembleRule::Any => {
+                if any_met {
+                    Verdict::Met
+                } else {
+                    Verdict::Unmet
+                }
+            }
             EnsembleRule::Majority | EnsembleRule::Weighted => {
                 if (met - unmet).abs() < 1e-12 {
-                    if weight < 0.0 { Verdict::Met } else { Verdict::Unmet }
+                    if weight < 0.0 {
+                        Verdict::Met
+                    } else {
+                        Verdict::Unmet
+                    }
                 } else if met > unmet {
                     Verdict::Met
                 } else {
@@ -229,7 +275,11 @@ pub fn ensemble_binary(weight: f64, votes: &[(Verdict, f64)], rule: EnsembleRule
         }
     };
     let agree = votes.iter().filter(|(v, _)| *v == verdict).count();
-    let agreement = if votes.is_empty() { 0.0 } else { agree as f64 / votes.len() as f64 };
+    let agreement = if votes.is_empty() {
+        0.0
+    } else {
+        agree as f64 / votes.len() as f64
+    };
     (verdict, agreement)
 }
 
@@ -269,7 +319,11 @@ pub fn ensemble_options(
         OptionRule::Mean => values.iter().sum::<f64>() / values.len() as f64,
         OptionRule::Median => {
             let n = sorted.len();
-            if n % 2 == 1 { sorted[n / 2] } else { f64::midpoint(sorted[n / 2 - 1], sorted[n / 2]) }
+            if n % 2 == 1 {
+                sorted[n / 2]
+            } else {
+                f64::midpoint(sorted[n / 2 - 1], sorted[n / 2])
+            }
         }
         OptionRule::Min => sorted[0],
         OptionRule::Max => sorted[sorted.len() - 1],
@@ -291,14 +345,25 @@ pub fn ensemble_options(
             None => o,
             Some(c) => {
                 let (dc, dn) = ((c.value - target).abs(), (o.value - target).abs());
-                if dn + 1e-12 < dc || ((dn - dc).abs() <= 1e-12 && worse(c.value, o.value) == o.value) { o } else { c }
+                if dn + 1e-12 < dc
+                    || ((dn - dc).abs() <= 1e-12 && worse(c.value, o.value) == o.value)
+                {
+                    o
+                } else {
+                    c
+                }
             }
         });
     }
-    let Some(chosen) = chosen else { return (None, 0.0) };
+    let Some(chosen) = chosen else {
+        return (None, 0.0);
+    };
     let agree = votes
         .iter()
         .filter(|l| crate::model::find_option(options, l).is_some_and(|o| o.label == chosen.label))
         .count();
-    (Some(chosen.label.clone()), agree as f64 / votes.len() as f64)
+    (
+        Some(chosen.label.clone()),
+        agree as f64 / votes.len() as f64,
+    )
 }

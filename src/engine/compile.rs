@@ -35,10 +35,10 @@ pub fn compile(loaded: &LoadedRubric) -> Result<CompiledRubric, Diagnostics> {
     for (i, c) in loaded.rubric.criteria.iter().enumerate() {
         let compiled = match &c.method {
             Method::Judge(j) => {
-                if let Some(t) = &j.template {
-                    if let Err(m) = template::check_syntax(t) {
-                        problems.push(loaded.diagnostic(Some(i), "method.judge.template", &m));
-                    }
+                if let Some(t) = &j.template
+                    && let Err(m) = template::check_syntax(t)
+                {
+                    problems.push(loaded.diagnostic(Some(i), "method.judge.template", &m));
                 }
                 Some(CompiledMethod::Judge)
             }
@@ -46,8 +46,16 @@ pub fn compile(loaded: &LoadedRubric) -> Result<CompiledRubric, Diagnostics> {
                 Ok(Compiled::Sync(check)) => Some(CompiledMethod::Check(check)),
                 Ok(Compiled::Command(cmd)) => Some(CompiledMethod::Command(cmd)),
                 Err(e) => {
-                    let field = if e.field == "check" { "method.check".to_owned() } else { format!("method.{}", e.field) };
-                    problems.push(loaded.diagnostic(Some(i), &field, &format!("criterion '{}': {}", c.id, e.message)));
+                    let field = if e.field == "check" {
+                        "method.check".to_owned()
+                    } else {
+                        format!("method.{}", e.field)
+                    };
+                    problems.push(loaded.diagnostic(
+                        Some(i),
+                        &field,
+                        &format!("criterion '{}': {}", c.id, e.message),
+                    ));
                     None
                 }
             },
@@ -59,7 +67,11 @@ pub fn compile(loaded: &LoadedRubric) -> Result<CompiledRubric, Diagnostics> {
                 match value.and_then(|v| schema::compile(&v)) {
                     Ok(s) => Some(CompiledMethod::Schema(s)),
                     Err(m) => {
-                        problems.push(loaded.diagnostic(Some(i), "method.schema", &format!("criterion '{}': {m}", c.id)));
+                        problems.push(loaded.diagnostic(
+                            Some(i),
+                            "method.schema",
+                            &format!("criterion '{}': {m}", c.id),
+                        ));
                         None
                     }
                 }
@@ -70,7 +82,10 @@ pub fn compile(loaded: &LoadedRubric) -> Result<CompiledRubric, Diagnostics> {
         }
     }
     if problems.is_empty() {
-        Ok(CompiledRubric { loaded: loaded.clone(), methods })
+        Ok(CompiledRubric {
+            loaded: loaded.clone(),
+            methods,
+        })
     } else {
         Err(Diagnostics(problems))
     }

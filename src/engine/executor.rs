@@ -34,7 +34,7 @@ pub enum EventKind {
     Started,
     /// Text arriving from a streaming judge.
     Chunk(String),
-    Scored(CriterionResult),
+    Scored(Box<CriterionResult>),
     Failed(Failure),
     ItemDone(Box<Evaluation>),
 }
@@ -68,7 +68,13 @@ pub struct ExecOptions {
 
 impl Default for ExecOptions {
     fn default() -> Self {
-        Self { run: 0, concurrency: 8, allow_commands: false, evaluated_by: "rubricate".into(), cell_events: false }
+        Self {
+            run: 0,
+            concurrency: 8,
+            allow_commands: false,
+            evaluated_by: "rubricate".into(),
+            cell_events: false,
+        }
     }
 }
 
@@ -97,14 +103,22 @@ impl Executor {
             if cancel.is_cancelled() {
                 break;
             }
-            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { break };
+            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                break;
+            };
             let rubric = rubric.clone();
             let events = events.clone();
             let opts = self.opts.clone();
             tasks.spawn(async move {
-                let evaluation = evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
+                let evaluation =
+                    evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
                 let _ = events
-                    .send(GradeEvent { run: opts.run, item: index, criterion: None, kind: EventKind::ItemDone(Box::new(evaluation)) })
+                    .send(GradeEvent {
+                        run: opts.run,
+                        item: index,
+                        criterion: None,
+                        kind: EventKind::ItemDone(Box::new(evaluation)),
+                    })
                     .await;
                 drop(permit);
             });
@@ -148,7 +162,13 @@ pub async fn evaluate_item(
             let results = r
                 .criteria
                 .iter()
-                .map(|c| CriterionResult::failed(&c.id, c.method.kind(), Failure::error("rubric", message.clone())))
+                .map(|c| {
+                    CriterionResult::failed(
+                        &c.id,
+                        c.method.kind(),
+                        Failure::error("rubric", message.clone()),
+                    )
+                })
                 .collect();
             (Arc::clone(r), results)
         }
@@ -163,7 +183,12 @@ async fn score_criteria(
     opts: &ExecOptions,
     events: &mpsc::Sender<GradeEvent>,
 ) -> Vec<CriterionResult> {
-    let send = |criterion: usize, kind: EventKind| GradeEvent { run: opts.run, item: index, criterion: Some(criterion), kind };
+    let send = |criterion: usize, kind: EventKind| GradeEvent {
+        run: opts.run,
+        item: index,
+        criterion: Some(criterion),
+        kind,
+    };
     if opts.cell_events {
         for i in 0..rubric.methods.len() {
             let _ = events.send(send(i, EventKind::Queued)).await;
@@ -171,7 +196,13 @@ async fn score_criteria(
     }
     let input = CheckInput::new(item);
     let mut results = Vec::with_capacity(rubric.methods.len());
-    for (i, (criterion, method)) in rubric.rubric().criteria.iter().zip(&rubric.methods).enumerate() {
+    for (i, (criterion, method)) in rubric
+        .rubric()
+        .criteria
+        .iter()
+        .zip(&rubric.methods)
+        .enumerate()
+    {
         if opts.cell_events {
             let _ = events.send(send(i, EventKind::Started)).await;
         }
@@ -179,7 +210,7 @@ async fn score_criteria(
         if opts.cell_events {
             let event = match &result.failure {
                 Some(f) => EventKind::Failed(f.clone()),
-                None => EventKind::Scored(result.clone()),
+                None => EventKind::Scored(Box::new(result.clone())),
             };
             let _ = events.send(send(i, event)).await;
         }
@@ -212,7 +243,11 @@ pub async fn score_criterion(
         )),
         CompiledMethod::Command(cmd) => match cmd.run(input.item).await {
             Ok(text) => parse_verdict_text(criterion, &text)
-                .map(|verdict| super::checks::CheckOutput { verdict, measure: None, evidence: vec![format!("`{}` printed {text:?}", cmd.program)] })
+                .map(|verdict| super::checks::CheckOutput {
+                    verdict,
+                    measure: None,
+                    evidence: vec![format!("`{}` printed {text:?}", cmd.program)],
+                })
                 .map_err(|m| Failure::error("command", m)),
             Err(m) => Err(Failure::error("command", m)),
         },
@@ -320,7 +355,10 @@ pub struct InOrder<T> {
 
 impl<T> InOrder<T> {
     pub fn new() -> Self {
-        Self { next: 0, waiting: BTreeMap::new() }
+        Self {
+            next: 0,
+            waiting: BTreeMap::new(),
+        }
     }
 
     /// Adds item `index`; returns every item now ready, in order.
@@ -339,7 +377,6 @@ impl<T> InOrder<T> {
         self.waiting.len()
     }
 }
-
 
 #[cfg(test)]
 mod tests {

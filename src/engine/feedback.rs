@@ -34,11 +34,21 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
         }
     }
     if !agg.gates_failed.is_empty() {
-        let names: Vec<&str> = agg.gates_failed.iter().filter_map(|i| rubric.criteria.get(*i)).map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = agg
+            .gates_failed
+            .iter()
+            .filter_map(|i| rubric.criteria.get(*i))
+            .map(|c| c.name.as_str())
+            .collect();
         let _ = writeln!(out, "Required criteria not met: {}", names.join(", "));
     }
     if agg.failures > 0 {
-        let _ = writeln!(out, "Incomplete: {} of {} criteria could not be scored", agg.failures, rubric.criteria.len());
+        let _ = writeln!(
+            out,
+            "Incomplete: {} of {} criteria could not be scored",
+            agg.failures,
+            rubric.criteria.len()
+        );
     }
     out.push('\n');
     let find = |c: &Criterion| results.iter().find(|r| r.criterion_id == c.id);
@@ -70,17 +80,26 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
 }
 
 /// What to aim for when a criterion is not at its best: the next level up.
-fn suggestion(c: &Criterion, v: &Verdict) -> Option<String> {
+fn suggestion(criterion: &Criterion, verdict: &Verdict) -> Option<String> {
+    let c = criterion;
     let aim = |label: &str, why: &str| {
-        if why.trim().is_empty() { format!("aim for '{label}'") } else { format!("aim for '{label}' — {}", why.trim()) }
+        if why.trim().is_empty() {
+            format!("aim for '{label}'")
+        } else {
+            format!("aim for '{label}' — {}", why.trim())
+        }
     };
-    match (&c.kind, v) {
-        (_, Verdict::CannotAssess) => None,
+    match (&c.kind, verdict) {
         (Kind::Binary, Verdict::Unmet) if c.weight >= 0.0 => Some(aim("MET", &c.requirement)),
-        (Kind::Binary, Verdict::Met) if c.weight < 0.0 => Some(aim("UNMET", &format!("avoid: {}", c.requirement))),
+        (Kind::Binary, Verdict::Met) if c.weight < 0.0 => {
+            Some(aim("UNMET", &format!("avoid: {}", c.requirement)))
+        }
         (Kind::Levels(levels), Verdict::Level(id)) => {
             let current = levels.iter().find(|l| l.id == *id)?;
-            let next = levels.iter().filter(|l| l.score > current.score).min_by(|a, b| a.score.total_cmp(&b.score))?;
+            let next = levels
+                .iter()
+                .filter(|l| l.score > current.score)
+                .min_by(|a, b| a.score.total_cmp(&b.score))?;
             Some(aim(&next.label, &next.description))
         }
         (Kind::Options { options, .. }, Verdict::Choice(label)) => {
@@ -91,15 +110,16 @@ fn suggestion(c: &Criterion, v: &Verdict) -> Option<String> {
                 .min_by(|a, b| a.value.total_cmp(&b.value))?;
             Some(aim(&next.label, ""))
         }
-        (Kind::Scale(s), Verdict::Score(x)) => {
-            if *x >= s.max {
+        (Kind::Scale(scale), Verdict::Score(score)) => {
+            if *score >= scale.max {
                 return None;
             }
-            match s.anchors.iter().find(|a| a.value > *x) {
-                Some(a) => Some(aim(&trim_number(a.value), &a.text)),
-                None => Some(aim(&trim_number(s.max), "")),
+            match scale.anchors.iter().find(|anchor| anchor.value > *score) {
+                Some(anchor) => Some(aim(&trim_number(anchor.value), &anchor.text)),
+                None => Some(aim(&trim_number(scale.max), "")),
             }
         }
+        // CANNOT_ASSESS, and verdicts already at their best.
         _ => None,
     }
 }
@@ -117,7 +137,13 @@ mod tests {
     use crate::model::{Level, MethodKind};
 
     fn level(id: &str, label: &str, desc: &str, score: f64) -> Level {
-        Level { id: id.into(), label: label.into(), description: desc.into(), score, indicators: vec![] }
+        Level {
+            id: id.into(),
+            label: label.into(),
+            description: desc.into(),
+            score,
+            indicators: vec![],
+        }
     }
 
     #[test]
@@ -125,7 +151,12 @@ mod tests {
         let levels = vec![
             level("fail", "Fail", "Misses the point", 0.0),
             level("pass", "Pass", "Covers the basics", 0.7),
-            level("excellent", "Excellent", "Covers all required topics with depth", 1.0),
+            level(
+                "excellent",
+                "Excellent",
+                "Covers all required topics with depth",
+                1.0,
+            ),
         ];
         let mut clarity = Criterion::binary("clarity", "Clear", 0.5);
         clarity.name = "Clarity".into();
@@ -145,7 +176,10 @@ mod tests {
             failure: None,
             invocation: None,
         };
-        let results = vec![result("clarity", "excellent", 1.0), result("completeness", "pass", 0.7)];
+        let results = vec![
+            result("clarity", "excellent", 1.0),
+            result("completeness", "pass", 0.7),
+        ];
         let agg = aggregate_results(&rubric, &results);
         assert_eq!(
             summary(&rubric, &results, &agg),

@@ -2,7 +2,6 @@
 //! checks (duplicated or double-barrelled requirements, unreachable thresholds once the
 //! required gates count, unknown template variables, required penalties).
 
-
 use serde::Serialize;
 use tokio::sync::mpsc;
 
@@ -55,11 +54,18 @@ pub async fn lint(loaded: &LoadedRubric) -> Result<LintReport, Diagnostics> {
         ..Item::default()
     };
     let (tx, _rx) = mpsc::channel(64);
-    let opts = ExecOptions { cell_events: false, ..ExecOptions::default() };
+    let opts = ExecOptions {
+        cell_events: false,
+        ..ExecOptions::default()
+    };
     // Meta checks emit one event per criterion; the channel holds them all.
     let evaluation = evaluate_item(Some(&meta), &item, 0, &opts, &tx).await;
     let mut findings = findings(&loaded.rubric);
-    if evaluation.results.iter().any(|r| r.criterion_id == "weight_distribution" && r.value == Some(0.0)) {
+    if evaluation
+        .results
+        .iter()
+        .any(|r| r.criterion_id == "weight_distribution" && r.value == Some(0.0))
+    {
         let sum: f64 = loaded.rubric.criteria.iter().map(|c| c.weight).sum();
         findings.push(raw_finding(
             Severity::Info,
@@ -79,10 +85,18 @@ pub async fn lint(loaded: &LoadedRubric) -> Result<LintReport, Diagnostics> {
                 Some(p) => format!("{}:{}:{}", d.file, p.line, p.col),
                 None => d.file.clone(),
             };
-            Finding { severity: f.severity, location, path: loaded.source.path(f.criterion, &f.field), message: f.message }
+            Finding {
+                severity: f.severity,
+                location,
+                path: loaded.source.path(f.criterion, &f.field),
+                message: f.message,
+            }
         })
         .collect();
-    Ok(LintReport { meta: evaluation, findings: located })
+    Ok(LintReport {
+        meta: evaluation,
+        findings: located,
+    })
 }
 
 struct RawFinding {
@@ -92,8 +106,18 @@ struct RawFinding {
     message: String,
 }
 
-fn raw_finding(severity: Severity, criterion: Option<usize>, field: &str, message: String) -> RawFinding {
-    RawFinding { severity, criterion, field: field.to_owned(), message }
+fn raw_finding(
+    severity: Severity,
+    criterion: Option<usize>,
+    field: &str,
+    message: String,
+) -> RawFinding {
+    RawFinding {
+        severity,
+        criterion,
+        field: field.to_owned(),
+        message,
+    }
 }
 
 /// The extra checks, in criterion order.
@@ -101,9 +125,17 @@ fn findings(rubric: &Rubric) -> Vec<RawFinding> {
     let mut out = Vec::new();
     for (i, c) in rubric.criteria.iter().enumerate() {
         if c.requirement.trim().is_empty() {
-            out.push(raw_finding(Severity::Error, Some(i), "requirement", format!("criterion '{}' has an empty requirement", c.id)));
+            out.push(raw_finding(
+                Severity::Error,
+                Some(i),
+                "requirement",
+                format!("criterion '{}' has an empty requirement", c.id),
+            ));
         }
-        if let Some(j) = rubric.criteria[..i].iter().position(|p| normalize(&p.requirement) == normalize(&c.requirement)) {
+        if let Some(j) = rubric.criteria[..i]
+            .iter()
+            .position(|p| normalize(&p.requirement) == normalize(&c.requirement))
+        {
             out.push(raw_finding(
                 Severity::Warning,
                 Some(i),
@@ -119,28 +151,37 @@ fn findings(rubric: &Rubric) -> Vec<RawFinding> {
                 format!("criterion '{}' may check two things (\"{a}\" and \"{b}\"); a verdict on both at once hides which failed — consider two criteria", c.id),
             ));
         }
-        if let Method::Judge(j) = &c.method {
-            if let Some(t) = &j.template {
-                let unknown = template::unknown_variables(t);
-                if !unknown.is_empty() {
-                    out.push(raw_finding(
-                        Severity::Warning,
-                        Some(i),
-                        "method.judge.template",
-                        format!(
-                            "template of '{}' uses {} that rubricate does not provide; available: {}",
-                            c.id,
-                            unknown.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
-                            template::VARIABLES.join(", ")
-                        ),
-                    ));
-                }
+        if let Method::Judge(j) = &c.method
+            && let Some(t) = &j.template
+        {
+            let unknown = template::unknown_variables(t);
+            if !unknown.is_empty() {
+                out.push(raw_finding(
+                    Severity::Warning,
+                    Some(i),
+                    "method.judge.template",
+                    format!(
+                        "template of '{}' uses {} that rubricate does not provide; available: {}",
+                        c.id,
+                        unknown
+                            .iter()
+                            .map(|v| format!("`{v}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        template::VARIABLES.join(", ")
+                    ),
+                ));
             }
         }
-        if let Kind::Options { options, .. } = &c.kind {
-            if !options.iter().any(|o| !o.na) {
-                out.push(raw_finding(Severity::Error, Some(i), "options", format!("criterion '{}' has no option that is not NA", c.id)));
-            }
+        if let Kind::Options { options, .. } = &c.kind
+            && !options.iter().any(|o| !o.na)
+        {
+            out.push(raw_finding(
+                Severity::Error,
+                Some(i),
+                "options",
+                format!("criterion '{}' has no option that is not NA", c.id),
+            ));
         }
         if c.required && c.weight < 0.0 {
             out.push(raw_finding(
@@ -159,9 +200,10 @@ fn findings(rubric: &Rubric) -> Vec<RawFinding> {
             ));
         }
     }
-    if let Some(best) = best_with_gates(rubric) {
-        if !reaches(best, rubric.pass_threshold) {
-            out.push(raw_finding(
+    if let Some(best) = best_with_gates(rubric)
+        && !reaches(best, rubric.pass_threshold)
+    {
+        out.push(raw_finding(
                 Severity::Warning,
                 None,
                 "pass_threshold",
@@ -170,7 +212,6 @@ fn findings(rubric: &Rubric) -> Vec<RawFinding> {
                     rubric.pass_threshold, best
                 ),
             ));
-        }
     }
     out
 }
@@ -190,7 +231,11 @@ fn best_with_gates(rubric: &Rubric) -> Option<f64> {
             } else {
                 values.into_iter().max_by(f64::total_cmp)
             }?;
-            Some(Input { weight: c.weight, outcome: Outcome::Value(pick), gate: None })
+            Some(Input {
+                weight: c.weight,
+                outcome: Outcome::Value(pick),
+                gate: None,
+            })
         })
         .collect();
     aggregate(&rubric.scoring, rubric.pass_threshold, &inputs?).score
@@ -201,7 +246,10 @@ pub fn double_barrelled(requirement: &str) -> Option<(String, String)> {
     let lower = requirement.to_lowercase();
     for joiner in [" and also ", " as well as ", " and "] {
         if let Some(at) = lower.find(joiner) {
-            let (a, b) = (requirement[..at].trim(), requirement[at + joiner.len()..].trim());
+            let (a, b) = (
+                requirement[..at].trim(),
+                requirement[at + joiner.len()..].trim(),
+            );
             let words = |s: &str| s.split_whitespace().count();
             if words(a) >= 3 && words(b) >= 3 {
                 let clip = |s: &str| s.split_whitespace().take(6).collect::<Vec<_>>().join(" ");
@@ -218,7 +266,9 @@ mod tests {
 
     #[test]
     fn double_barrelled_needs_two_real_clauses() {
-        assert!(double_barrelled("States the capital of France and explains why it matters").is_some());
+        assert!(
+            double_barrelled("States the capital of France and explains why it matters").is_some()
+        );
         assert!(double_barrelled("Mentions salt and pepper").is_none());
         assert!(double_barrelled("Clear").is_none());
     }

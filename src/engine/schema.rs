@@ -22,7 +22,10 @@ pub fn compile(schema: &Value) -> Result<CompiledSchema, String> {
     let built = std::panic::catch_unwind(|| jsonschema::validator_for(schema));
     match built {
         Ok(Ok(validator)) => Ok(CompiledSchema { validator }),
-        Ok(Err(e)) => Err(format!("the JSON Schema does not compile: {e} (at {})", location(e.instance_path().as_str()))),
+        Ok(Err(e)) => Err(format!(
+            "the JSON Schema does not compile: {e} (at {})",
+            location(e.instance_path().as_str())
+        )),
         Err(_) => Err("the JSON Schema names a `$schema` draft rubricate does not know".into()),
     }
 }
@@ -30,13 +33,19 @@ pub fn compile(schema: &Value) -> Result<CompiledSchema, String> {
 /// Reads a schema file (JSON or YAML) relative to `base`.
 pub fn load_file(base: &Path, rel: &str) -> Result<Value, String> {
     let path = base.join(rel);
-    let text = crate::formats::read_text(&path, crate::formats::MAX_RUBRIC_BYTES, "schema").map_err(|d| d.to_string())?;
-    let node = crate::formats::parse_document(&path.display().to_string(), &text).map_err(|d| d.to_string())?;
+    let text = crate::formats::read_text(&path, crate::formats::MAX_RUBRIC_BYTES, "schema")
+        .map_err(|d| d.to_string())?;
+    let node = crate::formats::parse_document(&path.display().to_string(), &text)
+        .map_err(|d| d.to_string())?;
     Ok(node.to_json())
 }
 
 fn location(path: &str) -> String {
-    if path.is_empty() { "/".into() } else { path.to_owned() }
+    if path.is_empty() {
+        "/".into()
+    } else {
+        path.to_owned()
+    }
 }
 
 impl CompiledSchema {
@@ -45,7 +54,13 @@ impl CompiledSchema {
     pub fn run(&self, input: &CheckInput<'_>) -> CheckOutput {
         let doc = match input.json() {
             Ok(v) => v,
-            Err(e) => return CheckOutput { verdict: Verdict::Unmet, measure: None, evidence: vec![e.to_owned()] },
+            Err(e) => {
+                return CheckOutput {
+                    verdict: Verdict::Unmet,
+                    measure: None,
+                    evidence: vec![e.to_owned()],
+                };
+            }
         };
         let mut evidence = Vec::new();
         let mut count = 0usize;
@@ -59,9 +74,17 @@ impl CompiledSchema {
             evidence.push(format!("… and {} more errors", count - MAX_EVIDENCE));
         }
         if count == 0 {
-            CheckOutput { verdict: Verdict::Met, measure: Some(0.0), evidence: vec!["valid against the schema".into()] }
+            CheckOutput {
+                verdict: Verdict::Met,
+                measure: Some(0.0),
+                evidence: vec!["valid against the schema".into()],
+            }
         } else {
-            CheckOutput { verdict: Verdict::Unmet, measure: Some(count as f64), evidence }
+            CheckOutput {
+                verdict: Verdict::Unmet,
+                measure: Some(count as f64),
+                evidence,
+            }
         }
     }
 }

@@ -4,8 +4,18 @@
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
 /// Variables every template is rendered with (missing ones are empty, never undefined).
-pub const VARIABLES: &[&str] =
-    &["submission", "output", "prompt", "input", "query", "reference", "context", "description", "metadata", "id"];
+pub const VARIABLES: &[&str] = &[
+    "submission",
+    "output",
+    "prompt",
+    "input",
+    "query",
+    "reference",
+    "context",
+    "description",
+    "metadata",
+    "id",
+];
 
 /// Loops in templates stop after this much work.
 pub const FUEL: u64 = 50_000;
@@ -23,20 +33,30 @@ pub fn environment() -> Environment<'static> {
 /// Compiles a template; an error says what and on which line of the template.
 pub fn check_syntax(source: &str) -> Result<(), String> {
     let env = environment();
-    env.template_from_str(source).map(|_| ()).map_err(|e| describe(&e))
+    env.template_from_str(source)
+        .map(|_| ())
+        .map_err(|e| describe(&e))
 }
 
 /// Names the template uses that rubricate does not provide.
 pub fn unknown_variables(source: &str) -> Vec<String> {
     let env = environment();
-    let Ok(t) = env.template_from_str(source) else { return Vec::new() };
-    let mut names: Vec<String> = t.undeclared_variables(false).into_iter().filter(|v| !VARIABLES.contains(&v.as_str())).collect();
+    let Ok(t) = env.template_from_str(source) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = t
+        .undeclared_variables(false)
+        .into_iter()
+        .filter(|v| !VARIABLES.contains(&v.as_str()))
+        .collect();
     names.sort();
     names
 }
 
 fn describe(e: &minijinja::Error) -> String {
-    let what = e.detail().map_or_else(|| e.kind().to_string(), str::to_owned);
+    let what = e
+        .detail()
+        .map_or_else(|| e.kind().to_string(), str::to_owned);
     match e.line() {
         Some(l) => format!("template error on template line {l}: {what}"),
         None => format!("template error: {what}"),
@@ -49,9 +69,17 @@ mod tests {
 
     #[test]
     fn syntax_and_variables() {
-        assert!(check_syntax("Rate {{ submission }} {% if reference %}vs {{ reference }}{% endif %}").is_ok());
+        assert!(
+            check_syntax("Rate {{ submission }} {% if reference %}vs {{ reference }}{% endif %}")
+                .is_ok()
+        );
         let e = check_syntax("line one\n{% if x %}").unwrap_err();
         assert!(e.contains("template line 2"), "{e}");
-        assert_eq!(unknown_variables("{{ submission }} {{ answr }} {% for q in questions %}{{ q }}{% endfor %}"), vec!["answr", "questions"]);
+        assert_eq!(
+            unknown_variables(
+                "{{ submission }} {{ answr }} {% for q in questions %}{{ q }}{% endfor %}"
+            ),
+            vec!["answr", "questions"]
+        );
     }
 }

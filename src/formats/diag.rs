@@ -25,10 +25,18 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn at(file: &str, pos: Pos, message: impl Into<String>) -> Self {
-        Self { file: file.to_owned(), pos: Some(pos), message: message.into() }
+        Self {
+            file: file.to_owned(),
+            pos: Some(pos),
+            message: message.into(),
+        }
     }
     pub fn whole(file: &str, message: impl Into<String>) -> Self {
-        Self { file: file.to_owned(), pos: None, message: message.into() }
+        Self {
+            file: file.to_owned(),
+            pos: None,
+            message: message.into(),
+        }
     }
 }
 
@@ -49,8 +57,10 @@ impl Diagnostics {
     pub fn one(d: Diagnostic) -> Self {
         Self(vec![d])
     }
+    #[must_use]
     pub fn sorted(mut self) -> Self {
-        self.0.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
+        self.0
+            .sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
         self
     }
 }
@@ -80,9 +90,13 @@ impl<'a> LineIndex<'a> {
         Self { text, starts }
     }
 
-    /// The position of a 1-based line and 1-based *byte* column (as serde_json reports).
+    /// The position of a 1-based line and 1-based *byte* column (as `serde_json` reports).
     pub fn pos_of_byte_col(&self, line: usize, byte_col: usize) -> Pos {
-        let start = self.starts.get(line.saturating_sub(1)).copied().unwrap_or(self.text.len());
+        let start = self
+            .starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.text.len());
         self.pos(start + byte_col.saturating_sub(1))
     }
 
@@ -93,7 +107,10 @@ impl<'a> LineIndex<'a> {
         }
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
-        let col = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
         Pos::new(line + 1, col + 1)
     }
 }
@@ -108,8 +125,9 @@ mod tests {
         assert_eq!(idx.pos(0), Pos::new(1, 1));
         assert_eq!(idx.pos(3), Pos::new(2, 1));
         assert_eq!(idx.pos(5), Pos::new(2, 2));
-        assert_eq!(idx.pos(8), Pos::new(3, 1));
-        assert_eq!(idx.pos(9), Pos::new(4, 1));
+        assert_eq!(idx.pos(7), Pos::new(3, 1));
+        assert_eq!(idx.pos(8), Pos::new(4, 1));
+        assert_eq!(idx.pos(4), Pos::new(2, 1), "inside a character rounds down to its start");
         assert_eq!(idx.pos(999), Pos::new(4, 2));
     }
 
@@ -117,6 +135,9 @@ mod tests {
     fn display_is_file_line_col() {
         let d = Diagnostic::at("r.yaml", Pos::new(3, 7), "bad");
         assert_eq!(d.to_string(), "r.yaml:3:7: bad");
-        assert_eq!(Diagnostic::whole("r.yaml", "gone").to_string(), "r.yaml: gone");
+        assert_eq!(
+            Diagnostic::whole("r.yaml", "gone").to_string(),
+            "r.yaml: gone"
+        );
     }
 }

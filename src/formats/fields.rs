@@ -12,7 +12,10 @@ pub struct Ctx<'f> {
 
 impl<'f> Ctx<'f> {
     pub fn new(file: &'f str) -> Self {
-        Self { file, diags: Vec::new() }
+        Self {
+            file,
+            diags: Vec::new(),
+        }
     }
 
     pub fn err(&mut self, pos: Pos, message: impl Into<String>) {
@@ -21,7 +24,10 @@ impl<'f> Ctx<'f> {
 
     /// `what must be {expected}, found {type}` at the node.
     pub fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
-        self.err(node.pos, format!("{what} must be {expected}, found {}", node.type_name()));
+        self.err(
+            node.pos,
+            format!("{what} must be {expected}, found {}", node.type_name()),
+        );
     }
 }
 
@@ -36,17 +42,16 @@ pub struct Fields<'n> {
 impl<'n> Fields<'n> {
     /// `None` (with a located error) when `node` is not a mapping.
     pub fn of(ctx: &mut Ctx<'_>, node: &'n Node, what: &str) -> Option<Self> {
-        match &node.value {
-            NodeValue::Map(entries) => Some(Self {
+        if let NodeValue::Map(entries) = &node.value {
+            Some(Self {
                 node,
                 entries,
                 used: vec![false; entries.len()],
                 what: what.to_owned(),
-            }),
-            _ => {
-                ctx.wrong_type(node, what, "a mapping");
-                None
-            }
+            })
+        } else {
+            ctx.wrong_type(node, what, "a mapping");
+            None
         }
     }
 
@@ -89,12 +94,11 @@ impl<'n> Fields<'n> {
 
     pub fn boolean(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<bool> {
         let node = self.take(key)?;
-        match node.value {
-            NodeValue::Bool(b) => Some(b),
-            _ => {
-                ctx.wrong_type(node, &format!("`{key}`"), "true or false");
-                None
-            }
+        if let NodeValue::Bool(b) = node.value {
+            Some(b)
+        } else {
+            ctx.wrong_type(node, &format!("`{key}`"), "true or false");
+            None
         }
     }
 
@@ -102,10 +106,14 @@ impl<'n> Fields<'n> {
     pub fn finish(self, ctx: &mut Ctx<'_>, known: &[&str]) {
         for ((key, _), used) in self.entries.iter().zip(&self.used) {
             if !used {
-                let hint = nearest(&key.text, known)
-                    .map(|k| format!("; did you mean `{k}`?"))
-                    .unwrap_or_else(|| format!("; known fields: {}", known.join(", ")));
-                ctx.err(key.pos, format!("unknown field `{}` in {}{hint}", key.text, self.what));
+                let hint = nearest(&key.text, known).map_or_else(
+                    || format!("; known fields: {}", known.join(", ")),
+                    |k| format!("; did you mean `{k}`?"),
+                );
+                ctx.err(
+                    key.pos,
+                    format!("unknown field `{}` in {}{hint}", key.text, self.what),
+                );
             }
         }
     }
@@ -116,7 +124,9 @@ pub fn string_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<String> {
         NodeValue::Str(s) => Some(s.clone()),
         // Numbers written where text is expected (ids like `1`, versions like `1.0`) are kept
         // as text, as written.
-        NodeValue::Int(_) | NodeValue::Float(_) if node.raw.is_some() => node.raw.as_deref().map(str::to_owned),
+        NodeValue::Int(_) | NodeValue::Float(_) if node.raw.is_some() => {
+            node.raw.as_deref().map(str::to_owned)
+        }
         NodeValue::Int(i) => Some(i.to_string()),
         NodeValue::Float(f) => Some(f.to_string()),
         _ => {
@@ -127,12 +137,11 @@ pub fn string_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<String> {
 }
 
 pub fn number_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<f64> {
-    match node.as_f64() {
-        Some(x) => Some(x),
-        None => {
-            ctx.wrong_type(node, what, "a number");
-            None
-        }
+    if let Some(x) = node.as_f64() {
+        Some(x)
+    } else {
+        ctx.wrong_type(node, what, "a number");
+        None
     }
 }
 

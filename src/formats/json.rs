@@ -21,7 +21,14 @@ pub fn parse_span(
 ) -> Result<Node, Diagnostics> {
     let end = span.end.min(text.len());
     let text = text.get(..end).unwrap_or(text);
-    let mut p = JsonParser { file, bytes: text.as_bytes(), text, at: span.start, lines, depth: 0 };
+    let mut p = JsonParser {
+        file,
+        bytes: text.as_bytes(),
+        text,
+        at: span.start,
+        lines,
+        depth: 0,
+    };
     p.skip_ws();
     let node = p.value()?;
     p.skip_ws();
@@ -46,7 +53,11 @@ impl JsonParser<'_> {
     }
 
     fn fail_at(&self, offset: usize, message: &str) -> Diagnostics {
-        Diagnostics::one(Diagnostic::at(self.file, self.lines.pos(offset), format!("JSON syntax error: {message}")))
+        Diagnostics::one(Diagnostic::at(
+            self.file,
+            self.lines.pos(offset),
+            format!("JSON syntax error: {message}"),
+        ))
     }
 
     fn skip_ws(&mut self) {
@@ -67,12 +78,20 @@ impl JsonParser<'_> {
             Some(b'f') => self.word("false", NodeValue::Bool(false))?,
             Some(b'n') => self.word("null", NodeValue::Null)?,
             Some(b'-' | b'0'..=b'9') => self.number()?,
-            Some(_) if ["NaN", "Infinity", "+Infinity"].iter().any(|w| self.text[self.at..].starts_with(w)) => {
-                return Err(self.fail("NaN and Infinity are not JSON; write a finite number or null"));
+            Some(_)
+                if ["NaN", "Infinity", "+Infinity"]
+                    .iter()
+                    .any(|w| self.text[self.at..].starts_with(w)) =>
+            {
+                return Err(
+                    self.fail("NaN and Infinity are not JSON; write a finite number or null")
+                );
             }
             Some(_) => {
                 let ch = self.text[self.at..].chars().next().unwrap_or('?');
-                return Err(self.fail(&format!("unexpected character '{ch}' where a value was expected")));
+                return Err(self.fail(&format!(
+                    "unexpected character '{ch}' where a value was expected"
+                )));
             }
         };
         Ok(Node::new(value, pos))
@@ -120,7 +139,13 @@ impl JsonParser<'_> {
             self.at += 1;
             self.skip_ws();
             let value = self.value()?;
-            entries.push((Key { text: key, pos: self.lines.pos(kstart) }, value));
+            entries.push((
+                Key {
+                    text: key,
+                    pos: self.lines.pos(kstart),
+                },
+                value,
+            ));
             self.skip_ws();
             match self.bytes.get(self.at) {
                 Some(b',') => self.at += 1,
@@ -211,10 +236,8 @@ impl JsonParser<'_> {
             }
         }
         let text = &self.text[start..self.at];
-        if !is_float {
-            if let Ok(i) = text.parse::<i64>() {
-                return Ok(NodeValue::Int(i));
-            }
+        if !is_float && let Ok(i) = text.parse::<i64>() {
+            return Ok(NodeValue::Int(i));
         }
         text.parse::<f64>()
             .map(NodeValue::Float)
@@ -263,7 +286,10 @@ impl JsonParser<'_> {
     }
 
     fn hex4(&mut self) -> Result<u32, Diagnostics> {
-        let hex = self.text.get(self.at..self.at + 4).ok_or_else(|| self.fail("truncated \\u escape"))?;
+        let hex = self
+            .text
+            .get(self.at..self.at + 4)
+            .ok_or_else(|| self.fail("truncated \\u escape"))?;
         let v = u32::from_str_radix(hex, 16).map_err(|_| self.fail("invalid \\u escape"))?;
         self.at += 4;
         Ok(v)
@@ -293,31 +319,68 @@ mod tests {
 
     #[test]
     fn parses_values_with_positions() {
-        let n = parse("t.json", "{\n  \"a\": [1, 2.5, \"x\\u00e9\\ud83d\\ude00\"],\n  \"b\": null\n}").unwrap();
-        assert_eq!(n.to_json(), serde_json::json!({"a": [1, 2.5, "xé😀"], "b": null}));
-        assert_eq!(n.locate("a[2]").0.pos, Pos::new(2, 16));
+        let n = parse(
+            "t.json",
+            "{\n  \"a\": [1, 2.5, \"x\\u00e9\\ud83d\\ude00\"],\n  \"b\": null\n}",
+        )
+        .unwrap();
+        assert_eq!(
+            n.to_json(),
+            serde_json::json!({"a": [1, 2.5, "xé😀"], "b": null})
+        );
+        assert_eq!(n.locate("a[2]").0.pos, Pos::new(2, 17));
         assert_eq!(n.key_pos("b"), Some(Pos::new(3, 3)));
     }
 
     #[test]
     fn errors_are_located() {
         let cases = [
-            ("{\"a\": 1,}", "t.json:1:9: JSON syntax error: trailing comma before '}'; remove the last comma"),
-            ("{\"a\": NaN}", "t.json:1:7: JSON syntax error: NaN and Infinity are not JSON; write a finite number or null"),
-            ("{\"a\": x}", "t.json:1:7: JSON syntax error: unexpected character 'x' where a value was expected"),
-            ("[1, 2", "t.json:1:6: JSON syntax error: expected ',' or ']'"),
-            ("{\"a\": 1, \"a\": 2}", "t.json:1:10: duplicate key 'a'; each key may appear once in an object"),
-            ("\"abc", "t.json:1:1: JSON syntax error: unterminated string"),
-            ("1 2", "t.json:1:3: JSON syntax error: unexpected text after the JSON value"),
+            (
+                "{\"a\": 1,}",
+                "t.json:1:9: JSON syntax error: trailing comma before '}'; remove the last comma",
+            ),
+            (
+                "{\"a\": NaN}",
+                "t.json:1:7: JSON syntax error: NaN and Infinity are not JSON; write a finite number or null",
+            ),
+            (
+                "{\"a\": x}",
+                "t.json:1:7: JSON syntax error: unexpected character 'x' where a value was expected",
+            ),
+            (
+                "[1, 2",
+                "t.json:1:6: JSON syntax error: expected ',' or ']'",
+            ),
+            (
+                "{\"a\": 1, \"a\": 2}",
+                "t.json:1:10: duplicate key 'a'; each key may appear once in an object",
+            ),
+            (
+                "\"abc",
+                "t.json:1:1: JSON syntax error: unterminated string",
+            ),
+            (
+                "1 2",
+                "t.json:1:3: JSON syntax error: unexpected text after the JSON value",
+            ),
         ];
         for (text, want) in cases {
-            assert_eq!(parse("t.json", text).unwrap_err().to_string(), want, "{text}");
+            assert_eq!(
+                parse("t.json", text).unwrap_err().to_string(),
+                want,
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let text = "[".repeat(10_000);
-        assert!(parse("t.json", &text).unwrap_err().to_string().contains("nesting deeper"));
+        assert!(
+            parse("t.json", &text)
+                .unwrap_err()
+                .to_string()
+                .contains("nesting deeper")
+        );
     }
 }

@@ -38,11 +38,17 @@ pub struct LoadedRubric {
 impl LoadedRubric {
     /// A rubric built in code, with no positions.
     pub fn detached(rubric: Rubric, file: &str) -> Self {
-        Self { rubric: Arc::new(rubric), source: SourceMap::empty(), file: file.to_owned(), base_dir: PathBuf::from(".") }
+        Self {
+            rubric: Arc::new(rubric),
+            source: SourceMap::empty(),
+            file: file.to_owned(),
+            base_dir: PathBuf::from("."),
+        }
     }
 
     pub fn diagnostic(&self, criterion: Option<usize>, field: &str, message: &str) -> Diagnostic {
-        self.source.diagnostic(&self.file, criterion, field, message)
+        self.source
+            .diagnostic(&self.file, criterion, field, message)
     }
 }
 
@@ -68,16 +74,31 @@ pub fn load_rubric(spec: &str) -> Result<LoadedRubric, Diagnostics> {
 pub fn load_rubric_file(path: &Path) -> Result<LoadedRubric, Diagnostics> {
     let file = path.display().to_string();
     let text = read_text(path, MAX_RUBRIC_BYTES, "rubric")?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let base = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     parse_rubric_text(&file, &text, &stem, &base)
 }
 
 /// Parses rubric text (YAML or JSON) in the native format.
-pub fn parse_rubric_text(file: &str, text: &str, fallback_id: &str, base_dir: &Path) -> Result<LoadedRubric, Diagnostics> {
+pub fn parse_rubric_text(
+    file: &str,
+    text: &str,
+    fallback_id: &str,
+    base_dir: &Path,
+) -> Result<LoadedRubric, Diagnostics> {
     let root = parse_document(file, text)?;
     let (rubric, source) = native::read_rubric(file, &root, fallback_id, Dialect::NATIVE)?;
-    Ok(LoadedRubric { rubric: Arc::new(rubric), source, file: file.to_owned(), base_dir: base_dir.to_path_buf() })
+    Ok(LoadedRubric {
+        rubric: Arc::new(rubric),
+        source,
+        file: file.to_owned(),
+        base_dir: base_dir.to_path_buf(),
+    })
 }
 
 /// A bare name has no path separator and no extension.
@@ -88,17 +109,20 @@ pub fn is_bare_name(spec: &str) -> bool {
 /// Parses YAML or JSON by extension, sniffing when the extension says neither.
 pub fn parse_document(file: &str, text: &str) -> Result<Node, Diagnostics> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lower = file.to_ascii_lowercase();
-    if lower.ends_with(".json") {
+    let ext = Path::new(file)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext == "json" {
         return json::parse(file, text);
     }
-    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+    if ext == "yaml" || ext == "yml" {
         return yaml::parse(file, text);
     }
-    if text.trim_start().starts_with(['{', '[']) {
-        if let Ok(node) = json::parse(file, text) {
-            return Ok(node);
-        }
+    if text.trim_start().starts_with(['{', '['])
+        && let Ok(node) = json::parse(file, text)
+    {
+        return Ok(node);
     }
     yaml::parse(file, text)
 }

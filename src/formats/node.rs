@@ -33,7 +33,11 @@ pub struct Key {
 
 impl Node {
     pub fn new(value: NodeValue, pos: Pos) -> Self {
-        Self { value, pos, raw: None }
+        Self {
+            value,
+            pos,
+            raw: None,
+        }
     }
 
     /// How many values this node holds, itself included.
@@ -87,7 +91,10 @@ impl Node {
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.as_map()?.iter().find(|(k, _)| k.text == key).map(|(_, v)| v)
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.text == key)
+            .map(|(_, v)| v)
     }
 
     /// Follows a path like `sections[1].criteria[0].levels[2].score`, as far as it goes:
@@ -109,7 +116,10 @@ impl Node {
 
     /// Where a key of this mapping is written (the key itself), if present.
     pub fn key_pos(&self, key: &str) -> Option<Pos> {
-        self.as_map()?.iter().find(|(k, _)| k.text == key).map(|(k, _)| k.pos)
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.text == key)
+            .map(|(k, _)| k.pos)
     }
 
     /// The plain JSON value, positions dropped.
@@ -164,14 +174,35 @@ mod tests {
     #[test]
     fn locate_walks_keys_and_indexes_and_stops_at_the_deepest_node() {
         let leaf = n(NodeValue::Int(3), 4);
-        let item = n(NodeValue::Map(vec![(Key { text: "w".into(), pos: Pos::new(4, 1) }, leaf)]), 3);
+        let item = n(
+            NodeValue::Map(vec![(
+                Key {
+                    text: "w".into(),
+                    pos: Pos::new(4, 1),
+                },
+                leaf,
+            )]),
+            3,
+        );
         let list = n(NodeValue::Seq(vec![n(NodeValue::Null, 2), item]), 2);
-        let root = n(NodeValue::Map(vec![(Key { text: "criteria".into(), pos: Pos::new(1, 1) }, list)]), 1);
+        let root = n(
+            NodeValue::Map(vec![(
+                Key {
+                    text: "criteria".into(),
+                    pos: Pos::new(1, 1),
+                },
+                list,
+            )]),
+            1,
+        );
         assert_eq!(root.locate("criteria[1].w").0.pos.line, 4);
         assert!(root.locate("criteria[1].w").1);
         let (node, found) = root.locate("criteria[1].missing");
         assert!(!found);
         assert_eq!(node.pos.line, 3);
-        assert_eq!(root.to_json(), serde_json::json!({"criteria": [null, {"w": 3}]}));
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"criteria": [null, {"w": 3}]})
+        );
     }
 }

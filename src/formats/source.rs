@@ -13,7 +13,10 @@ pub struct SourceMap {
 
 impl SourceMap {
     pub fn new(root: Node, criteria: Vec<String>) -> Self {
-        Self { root: Some(root), criteria }
+        Self {
+            root: Some(root),
+            criteria,
+        }
     }
 
     /// A map that knows no positions (rubrics built in code, or from formats without them).
@@ -23,7 +26,12 @@ impl SourceMap {
 
     /// The document path of a field: `criteria[2].weight`, `sections[0].criteria[1].levels[0]`.
     pub fn path(&self, criterion: Option<usize>, field: &str) -> String {
-        let base = criterion.map(|i| self.criteria.get(i).cloned().unwrap_or_else(|| format!("criteria[{i}]")));
+        let base = criterion.map(|i| {
+            self.criteria
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("criteria[{i}]"))
+        });
         match (base, field.is_empty()) {
             (Some(b), true) => b,
             (Some(b), false) => format!("{b}.{field}"),
@@ -42,7 +50,13 @@ impl SourceMap {
         Some(node.pos)
     }
 
-    pub fn diagnostic(&self, file: &str, criterion: Option<usize>, field: &str, message: &str) -> Diagnostic {
+    pub fn diagnostic(
+        &self,
+        file: &str,
+        criterion: Option<usize>,
+        field: &str,
+        message: &str,
+    ) -> Diagnostic {
         match self.pos(criterion, field) {
             Some(pos) => Diagnostic::at(file, pos, message),
             None => Diagnostic::whole(file, format!("{}: {message}", self.path(criterion, field))),

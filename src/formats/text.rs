@@ -11,7 +11,12 @@ pub const MAX_RUBRIC_BYTES: u64 = 16 * 1024 * 1024;
 /// Reads `path` as UTF-8 text of at most `max` bytes. `what` names the file's role in messages.
 pub fn read_text(path: &Path, max: u64, what: &str) -> Result<String, Diagnostics> {
     let file = path.display().to_string();
-    let io = |e: std::io::Error| Diagnostics::one(Diagnostic::whole(&file, format!("cannot read {what} file: {e}")));
+    let io = |e: std::io::Error| {
+        Diagnostics::one(Diagnostic::whole(
+            &file,
+            format!("cannot read {what} file: {e}"),
+        ))
+    };
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().map_err(io)?.len();
     if len > max {
@@ -39,7 +44,10 @@ pub fn utf8(file: &str, bytes: Vec<u8>) -> Result<String, Diagnostics> {
         Diagnostics::one(Diagnostic::at(
             file,
             pos,
-            format!("the file is not valid UTF-8 (byte 0x{:02X}); save it as UTF-8", bytes[bad]),
+            format!(
+                "the file is not valid UTF-8 (byte 0x{:02X}); save it as UTF-8",
+                bytes[bad]
+            ),
         ))
     })
 }

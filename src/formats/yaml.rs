@@ -12,7 +12,13 @@ use super::node::{Key, Node, NodeValue};
 
 /// Parses the first document of `text`. An empty document is `Null`.
 pub fn parse(file: &str, text: &str) -> Result<Node, Diagnostics> {
-    let mut builder = Builder { file, anchors: HashMap::new(), expanded: 0, problems: Vec::new(), depth: 0 };
+    let mut builder = Builder {
+        file,
+        anchors: HashMap::new(),
+        expanded: 0,
+        problems: Vec::new(),
+        depth: 0,
+    };
     let mut parser = Parser::new_from_str(text);
     let root = builder.document(&mut parser)?;
     if builder.problems.is_empty() {
@@ -42,7 +48,10 @@ fn pos_of(span: &Span) -> Pos {
 type Ev<'i> = (Event<'i>, Span);
 
 impl Builder<'_> {
-    fn next<'i>(&self, parser: &mut Parser<'i, saphyr_parser::StrInput<'i>>) -> Result<Ev<'i>, Diagnostics> {
+    fn next<'i>(
+        &self,
+        parser: &mut Parser<'i, saphyr_parser::StrInput<'i>>,
+    ) -> Result<Ev<'i>, Diagnostics> {
         match parser.next_event() {
             Some(Ok(ev)) => Ok(ev),
             Some(Err(e)) => {
@@ -53,11 +62,17 @@ impl Builder<'_> {
                     format!("YAML syntax error: {}", e.info()),
                 )))
             }
-            None => Err(Diagnostics::one(Diagnostic::whole(self.file, "YAML ended unexpectedly"))),
+            None => Err(Diagnostics::one(Diagnostic::whole(
+                self.file,
+                "YAML ended unexpectedly",
+            ))),
         }
     }
 
-    fn document<'i>(&mut self, parser: &mut Parser<'i, saphyr_parser::StrInput<'i>>) -> Result<Node, Diagnostics> {
+    fn document<'i>(
+        &mut self,
+        parser: &mut Parser<'i, saphyr_parser::StrInput<'i>>,
+    ) -> Result<Node, Diagnostics> {
         loop {
             let (ev, span) = self.next(parser)?;
             match ev {
@@ -91,14 +106,20 @@ impl Builder<'_> {
                         return Err(Diagnostics::one(Diagnostic::at(
                             self.file,
                             pos,
-                            format!("YAML aliases expand to more than {MAX_EXPANDED} values; refusing to expand (an alias bomb?)"),
+                            format!(
+                                "YAML aliases expand to more than {MAX_EXPANDED} values; refusing to expand (an alias bomb?)"
+                            ),
                         )));
                     }
                     let mut n = n.clone();
                     n.pos = pos;
                     Ok(n)
                 }
-                None => Err(Diagnostics::one(Diagnostic::at(self.file, pos, "YAML alias refers to an unknown anchor"))),
+                None => Err(Diagnostics::one(Diagnostic::at(
+                    self.file,
+                    pos,
+                    "YAML alias refers to an unknown anchor",
+                ))),
             },
             Event::SequenceStart(anchor, _) => {
                 self.enter(pos)?;
@@ -133,7 +154,11 @@ impl Builder<'_> {
                     let (ev, vspan) = self.next(parser)?;
                     let value = self.node(parser, ev, vspan)?;
                     let Some(key) = key.or_else(|| alias_key(&key_node)) else {
-                        self.problems.push(Diagnostic::at(self.file, kpos, "mapping keys must be plain text"));
+                        self.problems.push(Diagnostic::at(
+                            self.file,
+                            kpos,
+                            "mapping keys must be plain text",
+                        ));
                         continue;
                     };
                     if key == "<<" {
@@ -148,7 +173,13 @@ impl Builder<'_> {
                         ));
                         continue;
                     }
-                    entries.push((Key { text: key, pos: kpos }, value));
+                    entries.push((
+                        Key {
+                            text: key,
+                            pos: kpos,
+                        },
+                        value,
+                    ));
                 }
                 for (k, v) in merged {
                     if !entries.iter().any(|(e, _)| e.text == k.text) {
@@ -160,7 +191,11 @@ impl Builder<'_> {
                 self.remember(anchor, &node);
                 Ok(node)
             }
-            _ => Err(Diagnostics::one(Diagnostic::at(self.file, pos, "unexpected YAML structure"))),
+            _ => Err(Diagnostics::one(Diagnostic::at(
+                self.file,
+                pos,
+                "unexpected YAML structure",
+            ))),
         }
     }
 
@@ -190,7 +225,11 @@ impl Builder<'_> {
                     self.merge(item, into);
                 }
             }
-            _ => self.problems.push(Diagnostic::at(self.file, value.pos, "a `<<` merge key needs a mapping")),
+            _ => self.problems.push(Diagnostic::at(
+                self.file,
+                value.pos,
+                "a `<<` merge key needs a mapping",
+            )),
         }
     }
 
@@ -216,11 +255,17 @@ fn alias_key(node: &Node) -> Option<String> {
 fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> NodeValue {
     if let Some(tag) = tag.filter(|t| t.is_yaml_core_schema()) {
         return match tag.suffix.as_str() {
-            "str" => NodeValue::Str(text.to_owned()),
-            "int" => text.trim().parse().map_or_else(|_| NodeValue::Str(text.to_owned()), NodeValue::Int),
-            "float" => text.trim().parse().map_or_else(|_| NodeValue::Str(text.to_owned()), NodeValue::Float),
+            "int" => text
+                .trim()
+                .parse()
+                .map_or_else(|_| NodeValue::Str(text.to_owned()), NodeValue::Int),
+            "float" => text
+                .trim()
+                .parse()
+                .map_or_else(|_| NodeValue::Str(text.to_owned()), NodeValue::Float),
             "bool" => resolve_plain(text),
             "null" => NodeValue::Null,
+            // `!!str` and tags we do not know keep the text as it is.
             _ => NodeValue::Str(text.to_owned()),
         };
     }
@@ -235,31 +280,34 @@ fn resolve_plain(text: &str) -> NodeValue {
         "" | "~" | "null" | "Null" | "NULL" => return NodeValue::Null,
         "true" | "True" | "TRUE" => return NodeValue::Bool(true),
         "false" | "False" | "FALSE" => return NodeValue::Bool(false),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return NodeValue::Float(f64::INFINITY),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return NodeValue::Float(f64::INFINITY);
+        }
         "-.inf" | "-.Inf" | "-.INF" => return NodeValue::Float(f64::NEG_INFINITY),
         ".nan" | ".NaN" | ".NAN" => return NodeValue::Float(f64::NAN),
         _ => {}
     }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(i) = text.parse::<i64>() {
-            return NodeValue::Int(i);
-        }
+    if !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(i) = text.parse::<i64>()
+    {
+        return NodeValue::Int(i);
     }
-    if let Some(hex) = text.strip_prefix("0x") {
-        if let Ok(i) = i64::from_str_radix(hex, 16) {
-            return NodeValue::Int(i);
-        }
+    if let Some(hex) = text.strip_prefix("0x")
+        && let Ok(i) = i64::from_str_radix(hex, 16)
+    {
+        return NodeValue::Int(i);
     }
-    if let Some(oct) = text.strip_prefix("0o") {
-        if let Ok(i) = i64::from_str_radix(oct, 8) {
-            return NodeValue::Int(i);
-        }
+    if let Some(oct) = text.strip_prefix("0o")
+        && let Ok(i) = i64::from_str_radix(oct, 8)
+    {
+        return NodeValue::Int(i);
     }
-    if looks_like_float(digits) {
-        if let Ok(f) = text.parse::<f64>() {
-            return NodeValue::Float(f);
-        }
+    if looks_like_float(digits)
+        && let Ok(f) = text.parse::<f64>()
+    {
+        return NodeValue::Float(f);
     }
     NodeValue::Str(text.to_owned())
 }
@@ -296,7 +344,8 @@ mod tests {
 
     #[test]
     fn scalars_resolve_like_yaml_1_2() {
-        let n = p("a: 1\nb: 1.5\nc: true\nd: ~\ne: '1'\nf: 1.0.0\ng: -2\nh: .nan\ni: 1e3\nj: yes\n");
+        let n =
+            p("a: 1\nb: 1.5\nc: true\nd: ~\ne: '1'\nf: 1.0.0\ng: -2\nh: .nan\ni: 1e3\nj: yes\n");
         let j = n.to_json();
         assert_eq!(j["a"], 1);
         assert_eq!(j["b"], 1.5);
@@ -330,7 +379,10 @@ mod tests {
     #[test]
     fn duplicate_keys_and_syntax_errors_are_located() {
         let e = parse("t.yaml", "a: 1\na: 2\n").unwrap_err();
-        assert_eq!(e.to_string(), "t.yaml:2:1: duplicate key 'a'; each key may appear once in a mapping");
+        assert_eq!(
+            e.to_string(),
+            "t.yaml:2:1: duplicate key 'a'; each key may appear once in a mapping"
+        );
         let e = parse("t.yaml", "a: [1, 2\nb: 3\n").unwrap_err();
         assert!(e.to_string().starts_with("t.yaml:"), "{e}");
         assert!(e.to_string().contains("YAML syntax error"), "{e}");

@@ -63,7 +63,12 @@ impl Criterion {
                 .iter()
                 .find(|l| l.id == *id)
                 .map(|l| Some(l.score))
-                .ok_or_else(|| format!("unknown level '{id}'; expected one of {}", level_ids(levels))),
+                .ok_or_else(|| {
+                    format!(
+                        "unknown level '{id}'; expected one of {}",
+                        level_ids(levels)
+                    )
+                }),
             (Kind::Levels(levels), Verdict::Met) => Ok(levels.last().map(|l| l.score)),
             (Kind::Levels(levels), Verdict::Unmet) => Ok(levels.first().map(|l| l.score)),
             (Kind::Options { options, .. }, Verdict::Choice(label)) => {
@@ -72,7 +77,11 @@ impl Criterion {
                     Some(o) => Ok(Some(o.value)),
                     None => Err(format!(
                         "unknown option '{label}'; expected one of {}",
-                        options.iter().map(|o| format!("'{}'", o.label)).collect::<Vec<_>>().join(", ")
+                        options
+                            .iter()
+                            .map(|o| format!("'{}'", o.label))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )),
                 }
             }
@@ -83,7 +92,10 @@ impl Criterion {
                     Err(format!("score {x} is not a finite number"))
                 }
             }
-            (kind, v) => Err(format!("verdict {v} does not fit a {} criterion", kind.name())),
+            (kind, v) => Err(format!(
+                "verdict {v} does not fit a {} criterion",
+                kind.name()
+            )),
         }
     }
 
@@ -93,7 +105,10 @@ impl Criterion {
             Kind::Binary | Kind::Scale(_) => (0.0, 1.0),
             Kind::Levels(levels) => {
                 let lo = levels.iter().map(|l| l.score).fold(f64::INFINITY, f64::min);
-                let hi = levels.iter().map(|l| l.score).fold(f64::NEG_INFINITY, f64::max);
+                let hi = levels
+                    .iter()
+                    .map(|l| l.score)
+                    .fold(f64::NEG_INFINITY, f64::max);
                 if lo.is_finite() { (lo, hi) } else { (0.0, 0.0) }
             }
             Kind::Options { options, .. } => {
@@ -108,10 +123,11 @@ impl Criterion {
     /// Every value a verdict can give this criterion (for reachability analysis).
     pub fn possible_values(&self) -> Vec<f64> {
         match &self.kind {
-            Kind::Binary => vec![0.0, 1.0],
-            Kind::Scale(_) => vec![0.0, 1.0],
+            Kind::Binary | Kind::Scale(_) => vec![0.0, 1.0],
             Kind::Levels(levels) => levels.iter().map(|l| l.score).collect(),
-            Kind::Options { options, .. } => options.iter().filter(|o| !o.na).map(|o| o.value).collect(),
+            Kind::Options { options, .. } => {
+                options.iter().filter(|o| !o.na).map(|o| o.value).collect()
+            }
         }
     }
 }
@@ -133,25 +149,34 @@ impl Gate {
 }
 
 fn level_ids(levels: &[Level]) -> String {
-    levels.iter().map(|l| format!("'{}'", l.id)).collect::<Vec<_>>().join(", ")
+    levels
+        .iter()
+        .map(|l| format!("'{}'", l.id))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Finds an option by label, trimmed and case-insensitively.
 pub fn find_option<'a>(options: &'a [OptionChoice], label: &str) -> Option<&'a OptionChoice> {
     let wanted = label.trim();
-    options.iter().find(|o| o.label.trim().eq_ignore_ascii_case(wanted))
+    options
+        .iter()
+        .find(|o| o.label.trim().eq_ignore_ascii_case(wanted))
 }
 
 /// What kind of answer a criterion takes, and what each answer is worth.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Kind {
-    /// MET = 1, UNMET = 0, CANNOT_ASSESS = abstain.
+    /// MET = 1, UNMET = 0, `CANNOT_ASSESS` = abstain.
     Binary,
     /// Named levels ordered from lowest to highest score.
     Levels(Vec<Level>),
     /// Multiple choice; an `na` option abstains.
-    Options { options: Vec<OptionChoice>, scale: OptionScale },
+    Options {
+        options: Vec<OptionChoice>,
+        scale: OptionScale,
+    },
     /// A number in `[min, max]`.
     Scale(Scale),
 }

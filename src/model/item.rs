@@ -53,7 +53,12 @@ impl GroundTruth {
                         return Err(format!(
                             "ground_truth names criterion '{id}', which rubric '{}' does not have; its criteria are {}",
                             rubric.id,
-                            rubric.criteria.iter().map(|c| format!("'{}'", c.id)).collect::<Vec<_>>().join(", ")
+                            rubric
+                                .criteria
+                                .iter()
+                                .map(|c| format!("'{}'", c.id))
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ));
                     };
                     out[i] = Some(entry_verdict(rubric, i, v)?);
@@ -68,29 +73,49 @@ fn entry_verdict(rubric: &Rubric, index: usize, value: &Value) -> Result<Verdict
     use super::Kind;
     let c = &rubric.criteria[index];
     let fail = |what: &str| {
-        format!("ground_truth for criterion '{}' (#{}) {what}", c.id, index + 1)
+        format!(
+            "ground_truth for criterion '{}' (#{}) {what}",
+            c.id,
+            index + 1
+        )
     };
     let verdict = match (&c.kind, value) {
         (Kind::Scale(_), Value::Number(n)) => Verdict::Score(n.as_f64().unwrap_or(f64::NAN)),
         (Kind::Scale(_), Value::String(s)) => match s.trim().parse::<f64>() {
             Ok(x) => Verdict::Score(x),
-            Err(_) if Verdict::parse_binary(s) == Some(Verdict::CannotAssess) => Verdict::CannotAssess,
+            Err(_) if Verdict::parse_binary(s) == Some(Verdict::CannotAssess) => {
+                Verdict::CannotAssess
+            }
             Err(_) => return Err(fail(&format!("is '{s}', expected a number"))),
         },
-        (Kind::Binary, Value::Bool(b)) => if *b { Verdict::Met } else { Verdict::Unmet },
-        (Kind::Binary, Value::String(s)) => Verdict::parse_binary(s).ok_or_else(|| {
-            fail(&format!("is '{s}', expected MET, UNMET or CANNOT_ASSESS"))
-        })?,
+        (Kind::Binary, Value::Bool(b)) => {
+            if *b {
+                Verdict::Met
+            } else {
+                Verdict::Unmet
+            }
+        }
+        (Kind::Binary, Value::String(s)) => Verdict::parse_binary(s)
+            .ok_or_else(|| fail(&format!("is '{s}', expected MET, UNMET or CANNOT_ASSESS")))?,
         (Kind::Levels(_), Value::String(s)) => match Verdict::parse_binary(s) {
             Some(Verdict::CannotAssess) => Verdict::CannotAssess,
             _ => Verdict::Level(s.trim().to_owned()),
         },
         (Kind::Options { .. }, Value::String(s)) => Verdict::Choice(s.clone()),
-        (Kind::Options { .. } | Kind::Levels(_), Value::Null) | (_, Value::Null) => Verdict::CannotAssess,
+        (Kind::Options { .. } | Kind::Levels(_) | _, Value::Null) => Verdict::CannotAssess,
         (kind, other) => {
-            return Err(fail(&format!("is {other}, which does not fit a {} criterion", kind.name())));
+            return Err(fail(&format!(
+                "is {other}, which does not fit a {} criterion",
+                kind.name()
+            )));
         }
     };
-    c.value_of(&verdict).map_err(|e| format!("ground_truth for criterion '{}' (#{}): {e}", c.id, index + 1))?;
+    c.value_of(&verdict).map_err(|e| {
+        format!(
+            "ground_truth for criterion '{}' (#{}): {e}",
+            c.id,
+            index + 1
+        )
+    })?;
     Ok(verdict)
 }

@@ -11,8 +11,8 @@ mod validate;
 mod verdict;
 
 pub use criterion::{
-    Anchor, CheckSpec, Criterion, Gate, JudgeMethod, Kind, Level, Method, MethodKind,
-    OptionChoice, OptionScale, Scale, SchemaSource, find_option,
+    Anchor, CheckSpec, Criterion, Gate, JudgeMethod, Kind, Level, Method, MethodKind, OptionChoice,
+    OptionScale, Scale, SchemaSource, find_option,
 };
 pub use evaluation::{Evaluation, new_evaluation_id};
 pub use item::{GroundTruth, Item};

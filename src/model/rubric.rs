@@ -55,10 +55,10 @@ impl Rubric {
     pub fn section_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
         for c in &self.criteria {
-            if let Some(s) = c.section.as_deref() {
-                if !names.contains(&s) {
-                    names.push(s);
-                }
+            if let Some(s) = c.section.as_deref()
+                && !names.contains(&s)
+            {
+                names.push(s);
             }
         }
         names
@@ -66,7 +66,9 @@ impl Rubric {
 
     /// True when any criterion needs an LLM judge.
     pub fn needs_judge(&self) -> bool {
-        self.criteria.iter().any(|c| c.method.kind() == super::MethodKind::Judge)
+        self.criteria
+            .iter()
+            .any(|c| c.method.kind() == super::MethodKind::Judge)
     }
 }
 

@@ -15,10 +15,18 @@ pub struct Problem {
 
 impl Problem {
     fn rubric(field: &str, message: String) -> Self {
-        Self { criterion: None, field: field.to_owned(), message }
+        Self {
+            criterion: None,
+            field: field.to_owned(),
+            message,
+        }
     }
     fn criterion(index: usize, field: impl Into<String>, message: String) -> Self {
-        Self { criterion: Some(index), field: field.into(), message }
+        Self {
+            criterion: Some(index),
+            field: field.into(),
+            message,
+        }
     }
 }
 
@@ -26,17 +34,26 @@ impl Problem {
 pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
     let mut out = Vec::new();
     if rubric.id.trim().is_empty() {
-        out.push(Problem::rubric("id", "rubric id is empty; give the rubric an `id` or a `name`".into()));
+        out.push(Problem::rubric(
+            "id",
+            "rubric id is empty; give the rubric an `id` or a `name`".into(),
+        ));
     }
     if !is_semver(&rubric.version) {
         out.push(Problem::rubric(
             "version",
-            format!("version '{}' is not a semantic version like 1.0.0", rubric.version),
+            format!(
+                "version '{}' is not a semantic version like 1.0.0",
+                rubric.version
+            ),
         ));
     }
     let t = rubric.pass_threshold;
     if !t.is_finite() {
-        out.push(Problem::rubric("pass_threshold", format!("pass_threshold {t} is not a finite number")));
+        out.push(Problem::rubric(
+            "pass_threshold",
+            format!("pass_threshold {t} is not a finite number"),
+        ));
     } else if rubric.scoring.normalize && !(0.0..=1.0).contains(&t) {
         out.push(Problem::rubric(
             "pass_threshold",
@@ -45,15 +62,24 @@ pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
     }
     let pc = rubric.scoring.partial_credit;
     if !(pc.is_finite() && (0.0..=1.0).contains(&pc)) {
-        out.push(Problem::rubric("scoring.partial_credit", format!("partial_credit {pc} must be between 0 and 1")));
+        out.push(Problem::rubric(
+            "scoring.partial_credit",
+            format!("partial_credit {pc} must be between 0 and 1"),
+        ));
     }
-    if let Some(temp) = rubric.judge.as_ref().and_then(|j| j.temperature) {
-        if !(temp.is_finite() && temp >= 0.0) {
-            out.push(Problem::rubric("judge.temperature", format!("temperature {temp} must be a number ≥ 0")));
-        }
+    if let Some(temp) = rubric.judge.as_ref().and_then(|j| j.temperature)
+        && !(temp.is_finite() && temp >= 0.0)
+    {
+        out.push(Problem::rubric(
+            "judge.temperature",
+            format!("temperature {temp} must be a number ≥ 0"),
+        ));
     }
     if rubric.criteria.is_empty() {
-        out.push(Problem::rubric("criteria", "the rubric has no criteria; add at least one".into()));
+        out.push(Problem::rubric(
+            "criteria",
+            "the rubric has no criteria; add at least one".into(),
+        ));
     }
     let mut ids = HashSet::new();
     for (i, c) in rubric.criteria.iter().enumerate() {
@@ -63,27 +89,40 @@ pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
             out.push(Problem::criterion(
                 i,
                 "id",
-                format!("duplicate criterion id '{}'; ids must be unique within a rubric", c.id),
+                format!(
+                    "duplicate criterion id '{}'; ids must be unique within a rubric",
+                    c.id
+                ),
             ));
         }
         if c.requirement.trim().is_empty() {
             out.push(Problem::criterion(
                 i,
                 "requirement",
-                format!("criterion '{}' has an empty requirement; say what is checked", c.id),
+                format!(
+                    "criterion '{}' has an empty requirement; say what is checked",
+                    c.id
+                ),
             ));
         }
         if !c.weight.is_finite() {
             out.push(Problem::criterion(
                 i,
                 "weight",
-                format!("criterion '{}' has weight {}, which is not a finite number", c.id, c.weight),
+                format!(
+                    "criterion '{}' has weight {}, which is not a finite number",
+                    c.id, c.weight
+                ),
             ));
         }
-        if let Some(m) = c.min_score {
-            if !(m.is_finite() && (0.0..=1.0).contains(&m)) {
-                out.push(Problem::criterion(i, "min_score", format!("min_score {m} must be between 0 and 1")));
-            }
+        if let Some(m) = c.min_score
+            && !(m.is_finite() && (0.0..=1.0).contains(&m))
+        {
+            out.push(Problem::criterion(
+                i,
+                "min_score",
+                format!("min_score {m} must be between 0 and 1"),
+            ));
         }
         validate_kind(i, &c.kind, &mut out);
     }
@@ -95,22 +134,37 @@ fn validate_kind(i: usize, kind: &Kind, out: &mut Vec<Problem>) {
         Kind::Binary => {}
         Kind::Levels(levels) => {
             if levels.is_empty() {
-                out.push(Problem::criterion(i, "levels", "levels criterion has no levels".into()));
+                out.push(Problem::criterion(
+                    i,
+                    "levels",
+                    "levels criterion has no levels".into(),
+                ));
             }
             let mut seen = HashSet::new();
             let mut prev: Option<f64> = None;
             for (j, l) in levels.iter().enumerate() {
                 let field = format!("levels[{j}]");
                 if l.id.trim().is_empty() {
-                    out.push(Problem::criterion(i, format!("{field}.id"), "level id is empty".into()));
+                    out.push(Problem::criterion(
+                        i,
+                        format!("{field}.id"),
+                        "level id is empty".into(),
+                    ));
                 } else if !seen.insert(l.id.as_str()) {
-                    out.push(Problem::criterion(i, format!("{field}.id"), format!("duplicate level id '{}'", l.id)));
+                    out.push(Problem::criterion(
+                        i,
+                        format!("{field}.id"),
+                        format!("duplicate level id '{}'", l.id),
+                    ));
                 }
                 if !(l.score.is_finite() && (0.0..=1.0).contains(&l.score)) {
                     out.push(Problem::criterion(
                         i,
                         format!("{field}.score"),
-                        format!("level '{}' has score {}; scores are between 0 and 1", l.id, l.score),
+                        format!(
+                            "level '{}' has score {}; scores are between 0 and 1",
+                            l.id, l.score
+                        ),
                     ));
                 } else if let Some(p) = prev.filter(|p| l.score < *p) {
                     out.push(Problem::criterion(
@@ -139,19 +193,29 @@ fn validate_kind(i: usize, kind: &Kind, out: &mut Vec<Problem>) {
             for (j, o) in options.iter().enumerate() {
                 let key = o.label.trim().to_lowercase();
                 if key.is_empty() {
-                    out.push(Problem::criterion(i, format!("options[{j}].label"), "option label is empty".into()));
+                    out.push(Problem::criterion(
+                        i,
+                        format!("options[{j}].label"),
+                        "option label is empty".into(),
+                    ));
                 } else if !seen.insert(key) {
                     out.push(Problem::criterion(
                         i,
                         format!("options[{j}].label"),
-                        format!("duplicate option label '{}' (labels match case-insensitively)", o.label),
+                        format!(
+                            "duplicate option label '{}' (labels match case-insensitively)",
+                            o.label
+                        ),
                     ));
                 }
                 if !(o.value.is_finite() && (0.0..=1.0).contains(&o.value)) {
                     out.push(Problem::criterion(
                         i,
                         format!("options[{j}].value"),
-                        format!("option '{}' has value {}; values are between 0 and 1", o.label, o.value),
+                        format!(
+                            "option '{}' has value {}; values are between 0 and 1",
+                            o.label, o.value
+                        ),
                     ));
                 }
             }
@@ -169,7 +233,10 @@ fn validate_kind(i: usize, kind: &Kind, out: &mut Vec<Problem>) {
                     out.push(Problem::criterion(
                         i,
                         format!("scale.anchors[{j}]"),
-                        format!("anchor {} is outside the scale {}..{}", a.value, s.min, s.max),
+                        format!(
+                            "anchor {} is outside the scale {}..{}",
+                            a.value, s.min, s.max
+                        ),
                     ));
                 }
             }
@@ -181,7 +248,10 @@ fn validate_kind(i: usize, kind: &Kind, out: &mut Vec<Problem>) {
 pub fn is_semver(v: &str) -> bool {
     let core = v.split(['-', '+']).next().unwrap_or("");
     let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -191,7 +261,13 @@ mod tests {
 
     #[test]
     fn reports_duplicates_empty_requirements_and_bad_weights() {
-        let mut r = Rubric::new("r", vec![Criterion::binary("a", "x", 1.0), Criterion::binary("a", " ", f64::NAN)]);
+        let mut r = Rubric::new(
+            "r",
+            vec![
+                Criterion::binary("a", "x", 1.0),
+                Criterion::binary("a", " ", f64::NAN),
+            ],
+        );
         r.version = "one".into();
         let p = validate_rubric(&r);
         let msgs: Vec<&str> = p.iter().map(|p| p.message.as_str()).collect();
@@ -206,8 +282,20 @@ mod tests {
     fn levels_must_ascend() {
         let mut c = Criterion::binary("c", "x", 1.0);
         c.kind = Kind::Levels(vec![
-            Level { id: "hi".into(), label: "Hi".into(), description: String::new(), score: 1.0, indicators: vec![] },
-            Level { id: "lo".into(), label: "Lo".into(), description: String::new(), score: 0.0, indicators: vec![] },
+            Level {
+                id: "hi".into(),
+                label: "Hi".into(),
+                description: String::new(),
+                score: 1.0,
+                indicators: vec![],
+            },
+            Level {
+                id: "lo".into(),
+                label: "Lo".into(),
+                description: String::new(),
+                score: 0.0,
+                indicators: vec![],
+            },
         ]);
         let p = validate_rubric(&Rubric::new("r", vec![c]));
         assert_eq!(p.len(), 1);

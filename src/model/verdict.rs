@@ -26,7 +26,12 @@ pub enum Verdict {
 impl Verdict {
     /// Parses the three binary verdict words, case-insensitively.
     pub fn parse_binary(text: &str) -> Option<Verdict> {
-        match text.trim().to_ascii_uppercase().replace([' ', '-'], "_").as_str() {
+        match text
+            .trim()
+            .to_ascii_uppercase()
+            .replace([' ', '-'], "_")
+            .as_str()
+        {
             "MET" => Some(Verdict::Met),
             "UNMET" | "NOT_MET" => Some(Verdict::Unmet),
             "CANNOT_ASSESS" => Some(Verdict::CannotAssess),
@@ -67,7 +72,11 @@ pub struct Failure {
 
 impl Failure {
     pub fn error(category: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { kind: FailureKind::Error, category: category.into(), message: message.into() }
+        Self {
+            kind: FailureKind::Error,
+            category: category.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -76,7 +85,11 @@ impl fmt::Display for Failure {
         match self.kind {
             FailureKind::Error => write!(f, "error [{}]: {}", self.category, self.message),
             FailureKind::UnableToEvaluate => {
-                write!(f, "unable_to_evaluate [{}]: {}", self.category, self.message)
+                write!(
+                    f,
+                    "unable_to_evaluate [{}]: {}",
+                    self.category, self.message
+                )
             }
         }
     }

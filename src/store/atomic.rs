@@ -17,16 +17,26 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let name = target
+            .file_name()
+            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
         let file = File::create(&temp)?;
-        Ok(Self { target: target.to_path_buf(), temp, writer: Some(BufWriter::with_capacity(256 * 1024, file)) })
+        Ok(Self {
+            target: target.to_path_buf(),
+            temp,
+            writer: Some(BufWriter::with_capacity(256 * 1024, file)),
+        })
     }
 
     /// Flushes, syncs and renames over the target.
     pub fn commit(mut self) -> io::Result<()> {
-        let Some(writer) = self.writer.take() else { return Ok(()) };
-        let file = writer.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let Some(writer) = self.writer.take() else {
+            return Ok(());
+        };
+        let file = writer
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         drop(file);
         std::fs::rename(&self.temp, &self.target)?;
@@ -79,7 +89,11 @@ mod tests {
         f.write_all(b"new")?;
         f.commit()?;
         assert_eq!(std::fs::read_to_string(&target)?, "new");
-        assert_eq!(std::fs::read_dir(dir.path())?.count(), 1, "no temp file left behind");
+        assert_eq!(
+            std::fs::read_dir(dir.path())?.count(),
+            1,
+            "no temp file left behind"
+        );
         Ok(())
     }
 }

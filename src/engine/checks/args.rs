@@ -11,7 +11,10 @@ pub struct Args<'a> {
 
 impl<'a> Args<'a> {
     pub fn new(map: &'a Map<String, Value>) -> Self {
-        Self { map, used: Vec::new() }
+        Self {
+            map,
+            used: Vec::new(),
+        }
     }
 
     pub fn get(&mut self, key: &'a str) -> Option<&'a Value> {
@@ -32,23 +35,33 @@ impl<'a> Args<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
-            Some(_) => Err(SpecError::new(Self::field(key), format!("`{key}` must be text"))),
+            Some(_) => Err(SpecError::new(
+                Self::field(key),
+                format!("`{key}` must be text"),
+            )),
         }
     }
 
     pub fn required_string(&mut self, key: &'a str) -> Result<String, SpecError> {
-        self.string(key)?.ok_or_else(|| SpecError::new("args", format!("this check needs `{key}` in args")))
+        self.string(key)?
+            .ok_or_else(|| SpecError::new("args", format!("this check needs `{key}` in args")))
     }
 
     pub fn number(&mut self, key: &'a str) -> Result<Option<f64>, SpecError> {
         match self.get(key) {
             None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_f64()
-                .filter(|x| x.is_finite())
-                .map(Some)
-                .ok_or_else(|| SpecError::new(Self::field(key), format!("`{key}` must be a finite number"))),
-            Some(_) => Err(SpecError::new(Self::field(key), format!("`{key}` must be a number"))),
+            Some(Value::Number(n)) => {
+                n.as_f64()
+                    .filter(|x| x.is_finite())
+                    .map(Some)
+                    .ok_or_else(|| {
+                        SpecError::new(Self::field(key), format!("`{key}` must be a finite number"))
+                    })
+            }
+            Some(_) => Err(SpecError::new(
+                Self::field(key),
+                format!("`{key}` must be a number"),
+            )),
         }
     }
 
@@ -56,7 +69,10 @@ impl<'a> Args<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(_) => Err(SpecError::new(Self::field(key), format!("`{key}` must be true or false"))),
+            Some(_) => Err(SpecError::new(
+                Self::field(key),
+                format!("`{key}` must be true or false"),
+            )),
         }
     }
 
@@ -69,11 +85,17 @@ impl<'a> Args<'a> {
                 .iter()
                 .map(|v| match v {
                     Value::String(s) => Ok(s.clone()),
-                    _ => Err(SpecError::new(Self::field(key), format!("`{key}` must be a list of text"))),
+                    _ => Err(SpecError::new(
+                        Self::field(key),
+                        format!("`{key}` must be a list of text"),
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
-            Some(_) => Err(SpecError::new(Self::field(key), format!("`{key}` must be text or a list of text"))),
+            Some(_) => Err(SpecError::new(
+                Self::field(key),
+                format!("`{key}` must be text or a list of text"),
+            )),
         }
     }
 
@@ -81,10 +103,14 @@ impl<'a> Args<'a> {
     pub fn finish(&self) -> Result<(), SpecError> {
         for key in self.map.keys() {
             if !self.used.contains(&key.as_str()) {
-                let hint = crate::formats::fields::nearest(key, &self.used)
-                    .map(|k| format!("; did you mean `{k}`?"))
-                    .unwrap_or_else(|| format!("; this check takes: {}", self.used.join(", ")));
-                return Err(SpecError::new(Self::field(key), format!("unknown argument `{key}`{hint}")));
+                let hint = crate::formats::fields::nearest(key, &self.used).map_or_else(
+                    || format!("; this check takes: {}", self.used.join(", ")),
+                    |k| format!("; did you mean `{k}`?"),
+                );
+                return Err(SpecError::new(
+                    Self::field(key),
+                    format!("unknown argument `{key}`{hint}"),
+                ));
             }
         }
         Ok(())

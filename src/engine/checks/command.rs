@@ -1,5 +1,5 @@
 //! The `command` check: runs a program with the item as JSON on stdin and reads a verdict
-//! (MET/UNMET/CANNOT_ASSESS, a level id, an option label or a number) from its stdout.
+//! (`MET/UNMET/CANNOT_ASSESS`, a level id, an option label or a number) from its stdout.
 //! It runs only when the workspace config or `--allow-commands` opts in.
 
 use std::process::Stdio;
@@ -26,12 +26,19 @@ pub fn compile(args: &mut Args<'_>) -> Result<CommandCheck, SpecError> {
     if program.trim().is_empty() {
         return Err(SpecError::new("args.program", "`program` is empty"));
     }
-    let argv = args.strings("args")?.unwrap_or_default();
+    let program_args = args.strings("args")?.unwrap_or_default();
     let secs = args.number("timeout_secs")?.unwrap_or(10.0);
     if !(secs > 0.0 && secs <= 3600.0) {
-        return Err(SpecError::new("args.timeout_secs", "`timeout_secs` must be between 0 and 3600"));
+        return Err(SpecError::new(
+            "args.timeout_secs",
+            "`timeout_secs` must be between 0 and 3600",
+        ));
     }
-    Ok(CommandCheck { program, args: argv, timeout: Duration::from_secs_f64(secs) })
+    Ok(CommandCheck {
+        program,
+        args: program_args,
+        timeout: Duration::from_secs_f64(secs),
+    })
 }
 
 impl CommandCheck {
@@ -65,19 +72,37 @@ impl CommandCheck {
             let mut out = Vec::new();
             let mut err = Vec::new();
             if let Some(s) = stdout.as_mut() {
-                s.take(MAX_OUTPUT).read_to_end(&mut out).await.map_err(|e| e.to_string())?;
+                s.take(MAX_OUTPUT)
+                    .read_to_end(&mut out)
+                    .await
+                    .map_err(|e| e.to_string())?;
             }
             if let Some(s) = stderr.as_mut() {
-                s.take(MAX_OUTPUT).read_to_end(&mut err).await.map_err(|e| e.to_string())?;
+                s.take(MAX_OUTPUT)
+                    .read_to_end(&mut err)
+                    .await
+                    .map_err(|e| e.to_string())?;
             }
             let status = child.wait().await.map_err(|e| e.to_string())?;
             Ok::<_, String>((status, out, err))
         };
-        let (status, out, err) = tokio::time::timeout(self.timeout, work)
-            .await
-            .map_err(|_| format!("`{}` did not finish within {:?}; it was stopped", self.program, self.timeout))??;
+        let (status, out, err) =
+            tokio::time::timeout(self.timeout, work)
+                .await
+                .map_err(|_| {
+                    format!(
+                        "`{}` did not finish within {:?}; it was stopped",
+                        self.program, self.timeout
+                    )
+                })??;
         if !status.success() {
-            let tail: String = String::from_utf8_lossy(&err).lines().last().unwrap_or("").chars().take(200).collect();
+            let tail: String = String::from_utf8_lossy(&err)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .chars()
+                .take(200)
+                .collect();
             return Err(format!("`{}` exited with {status}: {tail}", self.program));
         }
         String::from_utf8_lossy(&out)

@@ -8,14 +8,18 @@ use super::{Args, Check, CheckInput, CheckOutput, SpecError, quote};
 #[derive(Debug)]
 struct IsJson;
 
-pub fn is_json(_args: &mut Args<'_>) -> Result<Box<dyn Check>, SpecError> {
-    Ok(Box::new(IsJson))
+pub fn is_json() -> Box<dyn Check> {
+    Box::new(IsJson)
 }
 
 impl Check for IsJson {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         Ok(match input.json() {
-            Ok(v) => CheckOutput::binary(true, None, format!("valid JSON ({})", super::super::schema::json_type(v))),
+            Ok(v) => CheckOutput::binary(
+                true,
+                None,
+                format!("valid JSON ({})", super::super::schema::json_type(v)),
+            ),
             Err(e) => CheckOutput::binary(false, None, e),
         })
     }
@@ -48,13 +52,22 @@ pub fn parse_path(path: &str) -> Result<Vec<Step>, String> {
         match chars[i] {
             '.' => i += 1,
             '[' => {
-                let close = chars[i..].iter().position(|c| *c == ']').ok_or("unclosed '[' in path")? + i;
+                let close = chars[i..]
+                    .iter()
+                    .position(|c| *c == ']')
+                    .ok_or("unclosed '[' in path")?
+                    + i;
                 let inner: String = chars[i + 1..close].iter().collect();
                 let inner = inner.trim();
-                if let Some(q) = inner.strip_prefix(['\'', '"']).and_then(|s| s.strip_suffix(['\'', '"'])) {
+                if let Some(q) = inner
+                    .strip_prefix(['\'', '"'])
+                    .and_then(|s| s.strip_suffix(['\'', '"']))
+                {
                     steps.push(Step::Key(q.to_owned()));
                 } else {
-                    steps.push(Step::Index(inner.parse().map_err(|_| format!("'[{inner}]' is not an array index or a quoted key"))?));
+                    steps.push(Step::Index(inner.parse().map_err(|_| {
+                        format!("'[{inner}]' is not an array index or a quoted key")
+                    })?));
                 }
                 i = close + 1;
             }
@@ -97,7 +110,12 @@ pub fn json_path(args: &mut Args<'_>) -> Result<Box<dyn Check>, SpecError> {
     let exists = match args.get("exists") {
         None => None,
         Some(Value::Bool(b)) => Some(*b),
-        Some(_) => return Err(SpecError::new("args.exists", "`exists` must be true or false")),
+        Some(_) => {
+            return Err(SpecError::new(
+                "args.exists",
+                "`exists` must be true or false",
+            ));
+        }
     };
     let equals = args.get("equals").cloned();
     let min = args.number("min_length")?;
@@ -107,9 +125,18 @@ pub fn json_path(args: &mut Args<'_>) -> Result<Box<dyn Check>, SpecError> {
         (Some(b), None, false) => Expect::Exists(b),
         (None, Some(v), false) => Expect::Equals(v),
         (None, None, true) => Expect::Length(min, max),
-        _ => return Err(SpecError::new("args", "give one of `exists`, `equals`, or `min_length`/`max_length`")),
+        _ => {
+            return Err(SpecError::new(
+                "args",
+                "give one of `exists`, `equals`, or `min_length`/`max_length`",
+            ));
+        }
     };
-    Ok(Box::new(JsonPath { path, steps, expect }))
+    Ok(Box::new(JsonPath {
+        path,
+        steps,
+        expect,
+    }))
 }
 
 impl Check for JsonPath {
@@ -129,19 +156,35 @@ impl Check for JsonPath {
         let p = &self.path;
         Ok(match (&self.expect, found) {
             (Expect::Exists(want), f) => {
-                let ev = if f.is_some() { format!("{p} exists") } else { format!("{p} is missing") };
+                let ev = if f.is_some() {
+                    format!("{p} exists")
+                } else {
+                    format!("{p} is missing")
+                };
                 CheckOutput::binary(f.is_some() == *want, measure, ev)
             }
             (Expect::Equals(want), Some(v)) => {
-                let ev = if v == want { format!("{p} = {want}") } else { format!("{p} is {}, expected {want}", quote(&v.to_string())) };
+                let ev = if v == want {
+                    format!("{p} = {want}")
+                } else {
+                    format!("{p} is {}, expected {want}", quote(&v.to_string()))
+                };
                 CheckOutput::binary(v == want, measure, ev)
             }
             (Expect::Length(lo, hi), Some(_)) => match measure {
                 Some(n) => {
                     let met = lo.is_none_or(|m| n >= m) && hi.is_none_or(|m| n <= m);
-                    CheckOutput::binary(met, Some(n), format!("{p} has length {n} (allowed {})", range_text(*lo, *hi)))
+                    CheckOutput::binary(
+                        met,
+                        Some(n),
+                        format!("{p} has length {n} (allowed {})", range_text(*lo, *hi)),
+                    )
                 }
-                None => CheckOutput::binary(false, None, format!("{p} has no length (not a list, text or object)")),
+                None => CheckOutput::binary(
+                    false,
+                    None,
+                    format!("{p} has no length (not a list, text or object)"),
+                ),
             },
             (_, None) => CheckOutput::binary(false, None, format!("{p} is missing")),
         })
@@ -156,8 +199,14 @@ mod tests {
     #[test]
     fn paths() {
         let v = json!({"a": {"b c": [10, {"d": true}]}});
-        assert_eq!(lookup(&v, &parse_path("$.a['b c'][1].d").unwrap()), Some(&json!(true)));
-        assert_eq!(lookup(&v, &parse_path("/a/b c/0").unwrap()), Some(&json!(10)));
+        assert_eq!(
+            lookup(&v, &parse_path("$.a['b c'][1].d").unwrap()),
+            Some(&json!(true))
+        );
+        assert_eq!(
+            lookup(&v, &parse_path("/a/b c/0").unwrap()),
+            Some(&json!(10))
+        );
         assert_eq!(lookup(&v, &parse_path("a.x").unwrap()), None);
         assert!(parse_path("$.a[").is_err());
         assert!(parse_path("$.a[x]").is_err());

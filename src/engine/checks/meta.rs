@@ -24,7 +24,11 @@ impl Check for Meta {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         let rubric = crate::formats::native::read_rubric_lenient(input.text())?;
         let (level, evidence) = evaluate(self.0, &rubric);
-        Ok(CheckOutput { verdict: Verdict::Level(level.to_owned()), measure: None, evidence })
+        Ok(CheckOutput {
+            verdict: Verdict::Level(level.to_owned()),
+            measure: None,
+            evidence,
+        })
     }
 }
 
@@ -33,7 +37,10 @@ pub fn evaluate(which: MetaCheck, rubric: &Rubric) -> (&'static str, Vec<String>
     match which {
         MetaCheck::Coverage => {
             let n = rubric.criteria.len();
-            (if n >= 1 { "pass" } else { "fail" }, vec![format!("{n} criteria")])
+            (
+                if n >= 1 { "pass" } else { "fail" },
+                vec![format!("{n} criteria")],
+            )
         }
         MetaCheck::Independence => independence(rubric),
         MetaCheck::Weights => {
@@ -48,7 +55,11 @@ pub fn evaluate(which: MetaCheck, rubric: &Rubric) -> (&'static str, Vec<String>
         MetaCheck::Threshold => {
             let (worst, best) = achievable(rubric);
             let t = rubric.pass_threshold;
-            let ev = vec![format!("pass_threshold {t}; achievable scores {}..{}", round4(worst), round4(best))];
+            let ev = vec![format!(
+                "pass_threshold {t}; achievable scores {}..{}",
+                round4(worst),
+                round4(best)
+            )];
             if t > best + 1e-9 {
                 ("too_high", ev)
             } else if t <= worst + 1e-12 {
@@ -60,13 +71,20 @@ pub fn evaluate(which: MetaCheck, rubric: &Rubric) -> (&'static str, Vec<String>
         MetaCheck::LevelOrder => {
             let mut bad = Vec::new();
             for c in &rubric.criteria {
-                if let Kind::Levels(levels) = &c.kind {
-                    if levels.windows(2).any(|w| w[1].score < w[0].score) {
-                        bad.push(format!("criterion '{}' lists levels out of score order", c.id));
-                    }
+                if let Kind::Levels(levels) = &c.kind
+                    && levels.windows(2).any(|w| w[1].score < w[0].score)
+                {
+                    bad.push(format!(
+                        "criterion '{}' lists levels out of score order",
+                        c.id
+                    ));
                 }
             }
-            if bad.is_empty() { ("pass", vec!["levels ascend by score".into()]) } else { ("fail", bad) }
+            if bad.is_empty() {
+                ("pass", vec!["levels ascend by score".into()])
+            } else {
+                ("fail", bad)
+            }
         }
     }
 }
@@ -79,11 +97,17 @@ fn independence(rubric: &Rubric) -> (&'static str, Vec<String>) {
         for b in &rubric.criteria[i + 1..] {
             if a.name.trim().eq_ignore_ascii_case(b.name.trim()) {
                 dup_names = true;
-                ev.push(format!("criteria '{}' and '{}' share the name '{}'", a.id, b.id, a.name));
+                ev.push(format!(
+                    "criteria '{}' and '{}' share the name '{}'",
+                    a.id, b.id, a.name
+                ));
             }
             if normalize(&a.requirement) == normalize(&b.requirement) {
                 dup_reqs = true;
-                ev.push(format!("criteria '{}' and '{}' have the same requirement", a.id, b.id));
+                ev.push(format!(
+                    "criteria '{}' and '{}' have the same requirement",
+                    a.id, b.id
+                ));
             }
         }
     }
@@ -97,7 +121,10 @@ fn independence(rubric: &Rubric) -> (&'static str, Vec<String>) {
 }
 
 pub fn normalize(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// The lowest and highest scores the rubric can produce (gates ignored).
@@ -110,10 +137,16 @@ pub fn achievable(rubric: &Rubric) -> (f64, f64) {
                 let (lo, hi) = c.value_range();
                 let good = if c.weight < 0.0 { lo } else { hi };
                 let bad = if c.weight < 0.0 { hi } else { lo };
-                Input { weight: c.weight, outcome: Outcome::Value(if best { good } else { bad }), gate: None }
+                Input {
+                    weight: c.weight,
+                    outcome: Outcome::Value(if best { good } else { bad }),
+                    gate: None,
+                }
             })
             .collect();
-        aggregate(&rubric.scoring, rubric.pass_threshold, &inputs).score.unwrap_or(0.0)
+        aggregate(&rubric.scoring, rubric.pass_threshold, &inputs)
+            .score
+            .unwrap_or(0.0)
     };
     (at(false), at(true))
 }

@@ -32,7 +32,11 @@ pub struct CheckOutput {
 
 impl CheckOutput {
     pub fn binary(met: bool, measure: Option<f64>, evidence: impl Into<String>) -> Self {
-        Self { verdict: if met { Verdict::Met } else { Verdict::Unmet }, measure, evidence: vec![evidence.into()] }
+        Self {
+            verdict: if met { Verdict::Met } else { Verdict::Unmet },
+            measure,
+            evidence: vec![evidence.into()],
+        }
     }
 }
 
@@ -45,7 +49,10 @@ pub struct CheckInput<'a> {
 
 impl<'a> CheckInput<'a> {
     pub fn new(item: &'a Item) -> Self {
-        Self { item, parsed: OnceLock::new() }
+        Self {
+            item,
+            parsed: OnceLock::new(),
+        }
     }
 
     pub fn text(&self) -> &str {
@@ -86,7 +93,10 @@ pub struct SpecError {
 
 impl SpecError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -134,7 +144,11 @@ pub fn canonical_name(name: &str) -> String {
 
 /// Compiles a check for a criterion. `inner` is true inside `map_levels`, where a check
 /// may only measure.
-pub fn compile(spec: &CheckSpec, criterion: &Criterion, inner: bool) -> Result<Compiled, SpecError> {
+pub fn compile(
+    spec: &CheckSpec,
+    criterion: &Criterion,
+    inner: bool,
+) -> Result<Compiled, SpecError> {
     let name = canonical_name(&spec.name);
     let mut args = Args::new(&spec.args);
     let check: Box<dyn Check> = match name.as_str() {
@@ -148,7 +162,7 @@ pub fn compile(spec: &CheckSpec, criterion: &Criterion, inner: bool) -> Result<C
         "word_count" => text::bounds(&mut args, text::Unit::Words, inner)?,
         "max_sentences" => text::max_sentences(&mut args)?,
         "count" => text::count(&mut args, inner)?,
-        "is_json" => json_checks::is_json(&mut args)?,
+        "is_json" => json_checks::is_json(),
         "json_path" => json_checks::json_path(&mut args)?,
         "similarity" => similarity::similarity(&mut args, inner)?,
         "map_levels" if !inner => map_levels::compile(&mut args, criterion)?,
@@ -159,7 +173,10 @@ pub fn compile(spec: &CheckSpec, criterion: &Criterion, inner: bool) -> Result<C
         "rubric_threshold" => meta::compile(meta::MetaCheck::Threshold),
         "rubric_level_order" => meta::compile(meta::MetaCheck::LevelOrder),
         "map_levels" | "command" => {
-            return Err(SpecError::new("check", format!("`{name}` cannot be used inside map_levels")));
+            return Err(SpecError::new(
+                "check",
+                format!("`{name}` cannot be used inside map_levels"),
+            ));
         }
         _ => {
             let hint = crate::formats::fields::nearest(&name, NAMES)
@@ -167,7 +184,11 @@ pub fn compile(spec: &CheckSpec, criterion: &Criterion, inner: bool) -> Result<C
                 .unwrap_or_default();
             return Err(SpecError::new(
                 "check",
-                format!("unknown check '{}'; {hint}built-in checks: {}", spec.name, NAMES.join(", ")),
+                format!(
+                    "unknown check '{}'; {hint}built-in checks: {}",
+                    spec.name,
+                    NAMES.join(", ")
+                ),
             ));
         }
     };

@@ -16,12 +16,22 @@ pub fn similarity(args: &mut Args<'_>, inner: bool) -> Result<Box<dyn Check>, Sp
     let case_sensitive = args.boolean("case_sensitive", false)?;
     if let Some(m) = min {
         if !(0.0..=1.0).contains(&m) {
-            return Err(SpecError::new("args.min", "`min` is a similarity between 0 and 1"));
+            return Err(SpecError::new(
+                "args.min",
+                "`min` is a similarity between 0 and 1",
+            ));
         }
     } else if !inner {
-        return Err(SpecError::new("args", "similarity needs `min` (0..1), or use it inside map_levels"));
+        return Err(SpecError::new(
+            "args",
+            "similarity needs `min` (0..1), or use it inside map_levels",
+        ));
     }
-    Ok(Box::new(Similarity { reference, min, case_sensitive }))
+    Ok(Box::new(Similarity {
+        reference,
+        min,
+        case_sensitive,
+    }))
 }
 
 /// 1 − distance / longer length; two empty texts are identical.
@@ -45,11 +55,18 @@ impl Check for Similarity {
             .ok_or("similarity has no reference: give `reference` in args or a `reference` on the item")?;
         let cut = |s: &str| -> String {
             let s: String = s.chars().take(MAX_CHARS).collect();
-            if self.case_sensitive { s } else { s.to_lowercase() }
+            if self.case_sensitive {
+                s
+            } else {
+                s.to_lowercase()
+            }
         };
         let sim = normalized_similarity(&cut(input.text()), &cut(reference));
         let met = self.min.is_none_or(|m| sim + 1e-12 >= m);
-        let ev = format!("similarity {sim:.3} to the reference (allowed {})", range_text(self.min, None));
+        let ev = format!(
+            "similarity {sim:.3} to the reference (allowed {})",
+            range_text(self.min, None)
+        );
         Ok(CheckOutput::binary(met, Some(sim), ev))
     }
 }

@@ -27,14 +27,32 @@ pub fn contains(args: &mut Args<'_>, negate: bool) -> Result<Box<dyn Check>, Spe
         (Some(t), None, None) => (t, false),
         (None, Some(a), None) => (a, false),
         (None, None, Some(a)) => (a, true),
-        _ => return Err(SpecError::new("args", "give exactly one of `text`, `any` or `all`")),
+        _ => {
+            return Err(SpecError::new(
+                "args",
+                "give exactly one of `text`, `any` or `all`",
+            ));
+        }
     };
     if needles.is_empty() || needles.iter().any(String::is_empty) {
-        return Err(SpecError::new("args", "the texts to look for must not be empty"));
+        return Err(SpecError::new(
+            "args",
+            "the texts to look for must not be empty",
+        ));
     }
     let shown = needles.clone();
-    let needles = if case_sensitive { needles } else { needles.iter().map(|n| n.to_lowercase()).collect() };
-    Ok(Box::new(Contains { shown, needles, all: is_all, case_sensitive, negate }))
+    let needles = if case_sensitive {
+        needles
+    } else {
+        needles.iter().map(|n| n.to_lowercase()).collect()
+    };
+    Ok(Box::new(Contains {
+        shown,
+        needles,
+        all: is_all,
+        case_sensitive,
+        negate,
+    }))
 }
 
 impl Check for Contains {
@@ -55,20 +73,39 @@ impl Check for Contains {
                     found += 1;
                     let (l, c) = line_col(hay, at);
                     // Quote the text as written in the submission when the offsets still line up.
-                    let written = if hay.len() == original.len() { original.get(at..at + n.len()) } else { None };
-                    evidence.push(format!("found {} at line {l}, column {c}", quote(written.unwrap_or(shown))));
+                    let written = if hay.len() == original.len() {
+                        original.get(at..at + n.len())
+                    } else {
+                        None
+                    };
+                    evidence.push(format!(
+                        "found {} at line {l}, column {c}",
+                        quote(written.unwrap_or(shown))
+                    ));
                 }
                 None => evidence.push(format!("{} not found", quote(shown))),
             }
         }
-        let hit = if self.all { found == self.needles.len() } else { found > 0 };
+        let hit = if self.all {
+            found == self.needles.len()
+        } else {
+            found > 0
+        };
         let met = hit != self.negate;
-        Ok(CheckOutput { verdict: verdict(met), measure: Some(found as f64), evidence })
+        Ok(CheckOutput {
+            verdict: verdict(met),
+            measure: Some(found as f64),
+            evidence,
+        })
     }
 }
 
 fn verdict(met: bool) -> crate::model::Verdict {
-    if met { crate::model::Verdict::Met } else { crate::model::Verdict::Unmet }
+    if met {
+        crate::model::Verdict::Met
+    } else {
+        crate::model::Verdict::Unmet
+    }
 }
 
 pub fn build_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, String> {
@@ -80,7 +117,11 @@ pub fn build_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, Strin
         .map_err(|e| {
             let detail = e.to_string();
             let last = detail.lines().last().unwrap_or("").trim();
-            format!("invalid regex {}: {}", quote(pattern), last.strip_prefix("error: ").unwrap_or(last))
+            format!(
+                "invalid regex {}: {}",
+                quote(pattern),
+                last.strip_prefix("error: ").unwrap_or(last)
+            )
         })
 }
 
@@ -104,11 +145,18 @@ impl Check for RegexCheck {
         let (hit, evidence) = match self.re.find(text) {
             Some(m) => {
                 let (l, c) = line_col(text, m.start());
-                (true, format!("matched {} at line {l}, column {c}", quote(m.as_str())))
+                (
+                    true,
+                    format!("matched {} at line {l}, column {c}", quote(m.as_str())),
+                )
             }
             None => (false, format!("no match for /{}/", self.re.as_str())),
         };
-        Ok(CheckOutput::binary(hit != self.negate, Some(f64::from(u8::from(hit))), evidence))
+        Ok(CheckOutput::binary(
+            hit != self.negate,
+            Some(f64::from(u8::from(hit))),
+            evidence,
+        ))
     }
 }
 
@@ -123,21 +171,41 @@ pub fn equals(args: &mut Args<'_>) -> Result<Box<dyn Check>, SpecError> {
     let value = args.required_string("value")?;
     let trim = args.boolean("trim", true)?;
     let case_sensitive = args.boolean("case_sensitive", true)?;
-    Ok(Box::new(Equals { value, trim, case_sensitive }))
+    Ok(Box::new(Equals {
+        value,
+        trim,
+        case_sensitive,
+    }))
 }
 
 impl Check for Equals {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         let (a, b) = prepare(input.text(), &self.value, self.trim, self.case_sensitive);
         let met = a == b;
-        let ev = if met { format!("equals {}", quote(&self.value)) } else { format!("{} differs from {}", quote(input.text()), quote(&self.value)) };
+        let ev = if met {
+            format!("equals {}", quote(&self.value))
+        } else {
+            format!(
+                "{} differs from {}",
+                quote(input.text()),
+                quote(&self.value)
+            )
+        };
         Ok(CheckOutput::binary(met, None, ev))
     }
 }
 
 fn prepare(text: &str, value: &str, trim: bool, case_sensitive: bool) -> (String, String) {
-    let (t, v) = if trim { (text.trim(), value.trim()) } else { (text, value) };
-    if case_sensitive { (t.to_owned(), v.to_owned()) } else { (t.to_lowercase(), v.to_lowercase()) }
+    let (t, v) = if trim {
+        (text.trim(), value.trim())
+    } else {
+        (text, value)
+    };
+    if case_sensitive {
+        (t.to_owned(), v.to_owned())
+    } else {
+        (t.to_lowercase(), v.to_lowercase())
+    }
 }
 
 #[derive(Debug)]
@@ -152,15 +220,32 @@ pub fn affix(args: &mut Args<'_>, start: bool) -> Result<Box<dyn Check>, SpecErr
     let text = args.required_string("text")?;
     let case_sensitive = args.boolean("case_sensitive", true)?;
     let trim = args.boolean("trim", true)?;
-    Ok(Box::new(Affix { text, start, case_sensitive, trim }))
+    Ok(Box::new(Affix {
+        text,
+        start,
+        case_sensitive,
+        trim,
+    }))
 }
 
 impl Check for Affix {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         let (t, v) = prepare(input.text(), &self.text, self.trim, self.case_sensitive);
-        let met = if self.start { t.starts_with(&v) } else { t.ends_with(&v) };
+        let met = if self.start {
+            t.starts_with(&v)
+        } else {
+            t.ends_with(&v)
+        };
         let which = if self.start { "starts" } else { "ends" };
-        let ev = if met { format!("{which} with {}", quote(&self.text)) } else { format!("does not {} with {}", &which[..which.len() - 1], quote(&self.text)) };
+        let ev = if met {
+            format!("{which} with {}", quote(&self.text))
+        } else {
+            format!(
+                "does not {} with {}",
+                &which[..which.len() - 1],
+                quote(&self.text)
+            )
+        };
         Ok(CheckOutput::binary(met, None, ev))
     }
 }
@@ -182,12 +267,18 @@ pub fn bounds(args: &mut Args<'_>, unit: Unit, inner: bool) -> Result<Box<dyn Ch
     let min = args.number("min")?;
     let max = args.number("max")?;
     if min.is_none() && max.is_none() && !inner {
-        return Err(SpecError::new("args", "give `min`, `max` or both (or use this check inside map_levels)"));
+        return Err(SpecError::new(
+            "args",
+            "give `min`, `max` or both (or use this check inside map_levels)",
+        ));
     }
-    if let (Some(lo), Some(hi)) = (min, max) {
-        if lo > hi {
-            return Err(SpecError::new("args.min", format!("min {lo} is above max {hi}")));
-        }
+    if let (Some(lo), Some(hi)) = (min, max)
+        && lo > hi
+    {
+        return Err(SpecError::new(
+            "args.min",
+            format!("min {lo} is above max {hi}"),
+        ));
     }
     Ok(Box::new(Bounds { unit, min, max }))
 }
@@ -204,13 +295,25 @@ impl Check for Bounds {
         };
         let x = n as f64;
         let met = self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m);
-        Ok(CheckOutput::binary(met, Some(x), format!("{} (allowed {})", plural(n, unit), range_text(self.min, self.max))))
+        Ok(CheckOutput::binary(
+            met,
+            Some(x),
+            format!(
+                "{} (allowed {})",
+                plural(n, unit),
+                range_text(self.min, self.max)
+            ),
+        ))
     }
 }
 
 /// `1 sentence`, `3 sentences`.
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 pub fn range_text(min: Option<f64>, max: Option<f64>) -> String {
@@ -228,7 +331,9 @@ struct MaxSentences {
 }
 
 pub fn max_sentences(args: &mut Args<'_>) -> Result<Box<dyn Check>, SpecError> {
-    let n = args.number("n")?.ok_or_else(|| SpecError::new("args", "max_sentences needs `n`"))?;
+    let n = args
+        .number("n")?
+        .ok_or_else(|| SpecError::new("args", "max_sentences needs `n`"))?;
     if n < 0.0 {
         return Err(SpecError::new("args.n", "`n` must be 0 or more"));
     }
@@ -258,7 +363,11 @@ impl Check for MaxSentences {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
         let n = sentence_count(input.text());
         let x = n as f64;
-        Ok(CheckOutput::binary(x <= self.n, Some(x), format!("{} (allowed at most {})", plural(n, "sentence"), self.n)))
+        Ok(CheckOutput::binary(
+            x <= self.n,
+            Some(x),
+            format!("{} (allowed at most {})", plural(n, "sentence"), self.n),
+        ))
     }
 }
 
@@ -275,13 +384,23 @@ pub fn count(args: &mut Args<'_>, inner: bool) -> Result<Box<dyn Check>, SpecErr
     let ci = args.boolean("case_insensitive", false)?;
     let re = match (pattern, text) {
         (Some(p), None) => build_regex(&p, ci).map_err(|m| SpecError::new("args.pattern", m))?,
-        (None, Some(t)) if !t.is_empty() => build_regex(&regex::escape(&t), ci).map_err(|m| SpecError::new("args.text", m))?,
-        _ => return Err(SpecError::new("args", "count needs exactly one of `pattern` or a non-empty `text`")),
+        (None, Some(t)) if !t.is_empty() => {
+            build_regex(&regex::escape(&t), ci).map_err(|m| SpecError::new("args.text", m))?
+        }
+        _ => {
+            return Err(SpecError::new(
+                "args",
+                "count needs exactly one of `pattern` or a non-empty `text`",
+            ));
+        }
     };
     let min = args.number("min")?;
     let max = args.number("max")?;
     if min.is_none() && max.is_none() && !inner {
-        return Err(SpecError::new("args", "give `min`, `max` or both (or use count inside map_levels)"));
+        return Err(SpecError::new(
+            "args",
+            "give `min`, `max` or both (or use count inside map_levels)",
+        ));
     }
     Ok(Box::new(Count { re, min, max }))
 }
@@ -291,7 +410,16 @@ impl Check for Count {
         let n = self.re.find_iter(input.text()).count();
         let x = n as f64;
         let met = self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m);
-        Ok(CheckOutput::binary(met, Some(x), format!("{} of /{}/ (allowed {})", plural(n, "match"), self.re.as_str(), range_text(self.min, self.max))))
+        Ok(CheckOutput::binary(
+            met,
+            Some(x),
+            format!(
+                "{} of /{}/ (allowed {})",
+                plural(n, "match"),
+                self.re.as_str(),
+                range_text(self.min, self.max)
+            ),
+        ))
     }
 }
 

@@ -11,9 +11,13 @@ use crate::formats::diag::{Diagnostic, Diagnostics, Pos};
 use crate::model::Item;
 
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
-    let f = File::open(path)
-        .map_err(|e| Diagnostics::one(Diagnostic::whole(file, format!("cannot read dataset: {e}"))))?;
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(f);
+    let f = File::open(path).map_err(|e| {
+        Diagnostics::one(Diagnostic::whole(file, format!("cannot read dataset: {e}")))
+    })?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(f);
     let headers = reader
         .headers()
         .map_err(|e| Diagnostics::one(csv_error(file, &e)))?
@@ -27,7 +31,10 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
             "the file is empty; a CSV dataset needs a header row naming a `submission` column",
         )));
     }
-    if headers.iter().all(|h| !super::fields::SUBMISSION_KEYS.contains(&h.as_str())) {
+    if headers
+        .iter()
+        .all(|h| !super::fields::SUBMISSION_KEYS.contains(&h.as_str()))
+    {
         return Err(Diagnostics::one(Diagnostic::at(
             file,
             Pos::new(1, 1),
@@ -37,8 +44,19 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
             ),
         )));
     }
-    let items = CsvItems { file: file.to_owned(), reader, headers, max: opts.max_item_bytes, done: false };
-    Ok(Dataset { file: file.to_owned(), format: DatasetFormat::Csv, header: DatasetHeader::default(), items: Box::new(items) })
+    let items = CsvItems {
+        file: file.to_owned(),
+        reader,
+        headers,
+        max: opts.max_item_bytes,
+        done: false,
+    };
+    Ok(Dataset {
+        file: file.to_owned(),
+        format: DatasetFormat::Csv,
+        header: DatasetHeader::default(),
+        items: Box::new(items),
+    })
 }
 
 struct CsvItems {
@@ -67,7 +85,7 @@ impl Iterator for CsvItems {
                 Some(Err(csv_error(&self.file, &e)))
             }
             Ok(true) => {
-                let line = record.position().map_or(0, |p| p.line()) as usize;
+                let line = record.position().map_or(0, csv::Position::line) as usize;
                 let at = |m: String| Diagnostic::at(&self.file, Pos::new(line, 1), m);
                 if record.as_slice().len() > self.max {
                     return Some(Err(at(format!(
@@ -78,29 +96,40 @@ impl Iterator for CsvItems {
                 let mut obj = Map::new();
                 for (h, v) in self.headers.iter().zip(record.iter()) {
                     let value = match h.as_str() {
-                        "metadata" if v.trim_start().starts_with('{') => match serde_json::from_str(v) {
-                            Ok(m) => m,
-                            Err(e) => return Some(Err(at(format!("`metadata` column is not a JSON object: {e}")))),
-                        },
+                        "metadata" if v.trim_start().starts_with('{') => {
+                            match serde_json::from_str(v) {
+                                Ok(m) => m,
+                                Err(e) => {
+                                    return Some(Err(at(format!(
+                                        "`metadata` column is not a JSON object: {e}"
+                                    ))));
+                                }
+                            }
+                        }
                         _ if v.is_empty() => Value::Null,
                         _ => Value::String(v.to_owned()),
                     };
                     obj.insert(h.clone(), value);
                 }
-                Some(item_from_object(obj, line.to_string(), format!("{}:{line}", self.file)).map_err(at))
+                Some(
+                    item_from_object(obj, line.to_string(), format!("{}:{line}", self.file))
+                        .map_err(at),
+                )
             }
         }
     }
 }
 
 fn csv_error(file: &str, e: &csv::Error) -> Diagnostic {
-    let line = e.position().map_or(1, |p| p.line()) as usize;
+    let line = e.position().map_or(1, csv::Position::line) as usize;
     let message = match e.kind() {
         csv::ErrorKind::Utf8 { err, .. } => format!(
             "the file is not valid UTF-8 in field {}; save it as UTF-8",
             err.field() + 1
         ),
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => format!(
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!(
             "this row has {len} fields but the header has {expected_len}; a row may be cut short or have an unquoted comma"
         ),
         _ => format!("not valid CSV: {e}"),

@@ -7,16 +7,30 @@ use crate::model::{GroundTruth, Item};
 /// Keys that carry the submission, in order of preference.
 pub const SUBMISSION_KEYS: &[&str] = &["submission", "output", "response", "completion", "answer"];
 pub const PROMPT_KEYS: &[&str] = &["prompt", "input", "query", "question"];
-pub const REFERENCE_KEYS: &[&str] = &["reference", "reference_submission", "expected", "expected_output"];
+pub const REFERENCE_KEYS: &[&str] = &[
+    "reference",
+    "reference_submission",
+    "expected",
+    "expected_output",
+];
 
 /// Builds an item from an object. `default_id` is used when the object has no `id`.
 /// Keys that mean nothing to rubricate are kept in `metadata`.
-pub fn item_from_object(mut obj: Map<String, Value>, default_id: String, origin: String) -> Result<Item, String> {
+pub fn item_from_object(
+    mut obj: Map<String, Value>,
+    default_id: String,
+    origin: String,
+) -> Result<Item, String> {
     let id = match obj.remove("id") {
         Some(Value::String(s)) => s,
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::Null) | None => default_id,
-        Some(other) => return Err(format!("`id` must be text or a number, found {}", kind(&other))),
+        Some(other) => {
+            return Err(format!(
+                "`id` must be text or a number, found {}",
+                kind(&other)
+            ));
+        }
     };
     let submission = match take_first(&mut obj, SUBMISSION_KEYS) {
         Some(Value::String(s)) => s,
@@ -38,13 +52,28 @@ pub fn item_from_object(mut obj: Map<String, Value>, default_id: String, origin:
     let mut metadata = match obj.remove("metadata") {
         Some(Value::Object(m)) => m,
         None | Some(Value::Null) => Map::new(),
-        Some(other) => return Err(format!("item '{id}': `metadata` must be an object, found {}", kind(&other))),
+        Some(other) => {
+            return Err(format!(
+                "item '{id}': `metadata` must be an object, found {}",
+                kind(&other)
+            ));
+        }
     };
     obj.remove("rubric");
     for (k, v) in obj {
         metadata.entry(k).or_insert(v);
     }
-    Ok(Item { id, submission, prompt, reference, description, ground_truth, rubric: None, metadata, origin })
+    Ok(Item {
+        id,
+        submission,
+        prompt,
+        reference,
+        description,
+        ground_truth,
+        rubric: None,
+        metadata,
+        origin,
+    })
 }
 
 /// A list (one entry per criterion, in order) or a map from criterion id to verdict.
@@ -53,29 +82,44 @@ pub fn parse_ground_truth(v: Value) -> Result<GroundTruth, String> {
         Value::Array(values) => Ok(GroundTruth::ByPosition(values)),
         Value::Object(m) => Ok(GroundTruth::ById(m.into_iter().collect())),
         Value::String(s) if s.trim_start().starts_with(['[', '{']) => {
-            let parsed: Value = serde_json::from_str(&s).map_err(|e| format!("ground_truth is not valid JSON: {e}"))?;
+            let parsed: Value = serde_json::from_str(&s)
+                .map_err(|e| format!("ground_truth is not valid JSON: {e}"))?;
             parse_ground_truth(parsed)
         }
         // A single binary verdict is a one-criterion list; separated words are a list.
         Value::String(s) => Ok(GroundTruth::ByPosition(
-            s.split(['|', ';']).map(|p| Value::String(p.trim().to_owned())).collect(),
+            s.split(['|', ';'])
+                .map(|p| Value::String(p.trim().to_owned()))
+                .collect(),
         )),
-        other => Err(format!("ground_truth must be a list or a map of criterion ids, found {}", kind(&other))),
+        other => Err(format!(
+            "ground_truth must be a list or a map of criterion ids, found {}",
+            kind(&other)
+        )),
     }
 }
 
 fn take_first(obj: &mut Map<String, Value>, keys: &[&str]) -> Option<Value> {
-    keys.iter().find_map(|k| obj.remove(*k).filter(|v| !v.is_null()))
+    keys.iter()
+        .find_map(|k| obj.remove(*k).filter(|v| !v.is_null()))
 }
 
-fn optional_text(obj: &mut Map<String, Value>, keys: &[&str], id: &str) -> Result<Option<String>, String> {
+fn optional_text(
+    obj: &mut Map<String, Value>,
+    keys: &[&str],
+    id: &str,
+) -> Result<Option<String>, String> {
     match take_first(obj, keys) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
         // Chat-style prompts (lists of messages) are kept as their JSON text.
         Some(v @ (Value::Array(_) | Value::Object(_))) => Ok(Some(v.to_string())),
-        Some(other) => Err(format!("item '{id}': `{}` must be text, found {}", keys[0], kind(&other))),
+        Some(other) => Err(format!(
+            "item '{id}': `{}` must be text, found {}",
+            keys[0],
+            kind(&other)
+        )),
     }
 }
 

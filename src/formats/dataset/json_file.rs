@@ -38,27 +38,37 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
     let serde_err = |e: serde_json::Error| {
         let pos = lines.pos_of_byte_col(e.line().max(1), e.column().max(1));
         let msg = strip_position(&e);
-        let msg = if msg.starts_with("invalid type") && msg.ends_with("expected struct JsonDataset") {
+        let msg = if msg.starts_with("invalid type") && msg.ends_with("expected struct JsonDataset")
+        {
             "a JSON dataset is an object with an `items` list (or a list of items)".to_owned()
         } else {
             msg
         };
-        Diagnostics::one(Diagnostic::at(file, pos, format!("not a valid dataset: {msg}")))
+        Diagnostics::one(Diagnostic::at(
+            file,
+            pos,
+            format!("not a valid dataset: {msg}"),
+        ))
     };
     let trimmed = text.trim_start();
-    let (header_raw, raw_items): (Option<JsonDataset<'_>>, Vec<&RawValue>) = if trimmed.starts_with('[') {
-        (None, serde_json::from_str(&text).map_err(serde_err)?)
-    } else {
-        let d: JsonDataset<'_> = serde_json::from_str(&text).map_err(|e| {
-            if e.to_string().starts_with("missing field `items`") {
-                Diagnostics::one(Diagnostic::at(file, Pos::new(1, 1), "the dataset has no `items` list; give `items: [{\"submission\": …}, …]`"))
-            } else {
-                serde_err(e)
-            }
-        })?;
-        let items = d.items.clone();
-        (Some(d), items)
-    };
+    let (header_raw, raw_items): (Option<JsonDataset<'_>>, Vec<&RawValue>) =
+        if trimmed.starts_with('[') {
+            (None, serde_json::from_str(&text).map_err(serde_err)?)
+        } else {
+            let d: JsonDataset<'_> = serde_json::from_str(&text).map_err(|e| {
+                if e.to_string().starts_with("missing field `items`") {
+                    Diagnostics::one(Diagnostic::at(
+                        file,
+                        Pos::new(1, 1),
+                        "the dataset has no `items` list; give `items: [{\"submission\": …}, …]`",
+                    ))
+                } else {
+                    serde_err(e)
+                }
+            })?;
+            let items = d.items.clone();
+            (Some(d), items)
+        };
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     let mut header = DatasetHeader::default();
     if let Some(d) = &header_raw {
@@ -81,9 +91,24 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
     for (i, raw) in raw_items.iter().enumerate() {
         let at = offset(raw);
         let pos = lines.pos(at);
-        items.push(read_item(file, &text, &lines, raw, at, pos, i + 1, header.prompt.as_ref(), header.reference.as_ref()));
+        items.push(read_item(
+            file,
+            &text,
+            &lines,
+            raw,
+            at,
+            pos,
+            i + 1,
+            header.prompt.as_ref(),
+            header.reference.as_ref(),
+        ));
     }
-    Ok(Dataset { file: file.to_owned(), format: DatasetFormat::Json, header, items: Box::new(items.into_iter()) })
+    Ok(Dataset {
+        file: file.to_owned(),
+        format: DatasetFormat::Json,
+        header,
+        items: Box::new(items.into_iter()),
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -98,18 +123,38 @@ fn read_item(
     prompt: Option<&String>,
     reference: Option<&String>,
 ) -> Result<Item, Diagnostic> {
-    let here = |m: String| Diagnostic::at(file, pos, if m.starts_with("item ") { m } else { format!("item {number}: {m}") });
+    let here = |m: String| {
+        Diagnostic::at(
+            file,
+            pos,
+            if m.starts_with("item ") {
+                m
+            } else {
+                format!("item {number}: {m}")
+            },
+        )
+    };
     let value: Value = serde_json::from_str(raw.get()).map_err(|e| here(e.to_string()))?;
     let Value::Object(mut obj) = value else {
-        return Err(here(format!("an item must be an object, found {}", kind(&value))));
+        return Err(here(format!(
+            "an item must be an object, found {}",
+            kind(&value)
+        )));
     };
     let rubric = match obj.get("rubric") {
         None | Some(Value::Null) => None,
         Some(_) => {
             obj.remove("rubric");
-            let root = json::parse_span(file, text, lines, at..at + raw.get().len()).map_err(first)?;
+            let root =
+                json::parse_span(file, text, lines, at..at + raw.get().len()).map_err(first)?;
             let node = root.get("rubric").cloned().unwrap_or(root);
-            let (r, _) = read_rubric(file, &node, &format!("item-{number}-rubric"), Dialect::AUTORUBRIC).map_err(first)?;
+            let (r, _) = read_rubric(
+                file,
+                &node,
+                &format!("item-{number}-rubric"),
+                Dialect::AUTORUBRIC,
+            )
+            .map_err(first)?;
             Some(Arc::<Rubric>::new(r))
         }
     };
@@ -127,5 +172,7 @@ fn read_item(
 }
 
 fn first(d: Diagnostics) -> Diagnostic {
-    d.0.into_iter().next().unwrap_or_else(|| Diagnostic::whole("dataset", "the item's rubric is not valid"))
+    d.0.into_iter()
+        .next()
+        .unwrap_or_else(|| Diagnostic::whole("dataset", "the item's rubric is not valid"))
 }

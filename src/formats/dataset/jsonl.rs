@@ -15,8 +15,9 @@ use crate::formats::{json, text::utf8};
 use crate::model::Item;
 
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
-    let f = File::open(path)
-        .map_err(|e| Diagnostics::one(Diagnostic::whole(file, format!("cannot read dataset: {e}"))))?;
+    let f = File::open(path).map_err(|e| {
+        Diagnostics::one(Diagnostic::whole(file, format!("cannot read dataset: {e}")))
+    })?;
     let reader = JsonlItems {
         file: file.to_owned(),
         input: BufReader::with_capacity(256 * 1024, f),
@@ -56,7 +57,11 @@ impl JsonlItems {
         loop {
             let chunk = self.input.fill_buf()?;
             if chunk.is_empty() {
-                return Ok(if self.buf.is_empty() { Line::Eof } else { Line::Text(false) });
+                return Ok(if self.buf.is_empty() {
+                    Line::Eof
+                } else {
+                    Line::Text(false)
+                });
             }
             let (take, newline) = match memchr_newline(chunk) {
                 Some(i) => (i + 1, true),
@@ -110,12 +115,17 @@ impl JsonlItems {
                 ));
             }
             Err(e) => {
-                let col = LineIndex::new(text).pos_of_byte_col(1, e.column().max(1)).col;
+                let col = LineIndex::new(text)
+                    .pos_of_byte_col(1, e.column().max(1))
+                    .col;
                 return Err(self.err(col, format!("not valid JSON: {}", strip_position(&e))));
             }
         };
         let Value::Object(mut obj) = value else {
-            return Err(self.err(1, format!("each line must be a JSON object, found {}", kind(&value))));
+            return Err(self.err(
+                1,
+                format!("each line must be a JSON object, found {}", kind(&value)),
+            ));
         };
         let rubric = match obj.remove("rubric") {
             None | Some(Value::Null) => None,
@@ -131,7 +141,10 @@ impl JsonlItems {
     /// A per-line rubric, read with positions on this line.
     fn line_rubric(&self, text: &str) -> Result<Arc<crate::model::Rubric>, Diagnostic> {
         let shift = |d: Diagnostics| {
-            let mut first = d.0.into_iter().next().unwrap_or_else(|| Diagnostic::whole(&self.file, "the line's rubric is not valid"));
+            let mut first =
+                d.0.into_iter().next().unwrap_or_else(|| {
+                    Diagnostic::whole(&self.file, "the line's rubric is not valid")
+                });
             if let Some(p) = first.pos.as_mut() {
                 p.line = self.line_no;
             }
@@ -141,7 +154,8 @@ impl JsonlItems {
         let lines = LineIndex::new(text);
         let root = json::parse_span(&self.file, text, &lines, 0..text.len()).map_err(shift)?;
         let node = root.get("rubric").cloned().unwrap_or(root);
-        let (rubric, _) = read_rubric(&self.file, &node, "item-rubric", Dialect::AUTORUBRIC).map_err(shift)?;
+        let (rubric, _) =
+            read_rubric(&self.file, &node, "item-rubric", Dialect::AUTORUBRIC).map_err(shift)?;
         Ok(Arc::new(rubric))
     }
 }
@@ -179,14 +193,21 @@ impl Iterator for JsonlItems {
             let text = match utf8(&self.file, bytes) {
                 Ok(t) => t,
                 Err(d) => {
-                    let mut d = d.0.into_iter().next().unwrap_or_else(|| self.err(1, "the line is not valid UTF-8".into()));
+                    let mut d =
+                        d.0.into_iter()
+                            .next()
+                            .unwrap_or_else(|| self.err(1, "the line is not valid UTF-8".into()));
                     if let Some(p) = d.pos.as_mut() {
                         p.line = self.line_no;
                     }
                     return Some(Err(d));
                 }
             };
-            let text = if self.line_no == 1 { text.trim_start_matches('\u{feff}') } else { &text };
+            let text = if self.line_no == 1 {
+                text.trim_start_matches('\u{feff}')
+            } else {
+                &text
+            };
             if text.trim().is_empty() {
                 continue;
             }
@@ -200,7 +221,7 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
-/// serde_json appends " at line L column C"; we give our own position.
+/// `serde_json` appends " at line L column C"; we give our own position.
 pub fn strip_position(e: &serde_json::Error) -> String {
     let s = e.to_string();
     match s.rfind(" at line ") {
@@ -208,4 +229,3 @@ pub fn strip_position(e: &serde_json::Error) -> String {
         None => s,
     }
 }
-

@@ -8,8 +8,8 @@ mod jsonl;
 
 use std::path::Path;
 
-use super::diag::{Diagnostic, Diagnostics};
 use super::LoadedRubric;
+use super::diag::{Diagnostic, Diagnostics};
 use crate::model::Item;
 
 pub use fields::{item_from_object, kind as kind_of, parse_ground_truth};
@@ -50,7 +50,10 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        Self { max_item_bytes: 16 * 1024 * 1024, max_json_bytes: 4 * 1024 * 1024 * 1024 }
+        Self {
+            max_item_bytes: 16 * 1024 * 1024,
+            max_json_bytes: 4 * 1024 * 1024 * 1024,
+        }
     }
 }
 
@@ -67,14 +70,16 @@ pub fn open_dataset(path: &Path, opts: ReadOptions) -> Result<Dataset, Diagnosti
 }
 
 fn detect(path: &Path) -> Result<DatasetFormat, String> {
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     match ext.as_str() {
         "json" => return Ok(DatasetFormat::Json),
         "jsonl" | "ndjson" => return Ok(DatasetFormat::Jsonl),
         "csv" => return Ok(DatasetFormat::Csv),
         _ => {}
     }
-    use std::io::BufRead;
     let f = std::fs::File::open(path).map_err(|e| format!("cannot read dataset: {e}"))?;
     let mut first = Vec::new();
     std::io::BufReader::new(f)
@@ -94,4 +99,4 @@ fn detect(path: &Path) -> Result<DatasetFormat, String> {
     }
 }
 
-use std::io::Read as _;
+use std::io::{BufRead as _, Read as _};

@@ -7,8 +7,9 @@ use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::node::{Node, NodeValue};
 use crate::formats::source::SourceMap;
 use crate::model::{
-    AbstainPolicy, AggregateMode, Anchor, CheckSpec, Criterion, ErrorPolicy, JudgeMethod, JudgeSettings, Kind,
-    Level, Method, OptionChoice, OptionScale, Rubric, Scale, SchemaSource, Scoring, slugify, validate_rubric,
+    AbstainPolicy, AggregateMode, Anchor, CheckSpec, Criterion, ErrorPolicy, JudgeMethod,
+    JudgeSettings, Kind, Level, Method, OptionChoice, OptionScale, Rubric, Scale, SchemaSource,
+    Scoring, slugify, validate_rubric,
 };
 
 /// Defaults that differ between the native format and the formats it grew from.
@@ -19,17 +20,46 @@ pub struct Dialect {
 }
 
 impl Dialect {
-    pub const NATIVE: Dialect = Dialect { default_weight: 1.0 };
-    pub const AUTORUBRIC: Dialect = Dialect { default_weight: 10.0 };
+    pub const NATIVE: Dialect = Dialect {
+        default_weight: 1.0,
+    };
+    pub const AUTORUBRIC: Dialect = Dialect {
+        default_weight: 10.0,
+    };
 }
 
 const RUBRIC_FIELDS: &[&str] = &[
-    "$schema", "id", "name", "description", "version", "target_type", "guidelines", "pass_threshold", "scoring",
-    "judge", "criteria", "sections", "rubric", "metadata",
+    "$schema",
+    "id",
+    "name",
+    "description",
+    "version",
+    "target_type",
+    "guidelines",
+    "pass_threshold",
+    "scoring",
+    "judge",
+    "criteria",
+    "sections",
+    "rubric",
+    "metadata",
 ];
 const CRITERION_FIELDS: &[&str] = &[
-    "id", "name", "requirement", "expected_outcome", "outcome", "description", "weight", "required", "min_score",
-    "kind", "levels", "options", "scale_type", "scale", "method",
+    "id",
+    "name",
+    "requirement",
+    "expected_outcome",
+    "outcome",
+    "description",
+    "weight",
+    "required",
+    "min_score",
+    "kind",
+    "levels",
+    "options",
+    "scale_type",
+    "scale",
+    "method",
 ];
 
 /// Reads a rubric from a parsed document. `fallback_id` names a rubric with neither `id`
@@ -51,7 +81,12 @@ pub fn read_rubric(
     if problems.is_empty() {
         Ok((rubric, map))
     } else {
-        Err(Diagnostics(problems.iter().map(|p| map.diagnostic(file, p.criterion, &p.field, &p.message)).collect()))
+        Err(Diagnostics(
+            problems
+                .iter()
+                .map(|p| map.diagnostic(file, p.criterion, &p.field, &p.message))
+                .collect(),
+        ))
     }
 }
 
@@ -63,7 +98,10 @@ pub fn read_rubric_lenient(text: &str) -> Result<Rubric, String> {
     let rubric = read_root(&mut ctx, &root, "rubric", Dialect::NATIVE, &mut Vec::new());
     match rubric {
         Some(r) if ctx.diags.is_empty() => Ok(r),
-        _ => Err(format!("the submission is not a rubric: {}", Diagnostics(ctx.diags))),
+        _ => Err(format!(
+            "the submission is not a rubric: {}",
+            Diagnostics(ctx.diags)
+        )),
     }
 }
 
@@ -80,7 +118,10 @@ fn read_root(
         return Some(Rubric::new(fallback_id, criteria));
     }
     if root.value == NodeValue::Null {
-        ctx.err(root.pos, "the file is empty; a rubric needs at least `criteria`");
+        ctx.err(
+            root.pos,
+            "the file is empty; a rubric needs at least `criteria`",
+        );
         return None;
     }
     let mut f = Fields::of(ctx, root, "the rubric")?;
@@ -88,14 +129,20 @@ fn read_root(
     if f.has("rubric") && !f.has("criteria") && !f.has("sections") {
         let Some(inner) = f.take("rubric") else {
             let pos = f.node.key_pos("rubric").unwrap_or(f.node.pos);
-            ctx.err(pos, "`rubric` is empty; give a rubric or a list of criteria");
+            ctx.err(
+                pos,
+                "`rubric` is empty; give a rubric or a list of criteria",
+            );
             return None;
         };
         let guidelines = f.string(ctx, "guidelines");
         f.finish(ctx, &["rubric", "guidelines"]);
         let mut sub = Vec::new();
         let mut r = read_root(ctx, inner, fallback_id, dialect, &mut sub)?;
-        paths.extend(sub.into_iter().map(|p| format!("rubric{}{p}", if p.starts_with('[') { "" } else { "." })));
+        paths.extend(
+            sub.into_iter()
+                .map(|p| format!("rubric{}{p}", if p.starts_with('[') { "" } else { "." })),
+        );
         if guidelines.is_some() {
             r.guidelines = guidelines;
         }
@@ -103,7 +150,10 @@ fn read_root(
     }
     f.take("$schema");
     let name = f.string(ctx, "name");
-    let id = f.string(ctx, "id").or_else(|| name.as_deref().map(slugify)).unwrap_or_else(|| slugify(fallback_id));
+    let id = f
+        .string(ctx, "id")
+        .or_else(|| name.as_deref().map(slugify))
+        .unwrap_or_else(|| slugify(fallback_id));
     let mut rubric = Rubric::new(id.clone(), Vec::new());
     rubric.name = name.unwrap_or(id);
     rubric.description = f.string(ctx, "description").unwrap_or_default();
@@ -134,31 +184,52 @@ fn read_root(
             ctx.err(c.pos, "give either `criteria` or `sections`, not both");
         }
         (Some(c), None) => match c.as_seq() {
-            Some(items) => rubric.criteria = read_criteria(ctx, items, "criteria", None, dialect, paths),
+            Some(items) => {
+                rubric.criteria = read_criteria(ctx, items, "criteria", None, dialect, paths);
+            }
             None => ctx.wrong_type(c, "`criteria`", "a list"),
         },
         (None, Some(s)) => rubric.criteria = read_sections(ctx, s, dialect, paths),
-        (None, None) => ctx.err(f.node.pos, "the rubric has no `criteria`; add a list of criteria"),
+        (None, None) => ctx.err(
+            f.node.pos,
+            "the rubric has no `criteria`; add a list of criteria",
+        ),
     }
     f.finish(ctx, RUBRIC_FIELDS);
     Some(rubric)
 }
 
-fn read_sections(ctx: &mut Ctx<'_>, node: &Node, dialect: Dialect, paths: &mut Vec<String>) -> Vec<Criterion> {
+fn read_sections(
+    ctx: &mut Ctx<'_>,
+    node: &Node,
+    dialect: Dialect,
+    paths: &mut Vec<String>,
+) -> Vec<Criterion> {
     let Some(sections) = node.as_seq() else {
         ctx.wrong_type(node, "`sections`", "a list");
         return Vec::new();
     };
     let mut out = Vec::new();
     for (i, s) in sections.iter().enumerate() {
-        let Some(mut f) = Fields::of(ctx, s, "a section") else { continue };
-        let name = f.string(ctx, "name").unwrap_or_else(|| format!("Section {}", i + 1));
+        let Some(mut f) = Fields::of(ctx, s, "a section") else {
+            continue;
+        };
+        let name = f
+            .string(ctx, "name")
+            .unwrap_or_else(|| format!("Section {}", i + 1));
         f.take("description");
         match f.take("criteria") {
             Some(c) => match c.as_seq() {
                 Some(items) => {
                     let base = format!("sections[{i}].criteria");
-                    out.extend(read_criteria(ctx, items, &base, Some(&name), dialect, paths));
+                    out.extend(read_criteria(
+                        ctx,
+                        items,
+                        &base,
+                        Some(&name),
+                        dialect,
+                        paths,
+                    ));
                 }
                 None => ctx.wrong_type(c, "`criteria`", "a list"),
             },
@@ -189,7 +260,12 @@ fn read_criteria(
     out
 }
 
-fn read_criterion(ctx: &mut Ctx<'_>, node: &Node, index: usize, dialect: Dialect) -> Option<Criterion> {
+fn read_criterion(
+    ctx: &mut Ctx<'_>,
+    node: &Node,
+    index: usize,
+    dialect: Dialect,
+) -> Option<Criterion> {
     // A plain string is a requirement with defaults.
     if let NodeValue::Str(s) = &node.value {
         let mut c = Criterion::binary(format!("c{index}"), s.clone(), dialect.default_weight);
@@ -202,12 +278,16 @@ fn read_criterion(ctx: &mut Ctx<'_>, node: &Node, index: usize, dialect: Dialect
         .string(ctx, "id")
         .or_else(|| name.as_deref().map(slugify).filter(|s| !s.is_empty()))
         .unwrap_or_else(|| format!("c{index}"));
-    let requirement = match f.take_alias(&["requirement", "expected_outcome", "outcome", "description"]) {
-        Some((key, n)) => string_of(ctx, n, &format!("`{key}`")).unwrap_or_default(),
-        None => {
-            ctx.err(node.pos, format!("criterion '{id}' has no `requirement`; say what is checked"));
-            String::new()
-        }
+    let requirement = if let Some((key, n)) =
+        f.take_alias(&["requirement", "expected_outcome", "outcome", "description"])
+    {
+        string_of(ctx, n, &format!("`{key}`")).unwrap_or_default()
+    } else {
+        ctx.err(
+            node.pos,
+            format!("criterion '{id}' has no `requirement`; say what is checked"),
+        );
+        String::new()
     };
     let mut c = Criterion::binary(id.clone(), requirement, dialect.default_weight);
     c.name = name.unwrap_or(id);
@@ -216,18 +296,20 @@ fn read_criterion(ctx: &mut Ctx<'_>, node: &Node, index: usize, dialect: Dialect
     }
     c.required = f.boolean(ctx, "required").unwrap_or(false);
     c.min_score = f.number(ctx, "min_score");
-    let kind_name = f.take("kind").and_then(|n| string_of(ctx, n, "`kind`").map(|s| (s, n.pos)));
-    c.kind = read_kind(ctx, &mut f, kind_name);
-    if let Some(m) = f.take("method") {
-        if let Some(method) = read_method(ctx, m) {
-            c.method = method;
-        }
+    let kind_name = f
+        .take("kind")
+        .and_then(|n| string_of(ctx, n, "`kind`").map(|s| (s, n.pos)));
+    c.kind = read_kind(ctx, &mut f, kind_name.as_ref());
+    if let Some(m) = f.take("method")
+        && let Some(method) = read_method(ctx, m)
+    {
+        c.method = method;
     }
     f.finish(ctx, CRITERION_FIELDS);
     Some(c)
 }
 
-fn read_kind(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, declared: Option<(String, Pos)>) -> Kind {
+fn read_kind(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, declared: Option<&(String, Pos)>) -> Kind {
     let levels = f.take("levels");
     let options = f.take("options");
     let scale_type = f.take("scale_type");
@@ -241,10 +323,13 @@ fn read_kind(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, declared: Option<(String, Po
     } else {
         "binary"
     };
-    let kind = match &declared {
+    let kind = match declared {
         Some((k, pos)) => {
             if !["binary", "levels", "options", "scale"].contains(&k.as_str()) {
-                ctx.err(*pos, format!("unknown kind '{k}'; use binary, levels, options or scale"));
+                ctx.err(
+                    *pos,
+                    format!("unknown kind '{k}'; use binary, levels, options or scale"),
+                );
                 return Kind::Binary;
             }
             if k != inferred && !(k == "binary" && inferred == "binary") {
@@ -264,16 +349,24 @@ fn read_kind(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, declared: Option<(String, Po
     match kind {
         "levels" => levels.map_or(Kind::Binary, |n| Kind::Levels(read_levels(ctx, n))),
         "options" => {
-            let scale = match scale_type.and_then(|n| string_of(ctx, n, "`scale_type`").map(|s| (s, n.pos))) {
+            let scale = match scale_type
+                .and_then(|n| string_of(ctx, n, "`scale_type`").map(|s| (s, n.pos)))
+            {
                 None => OptionScale::Ordinal,
                 Some((s, _)) if s == "ordinal" => OptionScale::Ordinal,
                 Some((s, _)) if s == "nominal" => OptionScale::Nominal,
                 Some((s, pos)) => {
-                    ctx.err(pos, format!("unknown scale_type '{s}'; use ordinal or nominal"));
+                    ctx.err(
+                        pos,
+                        format!("unknown scale_type '{s}'; use ordinal or nominal"),
+                    );
                     OptionScale::Ordinal
                 }
             };
-            options.map_or(Kind::Binary, |n| Kind::Options { options: read_options(ctx, n), scale })
+            options.map_or(Kind::Binary, |n| Kind::Options {
+                options: read_options(ctx, n),
+                scale,
+            })
         }
         "scale" => scale.map_or(Kind::Binary, |n| Kind::Scale(read_scale(ctx, n))),
         _ => {
@@ -301,11 +394,23 @@ fn read_levels(ctx: &mut Ctx<'_>, node: &Node) -> Vec<Level> {
                 let description = f.string(ctx, "description").unwrap_or_default();
                 let score = f.number(ctx, "score");
                 if score.is_none() && !f.has("score") {
-                    ctx.err(item.pos, format!("level '{id}' needs a `score` between 0 and 1"));
+                    ctx.err(
+                        item.pos,
+                        format!("level '{id}' needs a `score` between 0 and 1"),
+                    );
                 }
-                let indicators = f.take("indicators").map(|n| string_list(ctx, n, "`indicators`")).unwrap_or_default();
+                let indicators = f
+                    .take("indicators")
+                    .map(|n| string_list(ctx, n, "`indicators`"))
+                    .unwrap_or_default();
                 f.finish(ctx, &["id", "label", "description", "score", "indicators"]);
-                Some(Level { label: label.unwrap_or_else(|| id.clone()), id, description, score: score.unwrap_or(0.0), indicators })
+                Some(Level {
+                    label: label.unwrap_or_else(|| id.clone()),
+                    id,
+                    description,
+                    score: score.unwrap_or(0.0),
+                    indicators,
+                })
             })
             .collect(),
         // `{0: text, 1: text, …}`: integer levels scored k / max.
@@ -313,8 +418,17 @@ fn read_levels(ctx: &mut Ctx<'_>, node: &Node) -> Vec<Level> {
             let mut keyed = Vec::new();
             for (k, v) in entries {
                 match k.text.trim().parse::<i64>() {
-                    Ok(n) if n >= 0 => keyed.push((n, string_of(ctx, v, "a level description").unwrap_or_default())),
-                    _ => ctx.err(k.pos, format!("level key '{}' must be a whole number ≥ 0 in a level map", k.text)),
+                    Ok(n) if n >= 0 => keyed.push((
+                        n,
+                        string_of(ctx, v, "a level description").unwrap_or_default(),
+                    )),
+                    _ => ctx.err(
+                        k.pos,
+                        format!(
+                            "level key '{}' must be a whole number ≥ 0 in a level map",
+                            k.text
+                        ),
+                    ),
                 }
             }
             keyed.sort_by_key(|(n, _)| *n);
@@ -331,7 +445,11 @@ fn read_levels(ctx: &mut Ctx<'_>, node: &Node) -> Vec<Level> {
                 .collect()
         }
         _ => {
-            ctx.wrong_type(node, "`levels`", "a list of levels or a map of whole numbers to descriptions");
+            ctx.wrong_type(
+                node,
+                "`levels`",
+                "a list of levels or a map of whole numbers to descriptions",
+            );
             Vec::new()
         }
     }
@@ -355,16 +473,29 @@ fn read_options(ctx: &mut Ctx<'_>, node: &Node) -> Vec<OptionChoice> {
                 return None;
             };
             if value.is_none() && !na {
-                ctx.err(item.pos, format!("option '{label}' needs a `value` between 0 and 1 (or `na: true`)"));
+                ctx.err(
+                    item.pos,
+                    format!("option '{label}' needs a `value` between 0 and 1 (or `na: true`)"),
+                );
             }
-            Some(OptionChoice { label, value: value.unwrap_or(0.0), na })
+            Some(OptionChoice {
+                label,
+                value: value.unwrap_or(0.0),
+                na,
+            })
         })
         .collect()
 }
 
 fn read_scale(ctx: &mut Ctx<'_>, node: &Node) -> Scale {
-    let mut scale = Scale { min: 0.0, max: 10.0, anchors: Vec::new() };
-    let Some(mut f) = Fields::of(ctx, node, "`scale`") else { return scale };
+    let mut scale = Scale {
+        min: 0.0,
+        max: 10.0,
+        anchors: Vec::new(),
+    };
+    let Some(mut f) = Fields::of(ctx, node, "`scale`") else {
+        return scale;
+    };
     match (f.number(ctx, "min"), f.number(ctx, "max")) {
         (Some(lo), Some(hi)) => {
             scale.min = lo;
@@ -381,7 +512,10 @@ fn read_scale(ctx: &mut Ctx<'_>, node: &Node) -> Scale {
                             value,
                             text: string_of(ctx, v, "an anchor").unwrap_or_default(),
                         }),
-                        Err(_) => ctx.err(k.pos, format!("anchor key '{}' must be a number on the scale", k.text)),
+                        Err(_) => ctx.err(
+                            k.pos,
+                            format!("anchor key '{}' must be a number on the scale", k.text),
+                        ),
                     }
                 }
                 scale.anchors.sort_by(|a, b| a.value.total_cmp(&b.value));
@@ -397,15 +531,24 @@ fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {
     match &node.value {
         NodeValue::Str(s) if s == "judge" => Some(Method::Judge(JudgeMethod::default())),
         NodeValue::Str(s) if s == "check" => {
-            ctx.err(node.pos, "method `check` needs a name: `method: { check: contains, args: { … } }`");
+            ctx.err(
+                node.pos,
+                "method `check` needs a name: `method: { check: contains, args: { … } }`",
+            );
             None
         }
         NodeValue::Str(s) if s == "schema" => {
-            ctx.err(node.pos, "method `schema` needs the schema: `method: { schema: { … } }` or a file path");
+            ctx.err(
+                node.pos,
+                "method `schema` needs the schema: `method: { schema: { … } }` or a file path",
+            );
             None
         }
         NodeValue::Str(s) => {
-            ctx.err(node.pos, format!("unknown method '{s}'; use judge, check or schema"));
+            ctx.err(
+                node.pos,
+                format!("unknown method '{s}'; use judge, check or schema"),
+            );
             None
         }
         NodeValue::Map(_) => {
@@ -414,10 +557,15 @@ fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {
             let check = f.take("check");
             let schema = f.take("schema");
             let args = f.take("args");
-            let present = usize::from(judge.is_some() || f.has("judge")) + usize::from(check.is_some()) + usize::from(schema.is_some());
+            let present = usize::from(judge.is_some() || f.has("judge"))
+                + usize::from(check.is_some())
+                + usize::from(schema.is_some());
             f.finish(ctx, &["judge", "check", "args", "schema"]);
             if present != 1 {
-                ctx.err(node.pos, "`method` needs exactly one of `judge`, `check` or `schema`");
+                ctx.err(
+                    node.pos,
+                    "`method` needs exactly one of `judge`, `check` or `schema`",
+                );
                 return None;
             }
             if args.is_some() && check.is_none() {
@@ -440,7 +588,9 @@ fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {
             if let Some(s) = schema {
                 return match &s.value {
                     NodeValue::Str(path) => Some(Method::Schema(SchemaSource::File(path.clone()))),
-                    NodeValue::Map(_) | NodeValue::Bool(_) => Some(Method::Schema(SchemaSource::Inline(s.to_json()))),
+                    NodeValue::Map(_) | NodeValue::Bool(_) => {
+                        Some(Method::Schema(SchemaSource::Inline(s.to_json())))
+                    }
                     _ => {
                         ctx.wrong_type(s, "`schema`", "a JSON Schema mapping or a file path");
                         None
@@ -457,7 +607,11 @@ fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {
             Some(Method::Judge(jm))
         }
         _ => {
-            ctx.wrong_type(node, "`method`", "judge, or a mapping with `check` or `schema`");
+            ctx.wrong_type(
+                node,
+                "`method`",
+                "judge, or a mapping with `check` or `schema`",
+            );
             None
         }
     }
@@ -465,7 +619,9 @@ fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {
 
 fn read_scoring(ctx: &mut Ctx<'_>, node: &Node) -> Scoring {
     let mut s = Scoring::default();
-    let Some(mut f) = Fields::of(ctx, node, "`scoring`") else { return s };
+    let Some(mut f) = Fields::of(ctx, node, "`scoring`") else {
+        return s;
+    };
     if let Some(v) = choice(ctx, &mut f, "aggregate", AggregateMode::NAMES) {
         s.aggregate = match v {
             "mean" => AggregateMode::Mean,
@@ -494,16 +650,33 @@ fn read_scoring(ctx: &mut Ctx<'_>, node: &Node) -> Scoring {
     if let Some(n) = f.boolean(ctx, "normalize") {
         s.normalize = n;
     }
-    f.finish(ctx, &["aggregate", "abstain", "partial_credit", "errors", "normalize"]);
+    f.finish(
+        ctx,
+        &[
+            "aggregate",
+            "abstain",
+            "partial_credit",
+            "errors",
+            "normalize",
+        ],
+    );
     s
 }
 
-fn choice(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, key: &str, names: &'static [&'static str]) -> Option<&'static str> {
+fn choice(
+    ctx: &mut Ctx<'_>,
+    f: &mut Fields<'_>,
+    key: &str,
+    names: &'static [&'static str],
+) -> Option<&'static str> {
     let node = f.take(key)?;
     let text = string_of(ctx, node, &format!("`{key}`"))?;
     let found = names.iter().find(|n| **n == text).copied();
     if found.is_none() {
-        ctx.err(node.pos, format!("unknown {key} '{text}'; use {}", names.join(", ")));
+        ctx.err(
+            node.pos,
+            format!("unknown {key} '{text}'; use {}", names.join(", ")),
+        );
     }
     found
 }
@@ -523,7 +696,17 @@ fn read_judge(ctx: &mut Ctx<'_>, node: &Node) -> Option<JudgeSettings> {
     if let Some(n) = f.take("seed") {
         j.seed = whole(ctx, n, "`seed`");
     }
-    f.finish(ctx, &["model", "strategy", "temperature", "max_tokens", "seed", "system_prompt"]);
+    f.finish(
+        ctx,
+        &[
+            "model",
+            "strategy",
+            "temperature",
+            "max_tokens",
+            "seed",
+            "system_prompt",
+        ],
+    );
     Some(j)
 }
 
@@ -538,11 +721,13 @@ fn whole(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<u64> {
 }
 
 fn string_list(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Vec<String> {
-    match node.as_seq() {
-        Some(items) => items.iter().filter_map(|n| string_of(ctx, n, what)).collect(),
-        None => {
-            ctx.wrong_type(node, what, "a list of text");
-            Vec::new()
-        }
+    if let Some(items) = node.as_seq() {
+        items
+            .iter()
+            .filter_map(|n| string_of(ctx, n, what))
+            .collect()
+    } else {
+        ctx.wrong_type(node, what, "a list of text");
+        Vec::new()
     }
 }

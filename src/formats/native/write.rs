@@ -24,15 +24,26 @@ pub fn rubric_to_json(rubric: &Rubric) -> Value {
         m.insert("scoring".into(), scoring_json(&rubric.scoring));
     }
     if let Some(j) = &rubric.judge {
-        m.insert("judge".into(), serde_json::to_value(j).unwrap_or(Value::Null));
+        m.insert(
+            "judge".into(),
+            serde_json::to_value(j).unwrap_or(Value::Null),
+        );
     }
     let sections = rubric.section_names();
     if sections.is_empty() {
-        m.insert("criteria".into(), Value::Array(rubric.criteria.iter().map(criterion_json).collect()));
+        m.insert(
+            "criteria".into(),
+            Value::Array(rubric.criteria.iter().map(criterion_json).collect()),
+        );
     } else {
         let mut out = Vec::new();
         // Criteria without a section go into an unnamed first section so nothing is lost.
-        let loose: Vec<Value> = rubric.criteria.iter().filter(|c| c.section.is_none()).map(criterion_json).collect();
+        let loose: Vec<Value> = rubric
+            .criteria
+            .iter()
+            .filter(|c| c.section.is_none())
+            .map(criterion_json)
+            .collect();
         if !loose.is_empty() {
             out.push(json!({ "name": "General", "criteria": loose }));
         }
@@ -64,16 +75,28 @@ fn scoring_json(s: &Scoring) -> Value {
         m.insert(k.to_owned(), v);
     };
     if s.aggregate != d.aggregate {
-        put(&mut m, "aggregate", serde_json::to_value(s.aggregate).unwrap_or(Value::Null));
+        put(
+            &mut m,
+            "aggregate",
+            serde_json::to_value(s.aggregate).unwrap_or(Value::Null),
+        );
     }
     if s.abstain != d.abstain {
-        put(&mut m, "abstain", serde_json::to_value(s.abstain).unwrap_or(Value::Null));
+        put(
+            &mut m,
+            "abstain",
+            serde_json::to_value(s.abstain).unwrap_or(Value::Null),
+        );
     }
     if s.partial_credit != d.partial_credit {
         put(&mut m, "partial_credit", json!(s.partial_credit));
     }
     if s.errors != d.errors {
-        put(&mut m, "errors", serde_json::to_value(s.errors).unwrap_or(Value::Null));
+        put(
+            &mut m,
+            "errors",
+            serde_json::to_value(s.errors).unwrap_or(Value::Null),
+        );
     }
     if s.normalize != d.normalize {
         put(&mut m, "normalize", json!(s.normalize));
@@ -99,11 +122,17 @@ fn criterion_json(c: &Criterion) -> Value {
         Kind::Binary => {}
         Kind::Levels(levels) => {
             m.insert("kind".into(), json!("levels"));
-            m.insert("levels".into(), serde_json::to_value(levels).unwrap_or(Value::Null));
+            m.insert(
+                "levels".into(),
+                serde_json::to_value(levels).unwrap_or(Value::Null),
+            );
         }
         Kind::Options { options, scale } => {
             m.insert("kind".into(), json!("options"));
-            m.insert("options".into(), serde_json::to_value(options).unwrap_or(Value::Null));
+            m.insert(
+                "options".into(),
+                serde_json::to_value(options).unwrap_or(Value::Null),
+            );
             if *scale == OptionScale::Nominal {
                 m.insert("scale_type".into(), json!("nominal"));
             }
@@ -114,8 +143,11 @@ fn criterion_json(c: &Criterion) -> Value {
             sm.insert("min".into(), json!(s.min));
             sm.insert("max".into(), json!(s.max));
             if !s.anchors.is_empty() {
-                let anchors: Map<String, Value> =
-                    s.anchors.iter().map(|a| (format_number(a.value), json!(a.text))).collect();
+                let anchors: Map<String, Value> = s
+                    .anchors
+                    .iter()
+                    .map(|a| (format_number(a.value), json!(a.text)))
+                    .collect();
                 sm.insert("anchors".into(), Value::Object(anchors));
             }
             m.insert("scale".into(), Value::Object(sm));
@@ -146,5 +178,9 @@ fn criterion_json(c: &Criterion) -> Value {
 
 /// `3` rather than `3.0` for whole numbers, for anchor keys.
 fn format_number(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
 }
