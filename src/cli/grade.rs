@@ -43,6 +43,7 @@ pub fn run(
     )?;
     let override_rubric = common.rubric.is_some();
     let has_default = compiled.is_some();
+    let allow_commands = allow_commands || workspace_allows_commands()?;
     let opts = ExecOptions {
         concurrency,
         allow_commands,
@@ -115,6 +116,16 @@ pub fn run(
         )));
     }
     Ok(decide(&summary, common.fail_under, Some(max_error_rate)))
+}
+
+/// `allow_commands: true` in the workspace's `rubricate.yaml` (warnings go to stderr).
+fn workspace_allows_commands() -> Result<bool, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let (config, warnings) = crate::store::load_config(&cwd)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(config.allow_commands)
 }
 
 pub fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {

@@ -127,7 +127,11 @@ mod tests {
         assert_eq!(idx.pos(5), Pos::new(2, 2));
         assert_eq!(idx.pos(7), Pos::new(3, 1));
         assert_eq!(idx.pos(8), Pos::new(4, 1));
-        assert_eq!(idx.pos(4), Pos::new(2, 1), "inside a character rounds down to its start");
+        assert_eq!(
+            idx.pos(4),
+            Pos::new(2, 1),
+            "inside a character rounds down to its start"
+        );
         assert_eq!(idx.pos(999), Pos::new(4, 2));
     }
 
