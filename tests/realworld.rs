@@ -1,0 +1,109 @@
+//! Real files from the seed systems' repositories (`../shared/realworld/`, beside the
+//! checkout): the autorubric ones load natively and score as autorubric documents. The
+//! other systems' files are the foreign-format reader's to load. Skipped when the folder
+//! is absent.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn realworld() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+    dir.is_dir().then_some(dir)
+}
+
+fn rubricate(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run rubricate")
+}
+
+#[test]
+fn autorubric_files_validate() {
+    let Some(dir) = realworld() else { return };
+    for name in [
+        "autorubric__essay_grading_dataset.json",
+        "autorubric__meta_rubric_standalone.json",
+    ] {
+        let path = dir.join(name);
+        let out = rubricate(&["validate", path.to_str().expect("utf-8 path")]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// autorubric's compute_weighted_score, written from its documentation: MET adds the
+/// weight, CANNOT_ASSESS is skipped, the positive weights of counted criteria divide.
+fn autorubric_score(weights: &[f64], verdicts: &[&str]) -> f64 {
+    let (mut score, mut positive) = (0.0, 0.0);
+    for (w, v) in weights.iter().zip(verdicts) {
+        if *v == "CANNOT_ASSESS" {
+            continue;
+        }
+        if *v == "MET" {
+            score += w;
+        }
+        if *w > 0.0 {
+            positive += w;
+        }
+    }
+    if positive > 0.0 {
+        (score / positive).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+#[test]
+fn the_real_essay_dataset_scores_as_autorubric_documents() {
+    let Some(dir) = realworld() else { return };
+    let path = dir.join("autorubric__essay_grading_dataset.json");
+    let data: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    let weights: Vec<f64> = data["rubric"]
+        .as_array()
+        .expect("rubric list")
+        .iter()
+        .map(|c| c["weight"].as_f64().expect("weight"))
+        .collect();
+    let out = rubricate(&[
+        "score",
+        path.to_str().expect("utf-8 path"),
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "some essays fail: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("jsonl"))
+        .collect();
+    let items = data["items"].as_array().expect("items");
+    assert_eq!(lines.len(), items.len());
+    for (item, result) in items.iter().zip(&lines) {
+        let verdicts: Vec<&str> = item["ground_truth"]
+            .as_array()
+            .expect("gt")
+            .iter()
+            .map(|v| v.as_str().expect("verdict"))
+            .collect();
+        let want = autorubric_score(&weights, &verdicts);
+        let got = result["score"].as_f64().expect("score");
+        assert!(
+            (got - want).abs() < 1e-9,
+            "item {}: rubricate {got}, autorubric {want}",
+            result["item"]
+        );
+    }
+}
