@@ -3,6 +3,8 @@
 //! other systems' files are the foreign-format reader's to load. Skipped when the folder
 //! is absent.
 
+#![allow(clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -38,8 +40,8 @@ fn autorubric_files_validate() {
     }
 }
 
-/// autorubric's compute_weighted_score, written from its documentation: MET adds the
-/// weight, CANNOT_ASSESS is skipped, the positive weights of counted criteria divide.
+/// autorubric's `compute_weighted_score`, written from its documentation: MET adds the
+/// weight, `CANNOT_ASSESS` is skipped, the positive weights of counted criteria divide.
 fn autorubric_score(weights: &[f64], verdicts: &[&str]) -> f64 {
     let (mut score, mut positive) = (0.0, 0.0);
     for (w, v) in weights.iter().zip(verdicts) {

@@ -67,10 +67,15 @@ pub async fn lint(loaded: &LoadedRubric) -> Result<LintReport, Diagnostics> {
         .any(|r| r.criterion_id == "weight_distribution" && r.value == Some(0.0))
     {
         let sum: f64 = loaded.rubric.criteria.iter().map(|c| c.weight).sum();
+        let field = if loaded.rubric.section_names().is_empty() {
+            "criteria"
+        } else {
+            "sections"
+        };
         findings.push(raw_finding(
             Severity::Info,
             None,
-            "criteria",
+            field,
             format!(
                 "weights sum to {}, not 1: rubricate normalises weights, so scores are unaffected; only the meta-rubric's weight-distribution criterion asks for 1",
                 (sum * 10_000.0).round() / 10_000.0

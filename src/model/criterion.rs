@@ -231,7 +231,8 @@ impl Scale {
     /// `(clamp(x) − min) / (max − min)`.
     pub fn normalize(&self, x: f64) -> f64 {
         let span = self.max - self.min;
-        if span <= 0.0 {
+        // Also refuses NaN bounds (only a rubric that skipped validation can have them).
+        if !(span > 0.0 && span.is_finite()) {
             return 0.0;
         }
         (x.clamp(self.min, self.max) - self.min) / span

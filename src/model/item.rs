@@ -101,7 +101,10 @@ fn entry_verdict(rubric: &Rubric, index: usize, value: &Value) -> Result<Verdict
             Some(Verdict::CannotAssess) => Verdict::CannotAssess,
             _ => Verdict::Level(s.trim().to_owned()),
         },
-        (Kind::Options { .. }, Value::String(s)) => Verdict::Choice(s.clone()),
+        // The rubric's own spelling of the label, when it matches.
+        (Kind::Options { options, .. }, Value::String(s)) => Verdict::Choice(
+            super::find_option(options, s).map_or_else(|| s.clone(), |o| o.label.clone()),
+        ),
         (Kind::Options { .. } | Kind::Levels(_) | _, Value::Null) => Verdict::CannotAssess,
         (kind, other) => {
             return Err(fail(&format!(

@@ -66,7 +66,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let nested = dir.path().join("a/b");
         std::fs::create_dir_all(&nested).unwrap();
-        assert_eq!(load_config(&nested).unwrap().0.allow_commands, false);
+        assert!(!load_config(&nested).unwrap().0.allow_commands);
         std::fs::write(
             dir.path().join(CONFIG_FILE),
             "allow_commands: true\nallow_comands: 1\n",

@@ -41,6 +41,22 @@ pub fn compile(args: &mut Args<'_>) -> Result<CommandCheck, SpecError> {
     })
 }
 
+/// Reads a stream to its end, keeping the first [`MAX_OUTPUT`] bytes.
+async fn read_capped<R: tokio::io::AsyncRead + Unpin>(
+    stream: Option<&mut R>,
+) -> std::io::Result<Vec<u8>> {
+    let mut kept = Vec::new();
+    let Some(stream) = stream else {
+        return Ok(kept);
+    };
+    (&mut *stream)
+        .take(MAX_OUTPUT)
+        .read_to_end(&mut kept)
+        .await?;
+    tokio::io::copy(stream, &mut tokio::io::sink()).await?;
+    Ok(kept)
+}
+
 impl CommandCheck {
     /// Runs the program; returns the first non-empty line of its output.
     pub async fn run(&self, item: &Item) -> Result<String, String> {
@@ -69,20 +85,13 @@ impl CommandCheck {
                 let _ = s.write_all(payload.as_bytes()).await;
                 drop(s);
             }
-            let mut out = Vec::new();
-            let mut err = Vec::new();
-            if let Some(s) = stdout.as_mut() {
-                s.take(MAX_OUTPUT)
-                    .read_to_end(&mut out)
-                    .await
-                    .map_err(|e| e.to_string())?;
-            }
-            if let Some(s) = stderr.as_mut() {
-                s.take(MAX_OUTPUT)
-                    .read_to_end(&mut err)
-                    .await
-                    .map_err(|e| e.to_string())?;
-            }
+            // Both streams are drained at once so a chatty child never blocks on a full pipe.
+            let (out, err) =
+                tokio::join!(read_capped(stdout.as_mut()), read_capped(stderr.as_mut()));
+            let (out, err) = (
+                out.map_err(|e| e.to_string())?,
+                err.map_err(|e| e.to_string())?,
+            );
             let status = child.wait().await.map_err(|e| e.to_string())?;
             Ok::<_, String>((status, out, err))
         };

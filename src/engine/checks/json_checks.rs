@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::text::range_text;
-use super::{Args, Check, CheckInput, CheckOutput, SpecError, quote};
+use super::{Args, Check, CheckInput, CheckOutput, SpecError};
 
 #[derive(Debug)]
 struct IsJson;
@@ -167,7 +167,7 @@ impl Check for JsonPath {
                 let ev = if v == want {
                     format!("{p} = {want}")
                 } else {
-                    format!("{p} is {}, expected {want}", quote(&v.to_string()))
+                    format!("{p} is {v}, expected {want}")
                 };
                 CheckOutput::binary(v == want, measure, ev)
             }

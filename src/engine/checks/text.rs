@@ -11,10 +11,10 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 struct Contains {
     /// As written, for evidence.
     shown: Vec<String>,
-    /// As searched (lowercased unless case-sensitive).
-    needles: Vec<String>,
+    /// Literal matchers; case-insensitive ones match in the submission itself, so evidence
+    /// quotes its own text at its own position.
+    needles: Vec<Regex>,
     all: bool,
-    case_sensitive: bool,
     negate: bool,
 }
 
@@ -23,7 +23,7 @@ pub fn contains(args: &mut Args<'_>, negate: bool) -> Result<Box<dyn Check>, Spe
     let text = args.strings("text")?;
     let any = args.strings("any")?;
     let all = args.strings("all")?;
-    let (needles, is_all) = match (text, any, all) {
+    let (shown, is_all) = match (text, any, all) {
         (Some(t), None, None) => (t, false),
         (None, Some(a), None) => (a, false),
         (None, None, Some(a)) => (a, true),
@@ -34,53 +34,39 @@ pub fn contains(args: &mut Args<'_>, negate: bool) -> Result<Box<dyn Check>, Spe
             ));
         }
     };
-    if needles.is_empty() || needles.iter().any(String::is_empty) {
+    if shown.is_empty() || shown.iter().any(String::is_empty) {
         return Err(SpecError::new(
             "args",
             "the texts to look for must not be empty",
         ));
     }
-    let shown = needles.clone();
-    let needles = if case_sensitive {
-        needles
-    } else {
-        needles.iter().map(|n| n.to_lowercase()).collect()
-    };
+    let needles = shown
+        .iter()
+        .map(|n| {
+            build_regex(&regex::escape(n), !case_sensitive).map_err(|m| SpecError::new("args", m))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Box::new(Contains {
         shown,
         needles,
         all: is_all,
-        case_sensitive,
         negate,
     }))
 }
 
 impl Check for Contains {
     fn run(&self, input: &CheckInput<'_>) -> Result<CheckOutput, String> {
-        let original = input.text();
-        let lowered;
-        let hay = if self.case_sensitive {
-            original
-        } else {
-            lowered = original.to_lowercase();
-            &lowered
-        };
+        let text = input.text();
         let mut evidence = Vec::new();
         let mut found = 0;
-        for (n, shown) in self.needles.iter().zip(&self.shown) {
-            match hay.find(n.as_str()) {
-                Some(at) => {
+        for (re, shown) in self.needles.iter().zip(&self.shown) {
+            match re.find(text) {
+                Some(m) => {
                     found += 1;
-                    let (l, c) = line_col(hay, at);
-                    // Quote the text as written in the submission when the offsets still line up.
-                    let written = if hay.len() == original.len() {
-                        original.get(at..at + n.len())
-                    } else {
-                        None
-                    };
+                    let (l, c) = line_col(text, m.start());
                     evidence.push(format!(
                         "found {} at line {l}, column {c}",
-                        quote(written.unwrap_or(shown))
+                        quote(m.as_str())
                     ));
                 }
                 None => evidence.push(format!("{} not found", quote(shown))),
@@ -309,10 +295,10 @@ impl Check for Bounds {
 
 /// `1 sentence`, `3 sentences`.
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
+    match n {
+        1 => format!("1 {word}"),
+        _ if word.ends_with("ch") || word.ends_with('s') => format!("{n} {word}es"),
+        _ => format!("{n} {word}s"),
     }
 }
 
