@@ -1,6 +1,8 @@
 //! rubricate's own rubric format (YAML or JSON): reading with located validation, writing,
 //! and the published JSON Schema.
 
+mod criterion;
+mod knobs;
 mod read;
 mod write;
 

@@ -1,0 +1,120 @@
+//! Rubric-wide settings: scoring knobs and judge defaults.
+
+use crate::formats::fields::{Ctx, Fields, string_of};
+use crate::formats::node::{Node, NodeValue};
+use crate::model::{AbstainPolicy, AggregateMode, ErrorPolicy, JudgeSettings, Scoring};
+
+pub(super) fn read_scoring(ctx: &mut Ctx<'_>, node: &Node) -> Scoring {
+    let mut s = Scoring::default();
+    let Some(mut f) = Fields::of(ctx, node, "`scoring`") else {
+        return s;
+    };
+    if let Some(v) = choice(ctx, &mut f, "aggregate", AggregateMode::NAMES) {
+        s.aggregate = match v {
+            "mean" => AggregateMode::Mean,
+            "min" => AggregateMode::Min,
+            _ => AggregateMode::Points,
+        };
+    }
+    if let Some(v) = choice(ctx, &mut f, "abstain", AbstainPolicy::NAMES) {
+        s.abstain = match v {
+            "zero" => AbstainPolicy::Zero,
+            "partial" => AbstainPolicy::Partial,
+            "worst" => AbstainPolicy::Worst,
+            _ => AbstainPolicy::Skip,
+        };
+    }
+    if let Some(v) = choice(ctx, &mut f, "errors", ErrorPolicy::NAMES) {
+        s.errors = match v {
+            "zero" => ErrorPolicy::Zero,
+            "worst" => ErrorPolicy::Worst,
+            _ => ErrorPolicy::Abstain,
+        };
+    }
+    if let Some(p) = f.number(ctx, "partial_credit") {
+        s.partial_credit = p;
+    }
+    if let Some(n) = f.boolean(ctx, "normalize") {
+        s.normalize = n;
+    }
+    f.finish(
+        ctx,
+        &[
+            "aggregate",
+            "abstain",
+            "partial_credit",
+            "errors",
+            "normalize",
+        ],
+    );
+    s
+}
+
+fn choice(
+    ctx: &mut Ctx<'_>,
+    f: &mut Fields<'_>,
+    key: &str,
+    names: &'static [&'static str],
+) -> Option<&'static str> {
+    let node = f.take(key)?;
+    let text = string_of(ctx, node, &format!("`{key}`"))?;
+    let found = names.iter().find(|n| **n == text).copied();
+    if found.is_none() {
+        ctx.err(
+            node.pos,
+            format!("unknown {key} '{text}'; use {}", names.join(", ")),
+        );
+    }
+    found
+}
+
+pub(super) fn read_judge(ctx: &mut Ctx<'_>, node: &Node) -> Option<JudgeSettings> {
+    let mut f = Fields::of(ctx, node, "`judge`")?;
+    let mut j = JudgeSettings {
+        model: f.string(ctx, "model"),
+        strategy: f.string(ctx, "strategy"),
+        temperature: f.number(ctx, "temperature"),
+        system_prompt: f.string(ctx, "system_prompt"),
+        ..JudgeSettings::default()
+    };
+    if let Some(n) = f.take("max_tokens") {
+        j.max_tokens = whole(ctx, n, "`max_tokens`").and_then(|v| u32::try_from(v).ok());
+    }
+    if let Some(n) = f.take("seed") {
+        j.seed = whole(ctx, n, "`seed`");
+    }
+    f.finish(
+        ctx,
+        &[
+            "model",
+            "strategy",
+            "temperature",
+            "max_tokens",
+            "seed",
+            "system_prompt",
+        ],
+    );
+    Some(j)
+}
+
+fn whole(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<u64> {
+    match node.value {
+        NodeValue::Int(i) if i >= 0 => u64::try_from(i).ok(),
+        _ => {
+            ctx.wrong_type(node, what, "a whole number ≥ 0");
+            None
+        }
+    }
+}
+
+pub(super) fn string_list(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Vec<String> {
+    if let Some(items) = node.as_seq() {
+        items
+            .iter()
+            .filter_map(|n| string_of(ctx, n, what))
+            .collect()
+    } else {
+        ctx.wrong_type(node, what, "a list of text");
+        Vec::new()
+    }
+}
