@@ -109,3 +109,73 @@ fn the_real_essay_dataset_scores_as_autorubric_documents() {
         );
     }
 }
+
+#[test]
+fn agentic_scoring_rubrics_load_lint_and_keep_their_thresholds() {
+    let Some(dir) = realworld() else { return };
+    for name in [
+        "agentic_v2_eval__agent.yaml",
+        "agentic_v2_eval__code.yaml",
+        "agentic_v2_eval__coding_standards.yaml",
+        "agentic_v2_eval__default.yaml",
+    ] {
+        let path = dir.join(name);
+        let path = path.to_str().expect("utf-8 path");
+        let out = rubricate(&["validate", path]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = rubricate(&["lint", path]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let code = rubricate::formats::load_rubric(
+        dir.join("agentic_v2_eval__code.yaml")
+            .to_str()
+            .expect("utf-8"),
+    )
+    .expect("loads");
+    assert_eq!(code.rubric.pass_threshold, 0.75);
+    assert_eq!(code.rubric.criteria.len(), 5);
+    assert!(code.rubric.criteria.iter().all(
+        |c| matches!(&c.kind, rubricate::model::Kind::Scale(s) if s.min == 0.0 && s.max == 5.0)
+    ));
+}
+
+/// `agentic_v2_eval`'s score: Σ weight · level/5 over the criteria; hard gates aside.
+#[test]
+fn agentic_code_rubric_scores_levels_as_its_harness_does() {
+    let Some(dir) = realworld() else { return };
+    let rubric = dir.join("agentic_v2_eval__code.yaml");
+    let data = tempfile::tempdir().expect("tempdir");
+    let path = data.path().join("graded.jsonl");
+    // Correctness .30, Completeness .20, Code Quality .20, Efficiency .15, Security .15.
+    std::fs::write(
+        &path,
+        "{\"id\": \"x\", \"submission\": \"def f(): pass\", \"ground_truth\": [5, 4, 3, 2, 5]}\n",
+    )
+    .expect("write");
+    let out = rubricate(&[
+        "score",
+        path.to_str().expect("utf-8"),
+        "--rubric",
+        rubric.to_str().expect("utf-8"),
+        "--format",
+        "jsonl",
+    ]);
+    let line: Value = serde_json::from_slice(&out.stdout).expect("one jsonl line");
+    let want = 0.30 * 5.0 / 5.0
+        + 0.20 * 4.0 / 5.0
+        + 0.20 * 3.0 / 5.0
+        + 0.15 * 2.0 / 5.0
+        + 0.15 * 5.0 / 5.0;
+    let got = line["score"].as_f64().expect("score");
+    assert!((got - want).abs() < 1e-9, "rubricate {got}, agentic {want}");
+    assert_eq!(line["passed"], Value::Bool(want >= 0.75));
+}

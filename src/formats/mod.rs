@@ -1,6 +1,7 @@
 //! Reading and writing files: rubricate's native rubric format, datasets, and (later) the
 //! seed systems' formats. Every loader reports problems as `file:line:column: message`.
 
+pub mod agentic;
 pub mod dataset;
 pub mod diag;
 pub mod fields;
@@ -92,7 +93,11 @@ pub fn parse_rubric_text(
     base_dir: &Path,
 ) -> Result<LoadedRubric, Diagnostics> {
     let root = parse_document(file, text)?;
-    let (rubric, source) = native::read_rubric(file, &root, fallback_id, Dialect::NATIVE)?;
+    let (rubric, source) = if agentic::looks_like(&root) {
+        agentic::read_scoring_rubric(file, &root, fallback_id)?
+    } else {
+        native::read_rubric(file, &root, fallback_id, Dialect::NATIVE)?
+    };
     Ok(LoadedRubric {
         rubric: Arc::new(rubric),
         source,
