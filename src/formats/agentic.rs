@@ -10,12 +10,20 @@
 use serde_json::{Value, json};
 
 use super::diag::Diagnostics;
-use super::fields::{Ctx, Fields, string_of};
+use super::fields::{Ctx, Fields};
+use super::native::criterion::read_anchor_map;
 use super::node::{Node, NodeValue};
-use super::source::SourceMap;
-use crate::model::{
-    AbstainPolicy, Anchor, Criterion, Kind, Rubric, Scale, Scoring, slugify, validate_rubric,
-};
+use super::source::{SourceMap, read_validated};
+use crate::model::{AbstainPolicy, Criterion, Kind, Rubric, Scale, Scoring, slugify};
+
+const CRITERION_FIELDS: &[&str] = &[
+    "name",
+    "weight",
+    "description",
+    "min_value",
+    "max_value",
+    "levels",
+];
 
 /// True when a parsed document has the shape only agentic scoring rubrics use.
 pub fn looks_like(root: &Node) -> bool {
@@ -40,24 +48,7 @@ pub fn read_scoring_rubric(
     root: &Node,
     stem: &str,
 ) -> Result<(Rubric, SourceMap), Diagnostics> {
-    let mut ctx = Ctx::new(file);
-    let mut paths = Vec::new();
-    let rubric = read(&mut ctx, root, stem, &mut paths);
-    let map = SourceMap::new(root.clone(), paths);
-    let Some(rubric) = rubric.filter(|_| ctx.diags.is_empty()) else {
-        return Err(Diagnostics(ctx.diags).sorted());
-    };
-    let problems = validate_rubric(&rubric);
-    if problems.is_empty() {
-        Ok((rubric, map))
-    } else {
-        Err(Diagnostics(
-            problems
-                .iter()
-                .map(|p| map.diagnostic(file, p.criterion, &p.field, &p.message))
-                .collect(),
-        ))
-    }
+    read_validated(file, root, |ctx, paths| read(ctx, root, stem, paths))
 }
 
 fn read(ctx: &mut Ctx<'_>, root: &Node, stem: &str, paths: &mut Vec<String>) -> Option<Rubric> {
@@ -145,54 +136,18 @@ fn read_criterion(ctx: &mut Ctx<'_>, node: &Node, index: usize) -> Option<Criter
             node.pos,
             format!("criterion '{id}' needs a `weight` between 0 and 1"),
         );
-        f.finish(
-            ctx,
-            &[
-                "name",
-                "weight",
-                "description",
-                "min_value",
-                "max_value",
-                "levels",
-            ],
-        );
+        f.finish(ctx, CRITERION_FIELDS);
         return None;
     };
-    let mut anchors = Vec::new();
-    if let Some(levels) = f.take("levels") {
-        match &levels.value {
-            NodeValue::Map(entries) => {
-                for (k, v) in entries {
-                    match k.text.trim().parse::<f64>() {
-                        Ok(value) => anchors.push(Anchor {
-                            value,
-                            text: string_of(ctx, v, "a level description").unwrap_or_default(),
-                        }),
-                        Err(_) => {
-                            ctx.err(k.pos, format!("level key '{}' must be a number", k.text));
-                        }
-                    }
-                }
-                anchors.sort_by(|a, b| a.value.total_cmp(&b.value));
-            }
-            _ => ctx.wrong_type(levels, "`levels`", "a map of whole numbers to descriptions"),
-        }
-    }
+    let anchors = f
+        .take("levels")
+        .map(|l| read_anchor_map(ctx, l, "`levels`"))
+        .unwrap_or_default();
     let min = f.number(ctx, "min_value").unwrap_or(0.0);
     let max = f
         .number(ctx, "max_value")
         .unwrap_or_else(|| anchors.last().map_or(1.0, |a| a.value));
-    f.finish(
-        ctx,
-        &[
-            "name",
-            "weight",
-            "description",
-            "min_value",
-            "max_value",
-            "levels",
-        ],
-    );
+    f.finish(ctx, CRITERION_FIELDS);
     let mut c = Criterion::binary(id, description, weight);
     c.name = name.unwrap_or_else(|| c.id.clone());
     c.kind = Kind::Scale(Scale { min, max, anchors });

@@ -1,8 +1,37 @@
 //! Where each part of a loaded rubric was written, so that problems found later (by
 //! validation, compilation or lint) point at a line and column.
 
-use super::diag::{Diagnostic, Pos};
+use super::diag::{Diagnostic, Diagnostics, Pos};
+use super::fields::Ctx;
 use super::node::Node;
+use crate::model::{Rubric, validate_rubric};
+
+/// Runs a format's reader over `root`, then the structural rules every rubric obeys, and
+/// locates every problem. `read` records each criterion's document path as it goes.
+pub fn read_validated(
+    file: &str,
+    root: &Node,
+    read: impl FnOnce(&mut Ctx<'_>, &mut Vec<String>) -> Option<Rubric>,
+) -> Result<(Rubric, SourceMap), Diagnostics> {
+    let mut ctx = Ctx::new(file);
+    let mut paths = Vec::new();
+    let rubric = read(&mut ctx, &mut paths);
+    let map = SourceMap::new(root.clone(), paths);
+    let Some(rubric) = rubric.filter(|_| ctx.diags.is_empty()) else {
+        return Err(Diagnostics(ctx.diags).sorted());
+    };
+    let problems = validate_rubric(&rubric);
+    if problems.is_empty() {
+        Ok((rubric, map))
+    } else {
+        Err(Diagnostics(
+            problems
+                .iter()
+                .map(|p| map.diagnostic(file, p.criterion, &p.field, &p.message))
+                .collect(),
+        ))
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {

@@ -211,27 +211,33 @@ fn read_scale(ctx: &mut Ctx<'_>, node: &Node) -> Scale {
         _ => ctx.err(node.pos, "`scale` needs numeric `min` and `max`"),
     }
     if let Some(a) = f.take("anchors") {
-        match &a.value {
-            NodeValue::Map(entries) => {
-                for (k, v) in entries {
-                    match k.text.trim().parse::<f64>() {
-                        Ok(value) => scale.anchors.push(Anchor {
-                            value,
-                            text: string_of(ctx, v, "an anchor").unwrap_or_default(),
-                        }),
-                        Err(_) => ctx.err(
-                            k.pos,
-                            format!("anchor key '{}' must be a number on the scale", k.text),
-                        ),
-                    }
-                }
-                scale.anchors.sort_by(|a, b| a.value.total_cmp(&b.value));
-            }
-            _ => ctx.wrong_type(a, "`anchors`", "a map of numbers to descriptions"),
-        }
+        scale.anchors = read_anchor_map(ctx, a, "`anchors`");
     }
     f.finish(ctx, &["min", "max", "anchors"]);
     scale
+}
+
+/// `{number: text, …}` → anchors sorted by value (scale anchors; agentic level maps).
+pub(crate) fn read_anchor_map(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Vec<Anchor> {
+    let NodeValue::Map(entries) = &node.value else {
+        ctx.wrong_type(node, what, "a map of numbers to descriptions");
+        return Vec::new();
+    };
+    let mut anchors = Vec::new();
+    for (k, v) in entries {
+        match k.text.trim().parse::<f64>() {
+            Ok(value) => anchors.push(Anchor {
+                value,
+                text: string_of(ctx, v, "a description").unwrap_or_default(),
+            }),
+            Err(_) => ctx.err(
+                k.pos,
+                format!("key '{}' of {what} must be a number", k.text),
+            ),
+        }
+    }
+    anchors.sort_by(|a, b| a.value.total_cmp(&b.value));
+    anchors
 }
 
 pub(super) fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {

@@ -1,7 +1,7 @@
 //! rubricate's own rubric format (YAML or JSON): reading with located validation, writing,
 //! and the published JSON Schema.
 
-mod criterion;
+pub(crate) mod criterion;
 mod knobs;
 mod read;
 mod write;

@@ -3,11 +3,11 @@
 use crate::formats::diag::Diagnostics;
 use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::node::{Node, NodeValue};
-use crate::formats::source::SourceMap;
+use crate::formats::source::{SourceMap, read_validated};
 
 use super::criterion::{read_kind, read_method};
 use super::knobs::{read_judge, read_scoring};
-use crate::model::{Criterion, Rubric, slugify, validate_rubric};
+use crate::model::{Criterion, Rubric, slugify};
 
 /// Defaults that differ between the native format and the formats it grew from.
 #[derive(Debug, Clone, Copy)]
@@ -67,24 +67,9 @@ pub fn read_rubric(
     fallback_id: &str,
     dialect: Dialect,
 ) -> Result<(Rubric, SourceMap), Diagnostics> {
-    let mut ctx = Ctx::new(file);
-    let mut paths = Vec::new();
-    let rubric = read_root(&mut ctx, root, fallback_id, dialect, &mut paths);
-    let map = SourceMap::new(root.clone(), paths);
-    let Some(rubric) = rubric.filter(|_| ctx.diags.is_empty()) else {
-        return Err(Diagnostics(ctx.diags).sorted());
-    };
-    let problems = validate_rubric(&rubric);
-    if problems.is_empty() {
-        Ok((rubric, map))
-    } else {
-        Err(Diagnostics(
-            problems
-                .iter()
-                .map(|p| map.diagnostic(file, p.criterion, &p.field, &p.message))
-                .collect(),
-        ))
-    }
+    read_validated(file, root, |ctx, paths| {
+        read_root(ctx, root, fallback_id, dialect, paths)
+    })
 }
 
 /// Reads a rubric from text without the structural rules (for the meta-rubric, which
