@@ -25,7 +25,7 @@ fn fixtures() -> PathBuf {
 /// and quotes need no YAML escaping).
 fn rubric(doc: &Value) -> CompiledRubric {
     let text = serde_json::to_string_pretty(doc).unwrap();
-    let loaded = parse_rubric_text("inline.json", &text, "inline", &fixtures())
+    let loaded = parse_rubric_text("inline.json", &text, "inline", &fixtures(), None)
         .unwrap_or_else(|d| panic!("the test rubric does not load:\n{d}\n{text}"));
     compile(&loaded).unwrap_or_else(|d| panic!("the test rubric does not compile:\n{d}\n{text}"))
 }

@@ -187,7 +187,7 @@ fn written_rubrics_validate_and_read_back_equal() {
         );
 
         let yaml = rubric_to_yaml(original);
-        let again = parse_rubric_text("roundtrip.yaml", &yaml, "roundtrip", Path::new("."))
+        let again = parse_rubric_text("roundtrip.yaml", &yaml, "roundtrip", Path::new("."), None)
             .unwrap_or_else(|d| panic!("{}: the written YAML does not load:\n{d}\n{yaml}", l.file));
         assert_eq!(
             *again.rubric, *original,
@@ -196,7 +196,7 @@ fn written_rubrics_validate_and_read_back_equal() {
         );
 
         let json = serde_json::to_string_pretty(&rubric_to_json(original)).unwrap();
-        let again = parse_rubric_text("roundtrip.json", &json, "roundtrip", Path::new("."))
+        let again = parse_rubric_text("roundtrip.json", &json, "roundtrip", Path::new("."), None)
             .unwrap_or_else(|d| panic!("{}: the written JSON does not load:\n{d}", l.file));
         assert_eq!(*again.rubric, *original, "{}: JSON round trip", l.file);
     }

@@ -15,6 +15,10 @@ pub const VARIABLES: &[&str] = &[
     "description",
     "metadata",
     "id",
+    // agentic_v2_eval judge templates call the submission `completion` and the reference
+    // `expected`.
+    "completion",
+    "expected",
 ];
 
 /// Loops in templates stop after this much work.

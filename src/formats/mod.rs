@@ -1,14 +1,22 @@
-//! Reading and writing files: rubricate's native rubric format, datasets, and (later) the
-//! seed systems' formats. Every loader reports problems as `file:line:column: message`.
+//! Reading and writing files: rubricate's native rubric format, datasets, and the five
+//! seed systems' formats (detected from their shape). Every loader reports problems as
+//! `file:line:column: message`.
 
 pub mod agentic;
+pub mod agentv;
+pub mod autorubric;
+pub mod dataknobs;
 pub mod dataset;
+pub mod detect;
 pub mod diag;
+pub mod export;
 pub mod fields;
+pub mod import;
 pub mod json;
 pub mod library;
 pub mod native;
 pub mod node;
+pub mod rubric_lib;
 pub mod source;
 mod text;
 pub mod yaml;
@@ -16,12 +24,13 @@ pub mod yaml;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use detect::Format;
 pub use diag::{Diagnostic, Diagnostics, Pos};
+pub use import::{Imported, import_file, import_text};
 pub use source::SourceMap;
 pub use text::{MAX_RUBRIC_BYTES, read_text};
 
 use crate::model::Rubric;
-use native::Dialect;
 use node::Node;
 
 /// A rubric with where it came from, for locating later problems and resolving
@@ -54,8 +63,14 @@ impl LoadedRubric {
 }
 
 /// Loads a rubric by bare library name (`code`) or by path (anything with a path
-/// separator or an extension).
+/// separator or an extension), detecting its format.
 pub fn load_rubric(spec: &str) -> Result<LoadedRubric, Diagnostics> {
+    load_rubric_as(spec, None)
+}
+
+/// Loads a rubric in any format (`from` forces one). `FILE#ID` picks one rubric of a file
+/// that holds several (an agentv case, a dataknobs config entry).
+pub fn load_rubric_as(spec: &str, from: Option<Format>) -> Result<LoadedRubric, Diagnostics> {
     if is_bare_name(spec) {
         let Some(text) = library::builtin(spec) else {
             return Err(Diagnostics::one(Diagnostic::whole(
@@ -67,43 +82,21 @@ pub fn load_rubric(spec: &str) -> Result<LoadedRubric, Diagnostics> {
             )));
         };
         let file = format!("builtin:{spec}");
-        return parse_rubric_text(&file, text, spec, Path::new("."));
+        return parse_rubric_text(&file, text, spec, Path::new("."), from);
     }
-    load_rubric_file(Path::new(spec))
+    let (path, pick) = import::split_pick(spec);
+    import_file(Path::new(path), from)?.into_rubric(pick)
 }
 
-pub fn load_rubric_file(path: &Path) -> Result<LoadedRubric, Diagnostics> {
-    let file = path.display().to_string();
-    let text = read_text(path, MAX_RUBRIC_BYTES, "rubric")?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let base = path
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    parse_rubric_text(&file, &text, &stem, &base)
-}
-
-/// Parses rubric text (YAML or JSON) in the native format.
+/// Parses rubric text (YAML or JSON) in any format (`from` forces one).
 pub fn parse_rubric_text(
     file: &str,
     text: &str,
     fallback_id: &str,
     base_dir: &Path,
+    from: Option<Format>,
 ) -> Result<LoadedRubric, Diagnostics> {
-    let root = parse_document(file, text)?;
-    let (rubric, source) = if agentic::looks_like(&root) {
-        agentic::read_scoring_rubric(file, &root, fallback_id)?
-    } else {
-        native::read_rubric(file, &root, fallback_id, Dialect::NATIVE)?
-    };
-    Ok(LoadedRubric {
-        rubric: Arc::new(rubric),
-        source,
-        file: file.to_owned(),
-        base_dir: base_dir.to_path_buf(),
-    })
+    import_text(file, text, fallback_id, base_dir, from)?.into_rubric(None)
 }
 
 /// A bare name has no path separator and no extension.

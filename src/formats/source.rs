@@ -1,6 +1,8 @@
 //! Where each part of a loaded rubric was written, so that problems found later (by
 //! validation, compilation or lint) point at a line and column.
 
+use std::sync::Arc;
+
 use super::diag::{Diagnostic, Diagnostics, Pos};
 use super::fields::Ctx;
 use super::node::Node;
@@ -13,10 +15,19 @@ pub fn read_validated(
     root: &Node,
     read: impl FnOnce(&mut Ctx<'_>, &mut Vec<String>) -> Option<Rubric>,
 ) -> Result<(Rubric, SourceMap), Diagnostics> {
+    read_validated_in(file, &Arc::new(root.clone()), read)
+}
+
+/// [`read_validated`] for a document several rubrics share (their maps point into it).
+pub fn read_validated_in(
+    file: &str,
+    root: &Arc<Node>,
+    read: impl FnOnce(&mut Ctx<'_>, &mut Vec<String>) -> Option<Rubric>,
+) -> Result<(Rubric, SourceMap), Diagnostics> {
     let mut ctx = Ctx::new(file);
     let mut paths = Vec::new();
     let rubric = read(&mut ctx, &mut paths);
-    let map = SourceMap::new(root.clone(), paths);
+    let map = SourceMap::new(Arc::clone(root), paths);
     let Some(rubric) = rubric.filter(|_| ctx.diags.is_empty()) else {
         return Err(Diagnostics(ctx.diags).sorted());
     };
@@ -35,15 +46,16 @@ pub fn read_validated(
 
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
-    root: Option<Node>,
+    /// Shared: every case rubric of an agentv file points into the same document.
+    root: Option<Arc<Node>>,
     /// For each criterion (in `Rubric::criteria` order), its path in the document.
     criteria: Vec<String>,
 }
 
 impl SourceMap {
-    pub fn new(root: Node, criteria: Vec<String>) -> Self {
+    pub fn new(root: impl Into<Arc<Node>>, criteria: Vec<String>) -> Self {
         Self {
-            root: Some(root),
+            root: Some(root.into()),
             criteria,
         }
     }

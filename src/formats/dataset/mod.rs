@@ -37,6 +37,8 @@ pub enum DatasetFormat {
     Json,
     Jsonl,
     Csv,
+    /// agentv eval YAML: each eval case is an item carrying its rubric.
+    Agentv,
 }
 
 /// Options for reading datasets.
@@ -66,7 +68,83 @@ pub fn open_dataset(path: &Path, opts: ReadOptions) -> Result<Dataset, Diagnosti
         DatasetFormat::Json => json_file::open(path, &file, opts),
         DatasetFormat::Jsonl => jsonl::open(path, &file, opts),
         DatasetFormat::Csv => csv_file::open(path, &file, opts),
+        DatasetFormat::Agentv => open_agentv(path, &file),
     }
+}
+
+/// An agentv eval file as a dataset: its cases, each with its rubric.
+fn open_agentv(path: &Path, file: &str) -> Result<Dataset, Diagnostics> {
+    let imported = super::import::import_file(path, Some(super::Format::Agentv))?;
+    if imported.items.is_empty() {
+        return Err(Diagnostics::one(Diagnostic::whole(
+            file,
+            "this agentv file has no eval cases (`tests` or `evalcases`) to grade",
+        )));
+    }
+    let header = DatasetHeader {
+        name: None,
+        prompt: None,
+        reference: None,
+        rubric: None,
+    };
+    Ok(Dataset {
+        file: file.to_owned(),
+        format: DatasetFormat::Agentv,
+        header,
+        items: Box::new(imported.items.into_iter().map(Ok)),
+    })
+}
+
+/// Whether a file is a dataset rather than a rubric: JSONL and CSV always; JSON when it
+/// holds `items`, or is a list whose first keys name a submission before a requirement.
+pub fn is_dataset_file(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "jsonl" | "ndjson" | "csv" => true,
+        "json" => json_is_dataset(path),
+        _ => false,
+    }
+}
+
+fn json_is_dataset(path: &Path) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        items: Option<serde::de::IgnoredAny>,
+    }
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if std::io::BufReader::new(f)
+        .take(1 << 20)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if trimmed.starts_with('[') {
+        // The first criterion or item decides: whichever key comes first.
+        let first = |keys: &[&str]| {
+            keys.iter()
+                .filter_map(|k| trimmed.find(&format!("\"{k}\"")))
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        let submission = first(fields::SUBMISSION_KEYS);
+        return submission < first(&["requirement", "expected_outcome", "outcome", "description"]);
+    }
+    if !trimmed.starts_with('{') {
+        return false;
+    }
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    serde_json::from_reader::<_, Probe>(std::io::BufReader::new(f)).is_ok_and(|p| p.items.is_some())
 }
 
 fn detect(path: &Path) -> Result<DatasetFormat, String> {
@@ -78,6 +156,7 @@ fn detect(path: &Path) -> Result<DatasetFormat, String> {
         "json" => return Ok(DatasetFormat::Json),
         "jsonl" | "ndjson" => return Ok(DatasetFormat::Jsonl),
         "csv" => return Ok(DatasetFormat::Csv),
+        "yaml" | "yml" => return Ok(DatasetFormat::Agentv),
         _ => {}
     }
     let f = std::fs::File::open(path).map_err(|e| format!("cannot read dataset: {e}"))?;

@@ -9,11 +9,11 @@
 
 use serde_json::{Value, json};
 
-use super::diag::Diagnostics;
-use super::fields::{Ctx, Fields};
-use super::native::criterion::read_anchor_map;
-use super::node::{Node, NodeValue};
-use super::source::{SourceMap, read_validated};
+use crate::formats::diag::Diagnostics;
+use crate::formats::fields::{Ctx, Fields};
+use crate::formats::native::criterion::read_anchor_map;
+use crate::formats::node::{Node, NodeValue};
+use crate::formats::source::{SourceMap, read_validated};
 use crate::model::{AbstainPolicy, Criterion, Kind, Rubric, Scale, Scoring, slugify};
 
 const CRITERION_FIELDS: &[&str] = &[

@@ -1,0 +1,10 @@
+//! `agentic_v2_eval` rubrics: scoring rubrics (criteria with integer levels, thresholds,
+//! hard gates) and judge rubrics (dimensions with prompt templates).
+
+mod judge;
+mod scoring;
+mod write;
+
+pub use judge::read as read_judge_rubric;
+pub use scoring::{looks_like, read_scoring_rubric};
+pub use write::write;

@@ -1,0 +1,569 @@
+//! Walking an agentv document: file-level rubrics, eval cases of each generation, and
+//! grader-score expectation lists.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::entry::read_entry;
+use super::{AgentvFile, Expectation, THRESHOLD};
+use crate::formats::diag::{Diagnostic, Diagnostics};
+use crate::formats::fields::{Ctx, number_of};
+use crate::formats::node::{Node, NodeValue};
+use crate::formats::source::SourceMap;
+use crate::model::{CheckSpec, Criterion, Item, Method, Rubric, slugify, validate_rubric};
+
+/// Top-level keys that mean something to agentv but nothing to grading.
+const RUN_KEYS: &[&str] = &[
+    "providers",
+    "prompts",
+    "tags",
+    "evaluate_options",
+    "default_test",
+    "target",
+    "targets",
+    "dataset",
+    "$schema",
+    "version",
+];
+
+/// A rubric entry found in the document, before it is read.
+struct Found<'n> {
+    node: &'n Node,
+    path: String,
+    /// The grader's `metric` name, kept as the criterion's section.
+    section: Option<String>,
+    /// Set for deterministic assertions, which become gates of weight 0.
+    check: Option<Criterion>,
+}
+
+struct Walk<'f> {
+    ctx: Ctx<'f>,
+    notes: Vec<Diagnostic>,
+    noted: BTreeSet<String>,
+}
+
+impl Walk<'_> {
+    /// Notes something ignored, once per kind of thing per file.
+    fn note(&mut self, node: &Node, kind: &str, message: String) {
+        if self.noted.insert(kind.to_owned()) {
+            self.notes
+                .push(Diagnostic::at(self.ctx.file, node.pos, message));
+        }
+    }
+}
+
+/// Reads an agentv file: `stem` names the file-level rubric when the file has no `name`.
+pub fn read(file: &str, root: &Node, stem: &str) -> Result<AgentvFile, Diagnostics> {
+    let mut w = Walk {
+        ctx: Ctx::new(file),
+        notes: Vec::new(),
+        noted: BTreeSet::new(),
+    };
+    if let NodeValue::Seq(list) = &root.value {
+        let expectations = read_expectations(&mut w.ctx, list);
+        return if w.ctx.diags.is_empty() {
+            Ok(AgentvFile {
+                expectations,
+                ..AgentvFile::default()
+            })
+        } else {
+            Err(Diagnostics(w.ctx.diags).sorted())
+        };
+    }
+    let Some(map) = root.as_map() else {
+        w.ctx.wrong_type(
+            root,
+            "an agentv eval file",
+            "a mapping with `tests` or `evalcases`",
+        );
+        return Err(Diagnostics(w.ctx.diags));
+    };
+    let known = [
+        "name",
+        "description",
+        "execution",
+        "evalcases",
+        "eval_cases",
+        "tests",
+    ];
+    for (k, v) in map {
+        if !known.contains(&k.text.as_str()) {
+            let why = if RUN_KEYS.contains(&k.text.as_str()) {
+                "it configures how agentv runs the model, not how outputs are graded"
+            } else {
+                "rubricate does not know it"
+            };
+            w.note(
+                v,
+                &format!("top:{}", k.text),
+                format!("`{}` ignored: {why}", k.text),
+            );
+        }
+    }
+    let name = root.get("name").and_then(Node::as_str).map(str::to_owned);
+    let description = root
+        .get("description")
+        .and_then(Node::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let mut shared = Vec::new();
+    if let Some(exec) = root.get("execution") {
+        evaluators(&mut w, exec, "execution", &mut shared);
+    }
+    let cases_key = ["evalcases", "eval_cases", "tests"]
+        .into_iter()
+        .find(|k| root.get(k).is_some());
+    let mut case_entries = Vec::new();
+    if let Some(key) = cases_key
+        && let Some(list) = root.get(key)
+    {
+        match list.as_seq() {
+            Some(cases) => {
+                for (i, case) in cases.iter().enumerate() {
+                    case_entries.push((case, collect_case(&mut w, case, &format!("{key}[{i}]"))));
+                }
+            }
+            None => w
+                .ctx
+                .wrong_type(list, &format!("`{key}`"), "a list of eval cases"),
+        }
+    }
+
+    let doc = Arc::new(root.clone());
+    let base_id = slugify(name.as_deref().unwrap_or(stem));
+    let shared_criteria = criteria_of(&mut w.ctx, &shared, 0, None);
+    let make = |id: &str, criteria: Vec<Criterion>, paths: Vec<String>| {
+        let mut r = Rubric::new(id, criteria);
+        r.name = name
+            .clone()
+            .filter(|_| id == base_id)
+            .unwrap_or_else(|| id.to_owned());
+        r.description.clone_from(&description);
+        r.pass_threshold = THRESHOLD;
+        r.metadata.insert("format".into(), json!("agentv"));
+        (r, SourceMap::new(Arc::clone(&doc), paths))
+    };
+    let mut out = AgentvFile::default();
+    let shared_rubric = (!shared_criteria.is_empty()).then(|| {
+        let paths = shared.iter().map(|f| f.path.clone()).collect();
+        make(&base_id, shared_criteria.clone(), paths)
+    });
+    let shared_arc = shared_rubric.as_ref().map(|(r, _)| Arc::new(r.clone()));
+    if let Some(r) = shared_rubric {
+        out.rubrics.push(r);
+    }
+    for (i, (case, found)) in case_entries.iter().enumerate() {
+        let id = case
+            .get("id")
+            .and_then(|n| {
+                n.as_str()
+                    .map(str::to_owned)
+                    .or_else(|| n.as_f64().map(|x| x.to_string()))
+            })
+            .unwrap_or_else(|| format!("case-{}", i + 1));
+        let outcome = case
+            .get("expected_outcome")
+            .or_else(|| case.get("outcome"))
+            .and_then(Node::as_str)
+            .map(str::to_owned);
+        let own = criteria_of(&mut w.ctx, found, shared_criteria.len(), outcome.as_deref());
+        let rubric = if own.is_empty() {
+            match (&shared_arc, &outcome) {
+                (Some(s), _) => Some(Arc::clone(s)),
+                (None, Some(o)) => {
+                    w.note(case, "default-judge", format!(
+                        "case '{id}' has no rubrics; like agentv's default judge, it is graded on its expected_outcome as one required criterion"
+                    ));
+                    let mut c = Criterion::binary("expected-outcome", o.trim_end(), 1.0);
+                    c.required = true;
+                    let (r, map) = make(
+                        &id,
+                        vec![c],
+                        vec![format!("{}", path_of_case(cases_key, i))],
+                    );
+                    let arc = Arc::new(r.clone());
+                    out.rubrics.push((r, map));
+                    Some(arc)
+                }
+                (None, None) => None,
+            }
+        } else {
+            let mut criteria = shared_criteria.clone();
+            criteria.extend(own);
+            let paths = shared.iter().chain(found).map(|f| f.path.clone()).collect();
+            let (r, map) = make(&slugify(&id), criteria, paths);
+            let arc = Arc::new(r.clone());
+            out.rubrics.push((r, map));
+            Some(arc)
+        };
+        out.items.push(case_item(&mut w, case, id, outcome, rubric));
+    }
+    let mut diags = w.ctx.diags;
+    let mut seen = BTreeSet::new();
+    for (r, map) in &out.rubrics {
+        for p in validate_rubric(r) {
+            let d = map.diagnostic(file, p.criterion, &p.field, &p.message);
+            if seen.insert(d.to_string()) {
+                diags.push(d);
+            }
+        }
+    }
+    if !diags.is_empty() {
+        return Err(Diagnostics(diags).sorted());
+    }
+    out.notes = w.notes;
+    Ok(out)
+}
+
+fn path_of_case(key: Option<&str>, i: usize) -> String {
+    format!("{}[{i}]", key.unwrap_or("tests"))
+}
+
+/// `execution.evaluators`: rubric evaluators contribute entries, others are noted.
+fn evaluators<'n>(w: &mut Walk<'_>, exec: &'n Node, base: &str, out: &mut Vec<Found<'n>>) {
+    let Some(list) = exec.get("evaluators") else {
+        return;
+    };
+    let Some(items) = list.as_seq() else {
+        w.ctx
+            .wrong_type(list, "`execution.evaluators`", "a list of evaluators");
+        return;
+    };
+    for (i, ev) in items.iter().enumerate() {
+        let ty = ev.get("type").and_then(Node::as_str).unwrap_or("");
+        if ty == "rubric" || ty == "rubrics" {
+            entries(
+                w,
+                ev.get("rubrics"),
+                &format!("{base}.evaluators[{i}].rubrics"),
+                None,
+                out,
+            );
+        } else {
+            let name = ev.get("name").and_then(Node::as_str).unwrap_or("unnamed");
+            w.note(ev, &format!("evaluator:{ty}"), format!(
+                "agentv evaluator '{name}' (type {ty}) is not run by rubricate; its rubric criteria are graded without it"
+            ));
+        }
+    }
+}
+
+/// A list of rubric entries (strings or objects) at `path`.
+fn entries<'n>(
+    w: &mut Walk<'_>,
+    list: Option<&'n Node>,
+    path: &str,
+    section: Option<&str>,
+    out: &mut Vec<Found<'n>>,
+) {
+    let Some(list) = list else {
+        return;
+    };
+    match &list.value {
+        NodeValue::Seq(items) => {
+            for (i, node) in items.iter().enumerate() {
+                out.push(Found {
+                    node,
+                    path: format!("{path}[{i}]"),
+                    section: section.map(str::to_owned),
+                    check: None,
+                });
+            }
+        }
+        // `value: "one criterion"`
+        NodeValue::Str(_) => out.push(Found {
+            node: list,
+            path: path.to_owned(),
+            section: section.map(str::to_owned),
+            check: None,
+        }),
+        _ => w.ctx.wrong_type(
+            list,
+            "agentv rubrics",
+            "a list of strings or {id, outcome, …}",
+        ),
+    }
+}
+
+/// Every rubric entry of one case, in file order.
+fn collect_case<'n>(w: &mut Walk<'_>, case: &'n Node, base: &str) -> Vec<Found<'n>> {
+    let mut out = Vec::new();
+    if case.as_map().is_none() {
+        w.ctx
+            .wrong_type(case, "an eval case", "a mapping with `id`");
+        return out;
+    }
+    entries(
+        w,
+        case.get("rubrics"),
+        &format!("{base}.rubrics"),
+        None,
+        &mut out,
+    );
+    if let Some(exec) = case.get("execution") {
+        evaluators(w, exec, &format!("{base}.execution"), &mut out);
+    }
+    if let Some(list) = case.get("assertions").and_then(Node::as_seq) {
+        for (i, a) in list.iter().enumerate() {
+            let ty = a.get("type").and_then(Node::as_str).unwrap_or("");
+            if ty == "rubrics" || ty == "rubric" || ty == "llm-rubric" {
+                let key = if a.get("criteria").is_some() {
+                    "criteria"
+                } else {
+                    "value"
+                };
+                entries(
+                    w,
+                    a.get(key),
+                    &format!("{base}.assertions[{i}].{key}"),
+                    None,
+                    &mut out,
+                );
+            } else {
+                w.note(
+                    a,
+                    &format!("assert:{ty}"),
+                    format!("agentv assertion type '{ty}' is not graded by rubricate; ignored"),
+                );
+            }
+        }
+    }
+    if let Some(list) = case.get("assert") {
+        asserts(w, list, &format!("{base}.assert"), None, &mut out);
+    }
+    out
+}
+
+/// The current generation's `assert` list, `assert-set` groups included.
+fn asserts<'n>(
+    w: &mut Walk<'_>,
+    list: &'n Node,
+    path: &str,
+    section: Option<&str>,
+    out: &mut Vec<Found<'n>>,
+) {
+    let Some(items) = list.as_seq() else {
+        w.ctx.wrong_type(list, "`assert`", "a list of assertions");
+        return;
+    };
+    for (i, a) in items.iter().enumerate() {
+        let here = format!("{path}[{i}]");
+        if a.as_str().is_some() {
+            entries(w, Some(a), &here, section, out);
+            continue;
+        }
+        let ty = a.get("type").and_then(Node::as_str).unwrap_or("");
+        let metric = a.get("metric").and_then(Node::as_str).or(section);
+        match ty {
+            "llm-rubric" | "rubrics" | "rubric" => {
+                entries(w, a.get("value").or_else(|| a.get("criteria")), &format!("{here}.value"), metric, out);
+            }
+            "assert-set" => {
+                if a.get("threshold").is_some() {
+                    w.note(a, "assert-set-threshold", "agentv assert-set `threshold` is not kept: the set's graders are scored with the rest of the rubric".into());
+                }
+                if let Some(inner) = a.get("assert") {
+                    asserts(w, inner, &format!("{here}.assert"), metric, out);
+                }
+            }
+            _ => match deterministic(w, a, ty, out.len() + 1) {
+                Some(c) => out.push(Found {
+                    node: a,
+                    path: here,
+                    section: metric.map(str::to_owned),
+                    check: Some(c),
+                }),
+                None => w.note(a, &format!("assert:{ty}"), format!(
+                    "agentv assertion type '{ty}' is not run by rubricate (it needs agentv's runtime); ignored"
+                )),
+            },
+        }
+    }
+}
+
+/// Deterministic agentv assertions that map onto built-in checks. They gate the case
+/// (required) without weight, so the rubric score stays agentv's rubric-grader score.
+fn deterministic(w: &mut Walk<'_>, a: &Node, ty: &str, number: usize) -> Option<Criterion> {
+    let value = a.get("value");
+    let text = value.and_then(Node::as_str).map(str::to_owned);
+    let (name, args, says) = match (ty, text) {
+        ("contains", Some(t)) => (
+            "contains",
+            json!({"text": t, "case_sensitive": true}),
+            format!("Contains \"{t}\""),
+        ),
+        ("icontains", Some(t)) => (
+            "contains",
+            json!({"text": t}),
+            format!("Contains \"{t}\" (any case)"),
+        ),
+        ("not-contains", Some(t)) => (
+            "not_contains",
+            json!({"text": t, "case_sensitive": true}),
+            format!("Does not contain \"{t}\""),
+        ),
+        ("equals", Some(t)) => ("equals", json!({"value": t}), format!("Equals \"{t}\"")),
+        ("regex", Some(t)) => ("regex", json!({"pattern": t}), format!("Matches /{t}/")),
+        ("starts-with", Some(t)) => (
+            "starts_with",
+            json!({"text": t}),
+            format!("Starts with \"{t}\""),
+        ),
+        ("is-json", _) => ("is_json", json!({}), "Is valid JSON".to_owned()),
+        _ => return None,
+    };
+    if value.is_some_and(|v| v.as_str().is_none()) && ty != "is-json" {
+        w.ctx
+            .wrong_type(a, &format!("the value of a '{ty}' assertion"), "a string");
+    }
+    let mut c = Criterion::binary(format!("{}-{number}", name.replace('_', "-")), says, 0.0);
+    c.required = true;
+    let Value::Object(args) = args else {
+        return None;
+    };
+    c.method = Method::Check(CheckSpec {
+        name: name.to_owned(),
+        args,
+    });
+    Some(c)
+}
+
+/// Reads found entries into criteria; strings are numbered after `offset` shared ones.
+fn criteria_of(
+    ctx: &mut Ctx<'_>,
+    found: &[Found<'_>],
+    offset: usize,
+    outcome: Option<&str>,
+) -> Vec<Criterion> {
+    let mut out = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        let number = offset + i + 1;
+        let c = match &f.check {
+            Some(c) => Some(c.clone()),
+            None => read_entry(ctx, f.node, number, outcome),
+        };
+        if let Some(mut c) = c {
+            c.section.clone_from(&f.section);
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The item an eval case becomes.
+fn case_item(
+    w: &mut Walk<'_>,
+    case: &Node,
+    id: String,
+    outcome: Option<String>,
+    rubric: Option<Arc<Rubric>>,
+) -> Item {
+    let vars = case.get("vars");
+    let pick = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| case.get(k))
+            .or_else(|| keys.iter().find_map(|k| vars.and_then(|v| v.get(k))))
+    };
+    let prompt = pick(&["input", "input_messages", "question", "query"]).map(messages_text);
+    let expected = pick(&["expected_output", "expected_messages"]).map(messages_text);
+    let submission = pick(&["output", "answer", "response"]).map(messages_text);
+    if submission.is_none() {
+        w.note(case, "no-output", "agentv cases hold no model output; items have an empty submission until you grade real outputs (give them an `output` field)".into());
+    }
+    let mut metadata = Map::new();
+    if let Some(e) = &expected {
+        metadata.insert("expected_output".into(), json!(e));
+    }
+    if let Some(c) = case.get("conversation_id").and_then(Node::as_str) {
+        metadata.insert("conversation_id".into(), json!(c));
+    }
+    Item {
+        id,
+        submission: submission.unwrap_or_default(),
+        prompt,
+        reference: outcome.clone().or(expected),
+        description: outcome,
+        ground_truth: None,
+        rubric,
+        metadata,
+        origin: format!("{}:{}", w.ctx.file, case.pos.line),
+    }
+}
+
+/// A string, or chat messages `[{role, content}]` as `role: content` paragraphs.
+fn messages_text(node: &Node) -> String {
+    match &node.value {
+        NodeValue::Str(s) => s.clone(),
+        NodeValue::Seq(msgs) => {
+            let parts: Vec<String> = msgs
+                .iter()
+                .map(|m| {
+                    let role = m.get("role").and_then(Node::as_str).unwrap_or("user");
+                    let content = m
+                        .get("content")
+                        .map_or_else(String::new, |c| match c.as_str() {
+                            Some(s) => s.to_owned(),
+                            None => c.to_json().to_string(),
+                        });
+                    if msgs.len() == 1 {
+                        content
+                    } else {
+                        format!("{role}: {content}")
+                    }
+                })
+                .collect();
+            parts.join("\n\n")
+        }
+        _ => node.to_json().to_string(),
+    }
+}
+
+/// `[{test_id, grader, range: {min, max}}]`.
+fn read_expectations(ctx: &mut Ctx<'_>, list: &[Node]) -> Vec<Expectation> {
+    let mut out = Vec::new();
+    for e in list {
+        let Some(mut f) =
+            crate::formats::fields::Fields::of(ctx, e, "an agentv grader-score expectation")
+        else {
+            continue;
+        };
+        let item = f.string(ctx, "test_id");
+        let grader = f.string(ctx, "grader").unwrap_or_else(|| "rubrics".into());
+        let range = f.take("range");
+        f.finish(ctx, &["test_id", "grader", "range"]);
+        let Some(item) = item else {
+            ctx.err(e.pos, "a grader-score expectation needs `test_id`");
+            continue;
+        };
+        let (mut min, mut max) = (None, None);
+        if let Some(r) = range {
+            if let Some(mut rf) = crate::formats::fields::Fields::of(ctx, r, "`range`") {
+                min = rf.take("min").and_then(|n| number_of(ctx, n, "`min`"));
+                max = rf.take("max").and_then(|n| number_of(ctx, n, "`max`"));
+                rf.finish(ctx, &["min", "max"]);
+            }
+            for x in [min, max].into_iter().flatten() {
+                if !(0.0..=1.0).contains(&x) {
+                    ctx.err(
+                        r.pos,
+                        format!("grader score bounds are between 0 and 1; found {x}"),
+                    );
+                }
+            }
+            if let (Some(a), Some(b)) = (min, max)
+                && a > b
+            {
+                ctx.err(r.pos, format!("range min {a} is above max {b}"));
+            }
+        }
+        out.push(Expectation {
+            item,
+            grader,
+            min,
+            max,
+        });
+    }
+    out
+}

@@ -1,0 +1,49 @@
+//! agentv eval YAML, in all three generations of the format:
+//! - seed era: `evalcases`/`eval_cases` of `{id, expected_outcome, input_messages, rubrics}`,
+//!   plus file-level `execution.evaluators: [{name, type: rubric, rubrics}]`;
+//! - next: `tests[].assertions: [{type: rubrics, criteria: […]}]` with `outcome`;
+//! - current: `tests[].assert: [{type: llm-rubric, value: […]}]` with `vars.input`.
+//!
+//! File-level rubrics apply to every case and a case's own are added after them. Scoring is
+//! `points` with abstentions skipped, pass threshold 0.8 and `required` gates. Each case
+//! becomes a dataset item. Grader-score expectation lists (`[{test_id, grader, range}]`)
+//! are read too. What agentv runs that rubricate does not (scripts, providers) is noted,
+//! never a failure.
+
+mod cases;
+mod entry;
+mod write;
+
+use crate::formats::diag::Diagnostic;
+use crate::formats::source::SourceMap;
+use crate::model::{Item, Rubric};
+
+pub use cases::read;
+pub use write::write;
+
+/// agentv's pass threshold for rubric graders.
+pub const THRESHOLD: f64 = 0.8;
+
+/// Everything an agentv file holds.
+#[derive(Debug, Default)]
+pub struct AgentvFile {
+    /// The file-level rubric first (when there is one), then each case's own.
+    pub rubrics: Vec<(Rubric, SourceMap)>,
+    /// One item per eval case, carrying its rubric.
+    pub items: Vec<Item>,
+    /// Expected grader score ranges (`*.grader-scores.yaml`).
+    pub expectations: Vec<Expectation>,
+    /// What was read but has no use in rubricate.
+    pub notes: Vec<Diagnostic>,
+}
+
+/// An expected score range for one test's grader.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Expectation {
+    pub item: String,
+    pub grader: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+}

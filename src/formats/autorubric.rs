@@ -1,0 +1,182 @@
+//! autorubric rubrics: a list of criteria or `{criteria|sections|rubric, guidelines}`; a
+//! criterion is `{name?, weight (10), requirement, options?, scale_type?}` and an option
+//! `{label, value, na}`. Scoring is `points` with abstentions (CANNOT_ASSESS, NA) skipped.
+//! Datasets in its JSON shape are read by `dataset::json_file`.
+
+use serde_json::{Map, Value, json};
+
+use super::diag::Diagnostics;
+use super::export::{Holds, losses};
+use super::fields::{Ctx, Fields};
+use super::native::{Dialect, read_rubric};
+use super::node::{Node, NodeValue};
+use super::source::SourceMap;
+use crate::model::{Criterion, Kind, OptionScale, Rubric, Scoring};
+
+const ROOT_FIELDS: &[&str] = &["name", "criteria", "sections", "rubric", "guidelines"];
+const CRITERION_FIELDS: &[&str] = &["name", "weight", "requirement", "options", "scale_type"];
+
+/// Reads an autorubric rubric, checking its fields against autorubric's own vocabulary.
+pub fn read(file: &str, root: &Node, stem: &str) -> Result<(Rubric, SourceMap), Diagnostics> {
+    let mut ctx = Ctx::new(file);
+    check(&mut ctx, root);
+    if !ctx.diags.is_empty() {
+        return Err(Diagnostics(ctx.diags).sorted());
+    }
+    let (mut rubric, map) = read_rubric(file, root, stem, Dialect::AUTORUBRIC)?;
+    rubric.metadata.insert("format".into(), json!("autorubric"));
+    Ok((rubric, map))
+}
+
+fn check(ctx: &mut Ctx<'_>, node: &Node) {
+    match &node.value {
+        NodeValue::Seq(items) => check_criteria(ctx, items),
+        NodeValue::Map(_) => {
+            let Some(mut f) = Fields::of(ctx, node, "an autorubric rubric") else {
+                return;
+            };
+            if let Some(inner) = f.take("rubric") {
+                check(ctx, inner);
+            }
+            if let Some(list) = f.take("criteria").and_then(Node::as_seq) {
+                check_criteria(ctx, list);
+            }
+            for s in f
+                .take("sections")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                let Some(mut sf) = Fields::of(ctx, s, "an autorubric section") else {
+                    continue;
+                };
+                sf.take("name");
+                if let Some(list) = sf.take("criteria").and_then(Node::as_seq) {
+                    check_criteria(ctx, list);
+                }
+                sf.finish(ctx, &["name", "criteria"]);
+            }
+            f.take("name");
+            f.take("guidelines");
+            f.finish(ctx, ROOT_FIELDS);
+        }
+        _ => ctx.wrong_type(
+            node,
+            "an autorubric rubric",
+            "a list of criteria or a mapping with `criteria`",
+        ),
+    }
+}
+
+fn check_criteria(ctx: &mut Ctx<'_>, items: &[Node]) {
+    for item in items {
+        let Some(mut f) = Fields::of(ctx, item, "an autorubric criterion") else {
+            continue;
+        };
+        for k in CRITERION_FIELDS {
+            f.take(k);
+        }
+        f.finish(ctx, CRITERION_FIELDS);
+    }
+}
+
+/// The autorubric criteria of a rubric, and what autorubric cannot hold.
+pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
+    let holds = Holds {
+        format: "autorubric",
+        ids: true,
+        threshold: false,
+        guidelines: true,
+        sections: true,
+        gates: false,
+        levels: true,
+        options: true,
+        scale: false,
+        checks: false,
+        schema: false,
+        templates: false,
+        scoring: Scoring::default(),
+    };
+    let mut lost = losses(rubric, &holds);
+    for c in &rubric.criteria {
+        if crate::model::slugify(&c.name) != c.id {
+            lost.push(format!(
+                "criterion '{}': its id (autorubric names criteria; '{}' reads back as '{}')",
+                c.id,
+                c.name,
+                crate::model::slugify(&c.name)
+            ));
+        }
+    }
+    let criteria: Vec<Value> = rubric
+        .criteria
+        .iter()
+        .map(|c| criterion(c, &mut lost))
+        .collect();
+    let mut m = Map::new();
+    let sections = rubric.section_names();
+    if sections.is_empty() {
+        m.insert("criteria".into(), Value::Array(criteria));
+    } else {
+        let mut out = Vec::new();
+        let pick = |want: Option<&str>| -> Vec<Value> {
+            rubric
+                .criteria
+                .iter()
+                .zip(&criteria)
+                .filter(|(c, _)| c.section.as_deref() == want)
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
+        let loose = pick(None);
+        if !loose.is_empty() {
+            out.push(json!({"name": "General", "criteria": loose}));
+        }
+        for name in sections {
+            out.push(json!({"name": name, "criteria": pick(Some(name))}));
+        }
+        m.insert("sections".into(), Value::Array(out));
+    }
+    if let Some(g) = &rubric.guidelines {
+        m.insert("guidelines".into(), json!(g));
+    }
+    (Value::Object(m), lost)
+}
+
+/// One criterion; levels become ordinal options (label = level label, value = score).
+pub(crate) fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(c.name));
+    m.insert("weight".into(), json!(c.weight));
+    m.insert("requirement".into(), json!(c.requirement));
+    match &c.kind {
+        Kind::Binary | Kind::Scale(_) => {}
+        Kind::Levels(levels) => {
+            lost.push(format!(
+                "criterion '{}': level ids, descriptions and indicators (written as options)",
+                c.id
+            ));
+            let opts: Vec<Value> = levels
+                .iter()
+                .map(|l| json!({"label": l.label, "value": l.score}))
+                .collect();
+            m.insert("options".into(), Value::Array(opts));
+        }
+        Kind::Options { options, scale } => {
+            let opts: Vec<Value> = options
+                .iter()
+                .map(|o| {
+                    if o.na {
+                        json!({"label": o.label, "value": o.value, "na": true})
+                    } else {
+                        json!({"label": o.label, "value": o.value})
+                    }
+                })
+                .collect();
+            m.insert("options".into(), Value::Array(opts));
+            if *scale == OptionScale::Nominal {
+                m.insert("scale_type".into(), json!("nominal"));
+            }
+        }
+    }
+    Value::Object(m)
+}

@@ -1,0 +1,409 @@
+//! dataknobs rubric config dicts: `{rubrics: [rubric…]}` or one rubric dict, JSON or YAML.
+//! A rubric is `{id, name, description, version, target_type, criteria, pass_threshold,
+//! metadata}`, a criterion `{id, name, description, weight, levels, scoring_method,
+//! required}`, a scoring method `{type: deterministic|schema|llm_decode, function_ref,
+//! schema, schema_ref, decode_prompt, decode_output_schema}`.
+//!
+//! Each rubric is rewritten into the native shape (positions kept, so every later problem
+//! still points into the file) and read by the native reader. Aggregation is Σ w·v / Σ w
+//! with failures counted as 0 (`errors: zero`).
+
+use serde_json::{Map, Value, json};
+
+use super::diag::{Diagnostic, Diagnostics, Pos};
+use super::export::{Holds, losses};
+use super::fields::{Ctx, Fields};
+use super::native::{Dialect, read_rubric};
+use super::node::{Key, Node, NodeValue};
+use super::source::SourceMap;
+use crate::engine::checks::{NAMES, canonical_name};
+use crate::model::{Criterion, ErrorPolicy, Kind, Level, Method, Rubric, SchemaSource, Scoring};
+
+const RUBRIC_FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "version",
+    "target_type",
+    "criteria",
+    "pass_threshold",
+    "metadata",
+];
+const CRITERION_FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "weight",
+    "levels",
+    "scoring_method",
+    "required",
+];
+const LEVEL_FIELDS: &[&str] = &["id", "label", "description", "score", "indicators"];
+const METHOD_FIELDS: &[&str] = &[
+    "type",
+    "function_ref",
+    "schema",
+    "schema_ref",
+    "decode_prompt",
+    "decode_output_schema",
+];
+
+/// The scoring knobs that reproduce dataknobs.
+pub fn scoring() -> Scoring {
+    Scoring {
+        errors: ErrorPolicy::Zero,
+        ..Scoring::default()
+    }
+}
+
+/// Reads every rubric of a dataknobs file, with notes on what was read but has no use.
+pub fn read(
+    file: &str,
+    root: &Node,
+    stem: &str,
+) -> Result<(Vec<(Rubric, SourceMap)>, Vec<Diagnostic>), Diagnostics> {
+    let mut ctx = Ctx::new(file);
+    let mut notes = Vec::new();
+    let rubric_nodes: Vec<&Node> = match root.get("rubrics") {
+        Some(list) => {
+            if let Some(m) = root.as_map() {
+                for (k, _) in m.iter().filter(|(k, _)| k.text != "rubrics") {
+                    notes.push(Diagnostic::at(
+                        file,
+                        k.pos,
+                        format!(
+                            "`{}` is not part of a dataknobs rubric config; ignored",
+                            k.text
+                        ),
+                    ));
+                }
+            }
+            match list.as_seq() {
+                Some(items) if !items.is_empty() => items.iter().collect(),
+                Some(_) => {
+                    ctx.err(
+                        list.pos,
+                        "`rubrics` is empty; a dataknobs config needs at least one rubric",
+                    );
+                    Vec::new()
+                }
+                None => {
+                    ctx.wrong_type(list, "`rubrics`", "a list of rubric dicts");
+                    Vec::new()
+                }
+            }
+        }
+        None => vec![root],
+    };
+    let native: Vec<Node> = rubric_nodes
+        .iter()
+        .filter_map(|n| desugar_rubric(&mut ctx, &mut notes, n))
+        .collect();
+    if !ctx.diags.is_empty() {
+        return Err(Diagnostics(ctx.diags).sorted());
+    }
+    let several = native.len() > 1;
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for (i, node) in native.iter().enumerate() {
+        let fallback = if several {
+            format!("{stem}-{}", i + 1)
+        } else {
+            stem.to_owned()
+        };
+        match read_rubric(file, node, &fallback, Dialect::NATIVE) {
+            Ok((mut r, map)) => {
+                r.scoring = scoring();
+                r.metadata.insert("format".into(), json!("dataknobs"));
+                out.push((r, map));
+            }
+            Err(d) => errors.extend(d.0),
+        }
+    }
+    if errors.is_empty() {
+        Ok((out, notes))
+    } else {
+        Err(Diagnostics(errors).sorted())
+    }
+}
+
+fn key(text: &str, pos: Pos) -> Key {
+    Key {
+        text: text.to_owned(),
+        pos,
+    }
+}
+
+fn desugar_rubric(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -> Option<Node> {
+    let mut f = Fields::of(ctx, node, "a dataknobs rubric")?;
+    let mut entries = Vec::new();
+    for k in RUBRIC_FIELDS.iter().filter(|k| **k != "criteria") {
+        if let Some(v) = f.take(k) {
+            entries.push((key(k, node.key_pos(k).unwrap_or(v.pos)), v.clone()));
+        }
+    }
+    match f.take("criteria") {
+        Some(list) => match list.as_seq() {
+            Some(items) => {
+                let cs = items
+                    .iter()
+                    .filter_map(|c| desugar_criterion(ctx, notes, c))
+                    .collect();
+                entries.push((
+                    key("criteria", node.key_pos("criteria").unwrap_or(list.pos)),
+                    Node::new(NodeValue::Seq(cs), list.pos),
+                ));
+            }
+            None => ctx.wrong_type(list, "`criteria`", "a list of criteria"),
+        },
+        None => ctx.err(node.pos, "a dataknobs rubric needs `criteria`"),
+    }
+    f.finish(ctx, RUBRIC_FIELDS);
+    Some(Node::new(NodeValue::Map(entries), node.pos))
+}
+
+fn desugar_criterion(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -> Option<Node> {
+    let mut f = Fields::of(ctx, node, "a dataknobs criterion")?;
+    let mut entries = Vec::new();
+    for (from, to) in [
+        ("id", "id"),
+        ("name", "name"),
+        ("description", "requirement"),
+        ("weight", "weight"),
+        ("required", "required"),
+    ] {
+        if let Some(v) = f.take(from) {
+            entries.push((key(to, node.key_pos(from).unwrap_or(v.pos)), v.clone()));
+        }
+    }
+    if let Some(levels) = f.take("levels") {
+        if let Some(items) = levels.as_seq() {
+            for l in items {
+                if let Some(mut lf) = Fields::of(ctx, l, "a dataknobs level") {
+                    for k in LEVEL_FIELDS {
+                        lf.take(k);
+                    }
+                    lf.finish(ctx, LEVEL_FIELDS);
+                }
+            }
+        }
+        if !is_met_unmet(levels) {
+            entries.push((
+                key("levels", node.key_pos("levels").unwrap_or(levels.pos)),
+                levels.clone(),
+            ));
+        }
+    }
+    if let Some(m) = f.take("scoring_method")
+        && let Some(method) = desugar_method(ctx, notes, m)
+    {
+        entries.push((
+            key("method", node.key_pos("scoring_method").unwrap_or(m.pos)),
+            method,
+        ));
+    }
+    f.finish(ctx, CRITERION_FIELDS);
+    Some(Node::new(NodeValue::Map(entries), node.pos))
+}
+
+/// Two levels `unmet` (0) and `met` (1) are how a binary criterion is written (see `write`).
+fn is_met_unmet(levels: &Node) -> bool {
+    let Some(items) = levels.as_seq() else {
+        return false;
+    };
+    let pair = |l: &Node| {
+        (
+            l.get("id")
+                .and_then(Node::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            l.get("score").and_then(Node::as_f64),
+        )
+    };
+    items.len() == 2
+        && pair(&items[0]) == ("unmet".to_owned(), Some(0.0))
+        && pair(&items[1]) == ("met".to_owned(), Some(1.0))
+        && items.iter().all(|l| l.get("indicators").is_none())
+}
+
+fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -> Option<Node> {
+    let mut f = Fields::of(ctx, node, "a dataknobs scoring_method")?;
+    let ty = f.string(ctx, "type");
+    let function_ref = f.take("function_ref");
+    let schema = f.take("schema");
+    let schema_ref = f.take("schema_ref");
+    let decode_prompt = f.take("decode_prompt");
+    let decode_schema = f.take("decode_output_schema");
+    f.finish(ctx, METHOD_FIELDS);
+    let pos = node.pos;
+    let map = |k: &str, v: Node| Node::new(NodeValue::Map(vec![(key(k, pos), v)]), pos);
+    match ty.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        Some("deterministic") => {
+            let Some(r) = function_ref else {
+                ctx.err(
+                    pos,
+                    "a deterministic scoring_method needs a `function_ref` \"module:function\"",
+                );
+                return None;
+            };
+            let Some(text) = r.as_str() else {
+                ctx.wrong_type(r, "`function_ref`", "a \"module:function\" string");
+                return None;
+            };
+            let function = canonical_name(text);
+            if function == "command" || !NAMES.contains(&function.as_str()) {
+                ctx.err(
+                    r.pos,
+                    format!(
+                        "function_ref '{text}' names no built-in check; dataknobs functions must map to one (e.g. 'scoring:word_count'); for your own code use a native `command` check"
+                    ),
+                );
+                return None;
+            }
+            Some(map("check", Node::new(NodeValue::Str(function), r.pos)))
+        }
+        Some("schema") => match (schema, schema_ref) {
+            (Some(s), _) => Some(map("schema", s.clone())),
+            (None, Some(r)) => Some(map("schema", r.clone())),
+            (None, None) => {
+                ctx.err(
+                    pos,
+                    "a schema scoring_method needs `schema` (inline) or `schema_ref` (a file)",
+                );
+                None
+            }
+        },
+        Some("llm_decode") => {
+            if let Some(d) = decode_schema {
+                notes.push(Diagnostic::at(
+                    ctx.file,
+                    d.pos,
+                    "`decode_output_schema` is not needed: rubricate asks the judge for a level id itself",
+                ));
+            }
+            let judge = match decode_prompt {
+                Some(p) => map("template", p.clone()),
+                None => Node::new(NodeValue::Map(Vec::new()), pos),
+            };
+            Some(map("judge", judge))
+        }
+        Some(other) => {
+            let at = node.get("type").map_or(pos, |n| n.pos);
+            ctx.err(at, format!("unknown scoring_method type '{other}'; dataknobs uses deterministic, schema or llm_decode"));
+            None
+        }
+        None => {
+            ctx.err(
+                pos,
+                "a dataknobs scoring_method needs a `type`: deterministic, schema or llm_decode",
+            );
+            None
+        }
+    }
+}
+
+/// The rubrics as a dataknobs config (one rubric dict, or `{rubrics: […]}` for several).
+pub fn write(rubrics: &[Rubric]) -> (Value, Vec<String>) {
+    let mut lost = Vec::new();
+    let values: Vec<Value> = rubrics
+        .iter()
+        .map(|r| {
+            let holds = Holds {
+                format: "dataknobs",
+                ids: true,
+                threshold: true,
+                guidelines: false,
+                sections: false,
+                gates: true,
+                levels: true,
+                options: false,
+                scale: false,
+                checks: true,
+                schema: true,
+                templates: true,
+                scoring: scoring(),
+            };
+            lost.extend(losses(r, &holds));
+            rubric(r, &mut lost)
+        })
+        .collect();
+    let value = match <[Value; 1]>::try_from(values) {
+        Ok([one]) => one,
+        Err(many) => json!({ "rubrics": many }),
+    };
+    (value, lost)
+}
+
+fn rubric(r: &Rubric, lost: &mut Vec<String>) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(r.id));
+    m.insert("name".into(), json!(r.name));
+    m.insert("description".into(), json!(r.description));
+    m.insert("version".into(), json!(r.version));
+    m.insert("target_type".into(), json!(r.target_type));
+    m.insert("pass_threshold".into(), json!(r.pass_threshold));
+    m.insert(
+        "criteria".into(),
+        Value::Array(r.criteria.iter().map(|c| criterion(c, lost)).collect()),
+    );
+    let mut meta = r.metadata.clone();
+    meta.remove("format");
+    if !meta.is_empty() {
+        m.insert("metadata".into(), Value::Object(meta));
+    }
+    Value::Object(m)
+}
+
+fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(c.id));
+    m.insert("name".into(), json!(c.name));
+    m.insert("description".into(), json!(c.requirement));
+    m.insert("weight".into(), json!(c.weight));
+    if c.required {
+        m.insert("required".into(), json!(true));
+    }
+    if c.min_score.is_some() {
+        lost.push(format!(
+            "criterion '{}': min_score (dataknobs gates require any score above 0)",
+            c.id
+        ));
+    }
+    let levels: Vec<Level> = match &c.kind {
+        Kind::Levels(levels) => levels.clone(),
+        _ => vec![level("unmet", "Unmet", 0.0), level("met", "Met", 1.0)],
+    };
+    m.insert(
+        "levels".into(),
+        serde_json::to_value(levels).unwrap_or(Value::Null),
+    );
+    let method = match &c.method {
+        Method::Judge(j) => match &j.template {
+            Some(t) => json!({"type": "llm_decode", "decode_prompt": t}),
+            None => json!({"type": "llm_decode"}),
+        },
+        Method::Check(spec) => {
+            if !spec.args.is_empty() {
+                lost.push(format!(
+                    "criterion '{}': the arguments of check '{}' (dataknobs functions take none)",
+                    c.id, spec.name
+                ));
+            }
+            json!({"type": "deterministic", "function_ref": format!("rubricate.checks:{}", spec.name)})
+        }
+        Method::Schema(SchemaSource::Inline(s)) => json!({"type": "schema", "schema": s}),
+        Method::Schema(SchemaSource::File(p)) => json!({"type": "schema", "schema_ref": p}),
+    };
+    m.insert("scoring_method".into(), method);
+    Value::Object(m)
+}
+
+fn level(id: &str, label: &str, score: f64) -> Level {
+    Level {
+        id: id.into(),
+        label: label.into(),
+        description: String::new(),
+        score,
+        indicators: Vec::new(),
+    }
+}

@@ -1,0 +1,182 @@
+//! Writing a rubric in another system's format. Each format holds less than rubricate's
+//! model; what it cannot hold is listed (never dropped silently) so `convert` can say so.
+
+use serde_json::Value;
+
+use super::detect::Format;
+use crate::model::{Kind, Method, Rubric, Scoring};
+
+/// The text of a converted file and everything the target format could not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exported {
+    pub text: String,
+    pub lost: Vec<String>,
+}
+
+/// YAML or JSON, for formats that read both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Yaml,
+    Json,
+}
+
+impl Syntax {
+    /// JSON for a `.json` path, else YAML.
+    pub fn for_path(path: &std::path::Path) -> Syntax {
+        let json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        if json { Syntax::Json } else { Syntax::Yaml }
+    }
+
+    pub fn render(self, value: &Value) -> String {
+        match self {
+            Syntax::Json => {
+                let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+                s.push('\n');
+                s
+            }
+            Syntax::Yaml => yaml_serde::to_string(value).unwrap_or_default(),
+        }
+    }
+}
+
+/// Writes one rubric in `to`'s format.
+pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Exported {
+    let (value, lost) = match to {
+        Format::Native => (super::native::rubric_to_json(rubric), Vec::new()),
+        Format::RubricLib => super::rubric_lib::write(rubric),
+        Format::Autorubric => super::autorubric::write(rubric),
+        Format::Agentv => super::agentv::write(rubric, &[]),
+        Format::Agentic => super::agentic::write(rubric),
+        Format::Dataknobs => super::dataknobs::write(std::slice::from_ref(rubric)),
+    };
+    // agentv and agentic files are YAML in their home systems.
+    let syntax = if matches!(to, Format::Agentv | Format::Agentic) {
+        Syntax::Yaml
+    } else {
+        syntax
+    };
+    Exported {
+        text: syntax.render(&value),
+        lost,
+    }
+}
+
+/// What a format can hold, for the losses every writer shares.
+pub(crate) struct Holds {
+    pub format: &'static str,
+    pub ids: bool,
+    pub threshold: bool,
+    pub guidelines: bool,
+    pub sections: bool,
+    pub gates: bool,
+    pub levels: bool,
+    pub options: bool,
+    pub scale: bool,
+    pub checks: bool,
+    pub schema: bool,
+    pub templates: bool,
+    /// The scoring knobs the format always uses.
+    pub scoring: Scoring,
+}
+
+/// Collects what `rubric` says that `holds` cannot; format writers add their own.
+pub(crate) fn losses(rubric: &Rubric, holds: &Holds) -> Vec<String> {
+    let f = holds.format;
+    let mut lost = Vec::new();
+    let mut say = |s: String| lost.push(s);
+    if !holds.threshold && (rubric.pass_threshold - Rubric::DEFAULT_PASS_THRESHOLD).abs() > 1e-12 {
+        say(format!(
+            "pass_threshold {} ({f} has no pass threshold)",
+            rubric.pass_threshold
+        ));
+    }
+    if !holds.guidelines && rubric.guidelines.is_some() {
+        say(format!("guidelines ({f} has no place for them)"));
+    }
+    if !holds.sections && !rubric.section_names().is_empty() {
+        say(format!(
+            "section names (criteria are written as one list in {f})"
+        ));
+    }
+    if rubric.scoring != holds.scoring {
+        say(format!(
+            "scoring knobs {} ({f} always scores {})",
+            describe_scoring(&rubric.scoring),
+            describe_scoring(&holds.scoring)
+        ));
+    }
+    if rubric.judge.is_some() {
+        say(format!(
+            "judge settings ({f} configures its judge outside the rubric)"
+        ));
+    }
+    for c in &rubric.criteria {
+        let who = format!("criterion '{}'", c.id);
+        if !holds.ids && c.id != c.name {
+            say(format!("{who}: its id and name ({f} criteria have no ids)"));
+        }
+        if !holds.gates && c.required {
+            say(format!(
+                "{who}: required gate ({f} has no required criteria)"
+            ));
+        }
+        match &c.kind {
+            Kind::Levels(_) if !holds.levels => {
+                say(format!(
+                    "{who}: its levels ({f} criteria are binary; written as binary)"
+                ));
+            }
+            Kind::Options { .. } if !holds.options => {
+                say(format!(
+                    "{who}: its options ({f} has no multiple choice; written as binary)"
+                ));
+            }
+            Kind::Scale(_) if !holds.scale => {
+                say(format!(
+                    "{who}: its scale ({f} has no numeric scale; written as binary)"
+                ));
+            }
+            _ => {}
+        }
+        match &c.method {
+            Method::Check(spec) if !holds.checks => {
+                say(format!(
+                    "{who}: check '{}' ({f} judges every criterion with an LLM)",
+                    spec.name
+                ));
+            }
+            Method::Schema(_) if !holds.schema => {
+                say(format!(
+                    "{who}: JSON Schema method ({f} judges every criterion with an LLM)"
+                ));
+            }
+            Method::Judge(j) if !holds.templates && (j.template.is_some() || j.model.is_some()) => {
+                say(format!(
+                    "{who}: its judge template or model ({f} has none per criterion)"
+                ));
+            }
+            _ => {}
+        }
+    }
+    lost
+}
+
+fn describe_scoring(s: &Scoring) -> String {
+    format!(
+        "aggregate {}, abstain {}, errors {}{}",
+        knob(&s.aggregate),
+        knob(&s.abstain),
+        knob(&s.errors),
+        if s.normalize { "" } else { ", not normalised" }
+    )
+}
+
+/// A scoring knob's name as written in files (`skip`, `points`).
+fn knob<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}

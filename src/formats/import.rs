@@ -1,0 +1,213 @@
+//! Loading any supported file: detect (or take `--from`) the format, run that format's
+//! reader, and hand back every rubric, item and note it holds.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::agentv::Expectation;
+use super::dataset::{ReadOptions, open_dataset};
+use super::detect::{Format, detect};
+use super::diag::{Diagnostic, Diagnostics};
+use super::source::SourceMap;
+use super::{
+    LoadedRubric, MAX_RUBRIC_BYTES, agentic, agentv, autorubric, dataknobs, native, parse_document,
+    read_text, rubric_lib,
+};
+use crate::model::{Item, Rubric};
+
+/// Everything one file holds, read through its format.
+#[derive(Debug)]
+pub struct Imported {
+    pub file: String,
+    pub format: Format,
+    /// True when the format was detected, false when `--from` named it.
+    pub detected: bool,
+    pub rubrics: Vec<LoadedRubric>,
+    /// Dataset items (autorubric datasets, agentv eval cases), each with its own rubric
+    /// where the file gives one.
+    pub items: Vec<Item>,
+    /// agentv grader-score expectations.
+    pub expectations: Vec<Expectation>,
+    /// Things read but without use in rubricate (never failures).
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Imported {
+    fn new(file: &str, format: Format, detected: bool) -> Self {
+        Self {
+            file: file.to_owned(),
+            format,
+            detected,
+            rubrics: Vec::new(),
+            items: Vec::new(),
+            expectations: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The one rubric the file holds, or the one `pick` names (`FILE#ID`).
+    pub fn into_rubric(mut self, pick: Option<&str>) -> Result<LoadedRubric, Diagnostics> {
+        let ids = || {
+            self.rubrics
+                .iter()
+                .map(|r| r.rubric.id.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if let Some(want) = pick {
+            let wanted = crate::model::slugify(want);
+            return match self
+                .rubrics
+                .iter()
+                .position(|r| r.rubric.id == want || r.rubric.id == wanted)
+            {
+                Some(i) => Ok(self.rubrics.swap_remove(i)),
+                None => Err(self.whole(format!(
+                    "no rubric '{want}' in this {} file; it holds {}",
+                    self.format,
+                    if self.rubrics.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        ids()
+                    }
+                ))),
+            };
+        }
+        match self.rubrics.len() {
+            1 => Ok(self.rubrics.swap_remove(0)),
+            0 if !self.expectations.is_empty() => Err(self.whole(
+                "this agentv file lists expected grader scores, not a rubric; grade the eval file it belongs to".to_owned(),
+            )),
+            0 => Err(self.whole(format!("this {} file holds no rubric", self.format))),
+            n => Err(self.whole(format!(
+                "this {} file holds {n} rubrics ({}); pick one with {}#ID",
+                self.format,
+                ids(),
+                self.file
+            ))),
+        }
+    }
+
+    fn whole(&self, message: String) -> Diagnostics {
+        Diagnostics::one(Diagnostic::whole(&self.file, message))
+    }
+}
+
+/// Splits `FILE#ID` (a rubric inside a file holding several). A `#` that is part of an
+/// existing file's name is left alone.
+pub fn split_pick(spec: &str) -> (&str, Option<&str>) {
+    match spec.rsplit_once('#') {
+        Some((path, id))
+            if !id.is_empty() && !id.contains(['/', '\\']) && !Path::new(spec).exists() =>
+        {
+            (path, Some(id))
+        }
+        _ => (spec, None),
+    }
+}
+
+/// Reads a file in any supported format.
+pub fn import_file(path: &Path, from: Option<Format>) -> Result<Imported, Diagnostics> {
+    let file = path.display().to_string();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    if super::dataset::is_dataset_file(path) && !matches!(from, Some(f) if f != Format::Autorubric)
+    {
+        return import_dataset(path, &file, from.is_none());
+    }
+    let text = read_text(path, MAX_RUBRIC_BYTES, "rubric")?;
+    import_text(&file, &text, &stem, &base, from)
+}
+
+/// A dataset file: its header rubric and items, read through the dataset readers.
+fn import_dataset(path: &Path, file: &str, detected: bool) -> Result<Imported, Diagnostics> {
+    let ds = open_dataset(path, ReadOptions::default())?;
+    let format = match ds.format {
+        super::dataset::DatasetFormat::Json => Format::Autorubric,
+        _ => Format::Native,
+    };
+    let mut out = Imported::new(file, format, detected);
+    out.rubrics.extend(ds.header.rubric);
+    let mut problems = Vec::new();
+    for item in ds.items {
+        match item {
+            Ok(i) => out.items.push(i),
+            Err(d) => problems.push(d),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(Diagnostics(problems))
+    }
+}
+
+/// Reads text in any supported format (`from` forces one).
+pub fn import_text(
+    file: &str,
+    text: &str,
+    stem: &str,
+    base: &Path,
+    from: Option<Format>,
+) -> Result<Imported, Diagnostics> {
+    let root = parse_document(file, text)?;
+    let format = from.unwrap_or_else(|| detect(&root));
+    let mut out = Imported::new(file, format, from.is_none());
+    let loaded = |(rubric, source): (Rubric, SourceMap)| LoadedRubric {
+        rubric: Arc::new(rubric),
+        source,
+        file: file.to_owned(),
+        base_dir: base.to_path_buf(),
+    };
+    match format {
+        Format::Native => {
+            out.rubrics.push(loaded(native::read_rubric(
+                file,
+                &root,
+                stem,
+                native::Dialect::NATIVE,
+            )?));
+        }
+        Format::RubricLib => out
+            .rubrics
+            .push(loaded(rubric_lib::read(file, &root, stem)?)),
+        Format::Autorubric => {
+            if root.get("items").is_some() {
+                return Err(Diagnostics::one(Diagnostic::whole(
+                    file,
+                    "this is an autorubric dataset; give it as the dataset (or name it .json)",
+                )));
+            }
+            out.rubrics
+                .push(loaded(autorubric::read(file, &root, stem)?));
+        }
+        Format::Agentv => {
+            let f = agentv::read(file, &root, stem)?;
+            out.rubrics.extend(f.rubrics.into_iter().map(loaded));
+            out.items = f.items;
+            out.expectations = f.expectations;
+            out.notes = f.notes;
+        }
+        Format::Agentic => {
+            if root.get("definitions").is_some() {
+                let (r, map, notes) = agentic::read_judge_rubric(file, &root, stem)?;
+                out.rubrics.push(loaded((r, map)));
+                out.notes = notes;
+            } else {
+                out.rubrics
+                    .push(loaded(agentic::read_scoring_rubric(file, &root, stem)?));
+            }
+        }
+        Format::Dataknobs => {
+            let (rubrics, notes) = dataknobs::read(file, &root, stem)?;
+            out.rubrics.extend(rubrics.into_iter().map(loaded));
+            out.notes = notes;
+        }
+    }
+    Ok(out)
+}

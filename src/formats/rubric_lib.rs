@@ -1,0 +1,165 @@
+//! rubric (The LLM Data Company): a list of `{weight, requirement}` (negative weights are
+//! penalties), `{sections: [{criteria: […]}]}`, or `{rubric: …}`, in JSON or YAML. Binary
+//! criteria only, no CANNOT_ASSESS; scoring is `points`, normalised as the grader is set.
+
+use serde_json::{Value, json};
+
+use super::diag::Diagnostics;
+use super::export::{Holds, losses};
+use super::fields::{Ctx, Fields};
+use super::native::{Dialect, read_rubric};
+use super::node::{Node, NodeValue};
+use super::source::SourceMap;
+use crate::model::{Rubric, Scoring};
+
+const SHAPES: &str =
+    "a list of {weight, requirement}, `{sections: [{criteria: […]}]}` or `{rubric: …}`";
+
+/// Reads a rubric_lib file; its shape is checked strictly first, so a file that is not
+/// one says what rubric_lib expects instead of failing on a native field.
+pub fn read(file: &str, root: &Node, stem: &str) -> Result<(Rubric, SourceMap), Diagnostics> {
+    let mut ctx = Ctx::new(file);
+    check_root(&mut ctx, root, true);
+    if !ctx.diags.is_empty() {
+        return Err(Diagnostics(ctx.diags).sorted());
+    }
+    let (mut rubric, map) = read_rubric(file, root, stem, Dialect::NATIVE)?;
+    rubric.metadata.insert("format".into(), json!("rubric_lib"));
+    Ok((rubric, map))
+}
+
+fn check_root(ctx: &mut Ctx<'_>, node: &Node, top: bool) {
+    match &node.value {
+        NodeValue::Seq(items) => check_criteria(ctx, node, items),
+        NodeValue::Map(entries) => {
+            let wrapper = if top && entries.iter().any(|(k, _)| k.text == "rubric") {
+                "rubric"
+            } else {
+                "sections"
+            };
+            if entries.is_empty() {
+                ctx.err(
+                    node.pos,
+                    format!("an empty mapping is not a rubric_lib rubric; give {SHAPES}"),
+                );
+                return;
+            }
+            for (k, _) in entries.iter().filter(|(k, _)| k.text != wrapper) {
+                ctx.err(
+                    k.pos,
+                    format!("a rubric_lib file is {SHAPES} alone; remove `{}` or load the file with --from native", k.text),
+                );
+            }
+            match node.get(wrapper) {
+                None => ctx.err(node.pos, format!("a rubric_lib rubric is {SHAPES}")),
+                Some(inner) if wrapper == "rubric" => check_root(ctx, inner, false),
+                Some(sections) => check_sections(ctx, sections),
+            }
+        }
+        _ => ctx.wrong_type(node, "a rubric_lib rubric", SHAPES),
+    }
+}
+
+fn check_sections(ctx: &mut Ctx<'_>, node: &Node) {
+    let Some(sections) = node.as_seq() else {
+        ctx.wrong_type(node, "`sections`", "a list of {criteria: […]}");
+        return;
+    };
+    if sections.is_empty() {
+        ctx.err(
+            node.pos,
+            "`sections` is empty; a rubric_lib rubric needs at least one criterion",
+        );
+    }
+    for s in sections {
+        let Some(mut f) = Fields::of(ctx, s, "a rubric_lib section") else {
+            continue;
+        };
+        f.take("name");
+        match f.take("criteria") {
+            Some(list) => match list.as_seq() {
+                Some(items) => check_criteria(ctx, list, items),
+                None => ctx.wrong_type(list, "`criteria`", "a list of {weight, requirement}"),
+            },
+            None => ctx.err(s.pos, "a rubric_lib section needs `criteria`"),
+        }
+        f.finish(ctx, &["name", "criteria"]);
+    }
+}
+
+fn check_criteria(ctx: &mut Ctx<'_>, list: &Node, items: &[Node]) {
+    if items.is_empty() {
+        ctx.err(list.pos, "the list of criteria is empty; a rubric_lib rubric needs at least one {weight, requirement}");
+    }
+    for item in items {
+        let Some(mut f) = Fields::of(ctx, item, "a rubric_lib criterion") else {
+            continue;
+        };
+        if f.number(ctx, "weight").is_none() && !f.has("weight") {
+            ctx.err(
+                item.pos,
+                "a rubric_lib criterion needs a `weight` (negative for a penalty)",
+            );
+        }
+        if f.take("requirement").is_none() {
+            ctx.err(item.pos, "a rubric_lib criterion needs a `requirement`");
+        }
+        f.finish(ctx, &["weight", "requirement"]);
+    }
+}
+
+/// The rubric as rubric_lib data, and what rubric_lib cannot hold.
+pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
+    let holds = Holds {
+        format: "rubric_lib",
+        ids: true,
+        threshold: false,
+        guidelines: false,
+        sections: true,
+        gates: false,
+        levels: false,
+        options: false,
+        scale: false,
+        checks: false,
+        schema: false,
+        templates: false,
+        scoring: Scoring::default(),
+    };
+    let mut lost = losses(rubric, &holds);
+    for (i, c) in rubric.criteria.iter().enumerate() {
+        if c.id != format!("c{}", i + 1) || c.name != c.id {
+            lost.push(format!(
+                "criterion '{}': its id and name (rubric_lib criteria are known by position)",
+                c.id
+            ));
+        }
+    }
+    let criterion =
+        |c: &crate::model::Criterion| json!({"weight": c.weight, "requirement": c.requirement});
+    let sections = rubric.section_names();
+    let value = if sections.is_empty() {
+        Value::Array(rubric.criteria.iter().map(criterion).collect())
+    } else {
+        let mut out = Vec::new();
+        let loose: Vec<Value> = rubric
+            .criteria
+            .iter()
+            .filter(|c| c.section.is_none())
+            .map(criterion)
+            .collect();
+        if !loose.is_empty() {
+            out.push(json!({"criteria": loose}));
+        }
+        for name in sections {
+            let cs: Vec<Value> = rubric
+                .criteria
+                .iter()
+                .filter(|c| c.section.as_deref() == Some(name))
+                .map(criterion)
+                .collect();
+            out.push(json!({"name": name, "criteria": cs}));
+        }
+        json!({ "sections": out })
+    };
+    (value, lost)
+}
