@@ -9,7 +9,7 @@ use super::{CliError, CommonArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
 use crate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
 use crate::formats::dataset::{Dataset, ReadOptions, open_dataset};
-use crate::formats::{Diagnostic, LoadedRubric, load_rubric};
+use crate::formats::{Diagnostic, LoadedRubric, load_rubric_as};
 
 pub fn run(
     common: &CommonArgs,
@@ -149,7 +149,7 @@ pub fn effective_rubric(
     dataset: &Dataset,
 ) -> Result<Option<LoadedRubric>, CliError> {
     match &common.rubric {
-        Some(spec) => Ok(Some(load_rubric(spec)?)),
+        Some(spec) => Ok(Some(load_rubric_as(spec, common.from)?)),
         None => Ok(dataset.header.rubric.clone()),
     }
 }

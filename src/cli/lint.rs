@@ -5,10 +5,10 @@ use serde_json::json;
 use super::{CliError, LintFormat, exit, style};
 use crate::engine::compile;
 use crate::engine::lint::{LintReport, Severity, lint};
-use crate::formats::load_rubric;
+use crate::formats::{Format, load_rubric_as};
 
-pub fn run(spec: &str, format: LintFormat) -> Result<u8, CliError> {
-    let loaded = load_rubric(spec)?;
+pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
+    let loaded = load_rubric_as(spec, from)?;
     compile(&loaded)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

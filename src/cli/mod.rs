@@ -1,14 +1,19 @@
 //! The command line: clap subcommands, human tables on a terminal, JSON/JSONL/CSV/JUnit
 //! otherwise, and the exit codes CI gates on.
 
+mod convert;
 mod grade;
+mod inspect;
 mod lint;
 pub mod output;
 mod score;
+mod split;
 mod style;
 mod validate;
 
 use std::path::PathBuf;
+
+use crate::formats::Format;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -54,6 +59,9 @@ Examples:
   rubricate grade --rubric examples/answer-quality.yaml examples/answers.jsonl
   rubricate grade --rubric examples/answer-quality.yaml examples/answers.jsonl --format junit --out report.xml --fail-under 0.8
   rubricate score examples/essays.json
+  rubricate inspect eval.yaml
+  rubricate convert rubric.json --to agentv -o rubric.eval.yaml
+  rubricate split examples/essays.json --train 2 -o train.json -o test.json
 
 Exit codes: 0 pass · 1 below threshold / --fail-under · 2 usage, config or input error · 3 failures over --max-error-rate";
 
@@ -71,9 +79,12 @@ pub enum Command {
         after_help = "Examples:\n  rubricate validate my-rubric.yaml\n  rubricate validate rubrics/*.yaml data.jsonl"
     )]
     Validate {
-        /// Rubric files (YAML/JSON), built-in rubric names, or datasets (.json, .jsonl, .csv).
+        /// Rubric files (any supported format), built-in rubric names, or datasets.
         #[arg(required = true)]
         files: Vec<String>,
+        /// Read rubric files as this format instead of detecting it.
+        #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+        from: Option<Format>,
     },
     /// Score a rubric's structure with the built-in meta-rubric and extra checks.
     #[command(
@@ -82,6 +93,9 @@ pub enum Command {
     Lint {
         /// A rubric file or a built-in name.
         rubric: String,
+        /// Read the rubric as this format instead of detecting it.
+        #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+        from: Option<Format>,
         #[arg(long, value_enum, default_value_t = LintFormat::Text)]
         format: LintFormat,
     },
@@ -110,17 +124,73 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Show what a file was detected as and what it became: rubrics, criteria, knobs, items.
+    #[command(
+        after_help = "Examples:\n  rubricate inspect evals/dataset.yaml\n  rubricate inspect rubric.json --from rubric-lib\n  rubricate inspect config.yaml#quiz-quality --format json"
+    )]
+    Inspect {
+        /// A file in any supported format (FILE#ID picks one rubric), or a built-in name.
+        file: String,
+        #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+        from: Option<Format>,
+        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+        format: LintFormat,
+    },
+    /// Convert a rubric (or an eval/dataset file) to another system's format.
+    #[command(
+        after_help = "Formats: native, rubric-lib, autorubric, agentv, agentic, dataknobs.\nWhat the target cannot hold is listed on stderr as `note:` lines; --strict refuses instead.\n\nExamples:\n  rubricate convert rubric.json --to native -o rubric.yaml\n  rubricate convert evals/dataset.yaml --to autorubric -o dataset.json\n  rubricate convert code --to agentic"
+    )]
+    Convert {
+        /// A file in any supported format (FILE#ID picks one rubric), or a built-in name.
+        input: String,
+        /// The format to write.
+        #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+        to: Format,
+        /// Read the input as this format instead of detecting it.
+        #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+        from: Option<Format>,
+        /// Write to FILE (replaced atomically; `.json` writes JSON) instead of stdout.
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Fail (exit 2) instead of writing when the target cannot hold everything.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Split a dataset into train and test sets, stratified by ground truth and seeded.
+    #[command(
+        after_help = "Examples:\n  rubricate split essays.json --train 40 -o train.json -o test.json\n  rubricate split labels.jsonl --train 500 --seed 7 --no-stratify -o train.jsonl -o test.jsonl"
+    )]
+    Split {
+        /// The dataset: .json (autorubric shape), .jsonl, .csv or an agentv eval file.
+        dataset: PathBuf,
+        /// Exactly this many items go to the training set.
+        #[arg(long, value_name = "N")]
+        train: usize,
+        /// Seed of the shuffle (same seed, same split).
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Do not stratify by the ground-truth signature.
+        #[arg(long)]
+        no_stratify: bool,
+        /// The train file, then the test file.
+        #[arg(long, short, required = true, num_args = 1)]
+        out: Vec<PathBuf>,
+    },
     /// Print the JSON Schema of the native rubric format (for editors).
     Schema,
 }
 
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// The dataset: .json (autorubric shape), .jsonl or .csv.
+    /// The dataset: .json (autorubric shape), .jsonl, .csv, or an agentv eval .yaml.
     pub dataset: PathBuf,
-    /// A rubric file or built-in name; overrides the dataset's and items' own rubrics.
+    /// A rubric file (any format; FILE#ID picks one) or built-in name; overrides the
+    /// dataset's and items' own rubrics.
     #[arg(long, short)]
     pub rubric: Option<String>,
+    /// Read the rubric as this format instead of detecting it.
+    #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+    pub from: Option<Format>,
     /// Output format (default: table on a terminal, else jsonl).
     #[arg(long, value_enum)]
     pub format: Option<OutputFormat>,
@@ -158,8 +228,33 @@ pub fn run(cli: Cli) -> ExitCode {
             let _ = Cli::command().print_help();
             Ok(exit::OK)
         }
-        Some(Command::Validate { files }) => validate::run(&files),
-        Some(Command::Lint { rubric, format }) => lint::run(&rubric, format),
+        Some(Command::Validate { files, from }) => validate::run(&files, from),
+        Some(Command::Lint {
+            rubric,
+            from,
+            format,
+        }) => lint::run(&rubric, from, format),
+        Some(Command::Inspect { file, from, format }) => inspect::run(&file, from, format),
+        Some(Command::Convert {
+            input,
+            to,
+            from,
+            out,
+            strict,
+        }) => convert::run(&convert::ConvertArgs {
+            input: &input,
+            to,
+            from,
+            out: out.as_deref(),
+            strict,
+        }),
+        Some(Command::Split {
+            dataset,
+            train,
+            seed,
+            no_stratify,
+            out,
+        }) => split::run(&dataset, train, seed, !no_stratify, &out),
         Some(Command::Grade {
             common,
             concurrency,

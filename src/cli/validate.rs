@@ -5,20 +5,21 @@ use std::path::Path;
 
 use super::{CliError, exit, style};
 use crate::engine::compile;
-use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::formats::{Diagnostics, is_bare_name, load_rubric};
+use crate::formats::dataset::{ReadOptions, is_dataset_file, open_dataset};
+use crate::formats::import::split_pick;
+use crate::formats::{Diagnostics, Format, import_file, is_bare_name, load_rubric_as};
 
 /// At most this many problems are listed per dataset.
 const MAX_DATASET_PROBLEMS: usize = 50;
 
-pub fn run(files: &[String]) -> Result<u8, CliError> {
+pub fn run(files: &[String], from: Option<Format>) -> Result<u8, CliError> {
     let color = style::color_enabled(style::stdout_is_terminal());
     let mut failed = 0;
     for spec in files {
-        let outcome = if !is_bare_name(spec) && is_dataset(Path::new(spec)) {
+        let outcome = if !is_bare_name(spec) && from.is_none() && is_dataset_file(Path::new(spec)) {
             dataset(spec)
         } else {
-            rubric(spec)
+            rubric(spec, from)
         };
         match outcome {
             Ok(what) => println!("{} {spec} ({what})", style::green("ok", color)),
@@ -37,16 +38,44 @@ pub fn run(files: &[String]) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-fn rubric(spec: &str) -> Result<String, Diagnostics> {
-    let loaded = load_rubric(spec)?;
-    compile(&loaded)?;
-    let r = &loaded.rubric;
-    Ok(format!(
+fn rubric(spec: &str, from: Option<Format>) -> Result<String, Diagnostics> {
+    let (path, pick) = split_pick(spec);
+    if is_bare_name(spec) || pick.is_some() {
+        let loaded = load_rubric_as(spec, from)?;
+        compile(&loaded)?;
+        return Ok(describe(&loaded.rubric));
+    }
+    let imported = import_file(Path::new(path), from)?;
+    let mut problems = Vec::new();
+    for r in &imported.rubrics {
+        if let Err(d) = compile(r) {
+            problems.extend(d.0);
+        }
+    }
+    for n in &imported.notes {
+        eprintln!("note: {n}");
+    }
+    if !problems.is_empty() {
+        return Err(Diagnostics(problems));
+    }
+    let what = match (imported.rubrics.as_slice(), imported.items.len()) {
+        _ if !imported.expectations.is_empty() => {
+            format!("{} expected grader scores", imported.expectations.len())
+        }
+        ([one], 0) => describe(&one.rubric),
+        (rubrics, 0) => format!("{} rubrics", rubrics.len()),
+        (rubrics, n) => format!("{n} cases, {} rubrics", rubrics.len()),
+    };
+    Ok(format!("{}: {what}", imported.format))
+}
+
+fn describe(r: &crate::model::Rubric) -> String {
+    format!(
         "rubric '{}' {}, {} criteria",
         r.id,
         r.version,
         r.criteria.len()
-    ))
+    )
 }
 
 fn dataset(spec: &str) -> Result<String, Diagnostics> {
@@ -82,44 +111,5 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
         Ok(format!("dataset, {count} items"))
     } else {
         Err(Diagnostics(problems))
-    }
-}
-
-/// JSONL and CSV are datasets; a JSON file is one when it holds `items` or is a list.
-fn is_dataset(path: &Path) -> bool {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    match ext.as_str() {
-        "jsonl" | "ndjson" | "csv" => true,
-        "json" => {
-            #[derive(serde::Deserialize)]
-            struct Probe {
-                items: Option<serde::de::IgnoredAny>,
-            }
-            let Ok(f) = std::fs::File::open(path) else {
-                return false;
-            };
-            let mut reader = std::io::BufReader::new(f);
-            let mut first = [0u8; 1];
-            loop {
-                if std::io::Read::read(&mut reader, &mut first).unwrap_or(0) == 0 {
-                    return false;
-                }
-                if !first[0].is_ascii_whitespace() {
-                    break;
-                }
-            }
-            if first[0] == b'[' {
-                return true;
-            }
-            let Ok(f) = std::fs::File::open(path) else {
-                return false;
-            };
-            serde_json::from_reader::<_, Probe>(std::io::BufReader::new(f))
-                .is_ok_and(|p| p.items.is_some())
-        }
-        _ => false,
     }
 }

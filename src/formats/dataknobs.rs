@@ -382,13 +382,15 @@ fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
             Some(t) => json!({"type": "llm_decode", "decode_prompt": t}),
             None => json!({"type": "llm_decode"}),
         },
+        // dataknobs functions take no arguments: a check that needs some is judged instead.
+        Method::Check(spec) if !spec.args.is_empty() => {
+            lost.push(format!(
+                "criterion '{}': check '{}' with its arguments (dataknobs functions take none; written as an LLM-judged criterion)",
+                c.id, spec.name
+            ));
+            json!({"type": "llm_decode"})
+        }
         Method::Check(spec) => {
-            if !spec.args.is_empty() {
-                lost.push(format!(
-                    "criterion '{}': the arguments of check '{}' (dataknobs functions take none)",
-                    c.id, spec.name
-                ));
-            }
             json!({"type": "deterministic", "function_ref": format!("rubricate.checks:{}", spec.name)})
         }
         Method::Schema(SchemaSource::Inline(s)) => json!({"type": "schema", "schema": s}),

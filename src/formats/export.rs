@@ -41,14 +41,14 @@ impl Syntax {
     }
 }
 
-/// Writes one rubric in `to`'s format.
-pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Exported {
+/// Writes one rubric in `to`'s format; an error says why the format cannot hold it at all.
+pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Result<Exported, String> {
     let (value, lost) = match to {
         Format::Native => (super::native::rubric_to_json(rubric), Vec::new()),
         Format::RubricLib => super::rubric_lib::write(rubric),
         Format::Autorubric => super::autorubric::write(rubric),
         Format::Agentv => super::agentv::write(rubric, &[]),
-        Format::Agentic => super::agentic::write(rubric),
+        Format::Agentic => super::agentic::write(rubric)?,
         Format::Dataknobs => super::dataknobs::write(std::slice::from_ref(rubric)),
     };
     // agentv and agentic files are YAML in their home systems.
@@ -57,10 +57,10 @@ pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Exported {
     } else {
         syntax
     };
-    Exported {
+    Ok(Exported {
         text: syntax.render(&value),
         lost,
-    }
+    })
 }
 
 /// What a format can hold, for the losses every writer shares.
@@ -174,7 +174,7 @@ fn describe_scoring(s: &Scoring) -> String {
 }
 
 /// A scoring knob's name as written in files (`skip`, `points`).
-fn knob<T: serde::Serialize>(v: &T) -> String {
+pub fn knob<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

@@ -147,6 +147,93 @@ fn import_dataset(path: &Path, file: &str, detected: bool) -> Result<Imported, D
     }
 }
 
+/// A dataset written as YAML (or JSON small enough to parse whole): `{name?, prompt?,
+/// rubric?, reference_submission?, items: […]}`.
+fn dataset_from_tree(
+    file: &str,
+    root: &super::node::Node,
+    base: &Path,
+) -> Result<(Option<LoadedRubric>, Vec<Item>), Diagnostics> {
+    use super::dataset::item_from_object;
+    let text = |k: &str| {
+        root.get(k)
+            .and_then(super::node::Node::as_str)
+            .map(str::to_owned)
+    };
+    let (prompt, reference) = (
+        text("prompt"),
+        text("reference_submission").or_else(|| text("reference")),
+    );
+    let read = |node: &super::node::Node, id: &str| {
+        native::read_rubric(file, node, id, native::Dialect::AUTORUBRIC).map(|(r, source)| {
+            LoadedRubric {
+                rubric: Arc::new(r),
+                source,
+                file: file.to_owned(),
+                base_dir: base.to_path_buf(),
+            }
+        })
+    };
+    let shared = match root.get("rubric") {
+        Some(n) if n.value != super::node::NodeValue::Null => Some(read(n, "dataset-rubric")?),
+        _ => None,
+    };
+    let Some(list) = root.get("items").and_then(super::node::Node::as_seq) else {
+        return Err(Diagnostics::one(Diagnostic::whole(
+            file,
+            "`items` must be a list of items",
+        )));
+    };
+    let mut items = Vec::with_capacity(list.len());
+    let mut problems = Vec::new();
+    for (i, node) in list.iter().enumerate() {
+        let origin = format!("{file}:{}:{}", node.pos.line, node.pos.col);
+        let serde_json::Value::Object(mut obj) = node.to_json() else {
+            problems.push(Diagnostic::at(
+                file,
+                node.pos,
+                format!("item {}: an item must be a mapping", i + 1),
+            ));
+            continue;
+        };
+        let own = match node.get("rubric") {
+            Some(r) if r.value != super::node::NodeValue::Null => {
+                match read(r, &format!("item-{}-rubric", i + 1)) {
+                    Ok(l) => Some(l.rubric),
+                    Err(d) => {
+                        problems.extend(d.0);
+                        continue;
+                    }
+                }
+            }
+            _ => None,
+        };
+        obj.remove("rubric");
+        match item_from_object(obj, (i + 1).to_string(), origin) {
+            Ok(mut item) => {
+                item.rubric = own;
+                if item.prompt.is_none() {
+                    item.prompt.clone_from(&prompt);
+                }
+                if item.reference.is_none() {
+                    item.reference.clone_from(&reference);
+                }
+                items.push(item);
+            }
+            Err(m) => problems.push(Diagnostic::at(
+                file,
+                node.pos,
+                format!("item {}: {m}", i + 1),
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok((shared, items))
+    } else {
+        Err(Diagnostics(problems))
+    }
+}
+
 /// Reads text in any supported format (`from` forces one).
 pub fn import_text(
     file: &str,
@@ -165,6 +252,11 @@ pub fn import_text(
         base_dir: base.to_path_buf(),
     };
     match format {
+        Format::Autorubric | Format::Native if root.get("items").is_some() => {
+            let (rubric, items) = dataset_from_tree(file, &root, base)?;
+            out.rubrics.extend(rubric);
+            out.items = items;
+        }
         Format::Native => {
             out.rubrics.push(loaded(native::read_rubric(
                 file,
@@ -176,16 +268,9 @@ pub fn import_text(
         Format::RubricLib => out
             .rubrics
             .push(loaded(rubric_lib::read(file, &root, stem)?)),
-        Format::Autorubric => {
-            if root.get("items").is_some() {
-                return Err(Diagnostics::one(Diagnostic::whole(
-                    file,
-                    "this is an autorubric dataset; give it as the dataset (or name it .json)",
-                )));
-            }
-            out.rubrics
-                .push(loaded(autorubric::read(file, &root, stem)?));
-        }
+        Format::Autorubric => out
+            .rubrics
+            .push(loaded(autorubric::read(file, &root, stem)?)),
         Format::Agentv => {
             let f = agentv::read(file, &root, stem)?;
             out.rubrics.extend(f.rubrics.into_iter().map(loaded));

@@ -6,14 +6,15 @@ use serde_json::{Map, Value, json};
 use crate::formats::export::{Holds, losses};
 use crate::model::{AbstainPolicy, Criterion, Kind, Method, Rubric, Scoring};
 
-pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
+/// Fails only for a rubric of penalties alone, which agentic weights (0..1) cannot hold.
+pub fn write(rubric: &Rubric) -> Result<(Value, Vec<String>), String> {
     let judge = !rubric.criteria.is_empty()
         && rubric.criteria.iter().all(|c| {
             matches!(&c.kind, Kind::Scale(s) if s.min == 1.0 && s.max.fract() == 0.0 && (2.0..=10.0).contains(&s.max))
                 && matches!(&c.method, Method::Judge(j) if j.template.is_some())
         });
     if judge {
-        judge_rubric(rubric)
+        Ok(judge_rubric(rubric))
     } else {
         scoring_rubric(rubric)
     }
@@ -66,7 +67,7 @@ fn judge_rubric(rubric: &Rubric) -> (Value, Vec<String>) {
     (json!({ "definitions": defs }), lost)
 }
 
-fn scoring_rubric(rubric: &Rubric) -> (Value, Vec<String>) {
+fn scoring_rubric(rubric: &Rubric) -> Result<(Value, Vec<String>), String> {
     let holds = Holds {
         format: "agentic scoring rubrics",
         ids: true,
@@ -86,16 +87,25 @@ fn scoring_rubric(rubric: &Rubric) -> (Value, Vec<String>) {
         },
     };
     let mut lost = losses(rubric, &holds);
-    let total: f64 = rubric.criteria.iter().map(|c| c.weight).sum();
-    let rescale = (total - 1.0).abs() > 0.01 && total > 0.0;
-    if rubric.criteria.iter().any(|c| c.weight < 0.0) {
-        lost.push("negative weights (agentic weights are 0..1 and sum to 1)".into());
-    } else if rescale {
+    // Penalties have no place in weights of 0..1 that sum to 1: they are left out.
+    let kept: Vec<&Criterion> = rubric.criteria.iter().filter(|c| c.weight >= 0.0).collect();
+    for c in rubric.criteria.iter().filter(|c| c.weight < 0.0) {
+        lost.push(format!(
+            "criterion '{}': a penalty (weight {}; agentic weights are 0..1), left out",
+            c.id, c.weight
+        ));
+    }
+    let total: f64 = kept.iter().map(|c| c.weight).sum();
+    if total <= 0.0 {
+        return Err("agentic scoring rubrics need positive weights; this rubric has none".into());
+    }
+    let rescale = (total - 1.0).abs() > 0.01;
+    if rescale {
         lost.push(format!("the weights' scale: they sum to {total} and are written divided by it (scores do not change)"));
     }
     let mut criteria = Vec::new();
     let mut gates = Vec::new();
-    for c in &rubric.criteria {
+    for c in kept {
         let weight = if rescale { c.weight / total } else { c.weight };
         let (min, max, levels) = range_and_levels(c, &mut lost);
         let mut m = Map::new();
@@ -143,7 +153,7 @@ fn scoring_rubric(rubric: &Rubric) -> (Value, Vec<String>) {
         meta.insert("description".into(), json!(rubric.description));
     }
     root.insert("metadata".into(), Value::Object(meta));
-    (Value::Object(root), lost)
+    Ok((Value::Object(root), lost))
 }
 
 /// The raw range of a criterion and, for levels and anchored scales, its integer level map.

@@ -44,12 +44,14 @@ pub fn write(rubric: &Rubric, items: &[Item]) -> (Value, Vec<String>) {
         &rubric.description
     };
     m.insert("description".into(), json!(about));
-    m.insert(
-        "execution".into(),
-        json!({"evaluators": [{"name": rubric.id, "type": "rubric", "rubrics": entries}]}),
-    );
+    if !entries.is_empty() {
+        m.insert(
+            "execution".into(),
+            json!({"evaluators": [{"name": rubric.id, "type": "rubric", "rubrics": entries}]}),
+        );
+    }
     if !items.is_empty() {
-        let cases: Vec<Value> = items.iter().map(case).collect();
+        let cases: Vec<Value> = items.iter().map(|i| case(i, rubric, &mut lost)).collect();
         m.insert("evalcases".into(), Value::Array(cases));
     }
     (Value::Object(m), lost)
@@ -111,9 +113,31 @@ fn entry(c: &Criterion, number: usize, lost: &mut Vec<String>) -> Value {
     Value::Object(m)
 }
 
-fn case(item: &Item) -> Value {
+/// One eval case; criteria of the item's rubric beyond the file-level ones become the
+/// case's own `rubrics`.
+fn case(item: &Item, shared: &Rubric, lost: &mut Vec<String>) -> Value {
     let mut m = Map::new();
     m.insert("id".into(), json!(item.id));
+    if let Some(r) = &item.rubric
+        && **r != *shared
+    {
+        let n = shared.criteria.len();
+        let extends = r.criteria.len() >= n && r.criteria[..n] == shared.criteria[..];
+        if !extends {
+            lost.push(format!("item '{}': a rubric that does not extend the file-level one (its own criteria are written after it)", item.id));
+        }
+        let skip = if extends { n } else { 0 };
+        let own: Vec<Value> = r
+            .criteria
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .map(|(i, c)| entry(c, i + 1, lost))
+            .collect();
+        if !own.is_empty() {
+            m.insert("rubrics".into(), Value::Array(own));
+        }
+    }
     if let Some(o) = item.description.as_ref().or(item.reference.as_ref()) {
         m.insert("expected_outcome".into(), json!(o));
     }

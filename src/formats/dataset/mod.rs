@@ -5,6 +5,8 @@ mod csv_file;
 mod fields;
 mod json_file;
 mod jsonl;
+pub mod split;
+pub mod write;
 
 use std::path::Path;
 

@@ -1,0 +1,223 @@
+//! `rubricate inspect`: what a file was detected as and what it became — rubrics with
+//! their criteria, kinds, weights and knobs; items; notes on what was ignored.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{CliError, LintFormat, exit};
+use crate::formats::dataset::{ReadOptions, is_dataset_file, open_dataset};
+use crate::formats::export::knob;
+use crate::formats::import::split_pick;
+use crate::formats::{Format, Imported, LoadedRubric, import_file, is_bare_name, load_rubric_as};
+use crate::model::{Kind, Method, Rubric};
+
+pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
+    let (path, pick) = split_pick(spec);
+    let report = if is_bare_name(spec) || pick.is_some() {
+        let r = load_rubric_as(spec, from)?;
+        Report::rubrics(
+            spec,
+            if is_bare_name(spec) {
+                "built-in (native)"
+            } else {
+                "picked"
+            },
+            vec![r],
+        )
+    } else if is_dataset_file(Path::new(path)) && from.is_none() {
+        dataset(path)?
+    } else {
+        Report::imported(import_file(Path::new(path), from)?)
+    };
+    match format {
+        LintFormat::Text => print!("{}", report.text),
+        LintFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report.json).unwrap_or_default()
+        ),
+    }
+    Ok(exit::OK)
+}
+
+struct Report {
+    text: String,
+    json: Value,
+}
+
+impl Report {
+    fn rubrics(file: &str, what: &str, rubrics: Vec<LoadedRubric>) -> Report {
+        let mut text = format!("{file}: {what}\n");
+        let mut list = Vec::new();
+        for r in &rubrics {
+            describe(&mut text, &r.rubric);
+            list.push(crate::formats::native::rubric_to_json(&r.rubric));
+        }
+        Report {
+            text,
+            json: json!({"file": file, "format": what, "rubrics": list}),
+        }
+    }
+
+    fn imported(i: Imported) -> Report {
+        let how = if i.detected {
+            "detected"
+        } else {
+            "as --from says"
+        };
+        let mut text = format!("{}: {} ({how})\n", i.file, i.format);
+        for r in &i.rubrics {
+            describe(&mut text, &r.rubric);
+        }
+        if !i.items.is_empty() {
+            let own = i.items.iter().filter(|x| x.rubric.is_some()).count();
+            let gt = i.items.iter().filter(|x| x.ground_truth.is_some()).count();
+            let _ = writeln!(
+                text,
+                "  items: {} ({own} with a rubric, {gt} with ground truth)",
+                i.items.len()
+            );
+            for item in i.items.iter().take(20) {
+                let rubric = item
+                    .rubric
+                    .as_ref()
+                    .map_or_else(|| "no rubric".to_owned(), |r| format!("rubric '{}'", r.id));
+                let _ = writeln!(text, "    {}  {rubric}", item.id);
+            }
+            if i.items.len() > 20 {
+                let _ = writeln!(text, "    … {} more", i.items.len() - 20);
+            }
+        }
+        if !i.expectations.is_empty() {
+            let _ = writeln!(text, "  expected grader scores: {}", i.expectations.len());
+            for e in &i.expectations {
+                let range = match (e.min, e.max) {
+                    (Some(a), Some(b)) => format!("{a}..{b}"),
+                    (Some(a), None) => format!(">= {a}"),
+                    (None, Some(b)) => format!("<= {b}"),
+                    (None, None) => "any".into(),
+                };
+                let _ = writeln!(text, "    {} ({}): {range}", e.item, e.grader);
+            }
+        }
+        if !i.notes.is_empty() {
+            let _ = writeln!(text, "  notes:");
+            for n in &i.notes {
+                let _ = writeln!(text, "    {n}");
+            }
+        }
+        let json = json!({
+            "file": i.file,
+            "format": i.format.name(),
+            "detected": i.detected,
+            "rubrics": i.rubrics.iter().map(|r| crate::formats::native::rubric_to_json(&r.rubric)).collect::<Vec<_>>(),
+            "items": i.items.len(),
+            "expectations": i.expectations,
+            "notes": i.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        });
+        Report { text, json }
+    }
+}
+
+/// A dataset, streamed: counts only, so inspecting millions of items stays flat in memory.
+fn dataset(path: &str) -> Result<Report, CliError> {
+    let ds = open_dataset(Path::new(path), ReadOptions::default())?;
+    let kind = format!("{:?}", ds.format).to_ascii_lowercase();
+    let mut text = format!("{path}: dataset ({kind})\n");
+    if let Some(r) = &ds.header.rubric {
+        describe(&mut text, &r.rubric);
+    }
+    let (mut items, mut gt, mut own) = (0usize, 0usize, 0usize);
+    let mut problems = Vec::new();
+    for item in ds.items {
+        match item {
+            Ok(i) => {
+                items += 1;
+                gt += usize::from(i.ground_truth.is_some());
+                own += usize::from(i.rubric.is_some());
+            }
+            Err(d) => problems.push(d.to_string()),
+        }
+    }
+    let _ = writeln!(
+        text,
+        "  items: {items} ({own} with their own rubric, {gt} with ground truth)"
+    );
+    for p in problems.iter().take(10) {
+        let _ = writeln!(text, "  problem: {p}");
+    }
+    let json = json!({
+        "file": path,
+        "format": kind,
+        "rubrics": ds.header.rubric.iter().map(|r| crate::formats::native::rubric_to_json(&r.rubric)).collect::<Vec<_>>(),
+        "items": items,
+        "with_ground_truth": gt,
+        "with_rubric": own,
+        "problems": problems,
+    });
+    Ok(Report { text, json })
+}
+
+/// A rubric in a few lines: header, knobs, then one line per criterion.
+fn describe(out: &mut String, r: &Rubric) {
+    let s = &r.scoring;
+    let _ = writeln!(
+        out,
+        "  rubric '{}' {} — {} criteria, pass_threshold {}, scoring {}/abstain {}/errors {}{}",
+        r.id,
+        r.version,
+        r.criteria.len(),
+        r.pass_threshold,
+        knob(&s.aggregate),
+        knob(&s.abstain),
+        knob(&s.errors),
+        if s.normalize { "" } else { ", raw" }
+    );
+    let width = r
+        .criteria
+        .iter()
+        .map(|c| c.id.chars().count())
+        .max()
+        .unwrap_or(0);
+    for c in &r.criteria {
+        let kind = match &c.kind {
+            Kind::Binary => "binary".to_owned(),
+            Kind::Levels(l) => format!("levels({})", l.len()),
+            Kind::Options { options, .. } => format!("options({})", options.len()),
+            Kind::Scale(sc) => format!("scale {}..{}", sc.min, sc.max),
+        };
+        let method = match &c.method {
+            Method::Judge(_) => "judge".to_owned(),
+            Method::Check(spec) => format!("check {}", spec.name),
+            Method::Schema(_) => "schema".to_owned(),
+        };
+        let gate = if c.required {
+            c.min_score
+                .map_or_else(|| " required".to_owned(), |m| format!(" required>={m}"))
+        } else {
+            String::new()
+        };
+        let section = c
+            .section
+            .as_ref()
+            .map_or_else(String::new, |s| format!(" [{s}]"));
+        let _ = writeln!(
+            out,
+            "    {:<width$}  {kind:<12} w={:<6} {method}{gate}{section}  {}",
+            c.id,
+            c.weight,
+            short(&c.requirement, 70)
+        );
+    }
+}
+
+fn short(s: &str, n: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(n - 1).collect();
+        format!("{cut}…")
+    }
+}
