@@ -179,3 +179,87 @@ fn agentic_code_rubric_scores_levels_as_its_harness_does() {
     assert!((got - want).abs() < 1e-9, "rubricate {got}, agentic {want}");
     assert_eq!(line["passed"], Value::Bool(want >= 0.75));
 }
+
+/// Every real file: loads, `inspect`s, converts to native, and the native file validates.
+#[test]
+fn every_real_file_loads_inspects_and_converts_to_valid_native() {
+    let Some(dir) = realworld() else { return };
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let mut walked = 0;
+    for entry in std::fs::read_dir(&dir).expect("read dir") {
+        let path = entry.expect("entry").path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !["yaml", "yml", "json", "jsonl", "csv"].contains(&ext) {
+            continue;
+        }
+        walked += 1;
+        let file = path.to_str().expect("utf-8 path");
+        let name = path.file_name().expect("name").to_string_lossy();
+        let inspect = rubricate(&["inspect", file]);
+        assert!(
+            inspect.status.success() && !inspect.stdout.is_empty(),
+            "inspect {name}: {}",
+            String::from_utf8_lossy(&inspect.stderr)
+        );
+        let native = out_dir.path().join(format!("{name}.native.{ext}"));
+        let convert = rubricate(&[
+            "convert",
+            file,
+            "--to",
+            "native",
+            "-o",
+            native.to_str().expect("utf-8"),
+        ]);
+        assert!(
+            convert.status.success(),
+            "convert {name}: {}",
+            String::from_utf8_lossy(&convert.stderr)
+        );
+        let validate = rubricate(&["validate", native.to_str().expect("utf-8")]);
+        assert!(
+            validate.status.success(),
+            "validate native {name}: {}{}",
+            String::from_utf8_lossy(&validate.stdout),
+            String::from_utf8_lossy(&validate.stderr)
+        );
+    }
+    assert!(walked >= 12, "walked only {walked} files");
+}
+
+/// The real agentv eval files: every generation's rubrics become criteria as documented.
+#[test]
+fn agentv_real_files_keep_weights_gates_and_score_ranges() {
+    let Some(dir) = realworld() else { return };
+    let at = |file: &str, case: &str| {
+        rubricate::formats::load_rubric(&format!("{}#{case}", dir.join(file).display()))
+            .unwrap_or_else(|d| panic!("{file}#{case}: {d}"))
+            .rubric
+    };
+    let r = at("agentv__dataset.yaml", "technical-writing-detailed");
+    let weights: Vec<f64> = r.criteria.iter().map(|c| c.weight).collect();
+    assert_eq!(weights, [1.0, 2.0, 2.0, 1.5, 1.0]);
+    assert_eq!(r.criteria.iter().filter(|c| c.required).count(), 3);
+    assert_eq!(r.pass_threshold, 0.8);
+    let r = at(
+        "agentv__dataset.yaml",
+        "summary-multi-criteria-score-ranges-proposed",
+    );
+    assert_eq!(
+        r.criteria[0].min_score,
+        Some(0.8),
+        "required_min_score 8 of 10"
+    );
+    assert!(
+        matches!(&r.criteria[1].kind, rubricate::model::Kind::Scale(s) if s.max == 10.0 && s.anchors.len() == 5)
+    );
+    let r = at("agentv__readme-quickstart__my-eval.eval.yaml", "fizzbuzz");
+    // `contains` gates without weight; the string is required; the llm-rubric weights stay.
+    let shape: Vec<(f64, bool)> = r.criteria.iter().map(|c| (c.weight, c.required)).collect();
+    assert_eq!(
+        shape,
+        [(0.0, true), (1.0, true), (0.5, false), (1.5, false)]
+    );
+    let r = at("agentv__threshold-grader__suite.yaml", "flexible-gate");
+    assert_eq!(r.criteria.len(), 4);
+    assert_eq!(r.criteria[0].section.as_deref(), Some("accuracy_check"));
+}

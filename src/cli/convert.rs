@@ -84,6 +84,7 @@ fn convert_file(i: Imported, to: Format, syntax: Syntax) -> Result<Exported, Cli
         return Ok(Exported {
             text: syntax.render(&serde_json::Value::Array(list)),
             lost: Vec::new(),
+            syntax,
         });
     }
     if !i.items.is_empty() {
@@ -102,6 +103,7 @@ fn convert_file(i: Imported, to: Format, syntax: Syntax) -> Result<Exported, Cli
             Ok(Exported {
                 text: syntax.render(&value),
                 lost,
+                syntax,
             })
         }
         (n, _) => Err(CliError::input(format!(
@@ -157,6 +159,7 @@ fn dataset(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, CliErro
             Ok(Exported {
                 text: syntax.render(&dataset_json(&header, &i.items, style)),
                 lost,
+                syntax,
             })
         }
         Format::Agentv => {
@@ -166,6 +169,7 @@ fn dataset(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, CliErro
             Ok(Exported {
                 text: Syntax::Yaml.render(&value),
                 lost,
+                syntax: Syntax::Yaml,
             })
         }
         _ => {

@@ -17,7 +17,9 @@ use super::native::{Dialect, read_rubric};
 use super::node::{Key, Node, NodeValue};
 use super::source::SourceMap;
 use crate::engine::checks::{NAMES, canonical_name};
-use crate::model::{Criterion, ErrorPolicy, Kind, Level, Method, Rubric, SchemaSource, Scoring};
+use crate::model::{
+    AbstainPolicy, Criterion, ErrorPolicy, Kind, Level, Method, Rubric, SchemaSource, Scoring,
+};
 
 const RUBRIC_FIELDS: &[&str] = &[
     "id",
@@ -48,10 +50,12 @@ const METHOD_FIELDS: &[&str] = &[
     "decode_output_schema",
 ];
 
-/// The scoring knobs that reproduce dataknobs.
+/// The scoring knobs that reproduce dataknobs: every criterion counts, and one that was
+/// not scored (a failure, or no level chosen: dataknobs has no "cannot assess") counts 0.
 pub fn scoring() -> Scoring {
     Scoring {
         errors: ErrorPolicy::Zero,
+        abstain: AbstainPolicy::Zero,
         ..Scoring::default()
     }
 }

@@ -140,10 +140,18 @@ fn detect_map(root: &Node) -> Format {
     if has("guidelines") {
         return Format::Autorubric;
     }
+    if let Some(list) = root.get("criteria").and_then(Node::as_seq) {
+        let refs: Vec<&Node> = list.iter().collect();
+        if criteria_format(&refs) == Some(Format::Autorubric) {
+            return Format::Autorubric;
+        }
+    }
     if let Some(sections) = root.get("sections").and_then(Node::as_seq) {
         let keys_only = sections.iter().all(|s| {
-            s.as_map()
-                .is_some_and(|m| m.iter().all(|(k, _)| k.text == "criteria"))
+            s.as_map().is_some_and(|m| {
+                m.iter()
+                    .all(|(k, _)| k.text == "criteria" || k.text == "name")
+            })
         });
         return match criteria_format(&criteria) {
             Some(Format::RubricLib) if keys_only => Format::RubricLib,

@@ -11,6 +11,8 @@ use crate::model::{Kind, Method, Rubric, Scoring};
 pub struct Exported {
     pub text: String,
     pub lost: Vec<String>,
+    /// What `text` is written in (agentv and agentic files are always YAML).
+    pub syntax: Syntax,
 }
 
 /// YAML or JSON, for formats that read both.
@@ -60,6 +62,7 @@ pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Result<Expo
     Ok(Exported {
         text: syntax.render(&value),
         lost,
+        syntax,
     })
 }
 

@@ -56,22 +56,41 @@ impl Imported {
         };
         if let Some(want) = pick {
             let wanted = crate::model::slugify(want);
-            return match self
+            if let Some(i) = self
                 .rubrics
                 .iter()
                 .position(|r| r.rubric.id == want || r.rubric.id == wanted)
             {
-                Some(i) => Ok(self.rubrics.swap_remove(i)),
-                None => Err(self.whole(format!(
-                    "no rubric '{want}' in this {} file; it holds {}",
-                    self.format,
-                    if self.rubrics.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        ids()
-                    }
-                ))),
-            };
+                return Ok(self.rubrics.swap_remove(i));
+            }
+            // An agentv case without rubrics of its own is graded with the file-level one.
+            if let Some(own) = self
+                .items
+                .iter()
+                .find(|x| x.id == want)
+                .and_then(|x| x.rubric.clone())
+                && let Some(r) = self
+                    .rubrics
+                    .iter()
+                    .find(|r| std::sync::Arc::ptr_eq(&r.rubric, &own) || *r.rubric == *own)
+            {
+                return Ok(r.clone());
+            }
+            let items: Vec<&str> = self.items.iter().map(|x| x.id.as_str()).collect();
+            return Err(self.whole(format!(
+                "no rubric '{want}' in this {} file; it holds {}{}",
+                self.format,
+                if self.rubrics.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids()
+                },
+                if items.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (cases: {})", items.join(", "))
+                }
+            )));
         }
         match self.rubrics.len() {
             1 => Ok(self.rubrics.swap_remove(0)),

@@ -160,7 +160,7 @@ fn points_of(s: &str) -> Option<f64> {
 }
 
 /// The paragraph under `# Definition`, joined into one line.
-fn definition(template: &str) -> Option<String> {
+pub(super) fn definition(template: &str) -> Option<String> {
     let mut lines = template
         .lines()
         .skip_while(|l| !l.trim().eq_ignore_ascii_case("# definition"));

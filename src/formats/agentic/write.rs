@@ -55,6 +55,13 @@ fn judge_rubric(rubric: &Rubric) -> (Value, Vec<String>) {
         }
         if let Method::Judge(j) = &c.method {
             d.insert("prompt_template".into(), json!(j.template));
+            let defined = j.template.as_deref().and_then(super::judge::definition);
+            if defined.as_deref() != Some(c.requirement.as_str()) {
+                lost.push(format!(
+                    "criterion '{}': its requirement text (a judge dimension is defined by its template's `# Definition`)",
+                    c.id
+                ));
+            }
         }
         if let Kind::Scale(s) = &c.kind {
             d.insert(
