@@ -30,6 +30,9 @@ enum Run {
     Score,
     /// `rubricate score --rubric examples/answer-quality.yaml FILE --format jsonl`
     ScoreWithRubric,
+    /// `rubricate validate --from FORMAT FILE`: a foreign file, read as its own format (several
+    /// are, apart from their one problem, also readable as another format).
+    ValidateFrom(&'static str),
 }
 
 impl Run {
@@ -39,6 +42,7 @@ impl Run {
             Run::Grade => vec!["grade", "--rubric", RUBRIC, path, "--format", "jsonl"],
             Run::Score => vec!["score", path, "--format", "jsonl"],
             Run::ScoreWithRubric => vec!["score", "--rubric", RUBRIC, path, "--format", "jsonl"],
+            Run::ValidateFrom(format) => vec!["validate", "--from", format, path],
         }
     }
 }
@@ -88,7 +92,13 @@ const fn like(at: &'static str, has: &'static [&'static str]) -> Want {
     Want::Like { at, has, not: &[] }
 }
 
-use Run::{Grade, Score, ScoreWithRubric, Validate};
+use Run::{Grade, Score, ScoreWithRubric, Validate, ValidateFrom};
+
+const RUBRIC_LIB: Run = ValidateFrom("rubric-lib");
+const AUTORUBRIC: Run = ValidateFrom("autorubric");
+const AGENTV: Run = ValidateFrom("agentv");
+const AGENTIC: Run = ValidateFrom("agentic");
+const DATAKNOBS: Run = ValidateFrom("dataknobs");
 
 #[rustfmt::skip]
 const CASES: &[Case] = &[
@@ -321,6 +331,8 @@ fn problems(out: &Output, path: &str, want: &Want) -> Vec<String> {
     found
 }
 
+/// The fixture files on disk. Markdown files (`FOREIGN.md`, which describes the foreign-format
+/// fixtures) are documentation, not fixtures.
 fn fixture_names() -> BTreeSet<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR);
     std::fs::read_dir(&dir)
@@ -328,6 +340,7 @@ fn fixture_names() -> BTreeSet<String> {
         .map(|e| e.expect("read a directory entry"))
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".md"))
         .collect()
 }
 

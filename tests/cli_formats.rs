@@ -1,0 +1,247 @@
+//! The format commands as a person runs them: `inspect`, `convert` (with what the target
+//! cannot hold on stderr), `split`, and `--from`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn rubricate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn inspect_says_what_was_detected_and_what_it_became() {
+    let out = rubricate(&["inspect", "tests/fixtures/agentv/summary_ranges.yaml"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.starts_with("tests/fixtures/agentv/summary_ranges.yaml: agentv (detected)"),
+        "{s}"
+    );
+    assert!(s.contains("scale 0..10"), "{s}");
+    assert!(s.contains("pass_threshold 0.8"), "{s}");
+    let out = rubricate(&[
+        "inspect",
+        "tests/fixtures/rubric_lib/seed_readme.json",
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "rubric-lib");
+    assert_eq!(v["rubrics"][0]["criteria"][2]["weight"], -15.0);
+}
+
+#[test]
+fn from_overrides_detection_and_bad_names_are_usage_errors() {
+    let out = rubricate(&[
+        "inspect",
+        "tests/fixtures/rubric_lib/seed_readme.json",
+        "--from",
+        "autorubric",
+    ]);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("autorubric (as --from says)"));
+    let out = rubricate(&["inspect", "x.yaml", "--from", "promptfoo"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("unknown format 'promptfoo'; use one of native, rubric-lib"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn convert_writes_the_target_and_lists_what_it_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("levels.json");
+    let out = rubricate(&[
+        "convert",
+        "tests/fixtures/dataknobs/content_quality.yaml",
+        "--to",
+        "rubric-lib",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("note: rubric-lib cannot hold criterion 'clarity': its levels"),
+        "{err}"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    assert!(
+        written
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["weight"].is_number() && c["requirement"].is_string())
+    );
+    // --strict refuses and writes nothing.
+    let strict = dir.path().join("strict.json");
+    let out = rubricate(&[
+        "convert",
+        "tests/fixtures/dataknobs/content_quality.yaml",
+        "--to",
+        "rubric-lib",
+        "--strict",
+        "-o",
+        strict.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!strict.exists());
+    assert!(text(&out.stderr).contains("nothing written"));
+}
+
+#[test]
+fn a_converted_agentv_file_scores_the_same_as_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let native = dir.path().join("summary.yaml");
+    let out = rubricate(&[
+        "convert",
+        "tests/fixtures/agentv/weighted_scores.yaml#release-faq",
+        "--to",
+        "native",
+        "-o",
+        native.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/agentv/cases.json").unwrap())
+            .unwrap();
+    let case = cases
+        .iter()
+        .find(|c| c["rubric"] == "weighted_scores.yaml#release-faq")
+        .unwrap();
+    let data = dir.path().join("d.jsonl");
+    std::fs::write(
+        &data,
+        format!(
+            "{}\n",
+            serde_json::json!({"submission": "", "ground_truth": case["ground_truth"]})
+        ),
+    )
+    .unwrap();
+    let out = rubricate(&[
+        "score",
+        "--rubric",
+        native.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!((result["score"].as_f64().unwrap() - case["score"].as_f64().unwrap()).abs() < 1e-6);
+}
+
+#[test]
+fn a_file_with_several_rubrics_asks_for_one() {
+    let out = rubricate(&[
+        "validate",
+        "tests/fixtures/dataknobs/question_bank_config.yaml",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = rubricate(&["lint", "tests/fixtures/dataknobs/question_bank_config.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("holds 2 rubrics (question_bank, answer_key); pick one with"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = rubricate(&[
+        "lint",
+        "tests/fixtures/dataknobs/question_bank_config.yaml#answer_key",
+    ]);
+    assert_ne!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+fn split(args: &[&str]) -> (Output, Vec<Value>, Vec<Value>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let train = dir.path().join("train.jsonl");
+    let test = dir.path().join("test.jsonl");
+    let mut all = args.to_vec();
+    all.extend(["-o", train.to_str().unwrap(), "-o", test.to_str().unwrap()]);
+    let out = rubricate(&all);
+    let read = |p: &std::path::Path| -> Vec<Value> {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (a, b) = (read(&train), read(&test));
+    (out, a, b, dir)
+}
+
+#[test]
+fn split_is_exact_stratified_and_seeded() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("labels.jsonl");
+    let mut lines = String::new();
+    for i in 0..40 {
+        let gt = if i % 4 == 0 {
+            ["UNMET", "MET"]
+        } else {
+            ["MET", "MET"]
+        };
+        lines.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"id": format!("i{i}"), "submission": "x", "ground_truth": gt})
+        ));
+    }
+    std::fs::write(&data, lines).unwrap();
+    let d = data.to_str().unwrap();
+    let (out, train, test, _k) = split(&["split", d, "--train", "10", "--seed", "3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!((train.len(), test.len()), (10, 30));
+    let unmet = train
+        .iter()
+        .filter(|v| v["ground_truth"][0] == "UNMET")
+        .count();
+    // Its share is 2.5: two seats, and the seeded tie-break decides the half seat.
+    assert!(
+        (2..=3).contains(&unmet),
+        "the 1-in-4 stratum keeps its share: {unmet}"
+    );
+    let (_, again, _, _k2) = split(&["split", d, "--train", "10", "--seed", "3"]);
+    assert_eq!(again, train, "same seed, same split");
+    let (_, other, _, _k3) = split(&["split", d, "--train", "10", "--seed", "4"]);
+    assert_ne!(other, train);
+    let (out, _, _, _k4) = split(&["split", d, "--train", "41"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("more than the 40 items"));
+}
+
+#[test]
+fn split_keeps_an_autorubric_dataset_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, test) = (dir.path().join("train.json"), dir.path().join("test.json"));
+    let out = rubricate(&[
+        "split",
+        "examples/essays.json",
+        "--train",
+        "2",
+        "-o",
+        train.to_str().unwrap(),
+        "-o",
+        test.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&train).unwrap()).unwrap();
+    assert_eq!(t["items"].as_array().unwrap().len(), 2);
+    assert!(
+        t["rubric"]["criteria"].is_array(),
+        "the dataset rubric is kept"
+    );
+    let out = rubricate(&["score", train.to_str().unwrap(), "--format", "jsonl"]);
+    assert_ne!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
