@@ -268,6 +268,114 @@ const CASES: &[Case] = &[
             not: &["item 1: item '1'"],
         },
         "the item is named twice: `item 1: item '1': ground_truth must be …`"),
+    // ----- foreign formats (FOREIGN.md says what each file's one problem is) ----------------
+    // rubric (The LLM Data Company)
+    ok("rubric_lib_empty_list.json", RUBRIC_LIB, "1:1",
+        "the list of criteria is empty; a rubric_lib rubric needs at least one {weight, requirement}"),
+    ok("rubric_lib_missing_weight.json", RUBRIC_LIB, "3:3",
+        "a rubric_lib criterion needs a `weight` (negative for a penalty)"),
+    bug("rubric_lib_object_with_other_keys.json", RUBRIC_LIB,
+        Want::Like { at: "6:3: ", has: &["`grader`", "`rubric`"], not: &["--from native"] },
+        "ends `remove `grader` or load the file with --from native`, but `--from native` rejects \
+         the file too (`unknown field `grader` in the rubric`): only the first half is advice"),
+    ok("rubric_lib_weight_not_number.yaml", RUBRIC_LIB, "3:11", "`weight` must be a number, found a string"),
+    ok("rubric_lib_empty_requirement.yaml", RUBRIC_LIB, "4:16",
+        "criterion 'c2' has an empty requirement; say what is checked"),
+    ok("rubric_lib_criteria_not_list.yaml", RUBRIC_LIB, "8:7",
+        "`criteria` must be a list of {weight, requirement}, found a mapping"),
+    // autorubric rubrics
+    ok("autorubric_option_no_label.yaml", AUTORUBRIC, "10:7", "an option needs a `label`"),
+    ok("autorubric_bad_scale_type.yaml", AUTORUBRIC, "7:15", "unknown scale_type 'likert'; use ordinal or nominal"),
+    ok("autorubric_option_value_out_of_range.yaml", AUTORUBRIC, "11:35",
+        "option 'Fully' has value 1.5; values are between 0 and 1"),
+    ok("autorubric_missing_requirement.yaml", AUTORUBRIC, "5:5",
+        "criterion 'evidence' has no `requirement`; say what is checked"),
+    // autorubric datasets: what plain `validate` (format detected) already says is wanted from
+    // `--from autorubric` too.
+    bug("autorubric_dataset_gt_wrong_length.json", AUTORUBRIC,
+        Want::Exact("9:5", "item '1': ground_truth has 3 values but rubric 'dataset-rubric' has 2 criteria; \
+                            give one verdict per criterion, in order"),
+        "`--from autorubric` accepts it (`ok … (autorubric: 1 cases, 1 rubrics)`, exit 0): ground \
+         truth is checked only when the format is detected, where this message is printed"),
+    bug("autorubric_dataset_item_no_rubric.json", AUTORUBRIC, like("12:5: ", &["item '2'", "no rubric"]),
+        "accepted with exit 0 (`ok … (autorubric: 2 cases, 0 rubrics)`; detected: `ok … (dataset, \
+         2 items)`); only `score` notices, at 12:5: `item '2' has no rubric and … has none`"),
+    bug("autorubric_dataset_unknown_verdict.json", AUTORUBRIC,
+        Want::Exact("9:5", "item '1': ground_truth for criterion 'null_semantics' (#2) is 'FAIL', \
+                            expected MET, UNMET or CANNOT_ASSESS"),
+        "`--from autorubric` accepts it (exit 0); only the detected path checks ground truth"),
+    // agentv
+    bug("agentv_score_ranges_gap.yaml", AGENTV,
+        Want::Exact("12:26", "agentv score_ranges must cover 0..10; 'faithful' is missing 4"),
+        "located at 10:11 (the start of the list), not at the range after the gap; the overlap \
+         message does point at the range (12:26)"),
+    ok("agentv_score_ranges_overlap.yaml", AGENTV, "12:26",
+        "agentv score_ranges must not overlap; 'faithful' has 5 twice"),
+    bug("agentv_score_range_out_of_bounds.yaml", AGENTV, like("15:", &["'form'", "12", "10"]),
+        "prints a knock-on `11:15: … 'form' is missing 8..10` first (the bad range is dropped, \
+         then coverage is checked), and `15:30: agentv score_range must be [low, high], whole \
+         numbers with 0 <= low <= high <= 10` does not say which bound (12) is wrong"),
+    ok("agentv_score_ranges_map_no_zero.yaml", AGENTV, "11:13",
+        "agentv score_ranges must cover 0..10; 'naming' is missing 0..2"),
+    bug("agentv_required_min_score_out_of_range.yaml", AGENTV,
+        Want::Exact("9:33", "agentv required_min_score is on the 0..10 scale; found 80"),
+        "also prints `7:13: min_score 8 must be between 0 and 1`: the file has no min_score; \
+         80 was converted (÷10) and then checked again"),
+    ok("agentv_rubric_no_outcome.yaml", AGENTV, "10:9",
+        "agentv rubric 'new-date' needs `outcome` (or `expected_outcome`): what the output must do"),
+    bug("agentv_score_range_not_integer.yaml", AGENTV, like("10:", &["'fidelity'", "4.5"]),
+        "prints a knock-on `10:11: … 'fidelity' is missing 0..4` (0..4 is there, with a \
+         fractional bound), and `10:26: agentv score_range must be [low, high], whole numbers …` \
+         does not name the bad bound (4.5)"),
+    // agentic_v2_eval
+    ok("agentic_weights_not_one.yaml", AGENTIC, "3:3",
+        "agentic rubric weights must sum to 1 (±0.01); these sum to 1.1"),
+    bug("agentic_missing_description.yaml", AGENTIC,
+        Want::Exact("6:5", "criterion 'Reversibility' needs a non-empty `description` (agentic rubrics require one)"),
+        "names the criterion 'reversibility', a lowercased id the file does not contain; \
+         the file says `name: Reversibility`"),
+    ok("agentic_gate_unknown_criterion.yaml", AGENTIC, "13:5",
+        "hard gate names criterion 'Security', which the rubric does not have"),
+    ok("agentic_judge_no_template.yaml", AGENTIC, "11:5",
+        "dimension 'fluency' needs a non-empty `prompt_template`"),
+    bug("agentic_min_above_max.yaml", AGENTIC,
+        like("9:", &["'Response Time'", "min_value 10", "max_value 1"]),
+        "reads `6:5: scale min 10 must be a number below max 1`: at the criterion, not the value, \
+         in rubricate's own words (`scale min`/`max`) instead of the file's `min_value`/`max_value`, \
+         and without naming the criterion"),
+    Case {
+        file: "agentic_level_key_not_integer.yaml",
+        run: AGENTIC,
+        want: like("10:7: ", &["key 'high' of `levels`"]),
+        known_bug: None,
+    },
+    // dataknobs
+    ok("dataknobs_unknown_function_ref.yaml", DATAKNOBS, "18:21",
+        "function_ref 'myapp.scoring:check_clarity' names no built-in check; dataknobs functions must \
+         map to one (e.g. 'scoring:word_count'); for your own code use a native `command` check"),
+    ok("dataknobs_level_score_out_of_range.yaml", DATAKNOBS, "15:92",
+        "level 'excellent' has score 10; scores are between 0 and 1"),
+    ok("dataknobs_bad_scoring_method_type.yaml", DATAKNOBS, "16:13",
+        "unknown scoring_method type 'llm'; dataknobs uses deterministic, schema or llm_decode"),
+    ok("dataknobs_schema_without_schema.yaml", DATAKNOBS, "16:7",
+        "a schema scoring_method needs `schema` (inline) or `schema_ref` (a file)"),
+    bug("dataknobs_llm_decode_without_prompt.yaml", DATAKNOBS, like("18:11: ", &["llm_decode", "`decode_prompt`"]),
+        "accepted (exit 0, only a note about decode_output_schema): the criterion is judged with \
+         rubricate's own prompt, where dataknobs raises `has LLM_DECODE scoring but no \
+         decode_prompt defined` and scores it 0"),
+    ok("dataknobs_pass_threshold_out_of_range.yaml", DATAKNOBS, "6:17",
+        "pass_threshold 70 is outside 0..1; normalized scores are between 0 and 1"),
+    bug("dataknobs_function_ref_no_colon.yaml", DATAKNOBS, like("17:21: ", &["'is_json'", "module:function"]),
+        "accepted (exit 0): a bare `is_json` is taken as the built-in check, where dataknobs \
+         raises `Invalid function reference 'is_json': expected 'module.path:function_name'`"),
+];
+
+/// Fixtures whose one defect shows in more than one place (two levels out of order, two scores
+/// out of range), so a message for each is right. Every other fixture must get exactly one
+/// located error.
+const SEVERAL_MESSAGES: &[&str] = &[
+    "rubric_levels_out_of_order.yaml",
+    "rubric_level_score_out_of_range.yaml",
 ];
 
 // ---------------------------------------------------------------------------------------
@@ -304,7 +412,7 @@ fn matches(line: &str, path: &str, want: &Want) -> bool {
     }
 }
 
-/// Everything wrong with one run: exit code, panics, and the expected line.
+/// Everything wrong with one run: exit code, panics, the expected line, and any other located error.
 fn problems(out: &Output, path: &str, want: &Want) -> Vec<String> {
     let mut found = Vec::new();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -317,10 +425,24 @@ fn problems(out: &Output, path: &str, want: &Want) -> Vec<String> {
     if stderr.contains("panicked") || stderr.contains("internal error") {
         found.push("it panicked".to_owned());
     }
-    if !stderr_lines(out).iter().any(|l| matches(l, path, want)) {
+    let lines = stderr_lines(out);
+    if lines.iter().any(|l| matches(l, path, want)) {
+        // One problem, one message: a second located error is a knock-on effect of the first
+        // (or a problem the file does not have) and sends the reader looking in the wrong place.
+        let prefix = format!("{path}:");
+        let several = SEVERAL_MESSAGES
+            .iter()
+            .any(|f| path.ends_with(&format!("/{f}")));
+        for extra in lines
+            .iter()
+            .filter(|l| !several && l.starts_with(&prefix) && !matches(l, path, want))
+        {
+            found.push(format!("it also reports `{extra}`"));
+        }
+    } else {
         found.push(match want {
             Want::Exact(at, message) => format!("no stderr line `{path}:{at}: {message}`"),
-            Want::Like { at, has, not } if not.is_empty() => {
+            Want::Like { at, has, not } if !not.is_empty() => {
                 format!("no stderr line starting `{path}:{at}` with {has:?} and without {not:?}")
             }
             Want::Like { at, has, .. } => {
@@ -340,7 +462,7 @@ fn fixture_names() -> BTreeSet<String> {
         .map(|e| e.expect("read a directory entry"))
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| !name.ends_with(".md"))
+        .filter(|name| Path::new(name).extension().is_none_or(|x| x != "md"))
         .collect()
 }
 
@@ -481,7 +603,7 @@ fn validate_reports_every_bad_file_of_one_run_and_still_checks_the_good_ones() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(&format!(
-            "ok {RUBRIC} (rubric 'answer-quality' 1.0.0, 4 criteria)"
+            "ok {RUBRIC} (native: rubric 'answer-quality' 1.0.0, 4 criteria)"
         )),
         "{stdout}"
     );

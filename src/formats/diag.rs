@@ -81,13 +81,20 @@ impl fmt::Display for Diagnostics {
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// The last (offset, line, column) found: positions asked for in increasing order on one
+    /// long line (minified JSON) count characters from there, not from the line's start.
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Self { text, starts }
+        Self {
+            text,
+            starts,
+            last: std::cell::Cell::new((0, 0, 0)),
+        }
     }
 
     /// The position of a 1-based line and 1-based *byte* column (as `serde_json` reports).
@@ -106,11 +113,18 @@ impl<'a> LineIndex<'a> {
             offset -= 1;
         }
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+        let (last_offset, last_line, last_col) = self.last.get();
+        let (from, base) = if last_line == line && last_offset <= offset {
+            (last_offset, last_col)
+        } else {
+            (self.starts[line], 0)
+        };
+        let col = base
+            + self
+                .text
+                .get(from..offset)
+                .map_or(offset - from, |s| s.chars().count());
+        self.last.set((offset, line, col));
         Pos::new(line + 1, col + 1)
     }
 }
