@@ -93,9 +93,18 @@ fn measure(path: &Path) -> (usize, f64, f64) {
         .expect("run child");
     let text = String::from_utf8_lossy(&out.stdout);
     let mut parts = text.split_whitespace();
-    let mut next = || parts.next().and_then(|p| p.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    let mut next = || {
+        parts
+            .next()
+            .and_then(|p| p.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
     let (items, secs, peak) = (next(), next(), next());
-    assert!(out.status.success() && items.is_finite(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && items.is_finite(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (items as usize, secs, peak)
 }
 
@@ -105,12 +114,20 @@ fn main() {
         child(Path::new(&args[i + 1]));
         return;
     }
-    let env = |k: &str, d: usize| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let env = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
     let lines = env("BENCH_LINES", 1_000_000);
     let json_mb = env("BENCH_JSON_MB", 100);
     let dir = tempfile::tempdir().expect("tempdir");
     println!("rubricate load benchmark: open_dataset + every item, one process per row");
-    println!("{:<28} {:>10} {:>9} {:>9} {:>11} {:>12} {:>9}", "file", "items", "MB", "seconds", "MB/s", "items/s", "peak MiB");
+    println!(
+        "{:<28} {:>10} {:>9} {:>9} {:>11} {:>12} {:>9}",
+        "file", "items", "MB", "seconds", "MB/s", "items/s", "peak MiB"
+    );
     let mut rows = Vec::new();
     for n in [lines / 10, lines] {
         let p = dir.path().join(format!("lines-{n}.jsonl"));

@@ -16,7 +16,8 @@ pub fn run(files: &[String], from: Option<Format>) -> Result<u8, CliError> {
     let color = style::color_enabled(style::stdout_is_terminal());
     let mut failed = 0;
     for spec in files {
-        let outcome = if !is_bare_name(spec) && from.is_none() && is_dataset_file(Path::new(spec)) {
+        let as_dataset = matches!(from, None | Some(Format::Autorubric));
+        let outcome = if !is_bare_name(spec) && as_dataset && is_dataset_file(Path::new(spec)) {
             dataset(spec)
         } else {
             rubric(spec, from)
@@ -87,10 +88,25 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
         .rubric
         .as_ref()
         .map(|r| std::sync::Arc::clone(&r.rubric));
+    // Items that bring their own rubric mean every item needs one (autorubric datasets):
+    // an item with none, in a dataset with none, is named.
+    let mut with_own = 0usize;
+    let mut without = Vec::new();
     for item in ds.items {
         match item {
             Ok(item) => {
                 count += 1;
+                if item.rubric.is_some() {
+                    with_own += 1;
+                } else if header_rubric.is_none() && without.len() < MAX_DATASET_PROBLEMS {
+                    without.push(crate::formats::Diagnostic::whole(
+                        &item.origin,
+                        format!(
+                            "item '{}' has no rubric and the dataset has none; give the item a `rubric` or the dataset one",
+                            item.id
+                        ),
+                    ));
+                }
                 let rubric = item.rubric.clone().or_else(|| header_rubric.clone());
                 if let (Some(gt), Some(r)) = (&item.ground_truth, rubric)
                     && let Err(m) = gt.resolve(&r)
@@ -106,6 +122,9 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
         if problems.len() >= MAX_DATASET_PROBLEMS {
             break;
         }
+    }
+    if with_own > 0 {
+        problems.extend(without);
     }
     if problems.is_empty() {
         Ok(format!("dataset, {count} items"))

@@ -254,6 +254,13 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
                 ctx.wrong_type(r, "`function_ref`", "a \"module:function\" string");
                 return None;
             };
+            if !text.contains(':') {
+                ctx.err(
+                    r.pos,
+                    format!("function_ref '{text}' is not in \"module:function\" form (e.g. 'scoring:{text}')"),
+                );
+                return None;
+            }
             let function = canonical_name(text);
             if function == "command" || !NAMES.contains(&function.as_str()) {
                 ctx.err(
@@ -285,11 +292,11 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
                     "`decode_output_schema` is not needed: rubricate asks the judge for a level id itself",
                 ));
             }
-            let judge = match decode_prompt {
-                Some(p) => map("template", p.clone()),
-                None => Node::new(NodeValue::Map(Vec::new()), pos),
+            let Some(p) = decode_prompt else {
+                ctx.err(pos, "an llm_decode scoring_method needs `decode_prompt`: the Jinja2 prompt that asks the judge for a level");
+                return None;
             };
-            Some(map("judge", judge))
+            Some(map("judge", map("template", p.clone())))
         }
         Some(other) => {
             let at = node.get("type").map_or(pos, |n| n.pos);
@@ -381,10 +388,20 @@ fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
         "levels".into(),
         serde_json::to_value(levels).unwrap_or(Value::Null),
     );
+    // dataknobs asks its judge with a decode prompt; a criterion without a template of
+    // its own gets a plain one.
+    let plain = || {
+        json!({"type": "llm_decode", "decode_prompt": format!(
+            "Decide which level the submission reaches for: {}\n\nSubmission:\n{{{{ submission }}}}\n", c.requirement
+        )})
+    };
     let method = match &c.method {
         Method::Judge(j) => match &j.template {
             Some(t) => json!({"type": "llm_decode", "decode_prompt": t}),
-            None => json!({"type": "llm_decode"}),
+            None => {
+                lost.push(format!("criterion '{}': no judge template of its own (dataknobs needs a decode_prompt; a plain one is written)", c.id));
+                plain()
+            }
         },
         // dataknobs functions take no arguments: a check that needs some is judged instead.
         Method::Check(spec) if !spec.args.is_empty() => {
@@ -392,7 +409,7 @@ fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
                 "criterion '{}': check '{}' with its arguments (dataknobs functions take none; written as an LLM-judged criterion)",
                 c.id, spec.name
             ));
-            json!({"type": "llm_decode"})
+            plain()
         }
         Method::Check(spec) => {
             json!({"type": "deterministic", "function_ref": format!("rubricate.checks:{}", spec.name)})

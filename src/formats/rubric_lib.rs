@@ -47,7 +47,7 @@ fn check_root(ctx: &mut Ctx<'_>, node: &Node, top: bool) {
             for (k, _) in entries.iter().filter(|(k, _)| k.text != wrapper) {
                 ctx.err(
                     k.pos,
-                    format!("a rubric_lib file is {SHAPES} alone; remove `{}` or load the file with --from native", k.text),
+                    format!("a rubric_lib file is {SHAPES} alone; remove `{}`", k.text),
                 );
             }
             match node.get(wrapper) {

@@ -123,18 +123,20 @@ fn read_criterion(ctx: &mut Ctx<'_>, node: &Node, index: usize) -> Option<Criter
         .map(slugify)
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| format!("c{index}"));
+    // Messages name the criterion as the file writes it.
+    let shown = name.clone().unwrap_or_else(|| id.clone());
     if description.trim().is_empty() {
         ctx.err(
             node.pos,
             format!(
-                "criterion '{id}' needs a non-empty `description` (agentic rubrics require one)"
+                "criterion '{shown}' needs a non-empty `description` (agentic rubrics require one)"
             ),
         );
     }
     let Some(weight) = f.number(ctx, "weight") else {
         ctx.err(
             node.pos,
-            format!("criterion '{id}' needs a `weight` between 0 and 1"),
+            format!("criterion '{shown}' needs a `weight` between 0 and 1"),
         );
         f.finish(ctx, CRITERION_FIELDS);
         return None;
@@ -143,11 +145,18 @@ fn read_criterion(ctx: &mut Ctx<'_>, node: &Node, index: usize) -> Option<Criter
         .take("levels")
         .map(|l| read_anchor_map(ctx, l, "`levels`"))
         .unwrap_or_default();
+    let min_at = node.get("min_value").map_or(node.pos, |n| n.pos);
     let min = f.number(ctx, "min_value").unwrap_or(0.0);
     let max = f
         .number(ctx, "max_value")
         .unwrap_or_else(|| anchors.last().map_or(1.0, |a| a.value));
     f.finish(ctx, CRITERION_FIELDS);
+    if min >= max {
+        ctx.err(
+            min_at,
+            format!("criterion '{shown}': min_value {min} must be below max_value {max}"),
+        );
+    }
     let mut c = Criterion::binary(id, description, weight);
     c.name = name.unwrap_or_else(|| c.id.clone());
     c.kind = Kind::Scale(Scale { min, max, anchors });
@@ -245,7 +254,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("bad.yaml:2:5: criterion 'a' needs a non-empty `description`"),
+            err.contains("bad.yaml:2:5: criterion 'A' needs a non-empty `description`"),
             "{err}"
         );
         assert!(

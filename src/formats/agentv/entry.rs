@@ -103,13 +103,14 @@ pub fn read_entry(
     if let Some(n) = required_min
         && let Some(x) = number_of(ctx, n, "`required_min_score`")
     {
+        c.required = true;
         if !(0.0..=TOP).contains(&x) {
             ctx.err(
                 n.pos,
                 format!("agentv required_min_score is on the 0..10 scale; found {x}"),
             );
+            return Some(c);
         }
-        c.required = true;
         c.min_score = match c.kind {
             Kind::Scale(_) => Some(x / TOP),
             // A binary criterion has one passing value: MET.
@@ -124,6 +125,8 @@ pub fn read_entry(
 /// Returns the ranges as anchors at their lower bounds.
 fn read_ranges(ctx: &mut Ctx<'_>, node: &Node, id: &str) -> Vec<Anchor> {
     let mut ranges: Vec<(i64, i64, String, crate::formats::diag::Pos)> = Vec::new();
+    // A range already reported as malformed would only add a knock-on "missing" message.
+    let mut broken = false;
     match &node.value {
         NodeValue::Map(entries) => {
             let mut lows = Vec::new();
@@ -136,13 +139,16 @@ fn read_ranges(ctx: &mut Ctx<'_>, node: &Node, id: &str) -> Vec<Anchor> {
                             k.pos,
                         ));
                     }
-                    _ => ctx.err(
-                        k.pos,
-                        format!(
-                            "agentv score_ranges keys are whole scores 0..10; found '{}'",
-                            k.text
-                        ),
-                    ),
+                    _ => {
+                        ctx.err(
+                            k.pos,
+                            format!(
+                                "agentv score_ranges keys are whole scores 0..10; found '{}'",
+                                k.text
+                            ),
+                        );
+                        broken = true;
+                    }
                 }
             }
             lows.sort_by_key(|l| l.0);
@@ -172,16 +178,45 @@ fn read_ranges(ctx: &mut Ctx<'_>, node: &Node, id: &str) -> Vec<Anchor> {
                     );
                     continue;
                 };
-                let pair: Vec<Option<i64>> =
-                    b.as_seq().unwrap_or_default().iter().map(whole).collect();
+                let items = b.as_seq().unwrap_or_default();
+                let shown = b.to_json().to_string().replace(',', ", ");
+                let bad = |why: String| format!("score_range {shown} of '{id}' {why}");
+                let pair: Vec<Option<i64>> = items.iter().map(whole).collect();
                 match pair.as_slice() {
-                    [Some(lo), Some(hi)] if (0..=10).contains(lo) && (0..=10).contains(hi) && lo <= hi => {
+                    [Some(lo), Some(hi)]
+                        if (0..=10).contains(lo) && (0..=10).contains(hi) && lo <= hi =>
+                    {
                         ranges.push((*lo, *hi, text, b.pos));
                     }
-                    _ => ctx.err(
-                        b.pos,
-                        "agentv score_range must be [low, high], whole numbers with 0 <= low <= high <= 10",
-                    ),
+                    [Some(lo), Some(hi)] if lo > hi => {
+                        ctx.err(b.pos, bad(format!("runs backwards; write [{hi}, {lo}]")));
+                        broken = true;
+                    }
+                    [Some(_), Some(_)] => {
+                        ctx.err(
+                            b.pos,
+                            bad(
+                                "goes outside 0..10; agentv scores are whole numbers from 0 to 10"
+                                    .into(),
+                            ),
+                        );
+                        broken = true;
+                    }
+                    [_, _] => {
+                        let odd = items
+                            .iter()
+                            .find(|n| whole(n).is_none())
+                            .map_or_else(String::new, |n| n.to_json().to_string());
+                        ctx.err(
+                            b.pos,
+                            bad(format!("has {odd}; bounds are whole numbers from 0 to 10")),
+                        );
+                        broken = true;
+                    }
+                    _ => {
+                        ctx.err(b.pos, bad("must be two numbers [low, high]".into()));
+                        broken = true;
+                    }
                 }
             }
             ranges.sort_by_key(|r| r.0);
@@ -195,7 +230,9 @@ fn read_ranges(ctx: &mut Ctx<'_>, node: &Node, id: &str) -> Vec<Anchor> {
             return Vec::new();
         }
     }
-    check_cover(ctx, node, id, &ranges);
+    if !broken {
+        check_cover(ctx, node, id, &ranges);
+    }
     ranges
         .into_iter()
         .map(|(lo, _, text, _)| Anchor {
@@ -231,7 +268,7 @@ fn check_cover(
     for (lo, hi, _, pos) in ranges {
         if *lo > next {
             ctx.err(
-                node.pos,
+                *pos,
                 format!(
                     "agentv score_ranges must cover 0..10; '{id}' is missing {}",
                     span(next, lo - 1)
