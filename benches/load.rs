@@ -3,6 +3,7 @@
 //! Each load runs in a child process so its peak memory (`VmHWM`) is its own.
 //!
 //! `cargo bench --bench load` (set `BENCH_LINES` / `BENCH_JSON_MB` for other sizes).
+#![allow(clippy::expect_used)]
 
 use std::io::Write as _;
 use std::path::Path;

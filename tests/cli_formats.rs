@@ -193,10 +193,10 @@ fn split_is_exact_stratified_and_seeded() {
         } else {
             ["MET", "MET"]
         };
-        lines.push_str(&format!(
-            "{}\n",
-            serde_json::json!({"id": format!("i{i}"), "submission": "x", "ground_truth": gt})
-        ));
+        let line =
+            serde_json::json!({"id": format!("i{i}"), "submission": "x", "ground_truth": gt});
+        lines.push_str(&line.to_string());
+        lines.push('\n');
     }
     std::fs::write(&data, lines).unwrap();
     let d = data.to_str().unwrap();

@@ -39,7 +39,7 @@ pub fn run(a: &ConvertArgs<'_>) -> Result<u8, CliError> {
         export_rubric(&r.rubric, a.to, syntax)
             .map_err(|m| CliError::input(format!("{}: {m}", a.input)))?
     } else {
-        convert_file(import_file(Path::new(path), a.from)?, a.to, syntax)?
+        convert_file(&import_file(Path::new(path), a.from)?, a.to, syntax)?
     };
     for l in &exported.lost {
         eprintln!("note: {} cannot hold {l}", a.to);
@@ -55,7 +55,7 @@ pub fn run(a: &ConvertArgs<'_>) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-fn convert_file(i: Imported, to: Format, syntax: Syntax) -> Result<Exported, CliError> {
+fn convert_file(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, CliError> {
     for n in &i.notes {
         eprintln!("note: {n}");
     }
@@ -88,7 +88,7 @@ fn convert_file(i: Imported, to: Format, syntax: Syntax) -> Result<Exported, Cli
         });
     }
     if !i.items.is_empty() {
-        return dataset(&i, to, syntax);
+        return dataset(i, to, syntax);
     }
     match (i.rubrics.len(), to) {
         (0, _) => Err(CliError::input(format!(
@@ -199,15 +199,14 @@ fn extends(own: &crate::model::Rubric, shared: &crate::model::Rubric) -> bool {
 }
 
 fn write_out(out: Option<&Path>, text: &str) -> Result<(), CliError> {
-    match out {
-        Some(p) => {
-            let fail =
-                |e: std::io::Error| CliError::input(format!("cannot write {}: {e}", p.display()));
-            let mut f = AtomicFile::create(p).map_err(fail)?;
-            f.write_all(text.as_bytes()).map_err(fail)?;
-            f.commit().map_err(fail)
-        }
-        None => {
+    if let Some(p) = out {
+        let fail =
+            |e: std::io::Error| CliError::input(format!("cannot write {}: {e}", p.display()));
+        let mut f = AtomicFile::create(p).map_err(fail)?;
+        f.write_all(text.as_bytes()).map_err(fail)?;
+        f.commit().map_err(fail)
+    } else {
+        {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.
             let _ = stdout.write_all(text.as_bytes());

@@ -24,12 +24,12 @@ pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, C
             } else {
                 "picked"
             },
-            vec![r],
+            std::slice::from_ref(&r),
         )
     } else if is_dataset_file(Path::new(path)) && from.is_none() {
         dataset(path)?
     } else {
-        Report::imported(import_file(Path::new(path), from)?)
+        Report::imported(&import_file(Path::new(path), from)?)
     };
     match format {
         LintFormat::Text => print!("{}", report.text),
@@ -47,10 +47,10 @@ struct Report {
 }
 
 impl Report {
-    fn rubrics(file: &str, what: &str, rubrics: Vec<LoadedRubric>) -> Report {
+    fn rubrics(file: &str, what: &str, rubrics: &[LoadedRubric]) -> Report {
         let mut text = format!("{file}: {what}\n");
         let mut list = Vec::new();
-        for r in &rubrics {
+        for r in rubrics {
             describe(&mut text, &r.rubric);
             list.push(crate::formats::native::rubric_to_json(&r.rubric));
         }
@@ -60,7 +60,7 @@ impl Report {
         }
     }
 
-    fn imported(i: Imported) -> Report {
+    fn imported(i: &Imported) -> Report {
         let how = if i.detected {
             "detected"
         } else {

@@ -1,6 +1,6 @@
 //! autorubric rubrics: a list of criteria or `{criteria|sections|rubric, guidelines}`; a
 //! criterion is `{name?, weight (10), requirement, options?, scale_type?}` and an option
-//! `{label, value, na}`. Scoring is `points` with abstentions (CANNOT_ASSESS, NA) skipped.
+//! `{label, value, na}`. Scoring is `points` with abstentions (`CANNOT_ASSESS`, NA) skipped.
 //! Datasets in its JSON shape are read by `dataset::json_file`.
 
 use serde_json::{Map, Value, json};

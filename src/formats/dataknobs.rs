@@ -60,12 +60,15 @@ pub fn scoring() -> Scoring {
     }
 }
 
+/// Things read but without use, said once each.
+pub type Notes = Vec<Diagnostic>;
+
 /// Reads every rubric of a dataknobs file, with notes on what was read but has no use.
 pub fn read(
     file: &str,
     root: &Node,
     stem: &str,
-) -> Result<(Vec<(Rubric, SourceMap)>, Vec<Diagnostic>), Diagnostics> {
+) -> Result<(Vec<(Rubric, SourceMap)>, Notes), Diagnostics> {
     let mut ctx = Ctx::new(file);
     let mut notes = Vec::new();
     let rubric_nodes: Vec<&Node> = match root.get("rubrics") {
@@ -396,13 +399,14 @@ fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
         )})
     };
     let method = match &c.method {
-        Method::Judge(j) => match &j.template {
-            Some(t) => json!({"type": "llm_decode", "decode_prompt": t}),
-            None => {
+        Method::Judge(j) => {
+            if let Some(t) = &j.template {
+                json!({"type": "llm_decode", "decode_prompt": t})
+            } else {
                 lost.push(format!("criterion '{}': no judge template of its own (dataknobs needs a decode_prompt; a plain one is written)", c.id));
                 plain()
             }
-        },
+        }
         // dataknobs functions take no arguments: a check that needs some is judged instead.
         Method::Check(spec) if !spec.args.is_empty() => {
             lost.push(format!(

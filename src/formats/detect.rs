@@ -162,7 +162,7 @@ fn detect_map(root: &Node) -> Format {
     Format::Native
 }
 
-/// A list of criteria: rubric_lib when every one is exactly `{weight, requirement}`,
+/// A list of criteria: `rubric_lib` when every one is exactly `{weight, requirement}`,
 /// autorubric when they use its vocabulary (`name` without `id`, options, `scale_type`,
 /// a missing weight), `None` when nothing tells.
 fn criteria_format(items: &[&Node]) -> Option<Format> {

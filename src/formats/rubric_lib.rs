@@ -1,6 +1,6 @@
 //! rubric (The LLM Data Company): a list of `{weight, requirement}` (negative weights are
 //! penalties), `{sections: [{criteria: […]}]}`, or `{rubric: …}`, in JSON or YAML. Binary
-//! criteria only, no CANNOT_ASSESS; scoring is `points`, normalised as the grader is set.
+//! criteria only, no `CANNOT_ASSESS`; scoring is `points`, normalised as the grader is set.
 
 use serde_json::{Value, json};
 
@@ -15,8 +15,8 @@ use crate::model::{Rubric, Scoring};
 const SHAPES: &str =
     "a list of {weight, requirement}, `{sections: [{criteria: […]}]}` or `{rubric: …}`";
 
-/// Reads a rubric_lib file; its shape is checked strictly first, so a file that is not
-/// one says what rubric_lib expects instead of failing on a native field.
+/// Reads a `rubric_lib` file; its shape is checked strictly first, so a file that is not
+/// one says what `rubric_lib` expects instead of failing on a native field.
 pub fn read(file: &str, root: &Node, stem: &str) -> Result<(Rubric, SourceMap), Diagnostics> {
     let mut ctx = Ctx::new(file);
     check_root(&mut ctx, root, true);
@@ -108,7 +108,7 @@ fn check_criteria(ctx: &mut Ctx<'_>, list: &Node, items: &[Node]) {
     }
 }
 
-/// The rubric as rubric_lib data, and what rubric_lib cannot hold.
+/// The rubric as `rubric_lib` data, and what `rubric_lib` cannot hold.
 pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
     let holds = Holds {
         format: "rubric_lib",

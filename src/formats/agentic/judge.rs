@@ -82,16 +82,17 @@ fn read_root(
         };
         let top = match choices {
             None => 5.0,
-            Some(c) => match c.as_str().and_then(points_of) {
-                Some(n) => n,
-                None => {
+            Some(c) => {
+                if let Some(n) = c.as_str().and_then(points_of) {
+                    n
+                } else {
                     ctx.err(c.pos, format!(
                         "unknown choices_type {}; agentic judges use standard_5_point (or standard_N_point, N from 2 to 10)",
                         c.to_json()
                     ));
                     5.0
                 }
-            },
+            }
         };
         if choices.is_none() {
             notes.push(Diagnostic::at(

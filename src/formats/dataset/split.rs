@@ -21,7 +21,7 @@ pub fn signature(item: &Item) -> String {
 /// Stratified: every stratum gives the train set its share of `n_train`, rounded down,
 /// and the seats left over go to the strata with the largest remainders (ties broken by
 /// the seeded generator), so the train set has exactly `n_train` items. Which items of a
-/// stratum are chosen is a seeded shuffle (ChaCha8, reproducible across platforms).
+/// stratum are chosen is a seeded shuffle (`ChaCha8`, reproducible across platforms).
 pub fn split_indices(
     signatures: &[String],
     n_train: usize,
