@@ -313,5 +313,6 @@ pub fn import_text(
             out.notes = notes;
         }
     }
+    out.notes.sort_by_key(|n| n.pos);
     Ok(out)
 }
