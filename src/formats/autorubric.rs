@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::diag::Diagnostics;
-use super::export::{Holds, losses};
+use super::export::{Holds, criteria_layout, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Node, NodeValue};
@@ -113,29 +113,8 @@ pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
         .map(|c| criterion(c, &mut lost))
         .collect();
     let mut m = Map::new();
-    let sections = rubric.section_names();
-    if sections.is_empty() {
-        m.insert("criteria".into(), Value::Array(criteria));
-    } else {
-        let mut out = Vec::new();
-        let pick = |want: Option<&str>| -> Vec<Value> {
-            rubric
-                .criteria
-                .iter()
-                .zip(&criteria)
-                .filter(|(c, _)| c.section.as_deref() == want)
-                .map(|(_, v)| v.clone())
-                .collect()
-        };
-        let loose = pick(None);
-        if !loose.is_empty() {
-            out.push(json!({"name": "General", "criteria": loose}));
-        }
-        for name in sections {
-            out.push(json!({"name": name, "criteria": pick(Some(name))}));
-        }
-        m.insert("sections".into(), Value::Array(out));
-    }
+    let (key, value) = criteria_layout(rubric, criteria, Some("General"));
+    m.insert(key.into(), value);
     if let Some(g) = &rubric.guidelines {
         m.insert("guidelines".into(), json!(g));
     }

@@ -66,6 +66,41 @@ pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Result<Expo
     })
 }
 
+/// The written criteria (one value per criterion, in order) laid out as the rubric groups
+/// them: `("criteria", [..])`, or `("sections", [{name, criteria}, ..])` when the rubric has
+/// sections — criteria without one first, in a section named `loose` (unnamed if `None`).
+pub(crate) fn criteria_layout(
+    rubric: &Rubric,
+    written: Vec<Value>,
+    loose: Option<&str>,
+) -> (&'static str, Value) {
+    let names = rubric.section_names();
+    if names.is_empty() {
+        return ("criteria", Value::Array(written));
+    }
+    let pick = |want: Option<&str>| -> Vec<Value> {
+        rubric
+            .criteria
+            .iter()
+            .zip(&written)
+            .filter(|(c, _)| c.section.as_deref() == want)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let mut out = Vec::new();
+    let unsectioned = pick(None);
+    if !unsectioned.is_empty() {
+        out.push(match loose {
+            Some(name) => serde_json::json!({"name": name, "criteria": unsectioned}),
+            None => serde_json::json!({"criteria": unsectioned}),
+        });
+    }
+    for name in names {
+        out.push(serde_json::json!({"name": name, "criteria": pick(Some(name))}));
+    }
+    ("sections", Value::Array(out))
+}
+
 /// What a format can hold, for the losses every writer shares.
 pub(crate) struct Holds {
     pub format: &'static str,

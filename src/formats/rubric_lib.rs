@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::diag::Diagnostics;
-use super::export::{Holds, losses};
+use super::export::{Holds, criteria_layout, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Node, NodeValue};
@@ -136,30 +136,10 @@ pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
     }
     let criterion =
         |c: &crate::model::Criterion| json!({"weight": c.weight, "requirement": c.requirement});
-    let sections = rubric.section_names();
-    let value = if sections.is_empty() {
-        Value::Array(rubric.criteria.iter().map(criterion).collect())
-    } else {
-        let mut out = Vec::new();
-        let loose: Vec<Value> = rubric
-            .criteria
-            .iter()
-            .filter(|c| c.section.is_none())
-            .map(criterion)
-            .collect();
-        if !loose.is_empty() {
-            out.push(json!({"criteria": loose}));
-        }
-        for name in sections {
-            let cs: Vec<Value> = rubric
-                .criteria
-                .iter()
-                .filter(|c| c.section.as_deref() == Some(name))
-                .map(criterion)
-                .collect();
-            out.push(json!({"name": name, "criteria": cs}));
-        }
-        json!({ "sections": out })
+    let written = rubric.criteria.iter().map(criterion).collect();
+    let value = match criteria_layout(rubric, written, None) {
+        ("criteria", list) => list,
+        (key, sections) => json!({ key: sections }),
     };
     (value, lost)
 }

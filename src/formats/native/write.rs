@@ -29,35 +29,9 @@ pub fn rubric_to_json(rubric: &Rubric) -> Value {
             serde_json::to_value(j).unwrap_or(Value::Null),
         );
     }
-    let sections = rubric.section_names();
-    if sections.is_empty() {
-        m.insert(
-            "criteria".into(),
-            Value::Array(rubric.criteria.iter().map(criterion_json).collect()),
-        );
-    } else {
-        let mut out = Vec::new();
-        // Criteria without a section go into an unnamed first section so nothing is lost.
-        let loose: Vec<Value> = rubric
-            .criteria
-            .iter()
-            .filter(|c| c.section.is_none())
-            .map(criterion_json)
-            .collect();
-        if !loose.is_empty() {
-            out.push(json!({ "name": "General", "criteria": loose }));
-        }
-        for name in sections {
-            let cs: Vec<Value> = rubric
-                .criteria
-                .iter()
-                .filter(|c| c.section.as_deref() == Some(name))
-                .map(criterion_json)
-                .collect();
-            out.push(json!({ "name": name, "criteria": cs }));
-        }
-        m.insert("sections".into(), Value::Array(out));
-    }
+    let written = rubric.criteria.iter().map(criterion_json).collect();
+    let (key, value) = crate::formats::export::criteria_layout(rubric, written, Some("General"));
+    m.insert(key.into(), value);
     if !rubric.metadata.is_empty() {
         m.insert("metadata".into(), Value::Object(rubric.metadata.clone()));
     }
