@@ -138,7 +138,7 @@ pub fn write(rubric: &Rubric) -> (Value, Vec<String>) {
         |c: &crate::model::Criterion| json!({"weight": c.weight, "requirement": c.requirement});
     let written = rubric.criteria.iter().map(criterion).collect();
     let value = match criteria_layout(rubric, written, None) {
-        ("criteria", list) => list,
+        ("criteria", flat) => flat,
         (key, sections) => json!({ key: sections }),
     };
     (value, lost)
