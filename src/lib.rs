@@ -6,5 +6,6 @@
 pub mod cli;
 pub mod engine;
 pub mod formats;
+pub mod llm;
 pub mod model;
 pub mod store;

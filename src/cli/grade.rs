@@ -5,14 +5,17 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use super::output::Sink;
-use super::{CliError, CommonArgs, OutputFormat, exit, style};
+use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
+use crate::engine::judge::{Judge, JudgeOptions};
 use crate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
 use crate::formats::dataset::{Dataset, ReadOptions, open_dataset};
 use crate::formats::{Diagnostic, LoadedRubric, load_rubric_as};
+use crate::llm;
 
 pub fn run(
     common: &CommonArgs,
+    judge_args: &JudgeArgs,
     concurrency: Option<usize>,
     allow_commands: bool,
     max_error_rate: f64,
@@ -25,7 +28,9 @@ pub fn run(
     let rubric = effective_rubric(common, &dataset)?;
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-    let concurrency = concurrency.unwrap_or(cores).max(1);
+    let judge = build_judge(judge_args, rubric.as_ref(), concurrency)?;
+    let default_concurrency = if judge.is_some() { 16 } else { cores };
+    let concurrency = concurrency.unwrap_or(default_concurrency).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores.min(concurrency))
         .enable_all()
@@ -47,6 +52,7 @@ pub fn run(
     let opts = ExecOptions {
         concurrency,
         allow_commands,
+        judge,
         ..ExecOptions::default()
     };
 
@@ -116,6 +122,48 @@ pub fn run(
         )));
     }
     Ok(decide(&summary, common.fail_under, Some(max_error_rate)))
+}
+
+/// The judge from `--judge` (or the rubric's `judge.model`), with the rubric's parameters.
+fn build_judge(
+    args: &JudgeArgs,
+    rubric: Option<&LoadedRubric>,
+    concurrency: Option<usize>,
+) -> Result<Option<Arc<Judge>>, CliError> {
+    let settings = rubric.and_then(|r| r.rubric.judge.clone());
+    let Some(model) = args
+        .judge
+        .clone()
+        .or_else(|| settings.as_ref().and_then(|s| s.model.clone()))
+    else {
+        return Ok(None);
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(CliError::input(
+            "--timeout must be a positive number of seconds",
+        ));
+    }
+    let spec = llm::resolve(&model, &|k| std::env::var(k).ok())
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let client = llm::Client::new(
+        &model,
+        spec,
+        llm::ClientOptions {
+            concurrency: concurrency.unwrap_or(16).max(1),
+            max_retries: args.max_retries,
+            timeout: std::time::Duration::from_secs_f64(args.timeout.min(86_400.0)),
+            ..llm::ClientOptions::default()
+        },
+    )
+    .map_err(|e| CliError::input(e.to_string()))?;
+    let mut opts = JudgeOptions::default();
+    if let Some(s) = settings {
+        opts.temperature = s.temperature.unwrap_or(opts.temperature);
+        opts.max_tokens = s.max_tokens.unwrap_or(opts.max_tokens);
+        opts.seed = s.seed;
+        opts.system_prompt = s.system_prompt;
+    }
+    Ok(Some(Arc::new(Judge::new(client, opts))))
 }
 
 /// `allow_commands: true` in the workspace's `rubricate.yaml` (warnings go to stderr).

@@ -106,7 +106,10 @@ pub enum Command {
     Grade {
         #[command(flatten)]
         common: CommonArgs,
-        /// Items graded at once (default: the number of CPU cores).
+        #[command(flatten)]
+        judge: JudgeArgs,
+        /// Judge calls in flight at once (default 16), or items graded at once when no
+        /// criterion is judged (default: the number of CPU cores).
         #[arg(long)]
         concurrency: Option<usize>,
         /// Let `command` checks run programs (off by default).
@@ -205,6 +208,22 @@ pub struct CommonArgs {
     pub max_item_mb: usize,
 }
 
+/// The LLM judge for `method: judge` criteria.
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// The judge model: openai/MODEL, anthropic/MODEL or ollama/MODEL (default: the rubric's
+    /// `judge.model`). Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs from
+    /// OPENAI_BASE_URL / ANTHROPIC_BASE_URL / OLLAMA_HOST.
+    #[arg(long, value_name = "MODEL")]
+    pub judge: Option<String>,
+    /// Seconds a judge request may take, first byte to last.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Retries of a judge call after a rate limit, server error or lost connection.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub max_retries: u32,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Table,
@@ -257,10 +276,11 @@ pub fn run(cli: Cli) -> ExitCode {
         }) => split::run(&dataset, train, seed, !no_stratify, &out),
         Some(Command::Grade {
             common,
+            judge,
             concurrency,
             allow_commands,
             max_error_rate,
-        }) => grade::run(&common, concurrency, allow_commands, max_error_rate),
+        }) => grade::run(&common, &judge, concurrency, allow_commands, max_error_rate),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Schema) => {
             println!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());

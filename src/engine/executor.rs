@@ -64,6 +64,9 @@ pub struct ExecOptions {
     /// Also emit per-cell events (`Queued`, `Started`, `Scored`, `Failed`): the TUI wants
     /// them; a batch run reads whole items from `ItemDone` and skips their cost.
     pub cell_events: bool,
+    /// The LLM judge for `method: judge` criteria; without one they fail with "no judge
+    /// configured".
+    pub judge: Option<Arc<super::judge::Judge>>,
 }
 
 impl Default for ExecOptions {
@@ -74,6 +77,7 @@ impl Default for ExecOptions {
             allow_commands: false,
             evaluated_by: "rubricate".into(),
             cell_events: false,
+            judge: None,
         }
     }
 }
@@ -195,28 +199,54 @@ async fn score_criteria(
         }
     }
     let input = CheckInput::new(item);
-    let mut results = Vec::with_capacity(rubric.methods.len());
-    for (i, (criterion, method)) in rubric
-        .rubric()
-        .criteria
-        .iter()
-        .zip(&rubric.methods)
-        .enumerate()
-    {
+    let mut results: Vec<Option<CriterionResult>> = vec![None; rubric.methods.len()];
+    let mut judged = Vec::new();
+    let criteria = &rubric.rubric().criteria;
+    for (i, (criterion, method)) in criteria.iter().zip(&rubric.methods).enumerate() {
+        if matches!(method, CompiledMethod::Judge) && opts.judge.is_some() {
+            judged.push((i, criterion));
+            continue;
+        }
         if opts.cell_events {
             let _ = events.send(send(i, EventKind::Started)).await;
         }
         let result = score_criterion(criterion, method, &input, opts).await;
         if opts.cell_events {
-            let event = match &result.failure {
-                Some(f) => EventKind::Failed(f.clone()),
-                None => EventKind::Scored(Box::new(result.clone())),
-            };
-            let _ = events.send(send(i, event)).await;
+            let _ = events.send(send(i, cell_outcome(&result))).await;
         }
-        results.push(result);
+        results[i] = Some(result);
     }
-    results
+    // Judge calls of one item run in parallel; the client caps calls in flight overall.
+    if let Some(judge) = &opts.judge
+        && !judged.is_empty()
+    {
+        let calls = judged.iter().map(|&(i, criterion)| {
+            let send = &send;
+            async move {
+                if opts.cell_events {
+                    let _ = events.send(send(i, EventKind::Started)).await;
+                }
+                let result = judge
+                    .judge_criterion(rubric.rubric(), criterion, item)
+                    .await;
+                if opts.cell_events {
+                    let _ = events.send(send(i, cell_outcome(&result))).await;
+                }
+                (i, result)
+            }
+        });
+        for (i, result) in futures_util::future::join_all(calls).await {
+            results[i] = Some(result);
+        }
+    }
+    results.into_iter().flatten().collect()
+}
+
+fn cell_outcome(result: &CriterionResult) -> EventKind {
+    match &result.failure {
+        Some(f) => EventKind::Failed(f.clone()),
+        None => EventKind::Scored(Box::new(result.clone())),
+    }
 }
 
 /// Scores one criterion of one item. Never panics; problems become failures.

@@ -6,6 +6,7 @@ pub mod checks;
 pub mod compile;
 pub mod executor;
 pub mod feedback;
+pub mod judge;
 pub mod lint;
 pub mod schema;
 pub mod scoring;

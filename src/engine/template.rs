@@ -87,3 +87,31 @@ mod tests {
         );
     }
 }
+
+/// Renders a judge template with an item: every name in [`VARIABLES`] is defined (missing
+/// values are empty). Item text is passed as values, never as template source.
+pub fn render(source: &str, item: &crate::model::Item) -> Result<String, String> {
+    let env = environment();
+    let template = env.template_from_str(source).map_err(|e| describe(&e))?;
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    let context = item
+        .metadata
+        .get("context")
+        .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_owned))
+        .unwrap_or_default();
+    let ctx = minijinja::context! {
+        submission => item.submission.as_str(),
+        output => item.submission.as_str(),
+        completion => item.submission.as_str(),
+        prompt => text(&item.prompt),
+        input => text(&item.prompt),
+        query => text(&item.prompt),
+        reference => text(&item.reference),
+        expected => text(&item.reference),
+        context => context,
+        description => text(&item.description),
+        metadata => minijinja::value::Serde(&item.metadata),
+        id => item.id.as_str(),
+    };
+    template.render(ctx).map_err(|e| describe(&e))
+}

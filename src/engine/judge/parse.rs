@@ -1,0 +1,178 @@
+//! Reading a judge's reply: strict JSON first, then tolerant (a fenced block, the first
+//! object in the text, a bare verdict word or number). What cannot be read says why, for
+//! the repair request.
+
+use serde_json::Value;
+
+use crate::engine::executor::parse_verdict_text;
+use crate::model::{Criterion, Kind, Verdict, find_option};
+
+/// The judge's reason and verdict, already checked against the criterion.
+pub fn read_reply(c: &Criterion, text: &str) -> Result<(String, Verdict), String> {
+    if let Some(v) = json_object(text) {
+        let reason = v
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        let Some(raw) = v.get("verdict") else {
+            return Err("the JSON has no \"verdict\"".into());
+        };
+        return verdict_of(c, raw).map(|verdict| (reason, verdict));
+    }
+    // No JSON: a reply that is only a verdict (or ends with one on its own line).
+    let last = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let word = last.trim_matches(|ch: char| ch == '"' || ch == '*' || ch == '`' || ch == '.');
+    verdict_of(c, &Value::String(word.to_owned()))
+        .map(|v| (String::new(), v))
+        .map_err(|_| "the reply is not JSON of the form {\"reason\": …, \"verdict\": …}".to_owned())
+}
+
+/// The whole text as JSON, else a fenced ```json block, else the first balanced `{…}`.
+fn json_object(text: &str) -> Option<Value> {
+    let t = text.trim();
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str(t) {
+        return Some(v);
+    }
+    if let Some(start) = t.find("```") {
+        let rest = &t[start + 3..];
+        let rest = rest.strip_prefix("json").unwrap_or(rest);
+        if let Some(end) = rest.find("```")
+            && let Ok(v @ Value::Object(_)) = serde_json::from_str(rest[..end].trim())
+        {
+            return Some(v);
+        }
+    }
+    let start = t.find('{')?;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, ch) in t[start..].char_indices() {
+        match ch {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '{' if !in_string => depth += 1,
+            '}' if !in_string => {
+                depth -= 1;
+                if depth == 0 {
+                    return serde_json::from_str(&t[start..=start + i]).ok();
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, String> {
+    let verdict = match (raw, &c.kind) {
+        (Value::Number(n), Kind::Scale(_)) => Verdict::Score(n.as_f64().unwrap_or(f64::NAN)),
+        (Value::Bool(b), Kind::Binary) => {
+            if *b {
+                Verdict::Met
+            } else {
+                Verdict::Unmet
+            }
+        }
+        (Value::String(s), Kind::Options { options, .. }) => match Verdict::parse_binary(s) {
+            Some(Verdict::CannotAssess) => Verdict::CannotAssess,
+            _ => match find_option(options, s) {
+                Some(o) => Verdict::Choice(o.label.clone()),
+                None => {
+                    let labels: Vec<String> =
+                        options.iter().map(|o| format!("\"{}\"", o.label)).collect();
+                    return Err(format!(
+                        "\"{s}\" is not one of the options {}",
+                        labels.join(", ")
+                    ));
+                }
+            },
+        },
+        (Value::String(s), _) => parse_verdict_text(c, s)?,
+        (other, kind) => {
+            return Err(format!(
+                "verdict {other} does not fit a {} criterion",
+                kind.name()
+            ));
+        }
+    };
+    c.value_of(&verdict)?;
+    Ok(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Level, Scale};
+
+    #[test]
+    fn strict_then_tolerant() {
+        let c = Criterion::binary("a", "req", 1.0);
+        assert_eq!(
+            read_reply(&c, r#"{"reason": "ok", "verdict": "MET"}"#).unwrap(),
+            ("ok".into(), Verdict::Met)
+        );
+        let fenced = "Sure.\n```json\n{\"reason\": \"no\", \"verdict\": \"UNMET\"}\n```";
+        assert_eq!(read_reply(&c, fenced).unwrap().1, Verdict::Unmet);
+        let inline = "Thinking... {\"reason\": \"a {brace} in text\", \"verdict\": \"met\"} done";
+        assert_eq!(read_reply(&c, inline).unwrap().1, Verdict::Met);
+        assert_eq!(
+            read_reply(&c, "The answer is fine.\nMET").unwrap().1,
+            Verdict::Met
+        );
+        assert!(
+            read_reply(&c, "I think it is good")
+                .unwrap_err()
+                .contains("not JSON")
+        );
+        assert!(read_reply(&c, r#"{"reason": "x", "verdict": "MAYBE"}"#).is_err());
+    }
+
+    #[test]
+    fn graded_kinds() {
+        let mut s = Criterion::binary("s", "req", 1.0);
+        s.kind = Kind::Scale(Scale {
+            min: 1.0,
+            max: 5.0,
+            anchors: Vec::new(),
+        });
+        assert_eq!(
+            read_reply(&s, r#"{"reason": "", "verdict": 4}"#).unwrap().1,
+            Verdict::Score(4.0)
+        );
+        assert_eq!(
+            read_reply(&s, "Step by step...\n4").unwrap().1,
+            Verdict::Score(4.0)
+        );
+        let mut l = Criterion::binary("l", "req", 1.0);
+        l.kind = Kind::Levels(vec![
+            Level {
+                id: "poor".into(),
+                label: "Poor".into(),
+                description: String::new(),
+                score: 0.0,
+                indicators: vec![],
+            },
+            Level {
+                id: "good".into(),
+                label: "Good".into(),
+                description: String::new(),
+                score: 1.0,
+                indicators: vec![],
+            },
+        ]);
+        assert_eq!(
+            read_reply(&l, r#"{"reason": "", "verdict": "Good"}"#)
+                .unwrap()
+                .1,
+            Verdict::Level("good".into())
+        );
+    }
+}

@@ -1,0 +1,191 @@
+//! LLM providers behind one trait, and the client around them that every judge call goes
+//! through: a concurrency cap, timeouts, and retries with backoff that honour `Retry-After`.
+//! API keys are read here (environment or config) and never leave: not in results, errors
+//! or logs.
+
+mod anthropic;
+mod client;
+mod model_id;
+mod openai;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+pub use client::{Client, ClientOptions, Completion};
+pub use model_id::{ProviderKind, ProviderSpec, resolve};
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Message {
+    pub fn system(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::System,
+            content: text.into(),
+        }
+    }
+    pub fn user(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: text.into(),
+        }
+    }
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: text.into(),
+        }
+    }
+}
+
+/// What a judge asks for.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ChatRequest {
+    /// The provider's own model name (`gpt-4o-mini`, not `openai/gpt-4o-mini`).
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub temperature: f64,
+    pub max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// A JSON Schema the reply must follow (structured output), where the server supports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
+}
+
+/// The provider's answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChatResponse {
+    pub text: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// Why a call failed. Messages never hold a key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    #[error("rate limited by the provider (HTTP 429)")]
+    RateLimited { retry_after: Option<Duration> },
+    #[error("the provider answered HTTP {status}: {message}")]
+    Server { status: u16, message: String },
+    #[error("the provider refused the key (HTTP {status}); check {key_var}")]
+    Auth { status: u16, key_var: String },
+    #[error("the request was refused (HTTP {status}): {message}")]
+    Request { status: u16, message: String },
+    #[error("could not reach the provider: {0}")]
+    Transport(String),
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("the provider's reply could not be read: {0}")]
+    BadResponse(String),
+    #[error("{0}")]
+    Config(String),
+}
+
+impl LlmError {
+    /// Worth another try: rate limits, server errors, lost connections, timeouts.
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            LlmError::RateLimited { .. }
+                | LlmError::Server { .. }
+                | LlmError::Transport(_)
+                | LlmError::Timeout(_)
+        )
+    }
+}
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One wire format.
+pub trait Provider: Send + Sync + std::fmt::Debug {
+    /// `openai`, `anthropic`, `ollama` or a configured service name.
+    fn name(&self) -> &str;
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>>;
+}
+
+/// Reads an HTTP error body into a short message (the provider's `error.message` when it
+/// sends one), so errors say what the server said without dumping whole pages.
+fn error_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let msg = parsed
+        .as_ref()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("error"))
+                .or_else(|| v.get("message"))
+        })
+        .and_then(|m| m.as_str().map(str::to_owned))
+        .unwrap_or_else(|| body.trim().to_owned());
+    let one_line = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 300 {
+        let cut: String = one_line.chars().take(300).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}
+
+/// Maps a non-success status to an error.
+fn status_error(
+    status: u16,
+    headers: &reqwest::header::HeaderMap,
+    body: &str,
+    key_var: &str,
+) -> LlmError {
+    match status {
+        429 => LlmError::RateLimited {
+            retry_after: retry_after(headers),
+        },
+        401 | 403 => LlmError::Auth {
+            status,
+            key_var: key_var.to_owned(),
+        },
+        500..=599 => LlmError::Server {
+            status,
+            message: error_message(body),
+        },
+        _ => LlmError::Request {
+            status,
+            message: error_message(body),
+        },
+    }
+}
+
+/// `Retry-After` in seconds (an HTTP date is not worth parsing here: treated as absent).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    let secs: f64 = v.trim().parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(600.0)))
+}
+
+fn transport(e: &reqwest::Error, timeout: Duration) -> LlmError {
+    if e.is_timeout() {
+        return LlmError::Timeout(timeout);
+    }
+    // reqwest errors name the URL and their causes, never headers: no key can appear here.
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    LlmError::Transport(text)
+}

@@ -1,0 +1,164 @@
+//! Model ids (`openai/gpt-4o-mini`, `anthropic/claude-…`, `ollama/llama3.2`) → which wire
+//! format, where, and with which key (from the environment).
+
+use super::LlmError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    OpenAi,
+    Anthropic,
+}
+
+/// Everything needed to reach one model. `key` is never printed (see `Debug`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ProviderSpec {
+    /// The prefix of the id: `openai`, `anthropic`, `ollama`.
+    pub name: String,
+    pub kind: ProviderKind,
+    /// The provider's own model name.
+    pub model: String,
+    pub base_url: String,
+    pub key: Option<String>,
+    pub key_var: String,
+}
+
+impl std::fmt::Debug for ProviderSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderSpec")
+            .field("name", &self.name)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("key", &self.key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+/// Resolves a model id; `env` reads environment variables (a parameter so tests need not
+/// touch the process environment).
+pub fn resolve(id: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<ProviderSpec, LlmError> {
+    let Some((prefix, model)) = id
+        .split_once('/')
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty())
+    else {
+        return Err(LlmError::Config(format!(
+            "judge model '{id}' needs a provider prefix: openai/MODEL, anthropic/MODEL or ollama/MODEL"
+        )));
+    };
+    let var = |k: &str| {
+        env(k)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let spec = |kind, base_url: String, key: Option<String>, key_var: &str| ProviderSpec {
+        name: prefix.to_owned(),
+        kind,
+        model: model.to_owned(),
+        base_url: base_url.trim_end_matches('/').to_owned(),
+        key,
+        key_var: key_var.to_owned(),
+    };
+    match prefix {
+        "openai" => {
+            let custom = var("OPENAI_BASE_URL");
+            let key = var("OPENAI_API_KEY");
+            if key.is_none() && custom.is_none() {
+                return Err(LlmError::Config(
+                    "set OPENAI_API_KEY (or OPENAI_BASE_URL for a server that needs no key) to judge with openai/ models".into(),
+                ));
+            }
+            Ok(spec(
+                ProviderKind::OpenAi,
+                custom.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+                key,
+                "OPENAI_API_KEY",
+            ))
+        }
+        "anthropic" => {
+            let custom = var("ANTHROPIC_BASE_URL");
+            let key = var("ANTHROPIC_API_KEY");
+            if key.is_none() && custom.is_none() {
+                return Err(LlmError::Config(
+                    "set ANTHROPIC_API_KEY to judge with anthropic/ models".into(),
+                ));
+            }
+            Ok(spec(
+                ProviderKind::Anthropic,
+                custom.unwrap_or_else(|| "https://api.anthropic.com".into()),
+                key,
+                "ANTHROPIC_API_KEY",
+            ))
+        }
+        "ollama" => {
+            let host = var("OLLAMA_HOST").unwrap_or_else(|| "localhost:11434".into());
+            let host = if host.contains("://") {
+                host
+            } else {
+                format!("http://{host}")
+            };
+            Ok(spec(
+                ProviderKind::OpenAi,
+                format!("{}/v1", host.trim_end_matches('/')),
+                None,
+                "OLLAMA_HOST",
+            ))
+        }
+        other => Err(LlmError::Config(format!(
+            "unknown provider '{other}' in judge model '{id}'; use openai/, anthropic/ or ollama/"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn ids_resolve_to_wire_format_base_and_key() {
+        let e = env(&[
+            ("OPENAI_API_KEY", "sk-test"),
+            ("OLLAMA_HOST", "0.0.0.0:9999"),
+        ]);
+        let s = resolve("openai/gpt-4o-mini", &e).unwrap();
+        assert_eq!(
+            (s.kind, s.model.as_str(), s.base_url.as_str()),
+            (
+                ProviderKind::OpenAi,
+                "gpt-4o-mini",
+                "https://api.openai.com/v1"
+            )
+        );
+        assert!(
+            !format!("{s:?}").contains("sk-test"),
+            "Debug never shows the key"
+        );
+        let s = resolve("ollama/llama3.2", &e).unwrap();
+        assert_eq!(s.base_url, "http://0.0.0.0:9999/v1");
+        assert!(
+            resolve("anthropic/claude", &e)
+                .unwrap_err()
+                .to_string()
+                .contains("ANTHROPIC_API_KEY")
+        );
+        assert!(
+            resolve("gpt-4o", &e)
+                .unwrap_err()
+                .to_string()
+                .contains("provider prefix")
+        );
+        assert!(
+            resolve("mistral/x", &e)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown provider 'mistral'")
+        );
+    }
+}
