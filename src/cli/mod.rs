@@ -211,9 +211,9 @@ pub struct CommonArgs {
 /// The LLM judge for `method: judge` criteria.
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
-    /// The judge model: openai/MODEL, anthropic/MODEL or ollama/MODEL (default: the rubric's
-    /// `judge.model`). Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs from
-    /// OPENAI_BASE_URL / ANTHROPIC_BASE_URL / OLLAMA_HOST.
+    /// The judge model: `openai/MODEL`, `anthropic/MODEL` or `ollama/MODEL` (default: the
+    /// rubric's `judge.model`). Keys come from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; base
+    /// URLs from `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` / `OLLAMA_HOST`.
     #[arg(long, value_name = "MODEL")]
     pub judge: Option<String>,
     /// Seconds a judge request may take, first byte to last.

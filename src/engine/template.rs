@@ -67,27 +67,6 @@ fn describe(e: &minijinja::Error) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn syntax_and_variables() {
-        assert!(
-            check_syntax("Rate {{ submission }} {% if reference %}vs {{ reference }}{% endif %}")
-                .is_ok()
-        );
-        let e = check_syntax("line one\n{% if x %}").unwrap_err();
-        assert!(e.contains("template line 2"), "{e}");
-        assert_eq!(
-            unknown_variables(
-                "{{ submission }} {{ answr }} {% for q in questions %}{{ q }}{% endfor %}"
-            ),
-            vec!["answr", "questions"]
-        );
-    }
-}
-
 /// Renders a judge template with an item: every name in [`VARIABLES`] is defined (missing
 /// values are empty). Item text is passed as values, never as template source.
 pub fn render(source: &str, item: &crate::model::Item) -> Result<String, String> {
@@ -114,4 +93,25 @@ pub fn render(source: &str, item: &crate::model::Item) -> Result<String, String>
         id => item.id.as_str(),
     };
     template.render(ctx).map_err(|e| describe(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_and_variables() {
+        assert!(
+            check_syntax("Rate {{ submission }} {% if reference %}vs {{ reference }}{% endif %}")
+                .is_ok()
+        );
+        let e = check_syntax("line one\n{% if x %}").unwrap_err();
+        assert!(e.contains("template line 2"), "{e}");
+        assert_eq!(
+            unknown_variables(
+                "{{ submission }} {{ answr }} {% for q in questions %}{{ q }}{% endfor %}"
+            ),
+            vec!["answr", "questions"]
+        );
+    }
 }

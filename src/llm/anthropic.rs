@@ -71,6 +71,7 @@ fn parse(text: &str) -> Result<ChatResponse, LlmError> {
 }
 
 impl Provider for Anthropic {
+    #[allow(clippy::unnecessary_literal_bound)] // other providers return a configured name
     fn name(&self) -> &str {
         "anthropic"
     }

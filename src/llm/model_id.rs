@@ -29,7 +29,7 @@ impl std::fmt::Debug for ProviderSpec {
             .field("model", &self.model)
             .field("base_url", &self.base_url)
             .field("key", &self.key.as_ref().map(|_| "<set>"))
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

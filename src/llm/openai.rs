@@ -1,5 +1,5 @@
-//! OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp server, LM Studio, Ollama's
-//! `/v1`, OpenRouter). Structured output via `response_format: json_schema`; a server that
+//! OpenAI-compatible chat completions: `OpenAI`, `vLLM`, the `llama.cpp` server, `LM Studio`,
+//! `Ollama` (its `/v1`), `OpenRouter`. Structured output via `response_format: json_schema`; a server that
 //! refuses it is asked again without, and remembered.
 
 use std::sync::atomic::{AtomicBool, Ordering};

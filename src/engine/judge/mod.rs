@@ -90,7 +90,7 @@ impl Judge {
             temperature: self.opts.temperature,
             max_tokens: self.opts.max_tokens,
             seed: self.opts.seed,
-            schema: Some(prompt::reply_schema(verdict_schema)),
+            schema: Some(prompt::reply_schema(&verdict_schema)),
         };
         let prompt_text = render_messages(&messages);
         let mut record = Record::new(self, &prompt_text);

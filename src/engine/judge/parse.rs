@@ -34,7 +34,7 @@ pub fn read_reply(c: &Criterion, text: &str) -> Result<(String, Verdict), String
         .map_err(|_| "the reply is not JSON of the form {\"reason\": …, \"verdict\": …}".to_owned())
 }
 
-/// The whole text as JSON, else a fenced ```json block, else the first balanced `{…}`.
+/// The whole text as JSON, else a fenced `json` code block, else the first balanced `{…}`.
 fn json_object(text: &str) -> Option<Value> {
     let t = text.trim();
     if let Ok(v @ Value::Object(_)) = serde_json::from_str(t) {
@@ -81,20 +81,20 @@ fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, String> {
                 Verdict::Unmet
             }
         }
-        (Value::String(s), Kind::Options { options, .. }) => match Verdict::parse_binary(s) {
-            Some(Verdict::CannotAssess) => Verdict::CannotAssess,
-            _ => match find_option(options, s) {
-                Some(o) => Verdict::Choice(o.label.clone()),
-                None => {
-                    let labels: Vec<String> =
-                        options.iter().map(|o| format!("\"{}\"", o.label)).collect();
-                    return Err(format!(
-                        "\"{s}\" is not one of the options {}",
-                        labels.join(", ")
-                    ));
-                }
-            },
-        },
+        (Value::String(s), Kind::Options { options, .. }) => {
+            if Verdict::parse_binary(s) == Some(Verdict::CannotAssess) {
+                Verdict::CannotAssess
+            } else if let Some(o) = find_option(options, s) {
+                Verdict::Choice(o.label.clone())
+            } else {
+                let labels: Vec<String> =
+                    options.iter().map(|o| format!("\"{}\"", o.label)).collect();
+                return Err(format!(
+                    "\"{s}\" is not one of the options {}",
+                    labels.join(", ")
+                ));
+            }
+        }
         (Value::String(s), _) => parse_verdict_text(c, s)?,
         (other, kind) => {
             return Err(format!(

@@ -1,0 +1,200 @@
+//! A loopback LLM server for tests: speaks `OpenAI` chat completions (`/v1/chat/completions`)
+//! and Anthropic Messages (`/v1/messages`), answers by a rule (or a script of faults first),
+//! with latency, and records every request and the most calls it saw in flight at once.
+//! It runs on a thread of its own, so tests of the real binary can use it too.
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::needless_pass_by_value
+)]
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// What the server does with one request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A normal answer with this text as the model's reply.
+    Text(String),
+    /// An HTTP error, with `Retry-After` seconds when given.
+    Status(u16, Option<u32>, String),
+    /// Never answers (until the client gives up).
+    Hang,
+    /// A 200 whose body is not the provider's JSON.
+    Garbage(String),
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Seen {
+    /// The whole prompt, every message's text joined.
+    pub fn prompt(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = self.body.get("system").and_then(Value::as_str) {
+            parts.push(s.to_owned());
+        }
+        for m in self.body["messages"].as_array().into_iter().flatten() {
+            parts.push(m["content"].as_str().unwrap_or_default().to_owned());
+        }
+        parts.join("\n")
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+type Rule = dyn Fn(&Seen) -> Reply + Send + Sync;
+
+struct Inner {
+    script: Mutex<VecDeque<Reply>>,
+    rule: Box<Rule>,
+    seen: Mutex<Vec<Seen>>,
+    latency: Duration,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+}
+
+pub struct LlmServer {
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    inner: Arc<Inner>,
+}
+
+impl LlmServer {
+    /// Starts a server answering every request by `rule`, after `latency`.
+    pub fn start(
+        latency: Duration,
+        rule: impl Fn(&Seen) -> Reply + Send + Sync + 'static,
+    ) -> LlmServer {
+        let inner = Arc::new(Inner {
+            script: Mutex::new(VecDeque::new()),
+            rule: Box::new(rule),
+            seen: Mutex::new(Vec::new()),
+            latency,
+            in_flight: AtomicUsize::new(0),
+            max_in_flight: AtomicUsize::new(0),
+        });
+        let (tx, rx) = std::sync::mpsc::channel();
+        let state = Arc::clone(&inner);
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let app = Router::new()
+                    .route("/v1/chat/completions", post(answer))
+                    .route("/v1/messages", post(answer))
+                    .with_state(state);
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                tx.send(listener.local_addr().unwrap()).unwrap();
+                axum::serve(listener, app).await.unwrap();
+            });
+        });
+        let addr = rx.recv().unwrap();
+        LlmServer {
+            url: format!("http://{addr}"),
+            inner,
+        }
+    }
+
+    /// Replies used, in order, before the rule takes over.
+    pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
+        self.inner.script.lock().unwrap().extend(replies);
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.inner.seen.lock().unwrap().clone()
+    }
+
+    pub fn max_in_flight(&self) -> usize {
+        self.inner.max_in_flight.load(Ordering::SeqCst)
+    }
+}
+
+/// A model reply in JSON, as our judge asks for it.
+pub fn verdict(reason: &str, verdict: Value) -> Reply {
+    Reply::Text(json!({"reason": reason, "verdict": verdict}).to_string())
+}
+
+async fn answer(
+    State(inner): State<Arc<Inner>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let seen = Seen {
+        path: uri.path().to_owned(),
+        headers: headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_owned(),
+                    v.to_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect(),
+        body: serde_json::from_str(&body).unwrap_or(Value::Null),
+    };
+    let now = inner.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    inner.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    inner.seen.lock().unwrap().push(seen.clone());
+    let scripted = inner.script.lock().unwrap().pop_front();
+    let reply = scripted.unwrap_or_else(|| (inner.rule)(&seen));
+    if !inner.latency.is_zero() {
+        tokio::time::sleep(inner.latency).await;
+    }
+    let anthropic = seen.path == "/v1/messages";
+    let response = match reply {
+        Reply::Text(text) => {
+            let body = if anthropic {
+                json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
+                       "usage": {"input_tokens": 100, "output_tokens": 20}})
+            } else {
+                json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+            };
+            (StatusCode::OK, axum::Json(body)).into_response()
+        }
+        Reply::Status(code, retry_after, message) => {
+            let mut r = (
+                StatusCode::from_u16(code).unwrap(),
+                axum::Json(json!({"error": {"message": message}})),
+            )
+                .into_response();
+            if let Some(s) = retry_after {
+                r.headers_mut()
+                    .insert("retry-after", s.to_string().parse().unwrap());
+            }
+            r
+        }
+        Reply::Hang => {
+            std::future::pending::<()>().await;
+            StatusCode::OK.into_response()
+        }
+        Reply::Garbage(text) => (StatusCode::OK, text).into_response(),
+    };
+    inner.in_flight.fetch_sub(1, Ordering::SeqCst);
+    response
+}
