@@ -120,7 +120,7 @@ fn run(url: &str, items: usize) -> (f64, f64, usize) {
         let run = tokio::spawn(async move {
             executor
                 .run(Some(compiled), item_rx, event_tx, CancelToken::default())
-                .await
+                .await;
         });
         let mut judged = 0;
         while let Some(ev) = event_rx.recv().await {
