@@ -96,6 +96,7 @@ fn grade(setup: &Setup, server: &LlmServer, model: &str, extra: &[&str]) -> Outp
         .env("OPENAI_API_KEY", "sk-test-secret-4f9a")
         .env("ANTHROPIC_BASE_URL", &server.url)
         .env("ANTHROPIC_API_KEY", "ak-test-secret-77c1")
+        .env("RUBRICATE_CACHE_DIR", setup.path("cache"))
         .output()
         .unwrap()
 }
@@ -309,7 +310,8 @@ fn a_hung_request_times_out_as_a_failure() {
 fn calls_in_flight_never_exceed_the_cap() {
     let server = LlmServer::start(Duration::from_millis(30), rule);
     let items: Vec<Value> = (0..12)
-        .map(|i| item(&format!("i{i}"), "Paris is the capital."))
+        // Distinct submissions, so no call is answered from the cache.
+        .map(|i| item(&format!("i{i}"), &format!("Paris is the capital ({i}).")))
         .collect();
     let setup = Setup::new(&items);
     let out = grade(&setup, &server, "openai/judge-1", &["--concurrency", "4"]);
@@ -344,8 +346,16 @@ fn keys_reach_the_server_but_never_a_file_or_message() {
     );
     let mut everything = String::from_utf8_lossy(&out.stdout).into_owned();
     everything.push_str(&String::from_utf8_lossy(&out.stderr));
-    for entry in std::fs::read_dir(setup.dir.path()).unwrap() {
-        everything.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    let mut folders = vec![setup.dir.path().to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                everything.push_str(&std::fs::read_to_string(path).unwrap_or_default());
+            }
+        }
     }
     assert!(
         everything.contains("check OPENAI_API_KEY"),
@@ -422,5 +432,55 @@ fn a_server_without_structured_output_is_asked_again_without_it() {
         seen.len(),
         6,
         "one refusal, then five plain calls: the client remembers"
+    );
+}
+
+#[test]
+fn an_unchanged_regrade_is_answered_from_the_cache() {
+    let server = LlmServer::start(Duration::ZERO, rule);
+    let setup = Setup::new(&[
+        item("a", "Paris is the capital of France."),
+        item("b", "Lyon."),
+    ]);
+    let first = grade(&setup, &server, "openai/judge-1", &[]);
+    assert_eq!(server.seen().len(), 10);
+    let second = grade(&setup, &server, "openai/judge-1", &[]);
+    assert_eq!(server.seen().len(), 10, "zero requests the second time");
+    let (a, b) = (results(&first), results(&second));
+    assert_eq!(a[0]["score"], b[0]["score"]);
+    assert_eq!(a[1]["score"], b[1]["score"]);
+    let hit = &criterion(&b[0], "correct")["invocation"];
+    assert_eq!(
+        (hit["cache_hit"].clone(), hit["attempts"].clone()),
+        (json!(true), json!(0))
+    );
+    assert_eq!(
+        criterion(&a[0], "correct")["invocation"]["cache_hit"],
+        false
+    );
+    let stats = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .args(["cache", "stats"])
+        .env("RUBRICATE_CACHE_DIR", setup.path("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&stats.stdout).contains(": 10 responses"),
+        "{}",
+        String::from_utf8_lossy(&stats.stdout)
+    );
+    // Another model, or --no-cache, asks again.
+    let _ = grade(&setup, &server, "openai/judge-2", &[]);
+    assert_eq!(server.seen().len(), 20);
+    let _ = grade(&setup, &server, "openai/judge-1", &["--no-cache"]);
+    assert_eq!(server.seen().len(), 30);
+    let clear = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .args(["cache", "clear"])
+        .env("RUBRICATE_CACHE_DIR", setup.path("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&clear.stdout).contains("removed 20 responses"),
+        "{}",
+        String::from_utf8_lossy(&clear.stdout)
     );
 }

@@ -156,6 +156,13 @@ fn build_judge(
         },
     )
     .map_err(|e| CliError::input(e.to_string()))?;
+    let cache = if args.no_cache {
+        None
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+        llm::Cache::locate(&cwd).map(llm::Cache::new)
+    };
+    let client = client.with_cache(cache);
     let mut opts = JudgeOptions::default();
     if let Some(s) = settings {
         opts.temperature = s.temperature.unwrap_or(opts.temperature);

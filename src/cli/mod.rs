@@ -179,8 +179,22 @@ pub enum Command {
         #[arg(long, short, required = true, num_args = 1)]
         out: Vec<PathBuf>,
     },
+    /// The judge response cache: `stats` or `clear`.
+    #[command(
+        after_help = "The cache lives in RUBRICATE_CACHE_DIR, else the workspace's .rubricate/cache, else the user cache folder."
+    )]
+    Cache {
+        #[arg(value_enum)]
+        action: CacheAction,
+    },
     /// Print the JSON Schema of the native rubric format (for editors).
     Schema,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheAction {
+    Stats,
+    Clear,
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +236,9 @@ pub struct JudgeArgs {
     /// Retries of a judge call after a rate limit, server error or lost connection.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub max_retries: u32,
+    /// Neither read nor write the response cache (every call goes to the provider).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -237,6 +254,37 @@ pub enum OutputFormat {
 pub enum LintFormat {
     Text,
     Json,
+}
+
+fn cache_command(action: CacheAction) -> Result<u8, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let Some(dir) = crate::llm::Cache::locate(&cwd) else {
+        return Err(CliError::input("no cache folder: set RUBRICATE_CACHE_DIR"));
+    };
+    let cache = crate::llm::Cache::new(dir);
+    match action {
+        CacheAction::Stats => {
+            let s = cache.stats();
+            println!(
+                "{}: {} responses, {} bytes",
+                cache.dir().display(),
+                s.entries,
+                s.bytes
+            );
+        }
+        CacheAction::Clear => {
+            let s = cache.clear().map_err(|e| {
+                CliError::input(format!("cannot clear {}: {e}", cache.dir().display()))
+            })?;
+            println!(
+                "{}: removed {} responses ({} bytes)",
+                cache.dir().display(),
+                s.entries,
+                s.bytes
+            );
+        }
+    }
+    Ok(exit::OK)
 }
 
 /// Runs a parsed command line and returns the process exit code.
@@ -282,6 +330,7 @@ pub fn run(cli: Cli) -> ExitCode {
             max_error_rate,
         }) => grade::run(&common, &judge, concurrency, allow_commands, max_error_rate),
         Some(Command::Score { common }) => score::run(&common),
+        Some(Command::Cache { action }) => cache_command(action),
         Some(Command::Schema) => {
             println!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
             Ok(exit::OK)

@@ -100,6 +100,9 @@ struct CriterionOut<'a> {
     reason: &'a str,
     evidence: &'a [String],
     failure: Option<&'a Failure>,
+    /// The LLM call behind a judged result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invocation: Option<&'a crate::model::Invocation>,
 }
 
 /// A verdict as a plain string, or a number for scales.
@@ -134,6 +137,7 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
                 reason: &r.reason,
                 evidence: &r.evidence,
                 failure: r.failure.as_ref(),
+                invocation: r.invocation.as_ref(),
             })
             .collect(),
         feedback: &e.feedback,

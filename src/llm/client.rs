@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 
 use super::anthropic::Anthropic;
 use super::openai::OpenAi;
-use super::{ChatRequest, ChatResponse, LlmError, Provider, ProviderKind, ProviderSpec};
+use super::{Cache, ChatRequest, ChatResponse, LlmError, Provider, ProviderKind, ProviderSpec};
 
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
@@ -42,8 +42,10 @@ impl Default for ClientOptions {
 #[derive(Debug, Clone)]
 pub struct Completion {
     pub response: ChatResponse,
+    /// Requests sent (0 for a cache hit).
     pub attempts: u32,
     pub latency: Duration,
+    pub cache_hit: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -52,13 +54,17 @@ pub struct Client {
     pub id: String,
     pub model: String,
     provider: Arc<dyn Provider>,
+    /// Where requests go (provider and base URL): part of every cache key.
+    endpoint: String,
     permits: Arc<Semaphore>,
     opts: ClientOptions,
+    cache: Option<Cache>,
 }
 
 impl Client {
     /// A client for a resolved model id.
     pub fn new(id: &str, spec: ProviderSpec, opts: ClientOptions) -> Result<Self, LlmError> {
+        let endpoint = format!("{} {}", spec.name, spec.base_url);
         let http = reqwest::Client::builder()
             .connect_timeout(opts.connect_timeout)
             .build()
@@ -79,7 +85,9 @@ impl Client {
                 timeout: opts.timeout,
             }),
         };
-        Ok(Self::with_provider(id, &spec.model, provider, opts))
+        let mut client = Self::with_provider(id, &spec.model, provider, opts);
+        client.endpoint = endpoint;
+        Ok(client)
     }
 
     pub fn with_provider(
@@ -92,15 +100,35 @@ impl Client {
             id: id.to_owned(),
             model: model.to_owned(),
             provider,
+            endpoint: id.to_owned(),
             permits: Arc::new(Semaphore::new(opts.concurrency.max(1))),
             opts,
+            cache: None,
         }
+    }
+
+    /// Answers repeated requests from `cache` (and stores new answers there).
+    #[must_use]
+    pub fn with_cache(mut self, cache: Option<Cache>) -> Self {
+        self.cache = cache;
+        self
     }
 
     /// Sends one request, retrying what is worth retrying. On failure, the last error and
     /// the number of attempts.
     pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, (LlmError, u32)> {
         let start = Instant::now();
+        let key = self.cache.as_ref().map(|_| Cache::key(&self.endpoint, req));
+        if let (Some(cache), Some(key)) = (&self.cache, &key)
+            && let Some(response) = cache.get(key)
+        {
+            return Ok(Completion {
+                response,
+                attempts: 0,
+                latency: start.elapsed(),
+                cache_hit: true,
+            });
+        }
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -115,10 +143,14 @@ impl Client {
             };
             match result {
                 Ok(response) => {
+                    if let (Some(cache), Some(key)) = (&self.cache, &key) {
+                        cache.put(key, &response);
+                    }
                     return Ok(Completion {
                         response,
                         attempts,
                         latency: start.elapsed(),
+                        cache_hit: false,
                     });
                 }
                 Err(e) if e.retryable() && attempts <= self.opts.max_retries => {

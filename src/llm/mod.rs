@@ -4,6 +4,7 @@
 //! or logs.
 
 mod anthropic;
+mod cache;
 mod client;
 mod model_id;
 mod openai;
@@ -12,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+pub use cache::{Cache, CacheStats};
 pub use client::{Client, ClientOptions, Completion};
 pub use model_id::{ProviderKind, ProviderSpec, resolve};
 

@@ -172,6 +172,9 @@ fn render_messages(messages: &[Message]) -> String {
 /// The invocation record being built for one judged result.
 struct Record {
     model: String,
+    /// Every call of this result was answered from the cache.
+    cache_hit: bool,
+    calls: u32,
     prompt_hash: String,
     usage: Usage,
     attempts: u32,
@@ -182,6 +185,8 @@ impl Record {
     fn new(judge: &Judge, prompt_text: &str) -> Self {
         Self {
             model: judge.client.id.clone(),
+            cache_hit: true,
+            calls: 0,
             prompt_hash: prompt::hash(prompt_text),
             usage: Usage::default(),
             attempts: 0,
@@ -193,6 +198,8 @@ impl Record {
         self.usage.input_tokens += done.response.input_tokens;
         self.usage.output_tokens += done.response.output_tokens;
         self.attempts += done.attempts;
+        self.calls += 1;
+        self.cache_hit &= done.cache_hit;
         self.latency_ms += u64::try_from(done.latency.as_millis()).unwrap_or(u64::MAX);
     }
 
@@ -215,7 +222,7 @@ impl Record {
             usage: self.usage,
             latency_ms: self.latency_ms,
             attempts: self.attempts,
-            cache_hit: false,
+            cache_hit: self.calls > 0 && self.cache_hit,
         }
     }
 

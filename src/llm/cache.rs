@@ -1,0 +1,138 @@
+//! The response cache: content-addressed on disk. The key is the SHA-256 of the provider,
+//! base URL, model, parameters and messages, so an unchanged rubric on an unchanged dataset
+//! asks nothing twice. Entries are written to a temporary name and renamed; an entry that
+//! cannot be read is a miss, never an error. No key or header is part of an entry.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::{ChatRequest, ChatResponse};
+
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+/// What `rubricate cache stats` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+static TEMP: AtomicU64 = AtomicU64::new(0);
+
+impl Cache {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// `RUBRICATE_CACHE_DIR`, else the workspace's `.rubricate/cache` (the folder holding
+    /// `rubricate.yaml`, found from `start`), else the user's cache folder.
+    pub fn locate(start: &Path) -> Option<PathBuf> {
+        if let Some(dir) = std::env::var_os("RUBRICATE_CACHE_DIR").filter(|d| !d.is_empty()) {
+            return Some(PathBuf::from(dir));
+        }
+        if let Some(config) = crate::store::config::find_config(start)
+            && let Some(root) = config.parent()
+        {
+            return Some(root.join(".rubricate").join("cache"));
+        }
+        directories::ProjectDirs::from("", "", "rubricate").map(|d| d.cache_dir().join("responses"))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The key of a request to one endpoint.
+    pub fn key(endpoint: &str, req: &ChatRequest) -> String {
+        let canonical = json!({"endpoint": endpoint, "request": req}).to_string();
+        Sha256::digest(canonical.as_bytes())
+            .iter()
+            .fold(String::with_capacity(64), |mut s, b| {
+                use std::fmt::Write as _;
+                let _ = write!(s, "{b:02x}");
+                s
+            })
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        let (head, tail) = key.split_at(2.min(key.len()));
+        self.dir.join(head).join(format!("{tail}.json"))
+    }
+
+    pub fn get(&self, key: &str) -> Option<ChatResponse> {
+        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        Some(ChatResponse {
+            text: v.get("text")?.as_str()?.to_owned(),
+            input_tokens: v
+                .get("input_tokens")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0),
+            output_tokens: v
+                .get("output_tokens")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0),
+        })
+    }
+
+    /// Stores a response; a failure to write only costs a later miss.
+    pub fn put(&self, key: &str, response: &ChatResponse) {
+        let path = self.path(key);
+        let Some(parent) = path.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(parent).is_err() {
+            return;
+        }
+        let body = json!({
+            "text": response.text,
+            "input_tokens": response.input_tokens,
+            "output_tokens": response.output_tokens,
+        })
+        .to_string();
+        let temp = parent.join(format!(
+            ".{}.{}.tmp",
+            std::process::id(),
+            TEMP.fetch_add(1, Ordering::Relaxed)
+        ));
+        if std::fs::write(&temp, body).is_ok() && std::fs::rename(&temp, &path).is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        let mut stats = CacheStats::default();
+        let Ok(shards) = std::fs::read_dir(&self.dir) else {
+            return stats;
+        };
+        for shard in shards.flatten() {
+            for entry in std::fs::read_dir(shard.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if entry.path().extension().is_some_and(|e| e == "json") {
+                    stats.entries += 1;
+                    stats.bytes += entry.metadata().map_or(0, |m| m.len());
+                }
+            }
+        }
+        stats
+    }
+
+    /// Removes every entry (the folder itself).
+    pub fn clear(&self) -> std::io::Result<CacheStats> {
+        let before = self.stats();
+        match std::fs::remove_dir_all(&self.dir) {
+            Ok(()) => Ok(before),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(CacheStats::default()),
+            Err(e) => Err(e),
+        }
+    }
+}
