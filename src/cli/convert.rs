@@ -200,11 +200,8 @@ fn extends(own: &crate::model::Rubric, shared: &crate::model::Rubric) -> bool {
 
 fn write_out(out: Option<&Path>, text: &str) -> Result<(), CliError> {
     if let Some(p) = out {
-        let fail =
-            |e: std::io::Error| CliError::input(format!("cannot write {}: {e}", p.display()));
-        let mut f = AtomicFile::create(p).map_err(fail)?;
-        f.write_all(text.as_bytes()).map_err(fail)?;
-        f.commit().map_err(fail)
+        AtomicFile::write_whole(p, text.as_bytes())
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", p.display())))
     } else {
         {
             let mut stdout = std::io::stdout().lock();

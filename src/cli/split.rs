@@ -1,7 +1,6 @@
 //! `rubricate split`: a seeded train/test split, stratified by ground truth, written in
 //! the dataset's own shape (JSON with its header, else JSONL).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{CliError, exit};
@@ -79,8 +78,6 @@ pub fn run(
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CliError> {
-    let fail = |e: std::io::Error| CliError::input(format!("cannot write {}: {e}", path.display()));
-    let mut f = AtomicFile::create(path).map_err(fail)?;
-    f.write_all(text.as_bytes()).map_err(fail)?;
-    f.commit().map_err(fail)
+    AtomicFile::write_whole(path, text.as_bytes())
+        .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
 }

@@ -231,12 +231,7 @@ fn dataset_from_tree(
         match item_from_object(obj, (i + 1).to_string(), origin) {
             Ok(mut item) => {
                 item.rubric = own;
-                if item.prompt.is_none() {
-                    item.prompt.clone_from(&prompt);
-                }
-                if item.reference.is_none() {
-                    item.reference.clone_from(&reference);
-                }
+                super::dataset::inherit(&mut item, prompt.as_ref(), reference.as_ref());
                 items.push(item);
             }
             Err(m) => problems.push(Diagnostic::at(

@@ -5,9 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{
-    BoxFuture, ChatRequest, ChatResponse, LlmError, Provider, Role, status_error, transport,
-};
+use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, Provider, Role};
 
 pub const API_VERSION: &str = "2023-06-01";
 
@@ -87,26 +85,12 @@ impl Provider for Anthropic {
                     "{}/v1/messages",
                     self.base_url.trim_end_matches('/')
                 ))
-                .timeout(self.timeout)
                 .header("anthropic-version", API_VERSION)
                 .json(&Self::body(req));
             if let Some(key) = &self.key {
                 request = request.header("x-api-key", key);
             }
-            let response = request
-                .send()
-                .await
-                .map_err(|e| transport(&e, self.timeout))?;
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let text = response
-                .text()
-                .await
-                .map_err(|e| transport(&e, self.timeout))?;
-            if !(200..300).contains(&status) {
-                return Err(status_error(status, &headers, &text, "ANTHROPIC_API_KEY"));
-            }
-            parse(&text)
+            parse(&super::send(request, self.timeout, "ANTHROPIC_API_KEY").await?)
         })
     }
 }

@@ -144,6 +144,28 @@ fn error_message(body: &str) -> String {
     }
 }
 
+/// Sends a prepared request and returns the body of a successful answer; a failed status
+/// becomes the matching error (`key_var` names where the key comes from).
+async fn send(
+    request: reqwest::RequestBuilder,
+    timeout: Duration,
+    key_var: &str,
+) -> Result<String, LlmError> {
+    let response = request
+        .timeout(timeout)
+        .send()
+        .await
+        .map_err(|e| transport(&e, timeout))?;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.map_err(|e| transport(&e, timeout))?;
+    if (200..300).contains(&status) {
+        Ok(text)
+    } else {
+        Err(status_error(status, &headers, &text, key_var))
+    }
+}
+
 /// Maps a non-success status to an error.
 fn status_error(
     status: u16,

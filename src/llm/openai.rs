@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, Provider, status_error, transport};
+use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, Provider};
 
 #[derive(Debug)]
 pub struct OpenAi {
@@ -65,25 +65,11 @@ impl OpenAi {
         let mut request = self
             .http
             .post(format!("{}/chat/completions", self.base_url))
-            .timeout(self.timeout)
             .json(body);
         if let Some(key) = &self.key {
             request = request.bearer_auth(key);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| transport(&e, self.timeout))?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| transport(&e, self.timeout))?;
-        if !(200..300).contains(&status) {
-            return Err(status_error(status, &headers, &text, &self.key_var));
-        }
-        parse(&text)
+        parse(&super::send(request, self.timeout, &self.key_var).await?)
     }
 }
 

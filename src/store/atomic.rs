@@ -29,6 +29,13 @@ impl AtomicFile {
         })
     }
 
+    /// Replaces `target` with `bytes` in one step.
+    pub fn write_whole(target: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut f = Self::create(target)?;
+        f.write_all(bytes)?;
+        f.commit()
+    }
+
     /// Flushes, syncs and renames over the target.
     pub fn commit(mut self) -> io::Result<()> {
         let Some(writer) = self.writer.take() else {

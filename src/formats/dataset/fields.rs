@@ -14,6 +14,16 @@ pub const REFERENCE_KEYS: &[&str] = &[
     "expected_output",
 ];
 
+/// The dataset's prompt and reference apply where the item has none of its own.
+pub fn inherit(item: &mut Item, prompt: Option<&String>, reference: Option<&String>) {
+    if item.prompt.is_none() {
+        item.prompt = prompt.cloned();
+    }
+    if item.reference.is_none() {
+        item.reference = reference.cloned();
+    }
+}
+
 /// Builds an item from an object. `default_id` is used when the object has no `id`.
 /// Keys that mean nothing to rubricate are kept in `metadata`.
 pub fn item_from_object(

@@ -161,13 +161,7 @@ fn read_item(
     let origin = format!("{file}:{}:{}", pos.line, pos.col);
     let mut item = item_from_object(obj, number.to_string(), origin).map_err(here)?;
     item.rubric = rubric;
-    // The dataset's prompt and reference apply where the item has none of its own.
-    if item.prompt.is_none() {
-        item.prompt = prompt.cloned();
-    }
-    if item.reference.is_none() {
-        item.reference = reference.cloned();
-    }
+    super::fields::inherit(&mut item, prompt, reference);
     Ok(item)
 }
 

@@ -14,7 +14,7 @@ use super::LoadedRubric;
 use super::diag::{Diagnostic, Diagnostics};
 use crate::model::Item;
 
-pub use fields::{item_from_object, kind as kind_of, parse_ground_truth};
+pub use fields::{inherit, item_from_object, kind as kind_of, parse_ground_truth};
 
 /// What a dataset says about all its items.
 #[derive(Debug, Clone, Default)]
