@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rubricate::engine::judge::{Judge, JudgeOptions};
+use rubricate::engine::judge::{Judge, JudgeOptions, Panel};
 use rubricate::engine::{CancelToken, EventKind, ExecOptions, Executor, compile};
 use rubricate::formats::parse_rubric_text;
 use rubricate::llm::{Client, ClientOptions, ProviderKind, ProviderSpec};
@@ -90,7 +90,7 @@ fn run(url: &str, items: usize) -> (f64, f64, usize) {
     let judge = Arc::new(Judge::new(client, JudgeOptions::default()));
     let opts = ExecOptions {
         concurrency: CONCURRENCY,
-        judge: Some(judge),
+        judge: Some(Arc::new(Panel::single(judge))),
         ..ExecOptions::default()
     };
     let cpu0 = cpu_seconds();

@@ -86,6 +86,7 @@ fn judged(c: &Criterion, v: Verdict) -> CriterionResult {
         method: MethodKind::Judge,
         failure: None,
         invocation: None,
+        ensemble: None,
     }
 }
 

@@ -1,13 +1,14 @@
 //! `rubricate grade`: stream a dataset through the executor and write results in order.
 
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
 use super::output::Sink;
-use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
+use super::progress::Progress;
+use super::{CliError, CommonArgs, FeedbackMode, JudgeArgs, OutputFormat, exit, judges, style};
 use crate::engine::checks::plural;
-use crate::engine::judge::{Judge, JudgeOptions};
 use crate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
 use crate::formats::dataset::{Dataset, ReadOptions, open_dataset};
 use crate::formats::{Diagnostic, LoadedRubric, load_rubric_as};
@@ -24,12 +25,21 @@ pub fn run(
         return Err(CliError::input("--max-error-rate must be between 0 and 1"));
     }
     check_fail_under(common.fail_under)?;
+    let config = workspace_config()?;
     let dataset = open(common)?;
     let rubric = effective_rubric(common, &dataset)?;
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-    let judge = build_judge(judge_args, rubric.as_ref(), concurrency)?;
-    let default_concurrency = if judge.is_some() { 16 } else { cores };
+    let judges = judges::build(judge_args, rubric.as_ref(), concurrency, &config)?;
+    let override_rubric = common.rubric.is_some();
+    if judge_args.dry_run {
+        return super::dry_run::run(dataset, rubric.as_ref(), override_rubric, judges.as_ref());
+    }
+    let default_concurrency = if judges.is_some() {
+        config.judge.concurrency.unwrap_or(16)
+    } else {
+        cores
+    };
     let concurrency = concurrency.unwrap_or(default_concurrency).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores.min(concurrency))
@@ -46,17 +56,23 @@ pub fn run(
         rubric.as_ref().map(|r| &*r.rubric),
         &suite,
     )?;
-    let override_rubric = common.rubric.is_some();
     let has_default = compiled.is_some();
-    let allow_commands = allow_commands || workspace_allows_commands()?;
+    let allow_commands = allow_commands || config.allow_commands;
+    let meter = judges
+        .as_ref()
+        .map_or_else(|| Arc::new(llm::Meter::default()), |j| Arc::clone(&j.meter));
+    let show_progress = judges.is_some() && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut progress = Progress::new(show_progress, Arc::clone(&meter));
     let opts = ExecOptions {
         concurrency,
         allow_commands,
-        judge,
+        judge: judges.map(|j| j.panel),
+        llm_feedback: judge_args.feedback == FeedbackMode::Llm,
         ..ExecOptions::default()
     };
 
     let input_error: Arc<Mutex<Option<Diagnostic>>> = Arc::default();
+    let mut stopped_for_cost = None;
     let write_error = runtime.block_on(async {
         let (item_tx, item_rx) = mpsc::channel(1024);
         let (event_tx, mut event_rx) = mpsc::channel(4096);
@@ -70,12 +86,21 @@ pub fn run(
         let input_error = Arc::clone(&input_error);
         let executor = Executor::new(opts);
         let cancel = CancelToken::default();
+        let stop = cancel.clone();
         let run =
             tokio::spawn(async move { executor.run(compiled, item_rx, event_tx, cancel).await });
         let mut order = InOrder::new();
         let mut write_error = None;
         while let Some(ev) = event_rx.recv().await {
             if let EventKind::ItemDone(evaluation) = ev.kind {
+                progress.item_done(&evaluation);
+                // The budget is spent: no new item starts; those in flight finish.
+                if stopped_for_cost.is_none()
+                    && let Some(why) = meter.over_budget()
+                {
+                    stop.cancel();
+                    stopped_for_cost = Some(why);
+                }
                 for e in order.push(ev.item, evaluation) {
                     if write_error.is_none() {
                         write_error = sink.write(&e).err();
@@ -84,6 +109,7 @@ pub fn run(
             }
         }
         let _ = run.await;
+        progress.finish();
         if reader.join().is_err()
             && let Ok(mut slot) = input_error.lock()
         {
@@ -101,19 +127,26 @@ pub fn run(
     }
     let prints = sink.prints_summary();
     let summary = sink.finish()?;
+    let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if !prints {
-        eprintln!(
-            "{}",
-            summary.line(style::color_enabled(std::io::IsTerminal::is_terminal(
-                &std::io::stderr()
-            )))
-        );
+        eprintln!("{}", summary.line(color));
+    }
+    let usage = meter.snapshot();
+    if usage.requests + usage.cache_hits > 0 {
+        eprintln!("{}", usage_line(&usage));
     }
     if let Some(d) = input_error.lock().ok().and_then(|mut g| g.take()) {
         return Err(CliError::input(format!(
             "{d}\n(results cover the {} before this point)",
             plural(summary.items, "item")
         )));
+    }
+    if let Some(why) = stopped_for_cost {
+        eprintln!(
+            "stopped: {why}; {} graded, the rest not started",
+            plural(summary.items, "item")
+        );
+        return Ok(exit::FAILURES);
     }
     if summary.items == 0 {
         return Err(CliError::input(format!(
@@ -124,63 +157,29 @@ pub fn run(
     Ok(decide(&summary, common.fail_under, Some(max_error_rate)))
 }
 
-/// The judge from `--judge` (or the rubric's `judge.model`), with the rubric's parameters.
-fn build_judge(
-    args: &JudgeArgs,
-    rubric: Option<&LoadedRubric>,
-    concurrency: Option<usize>,
-) -> Result<Option<Arc<Judge>>, CliError> {
-    let settings = rubric.and_then(|r| r.rubric.judge.clone());
-    let Some(model) = args
-        .judge
-        .clone()
-        .or_else(|| settings.as_ref().and_then(|s| s.model.clone()))
-    else {
-        return Ok(None);
-    };
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(CliError::input(
-            "--timeout must be a positive number of seconds",
-        ));
+/// `judge: 2,500 calls (1,200 cached), 812,000 tokens in, 130,000 out, $0.2000`
+fn usage_line(u: &llm::RunUsage) -> String {
+    let mut line = format!(
+        "judge: {} requests sent, {} answered from the cache, {} tokens in, {} out",
+        u.requests, u.cache_hits, u.input_tokens, u.output_tokens
+    );
+    if u.cost > 0.0 {
+        let _ = write!(line, ", ${:.4}", u.cost);
     }
-    let spec = llm::resolve(&model, &|k| std::env::var(k).ok())
-        .map_err(|e| CliError::input(e.to_string()))?;
-    let client = llm::Client::new(
-        &model,
-        spec,
-        llm::ClientOptions {
-            concurrency: concurrency.unwrap_or(16).max(1),
-            max_retries: args.max_retries,
-            timeout: std::time::Duration::from_secs_f64(args.timeout.min(86_400.0)),
-            ..llm::ClientOptions::default()
-        },
-    )
-    .map_err(|e| CliError::input(e.to_string()))?;
-    let cache = if args.no_cache {
-        None
-    } else {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        llm::Cache::locate(&cwd).map(llm::Cache::new)
-    };
-    let client = client.with_cache(cache);
-    let mut opts = JudgeOptions::default();
-    if let Some(s) = settings {
-        opts.temperature = s.temperature.unwrap_or(opts.temperature);
-        opts.max_tokens = s.max_tokens.unwrap_or(opts.max_tokens);
-        opts.seed = s.seed;
-        opts.system_prompt = s.system_prompt;
+    if u.rate_limited > 0 {
+        let _ = write!(line, ", {} rate-limited answers", u.rate_limited);
     }
-    Ok(Some(Arc::new(Judge::new(client, opts))))
+    line
 }
 
-/// `allow_commands: true` in the workspace's `rubricate.yaml` (warnings go to stderr).
-fn workspace_allows_commands() -> Result<bool, CliError> {
+/// The workspace's `rubricate.yaml` (warnings go to stderr).
+fn workspace_config() -> Result<crate::store::WorkspaceConfig, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let (config, warnings) = crate::store::load_config(&cwd)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    Ok(config.allow_commands)
+    Ok(config)
 }
 
 pub fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {

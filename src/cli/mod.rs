@@ -2,10 +2,13 @@
 //! otherwise, and the exit codes CI gates on.
 
 mod convert;
+mod dry_run;
 mod grade;
 mod inspect;
+mod judges;
 mod lint;
 pub mod output;
+mod progress;
 mod score;
 mod split;
 mod style;
@@ -225,20 +228,77 @@ pub struct CommonArgs {
 /// The LLM judge for `method: judge` criteria.
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
-    /// The judge model: `openai/MODEL`, `anthropic/MODEL` or `ollama/MODEL` (default: the
-    /// rubric's `judge.model`). Keys come from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; base
-    /// URLs from `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` / `OLLAMA_HOST`.
+    /// A judge model: `openai/MODEL`, `anthropic/MODEL`, `ollama/MODEL` or `NAME/MODEL` for a
+    /// provider named in rubricate.yaml; repeat for an ensemble, `MODEL=WEIGHT` for a
+    /// weighted vote (default: the rubric's `judge.model`, else the workspace's). Keys come
+    /// from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; base URLs from `OPENAI_BASE_URL` /
+    /// `ANTHROPIC_BASE_URL` / `OLLAMA_HOST`.
     #[arg(long, value_name = "MODEL")]
-    pub judge: Option<String>,
-    /// Seconds a judge request may take, first byte to last.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
-    pub timeout: f64,
-    /// Retries of a judge call after a rate limit, server error or lost connection.
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    pub max_retries: u32,
+    pub judge: Vec<String>,
+    /// How criteria are put to the judge (default: the rubric's `judge.strategy`, else
+    /// per-criterion).
+    #[arg(long, value_enum)]
+    pub strategy: Option<crate::engine::judge::Strategy>,
+    /// Answers per judge for each call, combined like an ensemble (use a temperature above 0).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub samples: u32,
+    /// How the votes of several judges or samples make a verdict.
+    #[arg(long, value_enum, default_value_t)]
+    pub ensemble: crate::engine::judge::Rule,
+    /// How graded votes (options, levels, scales, holistic scores) combine.
+    #[arg(long, value_enum, default_value_t)]
+    pub combine: crate::engine::judge::ValueRule,
+    /// Judge temperature (default: the rubric's, else 0).
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Most tokens a judge reply may use (default: the rubric's, else 1024).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// Sampling seed sent to providers that take one.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A file whose text replaces the judge's system prompt.
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt: Option<PathBuf>,
+    /// Stream judge replies (an idle stream is cut after 30 s instead of waiting for the
+    /// whole timeout).
+    #[arg(long)]
+    pub stream: bool,
+    /// Requests per minute to each provider endpoint.
+    #[arg(long, value_name = "N")]
+    pub rpm: Option<u32>,
+    /// Tokens per minute to each provider endpoint (prompt estimated, plus max tokens).
+    #[arg(long, value_name = "N")]
+    pub tpm: Option<u32>,
+    /// Seconds a judge request may take, first byte to last (default 120).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Retries of a judge call after a rate limit, server error or lost connection
+    /// (default 4).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Stop sending judge calls once this many dollars are spent (needs `prices:` in
+    /// rubricate.yaml for every judge model); calls in flight finish.
+    #[arg(long, value_name = "DOLLARS")]
+    pub max_cost: Option<f64>,
+    /// Print the calls, estimated tokens and cost, and how many the cache already holds;
+    /// send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Neither read nor write the response cache (every call goes to the provider).
     #[arg(long)]
     pub no_cache: bool,
+    /// `llm`: feedback written by the (first) judge, 3–5 sentences; falls back to the
+    /// deterministic summary on any failure.
+    #[arg(long, value_enum, default_value_t)]
+    pub feedback: FeedbackMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum FeedbackMode {
+    #[default]
+    Deterministic,
+    Llm,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -2,6 +2,7 @@
 //! criterion is scored; everything that grades (CLI, TUI, resumed runs) goes through here.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -12,7 +13,9 @@ use super::aggregate::aggregate_results;
 use super::checks::CheckInput;
 use super::compile::{CompiledMethod, CompiledRubric, compile};
 use super::feedback;
+use super::judge::{HolisticOutcome, Panel, Strategy};
 use crate::formats::LoadedRubric;
+use crate::llm::Piece;
 use crate::model::{
     Criterion, CriterionResult, Evaluation, Failure, Item, Kind, Verdict, new_evaluation_id,
 };
@@ -32,8 +35,11 @@ pub struct GradeEvent {
 pub enum EventKind {
     Queued,
     Started,
-    /// Text arriving from a streaming judge.
+    /// Text arriving from a streaming judge (`criterion` is `None` when one call covers
+    /// several criteria).
     Chunk(String),
+    /// The judge call is being tried again: text streamed so far is void.
+    Retrying,
     Scored(Box<CriterionResult>),
     Failed(Failure),
     ItemDone(Box<Evaluation>),
@@ -64,9 +70,12 @@ pub struct ExecOptions {
     /// Also emit per-cell events (`Queued`, `Started`, `Scored`, `Failed`): the TUI wants
     /// them; a batch run reads whole items from `ItemDone` and skips their cost.
     pub cell_events: bool,
-    /// The LLM judge for `method: judge` criteria; without one they fail with "no judge
+    /// Who judges `method: judge` criteria; without a panel they fail with "no judge
     /// configured".
-    pub judge: Option<Arc<super::judge::Judge>>,
+    pub judge: Option<Arc<Panel>>,
+    /// Feedback written by the panel's first judge (`--feedback llm`), falling back to
+    /// the deterministic summary.
+    pub llm_feedback: bool,
 }
 
 impl Default for ExecOptions {
@@ -78,6 +87,7 @@ impl Default for ExecOptions {
             evaluated_by: "rubricate".into(),
             cell_events: false,
             judge: None,
+            llm_feedback: false,
         }
     }
 }
@@ -157,6 +167,14 @@ pub async fn evaluate_item(
             Err(d) => Err((r, d.to_string())),
         },
     };
+    let holistic = opts
+        .judge
+        .as_deref()
+        .filter(|p| p.strategy == Strategy::Holistic);
+    if let (Some(panel), Ok(c)) = (holistic, &compiled) {
+        let outcome = panel.judge_holistic(c.rubric(), item, None).await;
+        return holistic_evaluation(c.rubric(), item, outcome, &opts.evaluated_by);
+    }
     let (rubric_ref, results) = match compiled {
         Ok(c) => {
             let results = score_criteria(c, item, index, opts, events).await;
@@ -177,7 +195,15 @@ pub async fn evaluate_item(
             (Arc::clone(r), results)
         }
     };
-    build_evaluation(&rubric_ref, item, results, &opts.evaluated_by)
+    let mut evaluation = build_evaluation(&rubric_ref, item, results, &opts.evaluated_by);
+    if opts.llm_feedback
+        && let Some(judge) = opts.judge.as_deref().and_then(|p| p.judges.first())
+        && let Some(text) =
+            super::judge::feedback::write(judge, &rubric_ref, item, &evaluation).await
+    {
+        evaluation.feedback = text;
+    }
+    evaluation
 }
 
 async fn score_criteria(
@@ -217,29 +243,103 @@ async fn score_criteria(
         results[i] = Some(result);
     }
     // Judge calls of one item run in parallel; the client caps calls in flight overall.
-    if let Some(judge) = &opts.judge
+    if let Some(panel) = &opts.judge
         && !judged.is_empty()
     {
-        let calls = judged.iter().map(|&(i, criterion)| {
-            let send = &send;
-            async move {
-                if opts.cell_events {
-                    let _ = events.send(send(i, EventKind::Started)).await;
-                }
-                let result = judge
-                    .judge_criterion(rubric.rubric(), criterion, item)
-                    .await;
-                if opts.cell_events {
-                    let _ = events.send(send(i, cell_outcome(&result))).await;
-                }
-                (i, result)
+        if opts.cell_events {
+            for &(i, _) in &judged {
+                let _ = events.send(send(i, EventKind::Started)).await;
             }
-        });
-        for (i, result) in futures_util::future::join_all(calls).await {
+        }
+        // Streamed text is for watching: when the consumer falls behind, pieces are
+        // dropped rather than slowing the judges (verdicts are always delivered).
+        let sink = |criterion: Option<usize>, piece: Piece<'_>| {
+            let kind = match piece {
+                Piece::Text(t) => EventKind::Chunk(t.to_owned()),
+                Piece::Retry => EventKind::Retrying,
+            };
+            let _ = events.try_send(GradeEvent {
+                run: opts.run,
+                item: index,
+                criterion,
+                kind,
+            });
+        };
+        let sink: Option<super::judge::Sink<'_>> = opts.cell_events.then_some(&sink);
+        for (i, result) in panel
+            .judge_criteria(rubric.rubric(), &judged, item, sink)
+            .await
+        {
+            if opts.cell_events {
+                let _ = events.send(send(i, cell_outcome(&result))).await;
+            }
             results[i] = Some(result);
         }
     }
     results.into_iter().flatten().collect()
+}
+
+/// An evaluation from one 0–100 score for the whole rubric (SCORING.md "Holistic").
+fn holistic_evaluation(
+    rubric: &crate::model::Rubric,
+    item: &Item,
+    outcome: HolisticOutcome,
+    evaluated_by: &str,
+) -> Evaluation {
+    let weights: Vec<f64> = rubric.criteria.iter().map(|c| c.weight).collect();
+    let (score, raw) = match outcome.score {
+        Some(x) => {
+            let (normalized, raw) = super::aggregate::holistic(&weights, x);
+            let score = if rubric.scoring.normalize {
+                normalized
+            } else {
+                raw
+            };
+            (Some(score), Some(raw))
+        }
+        None => (None, None),
+    };
+    let failures = usize::from(outcome.result.failure.is_some());
+    let passed =
+        failures == 0 && score.is_some_and(|s| super::aggregate::reaches(s, rubric.pass_threshold));
+    let mut feedback = format!(
+        "Evaluation {} for rubric '{}'.\n",
+        if passed { "PASSED" } else { "FAILED" },
+        rubric.name
+    );
+    match (score, &outcome.result.failure) {
+        (Some(s), _) if rubric.scoring.normalize => {
+            let _ = writeln!(feedback, "Overall score: {:.0}% (holistic)", s * 100.0);
+        }
+        (Some(s), _) => {
+            let _ = writeln!(feedback, "Overall score: {s} (raw, holistic)");
+        }
+        (None, Some(f)) => {
+            let _ = writeln!(feedback, "Overall score: n/a ({f})");
+        }
+        (None, None) => feedback.push_str("Overall score: n/a\n"),
+    }
+    if !outcome.result.reason.is_empty() {
+        feedback.push('\n');
+        feedback.push_str(&outcome.result.reason);
+        feedback.push('\n');
+    }
+    Evaluation {
+        id: new_evaluation_id(),
+        rubric_id: rubric.id.clone(),
+        rubric_version: rubric.version.clone(),
+        target_id: item.id.clone(),
+        target_type: rubric.target_type.clone(),
+        results: vec![outcome.result],
+        score,
+        raw,
+        passed,
+        incomplete: failures > 0,
+        failures,
+        feedback,
+        evaluated_at: jiff::Timestamp::now().to_string(),
+        evaluated_by: evaluated_by.to_owned(),
+    }
 }
 
 fn cell_outcome(result: &CriterionResult) -> EventKind {
@@ -297,6 +397,7 @@ pub async fn score_criterion(
             method: kind,
             failure: None,
             invocation: None,
+            ensemble: None,
         },
         Err(m) => CriterionResult::failed(&criterion.id, kind, Failure::error(kind.as_str(), m)),
     }

@@ -175,6 +175,7 @@ mod tests {
             method: MethodKind::Check,
             failure: None,
             invocation: None,
+            ensemble: None,
         };
         let results = vec![
             result("clarity", "excellent", 1.0),

@@ -47,6 +47,7 @@ pub fn score_verdicts(
                 method: c.method.kind(),
                 failure: None,
                 invocation: None,
+                ensemble: None,
             }
         })
         .collect();

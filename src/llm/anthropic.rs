@@ -1,11 +1,14 @@
 //! Anthropic Messages: the system prompt apart, `x-api-key` and `anthropic-version` headers,
 //! the reply in `content[].text`.
 
-use std::time::Duration;
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, Provider, Role};
+use super::{
+    BoxFuture, ChatRequest, ChatResponse, Flow, LlmError, OnPiece, Piece, Provider, Role, Timeouts,
+    event_json,
+};
 
 pub const API_VERSION: &str = "2023-06-01";
 
@@ -13,12 +16,14 @@ pub const API_VERSION: &str = "2023-06-01";
 pub struct Anthropic {
     pub base_url: String,
     pub key: Option<String>,
+    /// Where the key came from, for error messages.
+    pub key_var: String,
     pub http: reqwest::Client,
-    pub timeout: Duration,
+    pub timeouts: Timeouts,
 }
 
 impl Anthropic {
-    fn body(req: &ChatRequest) -> Value {
+    fn body(req: &ChatRequest, stream: bool) -> Value {
         let system: Vec<&str> = req
             .messages
             .iter()
@@ -40,7 +45,99 @@ impl Anthropic {
         if !system.is_empty() {
             body["system"] = json!(system.join("\n\n"));
         }
+        if stream {
+            body["stream"] = json!(true);
+        }
         body
+    }
+
+    fn request(&self, body: &Value) -> reqwest::RequestBuilder {
+        let request = self
+            .http
+            .post(format!(
+                "{}/v1/messages",
+                self.base_url.trim_end_matches('/')
+            ))
+            .header("anthropic-version", API_VERSION)
+            .json(body);
+        match &self.key {
+            Some(key) => request.header("x-api-key", key),
+            None => request,
+        }
+    }
+
+    /// `message_start` (input tokens), `content_block_delta` (text), `message_delta`
+    /// (output tokens), `message_stop` (the end); an `error` event fails the call.
+    async fn stream(
+        &self,
+        req: &ChatRequest,
+        on_piece: OnPiece<'_>,
+    ) -> Result<ChatResponse, LlmError> {
+        let reply = Mutex::new(ChatResponse::default());
+        super::send_stream(
+            self.request(&Self::body(req, true)),
+            self.timeouts,
+            &self.key_var,
+            |event| {
+                if event.name == "ping" {
+                    return Ok(Flow::More);
+                }
+                let v = event_json(&event)?;
+                // The event's name, else the `type` inside its data (the two always agree).
+                let kind = if event.name.is_empty() {
+                    v.get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                } else {
+                    event.name.clone()
+                };
+                let mut r = reply
+                    .lock()
+                    .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;
+                match kind.as_str() {
+                    "message_start" => {
+                        let tokens = |k: &str| {
+                            v.pointer(&format!("/message/usage/{k}"))
+                                .and_then(Value::as_u64)
+                                .unwrap_or(0)
+                        };
+                        r.input_tokens = tokens("input_tokens");
+                        r.output_tokens = tokens("output_tokens");
+                    }
+                    "content_block_delta" => {
+                        if let Some(text) = v.pointer("/delta/text").and_then(Value::as_str) {
+                            r.text.push_str(text);
+                            on_piece(Piece::Text(text));
+                        }
+                    }
+                    "message_delta" => {
+                        if let Some(n) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                            r.output_tokens = n;
+                        }
+                    }
+                    "message_stop" => return Ok(Flow::Done),
+                    "error" => {
+                        let message = v
+                            .pointer("/error/message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("an error event without a message");
+                        let overloaded = v.pointer("/error/type").and_then(Value::as_str)
+                            == Some("overloaded_error");
+                        return Err(LlmError::Server {
+                            status: if overloaded { 529 } else { 500 },
+                            message: format!("error inside the stream: {message}"),
+                        });
+                    }
+                    _ => {}
+                }
+                Ok(Flow::More)
+            },
+        )
+        .await?;
+        reply
+            .into_inner()
+            .map_err(|_| LlmError::BadResponse("stream state lost".into()))
     }
 }
 
@@ -77,20 +174,14 @@ impl Provider for Anthropic {
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
+        on_piece: Option<OnPiece<'a>>,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
-            let mut request = self
-                .http
-                .post(format!(
-                    "{}/v1/messages",
-                    self.base_url.trim_end_matches('/')
-                ))
-                .header("anthropic-version", API_VERSION)
-                .json(&Self::body(req));
-            if let Some(key) = &self.key {
-                request = request.header("x-api-key", key);
+            if let Some(on_piece) = on_piece {
+                return self.stream(req, on_piece).await;
             }
-            parse(&super::send(request, self.timeout, "ANTHROPIC_API_KEY").await?)
+            let request = self.request(&Self::body(req, false));
+            parse(&super::send(request, self.timeouts.whole, &self.key_var).await?)
         })
     }
 }

@@ -6,16 +6,21 @@
 mod anthropic;
 mod cache;
 mod client;
+mod limits;
+mod meter;
 mod model_id;
 mod openai;
+mod sse;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
 pub use cache::{Cache, CacheStats};
-pub use client::{Client, ClientOptions, Completion};
-pub use model_id::{ProviderKind, ProviderSpec, resolve};
+pub use client::{Client, ClientOptions, Completion, estimate_input_tokens, estimate_tokens};
+pub use limits::Limits;
+pub use meter::{Meter, Price, Usage as RunUsage};
+pub use model_id::{NamedProvider, ProviderKind, ProviderSpec, resolve};
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -66,6 +71,15 @@ pub struct ChatRequest {
     /// A JSON Schema the reply must follow (structured output), where the server supports it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<serde_json::Value>,
+    /// Which of several samples of the same question this is (never sent; it keeps the
+    /// samples apart in the cache).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sample: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The provider's answer.
@@ -91,6 +105,12 @@ pub enum LlmError {
     Transport(String),
     #[error("no answer within {0:?}")]
     Timeout(Duration),
+    #[error("the stream went quiet for {0:?}")]
+    Idle(Duration),
+    #[error("the stream ended before the reply was complete ({0})")]
+    Truncated(String),
+    #[error("not sent: {0}")]
+    Budget(String),
     #[error("the provider's reply could not be read: {0}")]
     BadResponse(String),
     #[error("{0}")]
@@ -106,19 +126,45 @@ impl LlmError {
                 | LlmError::Server { .. }
                 | LlmError::Transport(_)
                 | LlmError::Timeout(_)
+                | LlmError::Idle(_)
+                | LlmError::Truncated(_)
         )
     }
 }
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What a streaming call reports as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// More of the reply's text.
+    Text(&'a str),
+    /// The call is being tried again: the text so far is void.
+    Retry,
+}
+
+/// Receives a streaming reply's pieces.
+pub type OnPiece<'a> = &'a (dyn Fn(Piece<'_>) + Send + Sync);
+
+/// How long a request may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// The whole request, first byte to last.
+    pub whole: Duration,
+    /// The longest silence inside a stream.
+    pub idle: Duration,
+}
+
 /// One wire format.
 pub trait Provider: Send + Sync + std::fmt::Debug {
     /// `openai`, `anthropic`, `ollama` or a configured service name.
     fn name(&self) -> &str;
+    /// One request. With `on_piece`, the reply is streamed and its text reported as it
+    /// arrives; the result is the same either way.
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
+        on_piece: Option<OnPiece<'a>>,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>>;
 }
 
@@ -164,6 +210,57 @@ async fn send(
     } else {
         Err(status_error(status, &headers, &text, key_var))
     }
+}
+
+/// Whether a stream goes on after an event.
+enum Flow {
+    More,
+    Done,
+}
+
+/// Sends a streaming request and hands each server-sent event to `on_event` until it says
+/// `Done`. A stream that ends first is `Truncated`; one silent for `idle` is `Idle`.
+async fn send_stream(
+    request: reqwest::RequestBuilder,
+    timeouts: Timeouts,
+    key_var: &str,
+    mut on_event: impl FnMut(sse::Event) -> Result<Flow, LlmError> + Send,
+) -> Result<(), LlmError> {
+    let mut response = request
+        .timeout(timeouts.whole)
+        .send()
+        .await
+        .map_err(|e| transport(&e, timeouts.whole))?;
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        let headers = response.headers().clone();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| transport(&e, timeouts.whole))?;
+        return Err(status_error(status, &headers, &text, key_var));
+    }
+    let mut reader = sse::Reader::default();
+    loop {
+        let chunk = tokio::time::timeout(timeouts.idle, response.chunk())
+            .await
+            .map_err(|_| LlmError::Idle(timeouts.idle))?
+            .map_err(|e| transport(&e, timeouts.whole))?;
+        let Some(bytes) = chunk else {
+            return Err(LlmError::Truncated("no end-of-stream event".into()));
+        };
+        for event in reader.push(&bytes) {
+            if let Flow::Done = on_event(event)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// An event's data as JSON.
+fn event_json(event: &sse::Event) -> Result<serde_json::Value, LlmError> {
+    serde_json::from_str(&event.data)
+        .map_err(|e| LlmError::BadResponse(format!("a stream event is not JSON ({e})")))
 }
 
 /// Maps a non-success status to an error.

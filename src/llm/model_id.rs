@@ -33,9 +33,32 @@ impl std::fmt::Debug for ProviderSpec {
     }
 }
 
+impl ProviderSpec {
+    /// Where requests go: calls to one endpoint share its limits and cache namespace.
+    pub fn endpoint(&self) -> String {
+        format!("{} {}", self.name, self.base_url)
+    }
+}
+
+/// A service named in `rubricate.yaml` (`providers:`): `NAME/MODEL` ids go to its base URL
+/// with the key from its environment variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedProvider {
+    pub name: String,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    /// The environment variable holding its key (none for a local server).
+    pub key_env: Option<String>,
+}
+
 /// Resolves a model id; `env` reads environment variables (a parameter so tests need not
-/// touch the process environment).
-pub fn resolve(id: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<ProviderSpec, LlmError> {
+/// touch the process environment). Named providers come first, so a config can also point
+/// `openai/` somewhere else.
+pub fn resolve(
+    id: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    named: &[NamedProvider],
+) -> Result<ProviderSpec, LlmError> {
     let Some((prefix, model)) = id
         .split_once('/')
         .filter(|(p, m)| !p.is_empty() && !m.is_empty())
@@ -57,6 +80,22 @@ pub fn resolve(id: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Provide
         key,
         key_var: key_var.to_owned(),
     };
+    if let Some(p) = named.iter().find(|p| p.name == prefix) {
+        let key = p.key_env.as_deref().and_then(var);
+        if let Some(k) = &p.key_env
+            && key.is_none()
+        {
+            return Err(LlmError::Config(format!(
+                "set {k} to judge with {prefix}/ models (the key variable of provider '{prefix}' in rubricate.yaml)"
+            )));
+        }
+        return Ok(spec(
+            p.kind,
+            p.base_url.clone(),
+            key,
+            p.key_env.as_deref().unwrap_or("its base URL"),
+        ));
+    }
     match prefix {
         "openai" => {
             let custom = var("OPENAI_BASE_URL");
@@ -103,7 +142,7 @@ pub fn resolve(id: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Provide
             ))
         }
         other => Err(LlmError::Config(format!(
-            "unknown provider '{other}' in judge model '{id}'; use openai/, anthropic/ or ollama/"
+            "unknown provider '{other}' in judge model '{id}'; use openai/, anthropic/, ollama/ or a provider named in rubricate.yaml"
         ))),
     }
 }
@@ -121,13 +160,36 @@ mod tests {
         }
     }
 
+    fn resolve_env(id: &str, e: &dyn Fn(&str) -> Option<String>) -> Result<ProviderSpec, LlmError> {
+        resolve(id, e, &[])
+    }
+
+    #[test]
+    fn named_providers_have_their_own_base_and_key_variable() {
+        let named = [NamedProvider {
+            name: "together".into(),
+            kind: ProviderKind::OpenAi,
+            base_url: "https://api.together.example/v1/".into(),
+            key_env: Some("TOGETHER_KEY".into()),
+        }];
+        let e = env(&[("TOGETHER_KEY", "tk")]);
+        let s = resolve("together/meta-llama/Llama-3-70b", &e, &named).unwrap();
+        assert_eq!(s.model, "meta-llama/Llama-3-70b");
+        assert_eq!(s.base_url, "https://api.together.example/v1");
+        assert_eq!(s.key.as_deref(), Some("tk"));
+        let err = resolve("together/x", &env(&[]), &named)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("set TOGETHER_KEY"), "{err}");
+    }
+
     #[test]
     fn ids_resolve_to_wire_format_base_and_key() {
         let e = env(&[
             ("OPENAI_API_KEY", "sk-test"),
             ("OLLAMA_HOST", "0.0.0.0:9999"),
         ]);
-        let s = resolve("openai/gpt-4o-mini", &e).unwrap();
+        let s = resolve_env("openai/gpt-4o-mini", &e).unwrap();
         assert_eq!(
             (s.kind, s.model.as_str(), s.base_url.as_str()),
             (
@@ -140,22 +202,22 @@ mod tests {
             !format!("{s:?}").contains("sk-test"),
             "Debug never shows the key"
         );
-        let s = resolve("ollama/llama3.2", &e).unwrap();
+        let s = resolve_env("ollama/llama3.2", &e).unwrap();
         assert_eq!(s.base_url, "http://0.0.0.0:9999/v1");
         assert!(
-            resolve("anthropic/claude", &e)
+            resolve_env("anthropic/claude", &e)
                 .unwrap_err()
                 .to_string()
                 .contains("ANTHROPIC_API_KEY")
         );
         assert!(
-            resolve("gpt-4o", &e)
+            resolve_env("gpt-4o", &e)
                 .unwrap_err()
                 .to_string()
                 .contains("provider prefix")
         );
         assert!(
-            resolve("mistral/x", &e)
+            resolve_env("mistral/x", &e)
                 .unwrap_err()
                 .to_string()
                 .contains("unknown provider 'mistral'")

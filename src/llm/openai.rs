@@ -2,12 +2,15 @@
 //! `Ollama` (its `/v1`), `OpenRouter`. Structured output via `response_format: json_schema`; a server that
 //! refuses it is asked again without, and remembered.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, Provider};
+use super::{
+    BoxFuture, ChatRequest, ChatResponse, Flow, LlmError, OnPiece, Piece, Provider, Timeouts,
+    event_json,
+};
 
 #[derive(Debug)]
 pub struct OpenAi {
@@ -17,7 +20,7 @@ pub struct OpenAi {
     /// The environment variable the key came from, for error messages.
     pub key_var: String,
     pub http: reqwest::Client,
-    pub timeout: Duration,
+    pub timeouts: Timeouts,
     /// Cleared after a server rejects `response_format`.
     structured: AtomicBool,
 }
@@ -29,7 +32,7 @@ impl OpenAi {
         key: Option<String>,
         key_var: &str,
         http: reqwest::Client,
-        timeout: Duration,
+        timeouts: Timeouts,
     ) -> Self {
         Self {
             name: name.to_owned(),
@@ -37,12 +40,12 @@ impl OpenAi {
             key,
             key_var: key_var.to_owned(),
             http,
-            timeout,
+            timeouts,
             structured: AtomicBool::new(true),
         }
     }
 
-    fn body(req: &ChatRequest, structured: bool) -> Value {
+    fn body(req: &ChatRequest, structured: bool, stream: bool) -> Value {
         let mut body = json!({
             "model": req.model,
             "messages": req.messages,
@@ -51,6 +54,10 @@ impl OpenAi {
         });
         if let Some(seed) = req.seed {
             body["seed"] = json!(seed);
+        }
+        if stream {
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
         }
         if structured && let Some(schema) = &req.schema {
             body["response_format"] = json!({
@@ -61,16 +68,84 @@ impl OpenAi {
         body
     }
 
-    async fn send(&self, body: &Value) -> Result<ChatResponse, LlmError> {
-        let mut request = self
+    fn request(&self, body: &Value) -> reqwest::RequestBuilder {
+        let request = self
             .http
             .post(format!("{}/chat/completions", self.base_url))
             .json(body);
-        if let Some(key) = &self.key {
-            request = request.bearer_auth(key);
+        match &self.key {
+            Some(key) => request.bearer_auth(key),
+            None => request,
         }
-        parse(&super::send(request, self.timeout, &self.key_var).await?)
     }
+
+    async fn send(
+        &self,
+        req: &ChatRequest,
+        structured: bool,
+        on_piece: Option<OnPiece<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        let body = Self::body(req, structured, on_piece.is_some());
+        let Some(on_piece) = on_piece else {
+            return parse(
+                &super::send(self.request(&body), self.timeouts.whole, &self.key_var).await?,
+            );
+        };
+        let reply = Mutex::new((ChatResponse::default(), false));
+        let streamed =
+            super::send_stream(self.request(&body), self.timeouts, &self.key_var, |event| {
+                if event.data.trim() == "[DONE]" {
+                    return Ok(Flow::Done);
+                }
+                let v = event_json(&event)?;
+                if let Some(e) = v.get("error") {
+                    return Err(LlmError::Server {
+                        status: 500,
+                        message: format!(
+                            "error inside the stream: {}",
+                            super::error_message(&e.to_string())
+                        ),
+                    });
+                }
+                let mut guard = reply
+                    .lock()
+                    .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;
+                let (response, finished) = &mut *guard;
+                if let Some(text) = v
+                    .pointer("/choices/0/delta/content")
+                    .and_then(Value::as_str)
+                    && !text.is_empty()
+                {
+                    response.text.push_str(text);
+                    on_piece(Piece::Text(text));
+                }
+                if v.pointer("/choices/0/finish_reason")
+                    .is_some_and(|f| !f.is_null())
+                {
+                    *finished = true;
+                }
+                if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
+                    read_usage(usage, response);
+                }
+                Ok(Flow::More)
+            })
+            .await;
+        let (response, finished) = reply
+            .into_inner()
+            .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;
+        match streamed {
+            Ok(()) => Ok(response),
+            // Some servers close the stream after the last choice without `[DONE]`.
+            Err(LlmError::Truncated(_)) if finished => Ok(response),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn read_usage(usage: &Value, into: &mut ChatResponse) {
+    let tokens = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    into.input_tokens = tokens("prompt_tokens");
+    into.output_tokens = tokens("completion_tokens");
 }
 
 /// `choices[0].message.content` and `usage`.
@@ -81,16 +156,14 @@ fn parse(text: &str) -> Result<ChatResponse, LlmError> {
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)
         .ok_or_else(|| LlmError::BadResponse("no choices[0].message.content".into()))?;
-    let tokens = |k: &str| {
-        v.pointer(&format!("/usage/{k}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(ChatResponse {
+    let mut response = ChatResponse {
         text: content.to_owned(),
-        input_tokens: tokens("prompt_tokens"),
-        output_tokens: tokens("completion_tokens"),
-    })
+        ..ChatResponse::default()
+    };
+    if let Some(usage) = v.get("usage") {
+        read_usage(usage, &mut response);
+    }
+    Ok(response)
 }
 
 impl Provider for OpenAi {
@@ -101,17 +174,18 @@ impl Provider for OpenAi {
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
+        on_piece: Option<OnPiece<'a>>,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
             let structured = req.schema.is_some() && self.structured.load(Ordering::Relaxed);
-            match self.send(&Self::body(req, structured)).await {
+            match self.send(req, structured, on_piece).await {
                 // A server without structured output says so with a 400 naming the field.
                 Err(LlmError::Request {
                     status: 400,
                     message,
                 }) if structured && message.to_ascii_lowercase().contains("response_format") => {
                     self.structured.store(false, Ordering::Relaxed);
-                    self.send(&Self::body(req, false)).await
+                    self.send(req, false, on_piece).await
                 }
                 other => other,
             }

@@ -18,7 +18,9 @@ pub use evaluation::{Evaluation, new_evaluation_id};
 pub use item::{GroundTruth, Item};
 pub use rubric::{AbstainPolicy, AggregateMode, ErrorPolicy, JudgeSettings, Rubric, Scoring};
 pub use validate::{Problem, validate_rubric};
-pub use verdict::{CriterionResult, Failure, FailureKind, Invocation, Usage, Verdict};
+pub use verdict::{
+    CriterionResult, Ensemble, Failure, FailureKind, Invocation, Usage, Verdict, Vote,
+};
 
 /// Turns a display name into an identifier: lowercase ASCII letters, digits, `_` and `-`.
 pub fn slugify(name: &str) -> String {

@@ -142,6 +142,32 @@ pub struct CriterionResult {
     pub failure: Option<Failure>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<Invocation>,
+    /// The votes behind an ensemble's (or several samples') verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ensemble: Option<Ensemble>,
+}
+
+/// How several judges (or samples) voted on one criterion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ensemble {
+    /// `majority`, `weighted`, `unanimous` or `any` (and the value rule for graded kinds).
+    pub rule: String,
+    /// The share of counted votes equal to the final verdict; `None` when none counted.
+    pub agreement: Option<f64>,
+    pub votes: Vec<Vote>,
+}
+
+/// One judge's (or one sample's) answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Vote {
+    pub judge: String,
+    pub sample: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
 }
 
 impl CriterionResult {
@@ -155,6 +181,7 @@ impl CriterionResult {
             method,
             failure: Some(failure),
             invocation: None,
+            ensemble: None,
         }
     }
 }

@@ -1,22 +1,55 @@
-//! The workspace config, `rubricate.yaml`, found by walking up from a folder (like git).
-//! Today it holds `allow_commands`; an unknown key is a located warning, a bad value a
-//! located error.
+//! The workspace config, `rubricate.yaml`, found by walking up from a folder (like git):
+//! `allow_commands`, judge defaults, named providers and prices. An unknown key is a
+//! located warning, a bad value a located error. Keys never live here: a provider names
+//! the environment variable that holds its key.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::formats::fields::{Ctx, Fields};
+use crate::engine::judge::Strategy;
+use crate::formats::fields::{Ctx, Fields, string_of};
+use crate::formats::node::Node;
 use crate::formats::{Diagnostic, Diagnostics, MAX_RUBRIC_BYTES, parse_document, read_text};
+use crate::llm::{NamedProvider, Price, ProviderKind};
 
 pub const CONFIG_FILE: &str = "rubricate.yaml";
 
-const KNOWN: &[&str] = &["allow_commands"];
+const KNOWN: &[&str] = &["allow_commands", "judge", "providers", "prices"];
+const JUDGE_KNOWN: &[&str] = &[
+    "model",
+    "strategy",
+    "concurrency",
+    "rpm",
+    "tpm",
+    "timeout",
+    "max_retries",
+];
+const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
+const PRICE_KNOWN: &[&str] = &["input", "output"];
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkspaceConfig {
     /// The file this came from; `None` when there is no workspace config.
     pub path: Option<PathBuf>,
     /// Lets `command` checks run programs.
     pub allow_commands: bool,
+    pub judge: JudgeDefaults,
+    /// OpenAI-compatible (or Anthropic) services reached as `NAME/MODEL`.
+    pub providers: Vec<NamedProvider>,
+    /// Dollars per million tokens, by model id (`openai/gpt-4o-mini`).
+    pub prices: BTreeMap<String, Price>,
+}
+
+/// Judge settings for every run in the workspace (flags and the rubric's `judge:` win).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JudgeDefaults {
+    pub model: Option<String>,
+    pub strategy: Option<Strategy>,
+    pub concurrency: Option<usize>,
+    pub rpm: Option<u32>,
+    pub tpm: Option<u32>,
+    pub timeout: Option<f64>,
+    pub max_retries: Option<u32>,
 }
 
 /// The nearest `rubricate.yaml` at or above `start`.
@@ -47,14 +80,212 @@ pub fn load_config(start: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), D
         return Err(Diagnostics(ctx.diags));
     };
     config.allow_commands = fields.boolean(&mut ctx, "allow_commands").unwrap_or(false);
+    let mut unknown = Vec::new();
+    if let Some(node) = fields.take("judge") {
+        config.judge = judge_defaults(&mut ctx, node, &mut unknown);
+    }
+    if let Some(node) = fields.take("providers") {
+        config.providers = providers(&mut ctx, node, &mut unknown);
+    }
+    if let Some(node) = fields.take("prices") {
+        config.prices = prices(&mut ctx, node, &mut unknown);
+    }
     let errors = std::mem::take(&mut ctx.diags);
     fields.finish(&mut ctx, KNOWN);
-    let warnings = ctx.diags;
+    let mut warnings = ctx.diags;
+    warnings.extend(unknown);
     if errors.is_empty() {
         Ok((config, warnings))
     } else {
         Err(Diagnostics(errors))
     }
+}
+
+/// Unknown keys inside a section are warnings, like those at the top.
+fn finish_warning(
+    ctx: &mut Ctx<'_>,
+    fields: Fields<'_>,
+    known: &[&str],
+    unknown: &mut Vec<Diagnostic>,
+) {
+    let before = ctx.diags.len();
+    fields.finish(ctx, known);
+    unknown.extend(ctx.diags.drain(before..));
+}
+
+fn whole_number<T: TryFrom<u64>>(
+    ctx: &mut Ctx<'_>,
+    fields: &mut Fields<'_>,
+    key: &str,
+) -> Option<T> {
+    let node = fields.take(key)?;
+    let ok = node
+        .as_f64()
+        .filter(|x| x.fract() == 0.0 && *x >= 1.0 && *x <= 1e12)
+        // Exact: whole and far below 2^53.
+        .and_then(|x| format!("{x:.0}").parse::<u64>().ok())
+        .and_then(|n| T::try_from(n).ok());
+    if ok.is_none() {
+        ctx.err(
+            node.pos,
+            format!("`{key}` must be a whole number of at least 1"),
+        );
+    }
+    ok
+}
+
+fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>) -> JudgeDefaults {
+    let mut out = JudgeDefaults::default();
+    let Some(mut f) = Fields::of(ctx, node, "`judge`") else {
+        return out;
+    };
+    out.model = f.string(ctx, "model");
+    if let Some(n) = f.take("strategy") {
+        out.strategy = n.as_str().and_then(Strategy::parse);
+        if out.strategy.is_none() {
+            ctx.err(
+                n.pos,
+                "`strategy` must be per_criterion, one_shot, double_pass or holistic",
+            );
+        }
+    }
+    out.concurrency = whole_number(ctx, &mut f, "concurrency");
+    out.rpm = whole_number(ctx, &mut f, "rpm");
+    out.tpm = whole_number(ctx, &mut f, "tpm");
+    if let Some(n) = f.take("timeout") {
+        out.timeout = n.as_f64().filter(|t| t.is_finite() && *t > 0.0);
+        if out.timeout.is_none() {
+            ctx.err(n.pos, "`timeout` must be a positive number of seconds");
+        }
+    }
+    if let Some(n) = f.take("max_retries") {
+        out.max_retries = n
+            .as_f64()
+            .filter(|x| x.fract() == 0.0 && (0.0..=100.0).contains(x))
+            .map(|x| {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                // checked: 0..=100
+                let n = x as u32;
+                n
+            });
+        if out.max_retries.is_none() {
+            ctx.err(n.pos, "`max_retries` must be a whole number from 0 to 100");
+        }
+    }
+    finish_warning(ctx, f, JUDGE_KNOWN, unknown);
+    out
+}
+
+fn providers(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>) -> Vec<NamedProvider> {
+    let Some(entries) = node.as_map() else {
+        ctx.wrong_type(node, "`providers`", "a mapping of provider names");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, value) in entries {
+        if name.text.is_empty() || name.text.contains('/') {
+            ctx.err(
+                name.pos,
+                format!(
+                    "provider name '{}' must be non-empty and have no '/'",
+                    name.text
+                ),
+            );
+            continue;
+        }
+        let Some(mut f) = Fields::of(ctx, value, &format!("provider '{}'", name.text)) else {
+            continue;
+        };
+        let kind = match f.take("kind") {
+            None => Some(ProviderKind::OpenAi),
+            Some(n) => match n.as_str() {
+                Some("openai") => Some(ProviderKind::OpenAi),
+                Some("anthropic") => Some(ProviderKind::Anthropic),
+                _ => {
+                    ctx.err(
+                        n.pos,
+                        "`kind` must be openai (any OpenAI-compatible server) or anthropic",
+                    );
+                    None
+                }
+            },
+        };
+        let before = ctx.diags.len();
+        let base_url = f.string(ctx, "base_url");
+        if base_url.is_none() && ctx.diags.len() == before {
+            ctx.err(
+                value.pos,
+                format!("provider '{}' needs a `base_url`", name.text),
+            );
+        }
+        let key_node = f.take("api_key_env");
+        let key_env = key_node.and_then(|n| string_of(ctx, n, "`api_key_env`"));
+        if let (Some(k), Some(n)) = (&key_env, key_node)
+            && (k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            ctx.err(
+                n.pos,
+                format!("`api_key_env` names an environment variable (like TOGETHER_API_KEY), not a key; found '{}'", k.chars().take(4).collect::<String>() + "…"),
+            );
+        }
+        finish_warning(ctx, f, PROVIDER_KNOWN, unknown);
+        if let (Some(kind), Some(base_url)) = (kind, base_url) {
+            out.push(NamedProvider {
+                name: name.text.clone(),
+                kind,
+                base_url,
+                key_env,
+            });
+        }
+    }
+    out
+}
+
+fn prices(
+    ctx: &mut Ctx<'_>,
+    node: &Node,
+    unknown: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, Price> {
+    let Some(entries) = node.as_map() else {
+        ctx.wrong_type(node, "`prices`", "a mapping of model ids");
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for (model, value) in entries {
+        let Some(mut f) = Fields::of(ctx, value, &format!("the price of '{}'", model.text)) else {
+            continue;
+        };
+        let mut read = |ctx: &mut Ctx<'_>, key: &str| {
+            let n = f.take(key)?;
+            let x = n.as_f64().filter(|x| x.is_finite() && *x >= 0.0);
+            if x.is_none() {
+                ctx.err(
+                    n.pos,
+                    format!("`{key}` is dollars per million tokens: a number of at least 0"),
+                );
+            }
+            x
+        };
+        let before = ctx.diags.len();
+        let input = read(ctx, "input");
+        let output = read(ctx, "output");
+        let invalid = ctx.diags.len() > before;
+        finish_warning(ctx, f, PRICE_KNOWN, unknown);
+        match (input, output) {
+            (Some(input), Some(output)) => {
+                out.insert(model.text.clone(), Price { input, output });
+            }
+            _ if invalid => {}
+            _ => ctx.err(
+                value.pos,
+                format!(
+                    "the price of '{}' needs `input` and `output` (dollars per million tokens)",
+                    model.text
+                ),
+            ),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -80,6 +311,56 @@ mod tests {
         let err = load_config(&nested).unwrap_err().to_string();
         assert!(
             err.ends_with(":1:17: `allow_commands` must be true or false, found a string"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn judge_defaults_providers_and_prices() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "judge:\n  model: local/qwen\n  strategy: one-shot\n  rpm: 60\n  colour: red\nproviders:\n  local:\n    base_url: http://127.0.0.1:8080/v1\n  claude:\n    kind: anthropic\n    base_url: https://proxy.example\n    api_key_env: PROXY_KEY\nprices:\n  openai/gpt-4o-mini: {input: 0.15, output: 0.6}\n",
+        )
+        .unwrap();
+        let (config, warnings) = load_config(dir.path()).unwrap();
+        assert_eq!(config.judge.model.as_deref(), Some("local/qwen"));
+        assert_eq!(config.judge.strategy, Some(Strategy::OneShot));
+        assert_eq!(config.judge.rpm, Some(60));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0]
+                .to_string()
+                .contains(":5:3: unknown field `colour` in `judge`"),
+            "{}",
+            warnings[0]
+        );
+        assert_eq!(config.providers.len(), 2);
+        assert_eq!(config.providers[1].kind, ProviderKind::Anthropic);
+        assert_eq!(config.providers[1].key_env.as_deref(), Some("PROXY_KEY"));
+        assert_eq!(config.prices["openai/gpt-4o-mini"].output, 0.6);
+
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "providers:\n  x:\n    base_url: http://h\n    api_key_env: sk-live-123\nprices:\n  m: {input: -1, output: 2}\njudge:\n  concurrency: 0\n",
+        )
+        .unwrap();
+        let err = load_config(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains(":4:18: `api_key_env` names an environment variable"),
+            "{err}"
+        );
+        assert!(!err.contains("needs `input` and `output`"), "{err}");
+        assert!(
+            !err.contains("sk-live-123"),
+            "a key pasted by mistake is not echoed: {err}"
+        );
+        assert!(
+            err.contains(":6:14: `input` is dollars per million tokens"),
+            "{err}"
+        );
+        assert!(
+            err.contains(":8:16: `concurrency` must be a whole number of at least 1"),
             "{err}"
         );
     }

@@ -5,4 +5,4 @@ mod atomic;
 pub mod config;
 
 pub use atomic::AtomicFile;
-pub use config::{WorkspaceConfig, load_config};
+pub use config::{JudgeDefaults, WorkspaceConfig, load_config};

@@ -1,21 +1,32 @@
-//! LLM judging of `method: judge` criteria. Today: the per-criterion strategy (one call per
-//! criterion, the calls of an item in parallel), level decode with a criterion's own
-//! template, scales with anchors, options shuffled per call (seeded) and mapped back, and
-//! one repair request for an unreadable reply before the result is `unable_to_evaluate`.
+//! LLM judging of `method: judge` criteria (SCORING.md strategies and ensembles).
+//!
+//! A [`Judge`] is one model with its parameters; a [`Panel`] is who judges a run: one or
+//! more judges (an ensemble, with weights), samples per judge, the strategy, and judges for
+//! criteria that name a model of their own. Strategies: per criterion (one call each, in
+//! parallel), one-shot (all criteria in one call), reversed double pass, holistic (one
+//! 0–100 score). Criteria with a template of their own (level decode) are always judged one
+//! by one, since their prompt is theirs.
 
+pub mod ensemble;
+pub mod feedback;
+pub mod holistic;
+pub mod one_shot;
 pub mod parse;
+pub mod per_criterion;
+mod plan;
 pub mod prompt;
+mod record;
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-use rand::SeedableRng;
-use rand::rngs::ChaCha8Rng;
-use rand::seq::SliceRandom;
+use futures_util::future::join_all;
 
-use crate::llm::{ChatRequest, Client, Message};
+pub use ensemble::{Ballot, Rule, ValueRule};
+
+use crate::llm::{ChatRequest, Client, Message, OnPiece, Piece};
 use crate::model::{
-    Criterion, CriterionResult, Failure, FailureKind, Invocation, Item, Kind, Method, MethodKind,
-    Rubric, Usage,
+    Criterion, CriterionResult, Ensemble, Failure, Item, Method, MethodKind, Rubric, Verdict, Vote,
 };
 
 /// Judge parameters (SCORING.md "judge" settings, overridable per run).
@@ -39,218 +50,386 @@ impl Default for JudgeOptions {
     }
 }
 
-/// One judge model with its parameters.
+/// One judge model with its parameters and its weight in an ensemble.
 #[derive(Debug, Clone)]
 pub struct Judge {
     pub client: Client,
     pub opts: JudgeOptions,
+    pub weight: f64,
 }
 
 impl Judge {
     pub fn new(client: Client, opts: JudgeOptions) -> Self {
-        Self { client, opts }
+        Self {
+            client,
+            opts,
+            weight: 1.0,
+        }
     }
 
-    /// Judges one criterion of one item. Never panics; every problem is a failure.
+    /// The request for these messages (sample `sample`: a seed, when set, moves with it).
+    pub fn request(
+        &self,
+        messages: Vec<Message>,
+        schema: Option<serde_json::Value>,
+        sample: u32,
+    ) -> ChatRequest {
+        ChatRequest {
+            model: self.client.model.clone(),
+            messages,
+            temperature: self.opts.temperature,
+            max_tokens: self.opts.max_tokens,
+            seed: self.opts.seed.map(|s| s.wrapping_add(u64::from(sample))),
+            schema,
+            sample,
+        }
+    }
+
+    /// Our system prompt unless the run or the rubric replaces it.
+    pub fn system_prompt<'a>(&'a self, rubric: &'a Rubric) -> Option<&'a str> {
+        self.opts.system_prompt.as_deref().or_else(|| {
+            rubric
+                .judge
+                .as_ref()
+                .and_then(|j| j.system_prompt.as_deref())
+        })
+    }
+
+    /// Judges one criterion on its own (the per-criterion strategy, one sample).
     pub async fn judge_criterion(
         &self,
         rubric: &Rubric,
         c: &Criterion,
         item: &Item,
     ) -> CriterionResult {
-        let order = self.option_order(c, item);
-        let (answer, verdict_schema) = prompt::answer_format(c, &order);
-        let rendered = match &c.method {
-            Method::Judge(j) => match &j.template {
-                Some(t) => match crate::engine::template::render(t, item) {
-                    Ok(text) => Some(text),
-                    Err(m) => {
-                        return CriterionResult::failed(
-                            &c.id,
-                            MethodKind::Judge,
-                            Failure::error("template", m),
-                        );
-                    }
-                },
-                None => None,
-            },
+        per_criterion::judge(self, rubric, c, item, 0, None).await
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Strategy {
+    /// One call per criterion, the calls of an item in parallel.
+    #[default]
+    PerCriterion,
+    /// Every criterion of an item in one call.
+    OneShot,
+    /// One-shot twice, in order and reversed, reconciled (position-bias control).
+    DoublePass,
+    /// One 0–100 score for the whole rubric.
+    Holistic,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::PerCriterion => "per_criterion",
+            Strategy::OneShot => "one_shot",
+            Strategy::DoublePass => "double_pass",
+            Strategy::Holistic => "holistic",
+        }
+    }
+
+    /// A strategy as rubrics write it (`per_criterion`, `one-shot`, …).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "per_criterion" | "criterion" => Some(Strategy::PerCriterion),
+            "one_shot" | "oneshot" | "batch" => Some(Strategy::OneShot),
+            "double_pass" | "reversed_double_pass" | "reversed" => Some(Strategy::DoublePass),
+            "holistic" => Some(Strategy::Holistic),
             _ => None,
-        };
-        let system = self.opts.system_prompt.as_deref().or_else(|| {
-            rubric
-                .judge
-                .as_ref()
-                .and_then(|j| j.system_prompt.as_deref())
+        }
+    }
+}
+
+/// Where streamed text goes: the criterion's index (or `None` for a call covering several).
+pub type Sink<'a> = &'a (dyn Fn(Option<usize>, Piece<'_>) + Send + Sync);
+
+/// Who judges a run, and how.
+#[derive(Debug, Clone)]
+pub struct Panel {
+    /// The ensemble (one judge for most runs).
+    pub judges: Vec<Arc<Judge>>,
+    /// Judges for criteria that name their own model (`judge.model`), by model id.
+    pub by_model: HashMap<String, Arc<Judge>>,
+    pub samples: u32,
+    pub rule: Rule,
+    pub values: ValueRule,
+    pub strategy: Strategy,
+    /// Stream replies (their text is reported to the sink as it arrives).
+    pub stream: bool,
+}
+
+/// Criteria judged in one call, and who judges them.
+type Group<'c> = (Vec<Arc<Judge>>, Vec<(usize, &'c Criterion)>);
+
+/// The holistic outcome for an item: its score out of 100 (or the failure), and the
+/// result recorded for it.
+#[derive(Debug, Clone)]
+pub struct HolisticOutcome {
+    pub score: Option<f64>,
+    pub result: CriterionResult,
+}
+
+/// The id of the one result a holistic evaluation holds.
+pub const HOLISTIC_ID: &str = "holistic";
+
+impl Panel {
+    pub fn single(judge: Arc<Judge>) -> Self {
+        Self {
+            judges: vec![judge],
+            by_model: HashMap::new(),
+            samples: 1,
+            rule: Rule::default(),
+            values: ValueRule::default(),
+            strategy: Strategy::default(),
+            stream: false,
+        }
+    }
+
+    /// Every distinct judge of the panel.
+    pub fn all_judges(&self) -> impl Iterator<Item = &Arc<Judge>> {
+        self.judges.iter().chain(self.by_model.values())
+    }
+
+    /// The judges of one criterion: its own model's, else the ensemble.
+    fn voters(&self, c: &Criterion) -> Result<Vec<Arc<Judge>>, Failure> {
+        match &c.method {
+            Method::Judge(j) => match &j.model {
+                Some(m) => self.by_model.get(m).map(|j| vec![Arc::clone(j)]).ok_or_else(|| {
+                    Failure::error(
+                        "judge",
+                        format!("criterion '{}' names judge model '{m}', which this run did not set up (it is read from the run's rubric; an item's own rubric cannot add models)", c.id),
+                    )
+                }),
+                None => Ok(self.judges.clone()),
+            },
+            _ => Ok(self.judges.clone()),
+        }
+    }
+
+    fn samples(&self) -> u32 {
+        self.samples.max(1)
+    }
+
+    /// Judges `judged` (criterion index, criterion) of one item with the panel's strategy.
+    pub async fn judge_criteria(
+        &self,
+        rubric: &Rubric,
+        judged: &[(usize, &Criterion)],
+        item: &Item,
+        sink: Option<Sink<'_>>,
+    ) -> Vec<(usize, CriterionResult)> {
+        let mut out = Vec::with_capacity(judged.len());
+        let mut alone = Vec::new();
+        // Criteria judged together, grouped by who judges them.
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        for &(i, c) in judged {
+            let voters = match self.voters(c) {
+                Ok(v) => v,
+                Err(f) => {
+                    out.push((i, CriterionResult::failed(&c.id, MethodKind::Judge, f)));
+                    continue;
+                }
+            };
+            let own_template = matches!(&c.method, Method::Judge(j) if j.template.is_some());
+            if self.strategy == Strategy::PerCriterion || own_template {
+                alone.push((i, c, voters));
+                continue;
+            }
+            let key: Vec<&str> = voters.iter().map(|j| j.client.id.as_str()).collect();
+            match groups.iter_mut().find(|(v, _)| {
+                v.iter()
+                    .map(|j| j.client.id.as_str())
+                    .eq(key.iter().copied())
+            }) {
+                Some((_, members)) => members.push((i, c)),
+                None => groups.push((voters, vec![(i, c)])),
+            }
+        }
+        let singles = alone.iter().map(|(i, c, voters)| async move {
+            let piece = move |p: Piece<'_>| {
+                if let Some(sink) = sink {
+                    sink(Some(*i), p);
+                }
+            };
+            let on_piece: Option<OnPiece<'_>> = (self.stream && sink.is_some()).then_some(&piece);
+            let ballots = join_all(voters.iter().flat_map(|judge| {
+                (0..self.samples()).map(move |s| async move {
+                    ballot(
+                        judge,
+                        s,
+                        per_criterion::judge(judge, rubric, c, item, s, on_piece).await,
+                    )
+                })
+            }))
+            .await;
+            (*i, self.decide(c, ballots))
         });
-        let mut messages =
-            prompt::criterion_messages(rubric, c, item, &answer, rendered.as_deref(), system);
-        let mut request = ChatRequest {
-            model: self.client.model.clone(),
-            messages: messages.clone(),
-            temperature: self.opts.temperature,
-            max_tokens: self.opts.max_tokens,
-            seed: self.opts.seed,
-            schema: Some(prompt::reply_schema(&verdict_schema)),
-        };
-        let prompt_text = render_messages(&messages);
-        let mut record = Record::new(self, &prompt_text);
-        let first = match self.client.complete(&request).await {
-            Ok(done) => done,
-            Err((e, attempts)) => {
-                record.attempts += attempts;
-                return record.fail(
-                    c,
-                    Failure::error("judge", format!("{}: {e}", self.client.id)),
-                );
-            }
-        };
-        record.add(&first);
-        let problem = match parse::read_reply(c, &first.response.text) {
-            Ok((reason, verdict)) => {
-                return record.scored(c, reason, verdict, &first.response.text);
-            }
-            Err(p) => p,
-        };
-        // One repair request quoting the problem.
-        messages.push(Message::assistant(first.response.text.clone()));
-        messages.push(Message::user(format!(
-            "Your reply could not be read: {problem}. Reply again with JSON only: {{\"reason\": \"…\", \"verdict\": …}}, where {answer}"
-        )));
-        request.messages = messages;
-        match self.client.complete(&request).await {
-            Ok(second) => {
-                record.add(&second);
-                match parse::read_reply(c, &second.response.text) {
-                    Ok((reason, verdict)) => record.scored(c, reason, verdict, &second.response.text),
-                    Err(p) => record.fail(
-                        c,
-                        Failure {
-                            kind: FailureKind::UnableToEvaluate,
-                            category: "judge".into(),
-                            message: format!("the judge's reply could not be read, even after a repair request: {p}"),
-                        },
-                    ),
+        let batches = groups.iter().map(|(voters, members)| async move {
+            let criteria: Vec<&Criterion> = members.iter().map(|(_, c)| *c).collect();
+            let piece = move |p: Piece<'_>| {
+                if let Some(sink) = sink {
+                    sink(None, p);
+                }
+            };
+            let on_piece: Option<OnPiece<'_>> = (self.stream && sink.is_some()).then_some(&piece);
+            let runs = join_all(voters.iter().flat_map(|judge| {
+                let criteria = &criteria;
+                (0..self.samples()).map(move |s| async move {
+                    let results = if self.strategy == Strategy::DoublePass {
+                        one_shot::double_pass(judge, rubric, criteria, item, s, on_piece).await
+                    } else {
+                        one_shot::judge(judge, rubric, criteria, item, s, false, on_piece).await
+                    };
+                    (judge, s, results)
+                })
+            }))
+            .await;
+            let mut per_criterion: Vec<Vec<Ballot>> = vec![Vec::new(); members.len()];
+            for (judge, s, results) in runs {
+                for (k, r) in results.into_iter().enumerate() {
+                    if let Some(slot) = per_criterion.get_mut(k) {
+                        slot.push(ballot(judge, s, r));
+                    }
                 }
             }
-            Err((e, attempts)) => {
-                record.attempts += attempts;
-                record.fail(
-                    c,
-                    Failure::error("judge", format!("{} (repair request): {e}", self.client.id)),
-                )
-            }
+            members
+                .iter()
+                .zip(per_criterion)
+                .map(|((i, c), ballots)| (*i, self.decide(c, ballots)))
+                .collect::<Vec<_>>()
+        });
+        let (singles, batches) = futures_util::join!(join_all(singles), join_all(batches));
+        out.extend(singles);
+        out.extend(batches.into_iter().flatten());
+        out.sort_by_key(|(i, _)| *i);
+        out
+    }
+
+    /// One ballot is the result; several are combined.
+    fn decide(&self, c: &Criterion, mut ballots: Vec<Ballot>) -> CriterionResult {
+        if ballots.len() == 1
+            && let Some(b) = ballots.pop()
+        {
+            return b.result;
         }
+        ensemble::combine(c, &ballots, self.rule, self.values)
     }
 
-    /// Options are shown in a seeded shuffled order per call (position bias), identical for
-    /// the same seed, item and criterion.
-    fn option_order(&self, c: &Criterion, item: &Item) -> Vec<usize> {
-        let Kind::Options { options, .. } = &c.kind else {
-            return Vec::new();
-        };
-        let mut order: Vec<usize> = (0..options.len()).collect();
-        let key = prompt::hash(&format!(
-            "{}\u{0}{}\u{0}{}",
-            self.opts.seed.unwrap_or(0),
-            item.id,
-            c.id
-        ));
-        let seed = u64::from_str_radix(&key[..16], 16).unwrap_or(0);
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-        order
-    }
-}
-
-fn render_messages(messages: &[Message]) -> String {
-    messages
-        .iter()
-        .map(|m| format!("{:?}: {}", m.role, m.content))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The invocation record being built for one judged result.
-struct Record {
-    model: String,
-    /// Every call of this result was answered from the cache.
-    cache_hit: bool,
-    calls: u32,
-    prompt_hash: String,
-    usage: Usage,
-    attempts: u32,
-    latency_ms: u64,
-}
-
-impl Record {
-    fn new(judge: &Judge, prompt_text: &str) -> Self {
-        Self {
-            model: judge.client.id.clone(),
-            cache_hit: true,
-            calls: 0,
-            prompt_hash: prompt::hash(prompt_text),
-            usage: Usage::default(),
-            attempts: 0,
-            latency_ms: 0,
-        }
-    }
-
-    fn add(&mut self, done: &crate::llm::Completion) {
-        self.usage.input_tokens += done.response.input_tokens;
-        self.usage.output_tokens += done.response.output_tokens;
-        self.attempts += done.attempts;
-        self.calls += 1;
-        self.cache_hit &= done.cache_hit;
-        self.latency_ms += u64::try_from(done.latency.as_millis()).unwrap_or(u64::MAX);
-    }
-
-    fn invocation(&self, response: &str) -> Invocation {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        Invocation {
-            model: self.model.clone(),
-            strategy: "per_criterion".into(),
-            prompt_hash: self.prompt_hash.clone(),
-            response_hash: if response.is_empty() {
-                String::new()
-            } else {
-                prompt::hash(response)
-            },
-            timestamp: jiff::Timestamp::from_millisecond(i64::try_from(now).unwrap_or(0))
-                .map(|t| t.to_string())
-                .unwrap_or_default(),
-            usage: self.usage,
-            latency_ms: self.latency_ms,
-            attempts: self.attempts,
-            cache_hit: self.calls > 0 && self.cache_hit,
-        }
-    }
-
-    fn scored(
+    /// One 0–100 score for the whole rubric from every judge and sample (combined by the
+    /// value rule when there are several).
+    pub async fn judge_holistic(
         &self,
-        c: &Criterion,
-        reason: String,
-        verdict: crate::model::Verdict,
-        response: &str,
-    ) -> CriterionResult {
-        match c.value_of(&verdict) {
-            Ok(value) => CriterionResult {
-                criterion_id: c.id.clone(),
-                verdict: Some(verdict),
-                value,
+        rubric: &Rubric,
+        item: &Item,
+        sink: Option<Sink<'_>>,
+    ) -> HolisticOutcome {
+        let piece = move |p: Piece<'_>| {
+            if let Some(sink) = sink {
+                sink(None, p);
+            }
+        };
+        let on_piece: Option<OnPiece<'_>> = (self.stream && sink.is_some()).then_some(&piece);
+        let answers = join_all(self.judges.iter().flat_map(|judge| {
+            (0..self.samples()).map(move |s| async move {
+                (
+                    judge,
+                    s,
+                    holistic::judge(judge, rubric, item, s, on_piece).await,
+                )
+            })
+        }))
+        .await;
+        let invocations: Vec<_> = answers.iter().map(|(_, _, h)| &h.invocation).collect();
+        let invocation = record::merge(&invocations, "holistic");
+        let mut scores: Vec<(f64, f64)> = answers
+            .iter()
+            .filter_map(|(j, _, h)| h.score.as_ref().ok().map(|x| (*x, j.weight)))
+            .collect();
+        let score = combine_scores(&mut scores, self.values, self.rule == Rule::Weighted);
+        let reason = answers
+            .iter()
+            .find(|(_, _, h)| h.score.is_ok())
+            .map(|(_, _, h)| h.reason.clone())
+            .unwrap_or_default();
+        let ensemble = (answers.len() > 1).then(|| Ensemble {
+            rule: self.values.as_str().into(),
+            agreement: None,
+            votes: answers
+                .iter()
+                .map(|(j, s, h)| Vote {
+                    judge: j.client.id.clone(),
+                    sample: *s,
+                    verdict: h.score.as_ref().ok().map(|x| Verdict::Score(*x)),
+                    reason: h.reason.clone(),
+                    failure: h.score.as_ref().err().cloned(),
+                })
+                .collect(),
+        });
+        let mut result = if let Some(x) = score {
+            CriterionResult {
+                criterion_id: HOLISTIC_ID.into(),
+                verdict: Some(Verdict::Score(x)),
+                value: Some((x / 100.0).clamp(0.0, 1.0)),
                 reason,
                 evidence: Vec::new(),
                 method: MethodKind::Judge,
                 failure: None,
-                invocation: Some(self.invocation(response)),
-            },
-            Err(m) => self.fail(c, Failure::error("judge", m)),
-        }
+                invocation: None,
+                ensemble: None,
+            }
+        } else {
+            let failure = answers
+                .iter()
+                .find_map(|(_, _, h)| h.score.as_ref().err().cloned())
+                .unwrap_or_else(|| Failure::error("judge", "no judge answered"));
+            CriterionResult::failed(HOLISTIC_ID, MethodKind::Judge, failure)
+        };
+        result.invocation = invocation;
+        result.ensemble = ensemble;
+        HolisticOutcome { score, result }
     }
+}
 
-    fn fail(&self, c: &Criterion, failure: Failure) -> CriterionResult {
-        let mut r = CriterionResult::failed(&c.id, MethodKind::Judge, failure);
-        r.invocation = Some(self.invocation(""));
-        r
+fn ballot(judge: &Judge, sample: u32, result: CriterionResult) -> Ballot {
+    Ballot {
+        judge: judge.client.id.clone(),
+        sample,
+        weight: judge.weight,
+        result,
     }
+}
+
+/// Several holistic scores → one, by the value rule (weighted mean under `weighted`).
+fn combine_scores(scores: &mut [(f64, f64)], rule: ValueRule, weighted: bool) -> Option<f64> {
+    if scores.is_empty() {
+        return None;
+    }
+    scores.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = scores.len();
+    Some(match rule {
+        ValueRule::Mean => {
+            let w = |x: &(f64, f64)| if weighted { x.1 } else { 1.0 };
+            let total: f64 = scores.iter().map(w).sum();
+            if total <= 0.0 {
+                return None;
+            }
+            scores.iter().map(|x| w(x) * x.0).sum::<f64>() / total
+        }
+        ValueRule::Median if n % 2 == 1 => scores[n / 2].0,
+        ValueRule::Median => f64::midpoint(scores[n / 2 - 1].0, scores[n / 2].0),
+        // The most frequent; ties to the lower score (the worse case).
+        ValueRule::Mode => {
+            let mut best = (0usize, scores[0].0);
+            for s in scores.iter() {
+                let count = scores.iter().filter(|x| (x.0 - s.0).abs() < 1e-9).count();
+                if count > best.0 {
+                    best = (count, s.0);
+                }
+            }
+            best.1
+        }
+        ValueRule::Min => scores[0].0,
+        ValueRule::Max => scores[n - 1].0,
+    })
 }

@@ -35,7 +35,7 @@ pub fn read_reply(c: &Criterion, text: &str) -> Result<(String, Verdict), String
 }
 
 /// The whole text as JSON, else a fenced `json` code block, else the first balanced `{…}`.
-fn json_object(text: &str) -> Option<Value> {
+pub fn json_object(text: &str) -> Option<Value> {
     let t = text.trim();
     if let Ok(v @ Value::Object(_)) = serde_json::from_str(t) {
         return Some(v);
@@ -71,7 +71,7 @@ fn json_object(text: &str) -> Option<Value> {
     None
 }
 
-fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, String> {
+pub fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, String> {
     let verdict = match (raw, &c.kind) {
         (Value::Number(n), Kind::Scale(_)) => Verdict::Score(n.as_f64().unwrap_or(f64::NAN)),
         (Value::Bool(b), Kind::Binary) => {
@@ -107,6 +107,104 @@ fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, String> {
     Ok(verdict)
 }
 
+/// A judge's reason and verdict.
+pub type Answer = (String, Verdict);
+
+/// A one-shot reply: each criterion's `(reason, verdict)` where it could be read, and
+/// what is wrong with the others (missing, or an unreadable verdict).
+pub fn read_one_shot(
+    criteria: &[&Criterion],
+    text: &str,
+) -> (Vec<Option<Answer>>, Vec<(usize, String)>) {
+    let mut found = vec![None; criteria.len()];
+    let mut problems = Vec::new();
+    let Some(v) = json_object(text) else {
+        for i in 0..criteria.len() {
+            problems.push((i, "the reply is not a JSON object".to_owned()));
+        }
+        return (found, problems);
+    };
+    // Entries keyed by id, or (tolerated) a list of {"id", "reason", "verdict"}.
+    let entries = v
+        .get("criteria")
+        .filter(|c| c.is_array() || c.is_object())
+        .unwrap_or(&v);
+    let lookup = |id: &str| -> Option<&Value> {
+        match entries {
+            Value::Object(map) => map.get(id).or_else(|| {
+                map.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(id))
+                    .map(|(_, v)| v)
+            }),
+            Value::Array(list) => list.iter().find(|e| {
+                e.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| k.eq_ignore_ascii_case(id))
+            }),
+            _ => None,
+        }
+    };
+    for (i, c) in criteria.iter().enumerate() {
+        let Some(entry) = lookup(&c.id) else {
+            problems.push((i, format!("criterion \"{}\" is missing", c.id)));
+            continue;
+        };
+        let (reason, raw) = match entry {
+            Value::Object(o) => (
+                o.get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned(),
+                o.get("verdict"),
+            ),
+            bare => (String::new(), Some(bare)),
+        };
+        let Some(raw) = raw else {
+            problems.push((i, format!("criterion \"{}\" has no \"verdict\"", c.id)));
+            continue;
+        };
+        match verdict_of(c, raw) {
+            Ok(verdict) => found[i] = Some((reason, verdict)),
+            Err(e) => problems.push((i, format!("criterion \"{}\": {e}", c.id))),
+        }
+    }
+    (found, problems)
+}
+
+/// A holistic reply: the reason and the score out of 100 (JSON, else a number at the end of
+/// the last line).
+pub fn read_holistic(text: &str) -> Result<(String, f64), String> {
+    let (reason, raw) = if let Some(v) = json_object(text) {
+        (
+            v.get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
+            v.get("score").cloned().ok_or("the JSON has no \"score\"")?,
+        )
+    } else {
+        let last = text
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        let word = last.trim_matches(|ch: char| !ch.is_ascii_digit() && ch != '.');
+        (String::new(), Value::String(word.to_owned()))
+    };
+    let score = match &raw {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().trim_end_matches('%').parse().ok(),
+        _ => None,
+    }
+    .filter(|x: &f64| x.is_finite())
+    .ok_or_else(|| format!("the score {raw} is not a number"))?;
+    // Out-of-range scores are clamped when aggregated (SCORING.md: 120 → 1.0).
+    Ok((reason, score))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +231,42 @@ mod tests {
                 .contains("not JSON")
         );
         assert!(read_reply(&c, r#"{"reason": "x", "verdict": "MAYBE"}"#).is_err());
+    }
+
+    #[test]
+    fn one_shot_keeps_what_it_can_read() {
+        let a = Criterion::binary("a", "req", 1.0);
+        let b = Criterion::binary("b", "req", 1.0);
+        let c = Criterion::binary("c", "req", 1.0);
+        let (found, problems) = read_one_shot(
+            &[&a, &b, &c],
+            r#"{"a": {"reason": "yes", "verdict": "MET"}, "B": {"verdict": "MAYBE"}}"#,
+        );
+        assert_eq!(found[0], Some(("yes".into(), Verdict::Met)));
+        assert_eq!(found[1], None);
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].1.contains("\"b\": \"MAYBE\""), "{problems:?}");
+        assert_eq!(problems[1], (2, "criterion \"c\" is missing".into()));
+        let (found, problems) = read_one_shot(
+            &[&a],
+            r#"{"criteria": [{"id": "a", "reason": "", "verdict": "UNMET"}]}"#,
+        );
+        assert!(problems.is_empty());
+        assert_eq!(found[0].as_ref().unwrap().1, Verdict::Unmet);
+    }
+
+    #[test]
+    fn holistic_scores() {
+        assert_eq!(
+            read_holistic(r#"{"reason": "ok", "score": 85}"#).unwrap(),
+            ("ok".into(), 85.0)
+        );
+        assert_eq!(read_holistic("Mostly right.\nScore: 70").unwrap().1, 70.0);
+        assert_eq!(
+            read_holistic(r#"{"reason": "", "score": 120}"#).unwrap().1,
+            120.0
+        );
+        assert!(read_holistic("great").is_err());
     }
 
     #[test]

@@ -1,0 +1,250 @@
+//! The judges of a `grade` run, from flags, the rubric's `judge:` settings and the
+//! workspace config (in that order of precedence): models and weights, strategy, samples
+//! and ensemble rule, limits per endpoint, the cache, prices and the cost budget.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{CliError, JudgeArgs};
+use crate::engine::judge::{Judge, JudgeOptions, Panel, Strategy};
+use crate::formats::LoadedRubric;
+use crate::llm::{self, Cache, Client, ClientOptions, Limits, Meter};
+use crate::model::{Method, Rubric};
+use crate::store::WorkspaceConfig;
+
+/// The run's judges and what they share.
+pub struct RunJudges {
+    pub panel: Arc<Panel>,
+    pub meter: Arc<Meter>,
+}
+
+/// `None` when no judge model is named anywhere (judge criteria then fail with "no judge
+/// configured").
+pub fn build(
+    args: &JudgeArgs,
+    rubric: Option<&LoadedRubric>,
+    concurrency: Option<usize>,
+    config: &WorkspaceConfig,
+) -> Result<Option<RunJudges>, CliError> {
+    let rubric = rubric.map(|r| &*r.rubric);
+    let settings = rubric.and_then(|r| r.judge.clone()).unwrap_or_default();
+    let models: Vec<String> = if args.judge.is_empty() {
+        settings
+            .model
+            .clone()
+            .or_else(|| config.judge.model.clone())
+            .into_iter()
+            .collect()
+    } else {
+        args.judge.clone()
+    };
+    let own_models = rubric.map(criterion_models).unwrap_or_default();
+    if models.is_empty() && own_models.is_empty() {
+        return Ok(None);
+    }
+    let strategy = match args.strategy {
+        Some(s) => s,
+        None => match settings.strategy.as_deref() {
+            Some(s) => Strategy::parse(s).ok_or_else(|| {
+                CliError::input(format!(
+                    "the rubric's judge.strategy '{s}' is not per_criterion, one_shot, double_pass or holistic"
+                ))
+            })?,
+            None => config.judge.strategy.unwrap_or_default(),
+        },
+    };
+    if strategy == Strategy::Holistic
+        && let Some(r) = rubric
+        && let Some(c) = r
+            .criteria
+            .iter()
+            .find(|c| !matches!(c.method, Method::Judge(_)))
+    {
+        return Err(CliError::input(format!(
+            "holistic judging scores the whole rubric with one number, but criterion '{}' is graded by a {}; use --strategy per-criterion or one-shot",
+            c.id,
+            c.method.kind().as_str()
+        )));
+    }
+    if models.is_empty() && strategy == Strategy::Holistic {
+        return Err(CliError::input(
+            "holistic judging needs a judge: pass --judge MODEL",
+        ));
+    }
+    let timeout = args.timeout.or(config.judge.timeout).unwrap_or(120.0);
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(CliError::input(
+            "--timeout must be a positive number of seconds",
+        ));
+    }
+    if let Some(max) = args.max_cost
+        && !(max.is_finite() && max > 0.0)
+    {
+        return Err(CliError::input(
+            "--max-cost must be a positive number of dollars",
+        ));
+    }
+    if args.samples == 0 || args.samples > 100 {
+        return Err(CliError::input("--samples must be from 1 to 100"));
+    }
+    let opts = judge_options(args, &settings)?;
+    if args.samples > 1 && opts.temperature == 0.0 {
+        eprintln!(
+            "warning: --samples {} at temperature 0 asks the same question several times; most providers answer the same way (pass --temperature 0.7)",
+            args.samples
+        );
+    }
+    let client_opts = ClientOptions {
+        concurrency: concurrency
+            .or(config.judge.concurrency)
+            .unwrap_or(16)
+            .max(1),
+        rpm: args.rpm.or(config.judge.rpm),
+        tpm: args.tpm.or(config.judge.tpm),
+        max_retries: args.max_retries.or(config.judge.max_retries).unwrap_or(4),
+        timeout: Duration::from_secs_f64(timeout.min(86_400.0)),
+        ..ClientOptions::default()
+    };
+    let meter = Arc::new(Meter::new(args.max_cost));
+    let cache = if args.no_cache {
+        None
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+        Cache::locate(&cwd).map(Cache::new)
+    };
+    let mut factory = Factory {
+        config,
+        client_opts,
+        opts,
+        meter: Arc::clone(&meter),
+        cache,
+        limits: HashMap::new(),
+        needs_price: args.max_cost.is_some(),
+    };
+    let mut judges = Vec::new();
+    for spec in &models {
+        let (id, weight) = split_weight(spec)?;
+        let mut judge = factory.judge(id)?;
+        judge.weight = weight;
+        judges.push(Arc::new(judge));
+    }
+    let mut by_model = HashMap::new();
+    for m in own_models {
+        let judge = match judges.iter().find(|j| j.client.id == m) {
+            Some(j) => Arc::clone(j),
+            None => Arc::new(factory.judge(&m)?),
+        };
+        by_model.insert(m, judge);
+    }
+    let panel = Panel {
+        judges,
+        by_model,
+        samples: args.samples,
+        rule: args.ensemble,
+        values: args.combine,
+        strategy,
+        stream: args.stream,
+    };
+    Ok(Some(RunJudges {
+        panel: Arc::new(panel),
+        meter,
+    }))
+}
+
+/// Models named by criteria of their own (`judge.model` on a criterion).
+fn criterion_models(r: &Rubric) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in &r.criteria {
+        if let Method::Judge(j) = &c.method
+            && let Some(m) = &j.model
+            && !out.contains(m)
+        {
+            out.push(m.clone());
+        }
+    }
+    out
+}
+
+fn judge_options(
+    args: &JudgeArgs,
+    settings: &crate::model::JudgeSettings,
+) -> Result<JudgeOptions, CliError> {
+    let defaults = JudgeOptions::default();
+    let temperature = args
+        .temperature
+        .or(settings.temperature)
+        .unwrap_or(defaults.temperature);
+    if !(0.0..=2.0).contains(&temperature) {
+        return Err(CliError::input("--temperature must be from 0 to 2"));
+    }
+    let system_prompt = match &args.system_prompt {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+            CliError::input(format!(
+                "{}: cannot read the system prompt: {e}",
+                path.display()
+            ))
+        })?),
+        None => settings.system_prompt.clone(),
+    };
+    Ok(JudgeOptions {
+        temperature,
+        max_tokens: args
+            .max_tokens
+            .or(settings.max_tokens)
+            .unwrap_or(defaults.max_tokens)
+            .max(1),
+        seed: args.seed.or(settings.seed),
+        system_prompt,
+    })
+}
+
+/// `MODEL=WEIGHT` → the model and its weight (1 when not given).
+fn split_weight(spec: &str) -> Result<(&str, f64), CliError> {
+    let Some((id, w)) = spec.rsplit_once('=') else {
+        return Ok((spec, 1.0));
+    };
+    match w.trim().parse::<f64>() {
+        Ok(w) if w.is_finite() && w > 0.0 => Ok((id, w)),
+        _ => Err(CliError::input(format!(
+            "--judge {spec}: the weight after '=' must be a positive number"
+        ))),
+    }
+}
+
+/// Builds judges that share one meter, the cache and one `Limits` per endpoint.
+struct Factory<'a> {
+    config: &'a WorkspaceConfig,
+    client_opts: ClientOptions,
+    opts: JudgeOptions,
+    meter: Arc<Meter>,
+    cache: Option<Cache>,
+    limits: HashMap<String, Arc<Limits>>,
+    needs_price: bool,
+}
+
+impl Factory<'_> {
+    fn judge(&mut self, id: &str) -> Result<Judge, CliError> {
+        let spec = llm::resolve(id, &|k| std::env::var(k).ok(), &self.config.providers)
+            .map_err(|e| CliError::input(e.to_string()))?;
+        let limits = Arc::clone(self.limits.entry(spec.endpoint()).or_insert_with(|| {
+            Arc::new(Limits::new(
+                self.client_opts.concurrency,
+                self.client_opts.rpm,
+                self.client_opts.tpm,
+            ))
+        }));
+        let price = self.config.prices.get(id).copied();
+        if self.needs_price && price.is_none() {
+            return Err(CliError::input(format!(
+                "--max-cost needs the price of {id}: add it to rubricate.yaml, e.g.\nprices:\n  {id}: {{input: 0.15, output: 0.60}}   # dollars per million tokens"
+            )));
+        }
+        let client = Client::new(id, spec, self.client_opts.clone())
+            .map_err(|e| CliError::input(e.to_string()))?
+            .with_cache(self.cache.clone())
+            .with_limits(limits)
+            .with_meter(Arc::clone(&self.meter), price);
+        Ok(Judge::new(client, self.opts.clone()))
+    }
+}

@@ -1,0 +1,66 @@
+//! Holistic judging: one 0–100 score for the whole rubric, no per-criterion report.
+
+use super::record::{Record, unreadable};
+use super::{Judge, parse, prompt};
+use crate::llm::{ChatRequest, Message, OnPiece};
+use crate::model::{Failure, Invocation, Item, Rubric};
+
+/// A holistic answer: the score out of 100 (or why there is none), the reason, the record.
+#[derive(Debug, Clone)]
+pub struct Holistic {
+    pub score: Result<f64, Failure>,
+    pub reason: String,
+    pub invocation: Invocation,
+}
+
+/// The holistic request for an item.
+pub fn first_request(judge: &Judge, rubric: &Rubric, item: &Item, sample: u32) -> ChatRequest {
+    let messages = prompt::holistic_messages(rubric, item, judge.system_prompt(rubric));
+    judge.request(messages, Some(prompt::holistic_schema()), sample)
+}
+
+pub async fn judge(
+    judge: &Judge,
+    rubric: &Rubric,
+    item: &Item,
+    sample: u32,
+    on_piece: Option<OnPiece<'_>>,
+) -> Holistic {
+    let mut request = first_request(judge, rubric, item, sample);
+    let mut messages = request.messages.clone();
+    let mut record = Record::new(judge, "holistic", &messages);
+    let done = |record: &Record, outcome: Result<(String, f64), Failure>, response: &str| {
+        let (score, reason) = match outcome {
+            Ok((reason, x)) => (Ok(x), reason),
+            Err(f) => (Err(f), String::new()),
+        };
+        Holistic {
+            score,
+            reason,
+            invocation: record.invocation(response),
+        }
+    };
+    let first = match record.call(judge, &request, on_piece, "").await {
+        Ok(text) => text,
+        Err(f) => return done(&record, Err(f), ""),
+    };
+    let problem = match parse::read_holistic(&first) {
+        Ok(answer) => return done(&record, Ok(answer), &first),
+        Err(p) => p,
+    };
+    messages.push(Message::assistant(first));
+    messages.push(Message::user(format!(
+        "Your reply could not be read: {problem}. Reply again with JSON only: {{\"reason\": \"…\", \"score\": <a number from 0 to 100>}}"
+    )));
+    request.messages = messages;
+    match record
+        .call(judge, &request, on_piece, " (repair request)")
+        .await
+    {
+        Ok(second) => {
+            let outcome = parse::read_holistic(&second).map_err(|p| unreadable(&p));
+            done(&record, outcome, &second)
+        }
+        Err(f) => done(&record, Err(f), ""),
+    }
+}

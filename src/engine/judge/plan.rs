@@ -1,0 +1,74 @@
+//! The calls a panel would make for an item, without making them: what `--dry-run`
+//! counts and prices. Repair requests are not foreseeable and are not counted.
+
+use std::sync::Arc;
+
+use super::{Judge, Panel, Strategy, holistic, one_shot, per_criterion};
+use crate::llm::ChatRequest;
+use crate::model::{Criterion, Item, Method, Rubric};
+
+impl Panel {
+    /// The first request of every call for `judged` criteria of `item` (all criteria of the
+    /// rubric under the holistic strategy), with the judge that would send it.
+    pub fn plan(
+        &self,
+        rubric: &Rubric,
+        judged: &[&Criterion],
+        item: &Item,
+    ) -> Vec<(Arc<Judge>, ChatRequest)> {
+        let mut out = Vec::new();
+        if self.strategy == Strategy::Holistic {
+            for judge in &self.judges {
+                for s in 0..self.samples() {
+                    out.push((
+                        Arc::clone(judge),
+                        holistic::first_request(judge, rubric, item, s),
+                    ));
+                }
+            }
+            return out;
+        }
+        let mut groups: Vec<(Vec<Arc<Judge>>, Vec<&Criterion>)> = Vec::new();
+        for &c in judged {
+            let Ok(voters) = self.voters(c) else { continue };
+            let own_template = matches!(&c.method, Method::Judge(j) if j.template.is_some());
+            if self.strategy == Strategy::PerCriterion || own_template {
+                for judge in &voters {
+                    for s in 0..self.samples() {
+                        if let Ok((request, _)) =
+                            per_criterion::first_request(judge, rubric, c, item, s)
+                        {
+                            out.push((Arc::clone(judge), request));
+                        }
+                    }
+                }
+                continue;
+            }
+            let same = |v: &Vec<Arc<Judge>>| {
+                v.iter()
+                    .map(|j| &j.client.id)
+                    .eq(voters.iter().map(|j| &j.client.id))
+            };
+            match groups.iter_mut().find(|(v, _)| same(v)) {
+                Some((_, members)) => members.push(c),
+                None => groups.push((voters, vec![c])),
+            }
+        }
+        let passes: &[bool] = if self.strategy == Strategy::DoublePass {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for (voters, members) in &groups {
+            for judge in voters {
+                for s in 0..self.samples() {
+                    for &reversed in passes {
+                        let plan = one_shot::Plan::new(judge, rubric, members, item, s, reversed);
+                        out.push((Arc::clone(judge), plan.request));
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,207 @@
+//! The invocation record behind a judged result, and the one way a judge call is made:
+//! through the client, with its usage counted into the record and its error turned into a
+//! failure that names the model.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{Judge, prompt};
+use crate::llm::{ChatRequest, LlmError, Message, OnPiece};
+use crate::model::{
+    Criterion, CriterionResult, Failure, FailureKind, Invocation, MethodKind, Usage, Verdict,
+};
+
+/// The record being built for one judged result (one or two calls: the first and a repair).
+#[derive(Debug, Clone)]
+pub struct Record {
+    model: String,
+    strategy: &'static str,
+    /// Every call was answered without a request of its own.
+    cache_hit: bool,
+    calls: u32,
+    prompt_hash: String,
+    usage: Usage,
+    attempts: u32,
+    latency_ms: u64,
+}
+
+impl Record {
+    pub fn new(judge: &Judge, strategy: &'static str, messages: &[Message]) -> Self {
+        Self {
+            model: judge.client.id.clone(),
+            strategy,
+            cache_hit: true,
+            calls: 0,
+            prompt_hash: prompt::hash(&render_messages(messages)),
+            usage: Usage::default(),
+            attempts: 0,
+            latency_ms: 0,
+        }
+    }
+
+    /// Sends `request`; the reply's text, or the failure (`judge`, or `budget` when the cost
+    /// limit stopped it before it was sent).
+    pub async fn call(
+        &mut self,
+        judge: &Judge,
+        request: &ChatRequest,
+        on_piece: Option<OnPiece<'_>>,
+        what: &str,
+    ) -> Result<String, Failure> {
+        match judge.client.complete(request, on_piece).await {
+            Ok(done) => {
+                self.usage.input_tokens += done.response.input_tokens;
+                self.usage.output_tokens += done.response.output_tokens;
+                self.attempts += done.attempts;
+                self.calls += 1;
+                self.cache_hit &= done.cache_hit;
+                self.latency_ms += u64::try_from(done.latency.as_millis()).unwrap_or(u64::MAX);
+                Ok(done.response.text)
+            }
+            Err((e, attempts)) => {
+                self.attempts += attempts;
+                let category = if matches!(e, LlmError::Budget(_)) {
+                    "budget"
+                } else {
+                    "judge"
+                };
+                Err(Failure::error(
+                    category,
+                    format!("{}{what}: {e}", judge.client.id),
+                ))
+            }
+        }
+    }
+
+    pub fn invocation(&self, response: &str) -> Invocation {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        Invocation {
+            model: self.model.clone(),
+            strategy: self.strategy.into(),
+            prompt_hash: self.prompt_hash.clone(),
+            response_hash: if response.is_empty() {
+                String::new()
+            } else {
+                prompt::hash(response)
+            },
+            timestamp: jiff::Timestamp::from_millisecond(i64::try_from(now).unwrap_or(0))
+                .map(|t| t.to_string())
+                .unwrap_or_default(),
+            usage: self.usage,
+            latency_ms: self.latency_ms,
+            attempts: self.attempts,
+            cache_hit: self.calls > 0 && self.cache_hit,
+        }
+    }
+
+    /// A result with this verdict (checked against the criterion once more).
+    pub fn scored(
+        &self,
+        c: &Criterion,
+        reason: String,
+        verdict: Verdict,
+        response: &str,
+    ) -> CriterionResult {
+        match c.value_of(&verdict) {
+            Ok(value) => CriterionResult {
+                criterion_id: c.id.clone(),
+                verdict: Some(verdict),
+                value,
+                reason,
+                evidence: Vec::new(),
+                method: MethodKind::Judge,
+                failure: None,
+                invocation: Some(self.invocation(response)),
+                ensemble: None,
+            },
+            Err(m) => self.fail(c, Failure::error("judge", m)),
+        }
+    }
+
+    pub fn fail(&self, c: &Criterion, failure: Failure) -> CriterionResult {
+        let mut r = CriterionResult::failed(&c.id, MethodKind::Judge, failure);
+        r.invocation = Some(self.invocation(""));
+        r
+    }
+}
+
+/// One record for several calls (the two passes of a double pass, an ensemble's votes):
+/// usage and attempts add up, latency is the longest, a cache hit only if all were.
+pub fn merge(parts: &[&Invocation], strategy: &str) -> Option<Invocation> {
+    let first = parts.first()?;
+    let mut models: Vec<&str> = Vec::new();
+    for p in parts {
+        if !models.contains(&p.model.as_str()) {
+            models.push(&p.model);
+        }
+    }
+    let joined = |f: fn(&Invocation) -> &str| {
+        if parts.len() == 1 {
+            return f(first).to_owned();
+        }
+        prompt::hash(&parts.iter().map(|p| f(p)).collect::<Vec<_>>().join("\n"))
+    };
+    Some(Invocation {
+        model: models.join(","),
+        strategy: strategy.to_owned(),
+        prompt_hash: joined(|p| &p.prompt_hash),
+        response_hash: joined(|p| &p.response_hash),
+        timestamp: parts
+            .iter()
+            .map(|p| p.timestamp.clone())
+            .max()
+            .unwrap_or_default(),
+        usage: Usage {
+            input_tokens: parts.iter().map(|p| p.usage.input_tokens).sum(),
+            output_tokens: parts.iter().map(|p| p.usage.output_tokens).sum(),
+        },
+        latency_ms: parts.iter().map(|p| p.latency_ms).max().unwrap_or(0),
+        attempts: parts.iter().map(|p| p.attempts).sum(),
+        cache_hit: parts.iter().all(|p| p.cache_hit),
+    })
+}
+
+/// A call shared by several criteria: its tokens are spread over them (the first takes the
+/// remainder), so totals summed over results stay exact.
+pub fn share_usage(results: &mut [CriterionResult]) {
+    let n = results.len() as u64;
+    let Some(total) = results
+        .first()
+        .and_then(|r| r.invocation.as_ref())
+        .map(|i| i.usage)
+    else {
+        return;
+    };
+    if n < 2 {
+        return;
+    }
+    for (i, r) in results.iter_mut().enumerate() {
+        if let Some(inv) = &mut r.invocation {
+            let extra = |t: u64| if i == 0 { t % n } else { 0 };
+            inv.usage = Usage {
+                input_tokens: total.input_tokens / n + extra(total.input_tokens),
+                output_tokens: total.output_tokens / n + extra(total.output_tokens),
+            };
+        }
+    }
+}
+
+/// The failure for a reply that stayed unreadable after the repair request.
+pub fn unreadable(problem: &str) -> Failure {
+    Failure {
+        kind: FailureKind::UnableToEvaluate,
+        category: "judge".into(),
+        message: format!(
+            "the judge's reply could not be read, even after a repair request: {problem}"
+        ),
+    }
+}
+
+fn render_messages(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .map(|m| format!("{:?}: {}", m.role, m.content))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

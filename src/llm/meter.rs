@@ -1,0 +1,115 @@
+//! What a run has used: calls, cache hits, tokens, cost, failures, shared by every judge of
+//! the run. The cost budget (`--max-cost`) is checked here before each call is sent.
+
+use std::sync::Mutex;
+
+/// Dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
+impl Price {
+    #[allow(clippy::cast_precision_loss)] // token counts are far below 2^52
+    pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
+        (input_tokens as f64 * self.input + output_tokens as f64 * self.output) / 1_000_000.0
+    }
+}
+
+/// Totals so far.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct Usage {
+    /// Requests sent (retries included).
+    pub requests: u64,
+    /// Calls answered from the cache or by an identical call in flight.
+    pub cache_hits: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Dollars, for models with a price.
+    pub cost: f64,
+    /// Calls that ended in an error after their retries.
+    pub failed_calls: u64,
+    /// 429 answers seen.
+    pub rate_limited: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Meter {
+    totals: Mutex<Usage>,
+    max_cost: Option<f64>,
+}
+
+impl Meter {
+    pub fn new(max_cost: Option<f64>) -> Self {
+        Self {
+            totals: Mutex::new(Usage::default()),
+            max_cost,
+        }
+    }
+
+    pub fn snapshot(&self) -> Usage {
+        self.totals.lock().map(|t| *t).unwrap_or_default()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Usage)) {
+        if let Ok(mut t) = self.totals.lock() {
+            f(&mut t);
+        }
+    }
+
+    /// `Some(message)` once the budget is spent: no new call may be sent.
+    pub fn over_budget(&self) -> Option<String> {
+        let max = self.max_cost?;
+        let spent = self.snapshot().cost;
+        (spent >= max)
+            .then(|| format!("the cost limit (--max-cost {max}) was reached (${spent:.4} spent)"))
+    }
+
+    pub fn sent(&self) {
+        self.update(|t| t.requests += 1);
+    }
+
+    pub fn answered(&self, input_tokens: u64, output_tokens: u64, price: Option<Price>) {
+        self.update(|t| {
+            t.input_tokens += input_tokens;
+            t.output_tokens += output_tokens;
+            if let Some(p) = price {
+                t.cost += p.cost(input_tokens, output_tokens);
+            }
+        });
+    }
+
+    pub fn cache_hit(&self) {
+        self.update(|t| t.cache_hits += 1);
+    }
+
+    pub fn failed(&self) {
+        self.update(|t| t.failed_calls += 1);
+    }
+
+    pub fn rate_limited(&self) {
+        self.update(|t| t.rate_limited += 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_and_budget() {
+        let price = Price {
+            input: 0.15,
+            output: 0.60,
+        };
+        assert!((price.cost(1_000_000, 500_000) - 0.45).abs() < 1e-12);
+        let m = Meter::new(Some(0.001));
+        m.answered(2_000, 1_000, Some(price));
+        assert!(m.over_budget().is_none());
+        m.answered(2_000, 1_000, Some(price));
+        let why = m.over_budget().unwrap();
+        assert!(why.contains("--max-cost 0.001"), "{why}");
+        assert_eq!(m.snapshot().input_tokens, 4_000);
+    }
+}
