@@ -103,6 +103,44 @@ struct CriterionOut<'a> {
     /// The LLM call behind a judged result.
     #[serde(skip_serializing_if = "Option::is_none")]
     invocation: Option<&'a crate::model::Invocation>,
+    /// The votes behind an ensemble's (or several samples') verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ensemble: Option<EnsembleOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct EnsembleOut<'a> {
+    rule: &'a str,
+    agreement: Option<f64>,
+    votes: Vec<VoteOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct VoteOut<'a> {
+    judge: &'a str,
+    sample: u32,
+    verdict: Option<PlainVerdict<'a>>,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'a Failure>,
+}
+
+fn ensemble_out(e: &crate::model::Ensemble) -> EnsembleOut<'_> {
+    EnsembleOut {
+        rule: &e.rule,
+        agreement: e.agreement,
+        votes: e
+            .votes
+            .iter()
+            .map(|v| VoteOut {
+                judge: &v.judge,
+                sample: v.sample,
+                verdict: v.verdict.as_ref().map(PlainVerdict),
+                reason: &v.reason,
+                failure: v.failure.as_ref(),
+            })
+            .collect(),
+    }
 }
 
 /// A verdict as a plain string, or a number for scales.
@@ -138,6 +176,7 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
                 evidence: &r.evidence,
                 failure: r.failure.as_ref(),
                 invocation: r.invocation.as_ref(),
+                ensemble: r.ensemble.as_ref().map(ensemble_out),
             })
             .collect(),
         feedback: &e.feedback,

@@ -1,6 +1,7 @@
 //! A loopback LLM server for tests: speaks `OpenAI` chat completions (`/v1/chat/completions`)
-//! and Anthropic Messages (`/v1/messages`), answers by a rule (or a script of faults first),
-//! with latency, and records every request and the most calls it saw in flight at once.
+//! and Anthropic Messages (`/v1/messages`), plain or streamed as server-sent events when a
+//! request asks for `stream`, answers by a rule (or a script of faults first), with
+//! latency, and records every request and the most calls it saw in flight at once.
 //! It runs on a thread of its own, so tests of the real binary can use it too.
 #![allow(
     dead_code,
@@ -32,6 +33,11 @@ pub enum Reply {
     Hang,
     /// A 200 whose body is not the provider's JSON.
     Garbage(String),
+    /// A streamed reply cut off after this many characters of the text: the connection
+    /// closes with no end-of-stream event (a plain request gets the same as `Text`).
+    Truncated(String, usize),
+    /// A streamed reply that sends this many characters and then goes silent.
+    Stall(String, usize),
 }
 
 /// One request as the server saw it.
@@ -166,8 +172,12 @@ async fn answer(
         tokio::time::sleep(inner.latency).await;
     }
     let anthropic = seen.path == "/v1/messages";
+    let stream = seen.body.get("stream") == Some(&Value::Bool(true));
     let response = match reply {
-        Reply::Text(text) => {
+        Reply::Text(text) if stream => sse(anthropic, &text, text.chars().count(), End::Complete),
+        Reply::Truncated(text, cut) if stream => sse(anthropic, &text, cut, End::Close),
+        Reply::Stall(text, cut) if stream => sse(anthropic, &text, cut, End::Stall),
+        Reply::Text(text) | Reply::Truncated(text, _) | Reply::Stall(text, _) => {
             let body = if anthropic {
                 json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
                        "usage": {"input_tokens": 100, "output_tokens": 20}})
@@ -197,4 +207,80 @@ async fn answer(
     };
     inner.in_flight.fetch_sub(1, Ordering::SeqCst);
     response
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum End {
+    Complete,
+    Close,
+    Stall,
+}
+
+/// A streamed reply in the provider's event format: the first `cut` characters of `text` in
+/// small pieces, then the end events, a closed connection, or silence.
+fn sse(anthropic: bool, text: &str, cut: usize, end: End) -> Response {
+    let sent: Vec<char> = text.chars().take(cut).collect();
+    let pieces: Vec<String> = sent.chunks(7).map(|c| c.iter().collect()).collect();
+    let mut events: Vec<String> = Vec::new();
+    if anthropic {
+        events.push(format!(
+            "event: message_start\ndata: {}\n\n",
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 100, "output_tokens": 1}}})
+        ));
+        events.push("event: ping\ndata: {\"type\": \"ping\"}\n\n".into());
+        for p in &pieces {
+            events.push(format!(
+                "event: content_block_delta\ndata: {}\n\n",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}})
+            ));
+        }
+        if end == End::Complete {
+            events.push(format!(
+                "event: message_delta\ndata: {}\n\n",
+                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 20}})
+            ));
+            events.push("event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n".into());
+        }
+    } else {
+        for p in &pieces {
+            events.push(format!(
+                "data: {}\n\n",
+                json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": null}]})
+            ));
+        }
+        if end == End::Complete {
+            events.push(format!(
+                "data: {}\n\n",
+                json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            ));
+            events.push(format!(
+                "data: {}\n\n",
+                json!({"object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+            ));
+            events.push("data: [DONE]\n\n".into());
+        }
+    }
+    let body = futures_util::stream::iter(
+        events
+            .into_iter()
+            .map(|e| Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(e))),
+    );
+    let body: std::pin::Pin<
+        Box<
+            dyn futures_util::Stream<Item = Result<axum::body::Bytes, std::convert::Infallible>>
+                + Send,
+        >,
+    > = if end == End::Stall {
+        Box::pin(futures_util::StreamExt::chain(
+            body,
+            futures_util::stream::pending(),
+        ))
+    } else {
+        Box::pin(body)
+    };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", "text/event-stream")
+        .body(axum::body::Body::from_stream(body))
+        .unwrap()
 }

@@ -155,7 +155,8 @@ pub struct Panel {
     pub rule: Rule,
     pub values: ValueRule,
     pub strategy: Strategy,
-    /// Stream replies (their text is reported to the sink as it arrives).
+    /// Stream replies (their text goes to the sink, when there is one, as it arrives; a
+    /// stream also cuts a connection that goes quiet).
     pub stream: bool,
 }
 
@@ -252,7 +253,7 @@ impl Panel {
                     sink(Some(*i), p);
                 }
             };
-            let on_piece: Option<OnPiece<'_>> = (self.stream && sink.is_some()).then_some(&piece);
+            let on_piece: Option<OnPiece<'_>> = self.stream.then_some(&piece);
             let ballots = join_all(voters.iter().flat_map(|judge| {
                 (0..self.samples()).map(move |s| async move {
                     ballot(
@@ -272,7 +273,7 @@ impl Panel {
                     sink(None, p);
                 }
             };
-            let on_piece: Option<OnPiece<'_>> = (self.stream && sink.is_some()).then_some(&piece);
+            let on_piece: Option<OnPiece<'_>> = self.stream.then_some(&piece);
             let runs = join_all(voters.iter().flat_map(|judge| {
                 let criteria = &criteria;
                 (0..self.samples()).map(move |s| async move {
@@ -329,7 +330,7 @@ impl Panel {
                 sink(None, p);
             }
         };
-        let on_piece: Option<OnPiece<'_>> = (self.stream && sink.is_some()).then_some(&piece);
+        let on_piece: Option<OnPiece<'_>> = self.stream.then_some(&piece);
         let answers = join_all(self.judges.iter().flat_map(|judge| {
             (0..self.samples()).map(move |s| async move {
                 (
