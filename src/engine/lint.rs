@@ -166,7 +166,7 @@ fn findings(rubric: &Rubric) -> Vec<RawFinding> {
                     Some(i),
                     "method.judge.template",
                     format!(
-                        "template of '{}' uses {} that rubricate does not provide; available: {}",
+                        "template of '{}' uses {} that rubricate does not provide (unless each submission is a JSON object with that field); available: {}",
                         c.id,
                         unknown
                             .iter()

@@ -78,26 +78,56 @@ pub fn render(source: &str, item: &crate::model::Item) -> Result<String, String>
         .get("context")
         .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_owned))
         .unwrap_or_default();
-    let ctx = minijinja::context! {
-        submission => item.submission.as_str(),
-        output => item.submission.as_str(),
-        completion => item.submission.as_str(),
-        prompt => text(&item.prompt),
-        input => text(&item.prompt),
-        query => text(&item.prompt),
-        reference => text(&item.reference),
-        expected => text(&item.reference),
-        context => context,
-        description => text(&item.description),
-        metadata => minijinja::value::Serde(&item.metadata),
-        id => item.id.as_str(),
-    };
+    // A JSON-object submission also gives its fields as variables (dataknobs renders decode
+    // prompts "with the target content as context": `{% for q in questions %}`); the
+    // names above win over a field of the same name.
+    let mut ctx: std::collections::BTreeMap<String, minijinja::Value> = std::collections::BTreeMap::new();
+    if item.submission.trim_start().starts_with('{')
+        && let Ok(serde_json::Value::Object(fields)) =
+            serde_json::from_str::<serde_json::Value>(&item.submission)
+    {
+        for (k, v) in fields {
+            ctx.insert(k, minijinja::Value::from(minijinja::value::Serde(&v)));
+        }
+    }
+    let standard = [
+        ("submission", item.submission.clone()),
+        ("output", item.submission.clone()),
+        ("completion", item.submission.clone()),
+        ("prompt", text(&item.prompt)),
+        ("input", text(&item.prompt)),
+        ("query", text(&item.prompt)),
+        ("reference", text(&item.reference)),
+        ("expected", text(&item.reference)),
+        ("context", context),
+        ("description", text(&item.description)),
+        ("id", item.id.clone()),
+    ];
+    for (k, v) in standard {
+        ctx.insert(k.to_owned(), minijinja::Value::from(v));
+    }
+    ctx.insert(
+        "metadata".to_owned(),
+        minijinja::Value::from(minijinja::value::Serde(&item.metadata)),
+    );
     template.render(ctx).map_err(|e| describe(&e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_submission_gives_its_fields() {
+        let item = crate::model::Item {
+            id: "q1".into(),
+            submission: r#"{"questions": ["Why?", "How?"], "id": "shadowed"}"#.into(),
+            prompt: Some("Write questions".into()),
+            ..crate::model::Item::default()
+        };
+        let out = render("{% for q in questions %}- {{ q }}\n{% endfor %}{{ id }} {{ prompt }}", &item).unwrap();
+        assert_eq!(out, "- Why?\n- How?\nq1 Write questions");
+    }
 
     #[test]
     fn syntax_and_variables() {
