@@ -298,3 +298,195 @@ fn graded_verdict(
         })
         .map(|(v, _)| v)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Kind, OptionChoice};
+
+    fn vote(judge: &str, c: &Criterion, v: Verdict, weight: f64) -> Ballot {
+        let value = c.value_of(&v).unwrap();
+        Ballot {
+            judge: judge.into(),
+            sample: 0,
+            weight,
+            result: CriterionResult {
+                criterion_id: c.id.clone(),
+                verdict: Some(v),
+                value,
+                reason: format!("{judge}'s reason"),
+                evidence: Vec::new(),
+                method: crate::model::MethodKind::Judge,
+                failure: None,
+                invocation: None,
+                ensemble: None,
+            },
+        }
+    }
+
+    fn failed(judge: &str, c: &Criterion) -> Ballot {
+        Ballot {
+            judge: judge.into(),
+            sample: 0,
+            weight: 1.0,
+            result: CriterionResult::failed(
+                &c.id,
+                crate::model::MethodKind::Judge,
+                Failure::error("judge", "HTTP 500"),
+            ),
+        }
+    }
+
+    fn options() -> Criterion {
+        let mut c = Criterion::binary("tone", "The tone", 1.0);
+        let o = |label: &str, value: f64, na: bool| OptionChoice {
+            label: label.into(),
+            value,
+            na,
+        };
+        c.kind = Kind::Options {
+            options: vec![
+                o("Poor", 0.0, false),
+                o("Fair", 0.3, false),
+                o("Good", 0.6, false),
+                o("Great", 1.0, false),
+                o("N/A", 0.0, true),
+            ],
+            scale: crate::model::OptionScale::default(),
+        };
+        c
+    }
+
+    fn choice(s: &str) -> Verdict {
+        Verdict::Choice(s.into())
+    }
+
+    #[test]
+    fn binary_rules_and_worst_case_ties() {
+        use Verdict::{CannotAssess, Met, Unmet};
+        let pos = Criterion::binary("p", "r", 1.0);
+        let neg = Criterion::binary("n", "r", -1.0);
+        let run = |c: &Criterion, votes: &[(Verdict, f64)], rule| {
+            let ballots: Vec<Ballot> = votes
+                .iter()
+                .enumerate()
+                .map(|(i, (v, w))| vote(&format!("j{i}"), c, v.clone(), *w))
+                .collect();
+            combine(c, &ballots, rule, ValueRule::Mean)
+        };
+        let r = run(
+            &pos,
+            &[(Met, 1.0), (Met, 1.0), (Unmet, 1.0)],
+            Rule::Majority,
+        );
+        assert_eq!(r.verdict, Some(Met));
+        let e = r.ensemble.unwrap();
+        assert!((e.agreement.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(r.reason, "j0's reason");
+        assert_eq!(
+            run(&pos, &[(Met, 1.0), (Unmet, 1.0)], Rule::Majority).verdict,
+            Some(Unmet)
+        );
+        assert_eq!(
+            run(&neg, &[(Met, 1.0), (Unmet, 1.0)], Rule::Majority).verdict,
+            Some(Met)
+        );
+        assert_eq!(
+            run(&pos, &[(Met, 1.0), (Unmet, 3.0)], Rule::Weighted).verdict,
+            Some(Unmet)
+        );
+        assert_eq!(
+            run(&pos, &[(Met, 3.0), (Unmet, 1.0)], Rule::Weighted).verdict,
+            Some(Met)
+        );
+        assert_eq!(
+            run(
+                &pos,
+                &[(Met, 1.0), (Met, 1.0), (Unmet, 1.0)],
+                Rule::Unanimous
+            )
+            .verdict,
+            Some(Unmet)
+        );
+        assert_eq!(
+            run(&pos, &[(Met, 1.0), (CannotAssess, 1.0)], Rule::Unanimous).verdict,
+            Some(Met),
+            "abstentions are set aside"
+        );
+        assert_eq!(
+            run(&pos, &[(Unmet, 1.0), (Unmet, 1.0), (Met, 1.0)], Rule::Any).verdict,
+            Some(Met)
+        );
+        let all_abstain = run(
+            &pos,
+            &[(CannotAssess, 1.0), (CannotAssess, 1.0)],
+            Rule::Majority,
+        );
+        assert_eq!(all_abstain.verdict, Some(CannotAssess));
+        assert_eq!(all_abstain.value, None);
+    }
+
+    #[test]
+    fn failed_votes_are_set_aside_and_all_failed_is_a_failure() {
+        let c = Criterion::binary("p", "r", 1.0);
+        let r = combine(
+            &c,
+            &[failed("a", &c), vote("b", &c, Verdict::Met, 1.0)],
+            Rule::Majority,
+            ValueRule::Mean,
+        );
+        assert_eq!(r.verdict, Some(Verdict::Met));
+        assert_eq!(r.ensemble.as_ref().unwrap().votes.len(), 2);
+        assert_eq!(r.ensemble.unwrap().agreement, Some(1.0));
+        let r = combine(
+            &c,
+            &[failed("a", &c), failed("b", &c)],
+            Rule::Majority,
+            ValueRule::Mean,
+        );
+        assert!(r.verdict.is_none());
+        assert!(
+            r.failure
+                .unwrap()
+                .message
+                .starts_with("every vote failed; the first: HTTP 500")
+        );
+    }
+
+    #[test]
+    fn value_rules_snap_to_the_nearest_option_ties_to_the_worse() {
+        let c = options();
+        let run = |labels: &[&str], rule| {
+            let ballots: Vec<Ballot> = labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| vote(&format!("j{i}"), &c, choice(l), 1.0))
+                .collect();
+            combine(&c, &ballots, Rule::Majority, rule).verdict.unwrap()
+        };
+        // mean (0 + 0.6 + 1) / 3 = 0.533 → Good (0.6).
+        assert_eq!(
+            run(&["Poor", "Good", "Great"], ValueRule::Mean),
+            choice("Good")
+        );
+        assert_eq!(
+            run(&["Poor", "Good", "Great"], ValueRule::Median),
+            choice("Good")
+        );
+        // median of 0.3 and 1.0 is 0.65 → Good.
+        assert_eq!(run(&["Fair", "Great"], ValueRule::Median), choice("Good"));
+        assert_eq!(
+            run(&["Fair", "Great", "Great", "Poor"], ValueRule::Mode),
+            choice("Great")
+        );
+        // A tie in mode goes to the worse.
+        assert_eq!(run(&["Fair", "Great"], ValueRule::Mode), choice("Fair"));
+        assert_eq!(run(&["Fair", "Great"], ValueRule::Min), choice("Fair"));
+        assert_eq!(run(&["Fair", "Great"], ValueRule::Max), choice("Great"));
+        // 0.45 is as near Fair (0.3) as Good (0.6): the worse wins.
+        assert_eq!(run(&["Fair", "Good"], ValueRule::Mean), choice("Fair"));
+        // N/A votes are abstentions: set aside.
+        assert_eq!(run(&["N/A", "Great"], ValueRule::Mean), choice("Great"));
+        assert_eq!(run(&["N/A", "N/A"], ValueRule::Mean), choice("N/A"));
+    }
+}
