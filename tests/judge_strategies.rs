@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{LlmServer, Reply, Seen, verdict};
 
-const RUBRIC: &str = r#"
+const RUBRIC: &str = r"
 id: strat
 name: Strategies
 pass_threshold: 0.5
@@ -32,7 +32,7 @@ criteria:
       - { label: Formal, value: 1 }
       - { label: Casual, value: 0.5 }
       - { label: Rude, value: 0 }
-"#;
+";
 
 struct Run {
     dir: tempfile::TempDir,
@@ -346,10 +346,8 @@ fn holistic_judging_gives_one_score_for_the_rubric() {
 fn panel(seen: &Seen) -> Reply {
     let model = seen.body["model"].as_str().unwrap_or_default().to_owned();
     let answer = match (model.as_str(), about(seen)) {
-        ("a" | "c", "correct") => json!("MET"),
-        ("b", "correct") => json!("UNMET"),
-        ("b", "rude") => json!("MET"),
-        (_, "rude") => json!("UNMET"),
+        ("a" | "c", "correct") | ("b", "rude") => json!("MET"),
+        ("b", "correct") | (_, "rude") => json!("UNMET"),
         ("a", "tone") => json!("Formal"),
         (_, "tone") => json!("Casual"),
         _ => return Reply::Status(400, None, "unexpected".into()),
@@ -689,13 +687,13 @@ fn a_provider_named_in_the_workspace_config_has_its_own_url_and_key() {
 #[test]
 fn llm_feedback_replaces_the_summary_and_falls_back_on_failure() {
     let prose = "The answer names Paris correctly and stays polite. It is formal throughout. A sentence of context would help.";
-    let listy = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let lists = std::sync::Arc::clone(&listy);
+    let wants_list = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let list_reply = std::sync::Arc::clone(&wants_list);
     let server = LlmServer::start(Duration::ZERO, move |seen| {
         if seen.prompt().contains("Write the feedback now") {
             let p = seen.prompt();
             assert!(p.contains("- correct: MET. ok"), "{p}");
-            if lists.load(Ordering::SeqCst) {
+            if list_reply.load(Ordering::SeqCst) {
                 return Reply::Text("- good\n- also good".into());
             }
             return Reply::Text(prose.into());
@@ -707,7 +705,7 @@ fn llm_feedback_replaces_the_summary_and_falls_back_on_failure() {
     let r = results(&out);
     assert_eq!(r[0]["feedback"], prose, "{}", stderr(&out));
     // A reply that is not prose keeps the deterministic summary.
-    listy.store(true, Ordering::SeqCst);
+    wants_list.store(true, Ordering::SeqCst);
     let out = run.grade(
         &server,
         &["--judge", "openai/j", "--feedback", "llm", "--no-cache"],

@@ -81,7 +81,8 @@ pub fn render(source: &str, item: &crate::model::Item) -> Result<String, String>
     // A JSON-object submission also gives its fields as variables (dataknobs renders decode
     // prompts "with the target content as context": `{% for q in questions %}`); the
     // names above win over a field of the same name.
-    let mut ctx: std::collections::BTreeMap<String, minijinja::Value> = std::collections::BTreeMap::new();
+    let mut ctx: std::collections::BTreeMap<String, minijinja::Value> =
+        std::collections::BTreeMap::new();
     if item.submission.trim_start().starts_with('{')
         && let Ok(serde_json::Value::Object(fields)) =
             serde_json::from_str::<serde_json::Value>(&item.submission)
@@ -125,7 +126,11 @@ mod tests {
             prompt: Some("Write questions".into()),
             ..crate::model::Item::default()
         };
-        let out = render("{% for q in questions %}- {{ q }}\n{% endfor %}{{ id }} {{ prompt }}", &item).unwrap();
+        let out = render(
+            "{% for q in questions %}- {{ q }}\n{% endfor %}{{ id }} {{ prompt }}",
+            &item,
+        )
+        .unwrap();
         assert_eq!(out, "- Why?\n- How?\nq1 Write questions");
     }
 

@@ -51,6 +51,13 @@ impl Anthropic {
         body
     }
 
+    fn key(&self) -> super::Key<'_> {
+        super::Key {
+            var: &self.key_var,
+            value: self.key.as_deref(),
+        }
+    }
+
     fn request(&self, body: &Value) -> reqwest::RequestBuilder {
         let request = self
             .http
@@ -77,7 +84,7 @@ impl Anthropic {
         super::send_stream(
             self.request(&Self::body(req, true)),
             self.timeouts,
-            &self.key_var,
+            &self.key(),
             |event| {
                 if event.name == "ping" {
                     return Ok(Flow::More);
@@ -181,7 +188,7 @@ impl Provider for Anthropic {
                 return self.stream(req, on_piece).await;
             }
             let request = self.request(&Self::body(req, false));
-            parse(&super::send(request, self.timeouts.whole, &self.key_var).await?)
+            parse(&super::send(request, self.timeouts.whole, &self.key()).await?)
         })
     }
 }

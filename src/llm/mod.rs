@@ -118,6 +118,30 @@ pub enum LlmError {
 }
 
 impl LlmError {
+    /// The same error with every occurrence of `key` replaced: a server or proxy may echo
+    /// request headers in an error page.
+    #[must_use]
+    pub fn redacted(self, key: Option<&str>) -> Self {
+        let Some(key) = key.filter(|k| !k.is_empty()) else {
+            return self;
+        };
+        let clean = |m: String| m.replace(key, "<redacted>");
+        match self {
+            LlmError::Server { status, message } => LlmError::Server {
+                status,
+                message: clean(message),
+            },
+            LlmError::Request { status, message } => LlmError::Request {
+                status,
+                message: clean(message),
+            },
+            LlmError::Transport(m) => LlmError::Transport(clean(m)),
+            LlmError::BadResponse(m) => LlmError::BadResponse(clean(m)),
+            LlmError::Truncated(m) => LlmError::Truncated(clean(m)),
+            other => other,
+        }
+    }
+
     /// Worth another try: rate limits, server errors, lost connections, timeouts.
     pub fn retryable(&self) -> bool {
         matches!(
@@ -195,6 +219,23 @@ fn error_message(body: &str) -> String {
 async fn send(
     request: reqwest::RequestBuilder,
     timeout: Duration,
+    key: &Key<'_>,
+) -> Result<String, LlmError> {
+    send_inner(request, timeout, key.var)
+        .await
+        .map_err(|e| e.redacted(key.value))
+}
+
+/// Where a provider's key comes from and what it is, so errors can name the one and never
+/// show the other.
+pub(crate) struct Key<'a> {
+    pub var: &'a str,
+    pub value: Option<&'a str>,
+}
+
+async fn send_inner(
+    request: reqwest::RequestBuilder,
+    timeout: Duration,
     key_var: &str,
 ) -> Result<String, LlmError> {
     let response = request
@@ -221,6 +262,17 @@ enum Flow {
 /// Sends a streaming request and hands each server-sent event to `on_event` until it says
 /// `Done`. A stream that ends first is `Truncated`; one silent for `idle` is `Idle`.
 async fn send_stream(
+    request: reqwest::RequestBuilder,
+    timeouts: Timeouts,
+    key: &Key<'_>,
+    on_event: impl FnMut(sse::Event) -> Result<Flow, LlmError> + Send,
+) -> Result<(), LlmError> {
+    stream_inner(request, timeouts, key.var, on_event)
+        .await
+        .map_err(|e| e.redacted(key.value))
+}
+
+async fn stream_inner(
     request: reqwest::RequestBuilder,
     timeouts: Timeouts,
     key_var: &str,

@@ -68,6 +68,13 @@ impl OpenAi {
         body
     }
 
+    fn key(&self) -> super::Key<'_> {
+        super::Key {
+            var: &self.key_var,
+            value: self.key.as_deref(),
+        }
+    }
+
     fn request(&self, body: &Value) -> reqwest::RequestBuilder {
         let request = self
             .http
@@ -88,12 +95,12 @@ impl OpenAi {
         let body = Self::body(req, structured, on_piece.is_some());
         let Some(on_piece) = on_piece else {
             return parse(
-                &super::send(self.request(&body), self.timeouts.whole, &self.key_var).await?,
+                &super::send(self.request(&body), self.timeouts.whole, &self.key()).await?,
             );
         };
         let reply = Mutex::new((ChatResponse::default(), false));
         let streamed =
-            super::send_stream(self.request(&body), self.timeouts, &self.key_var, |event| {
+            super::send_stream(self.request(&body), self.timeouts, &self.key(), |event| {
                 if event.data.trim() == "[DONE]" {
                     return Ok(Flow::Done);
                 }

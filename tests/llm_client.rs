@@ -1,0 +1,495 @@
+//! The LLM client (`rubricate::llm::Client`) against the loopback server in `tests/support/`,
+//! in both wire formats where the format matters: streamed replies (pieces, usage, the
+//! request body), truncated and stalled streams (retried, or `Truncated` / `Idle` without
+//! retries), concurrency that halves on repeated 429s and creeps back, single-flight through
+//! the cache, the cost budget, and errors that never show the API key.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::http::{HeaderMap, StatusCode};
+use futures_util::future::join_all;
+use rubricate::llm::{
+    Cache, ChatRequest, Client, ClientOptions, LlmError, Message, Meter, Piece, Price,
+    ProviderKind, ProviderSpec,
+};
+use serde_json::json;
+use support::{LlmServer, Reply};
+
+const KINDS: [ProviderKind; 2] = [ProviderKind::OpenAi, ProviderKind::Anthropic];
+const MODEL: &str = "test-model";
+const REPLY: &str = "The answer is forty-two, and here is why it is so.";
+const KEY: &str = "sk-secret-test-91";
+
+/// Where a client of `kind` reaches a server at `url` (no key).
+fn spec(kind: ProviderKind, url: &str) -> ProviderSpec {
+    let (name, base_url, key_var) = match kind {
+        ProviderKind::OpenAi => ("openai", format!("{url}/v1"), "OPENAI_API_KEY"),
+        ProviderKind::Anthropic => ("anthropic", url.to_owned(), "ANTHROPIC_API_KEY"),
+    };
+    ProviderSpec {
+        name: name.into(),
+        kind,
+        model: MODEL.into(),
+        base_url,
+        key: None,
+        key_var: key_var.into(),
+    }
+}
+
+fn client_for(spec: ProviderSpec, opts: ClientOptions) -> Client {
+    let id = format!("{}/{MODEL}", spec.name);
+    Client::new(&id, spec, opts).unwrap()
+}
+
+fn client(kind: ProviderKind, url: &str, opts: ClientOptions) -> Client {
+    client_for(spec(kind, url), opts)
+}
+
+/// Retries with a backoff short enough for tests.
+fn quick(max_retries: u32) -> ClientOptions {
+    ClientOptions {
+        max_retries,
+        backoff: Duration::from_millis(1),
+        max_backoff: Duration::from_millis(5),
+        ..ClientOptions::default()
+    }
+}
+
+fn request(text: &str) -> ChatRequest {
+    ChatRequest {
+        model: MODEL.into(),
+        messages: vec![Message::user(text)],
+        temperature: 0.0,
+        max_tokens: 64,
+        seed: None,
+        schema: None,
+        sample: 0,
+    }
+}
+
+fn replying(text: &str) -> LlmServer {
+    let text = text.to_owned();
+    LlmServer::start(Duration::ZERO, move |_| Reply::Text(text.clone()))
+}
+
+/// A piece a streaming call reported, kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Got {
+    Text(String),
+    Retry,
+}
+
+/// Collects the pieces of a streaming call, in order.
+#[derive(Debug, Default)]
+struct Pieces(Mutex<Vec<Got>>);
+
+impl Pieces {
+    fn push(&self, piece: Piece<'_>) {
+        let got = match piece {
+            Piece::Text(t) => Got::Text(t.to_owned()),
+            Piece::Retry => Got::Retry,
+        };
+        self.0.lock().unwrap().push(got);
+    }
+
+    fn all(&self) -> Vec<Got> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// The text of the pieces in `got`, joined.
+    fn joined(got: &[Got]) -> String {
+        got.iter()
+            .map(|g| match g {
+                Got::Text(t) => t.as_str(),
+                Got::Retry => "",
+            })
+            .collect()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_reply_arrives_in_pieces_with_its_usage() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        let client = client(kind, &server.url, quick(0));
+        let pieces = Pieces::default();
+        let on_piece = |p: Piece<'_>| pieces.push(p);
+
+        let done = client
+            .complete(&request("Why?"), Some(&on_piece))
+            .await
+            .unwrap();
+
+        let got = pieces.all();
+        assert!(
+            got.len() > 1,
+            "{kind:?}: streamed in several pieces: {got:?}"
+        );
+        assert!(!got.contains(&Got::Retry), "{kind:?}: {got:?}");
+        assert_eq!(Pieces::joined(&got), done.response.text, "{kind:?}");
+        assert_eq!(done.response.text, REPLY, "{kind:?}");
+        assert_eq!(
+            (done.response.input_tokens, done.response.output_tokens),
+            (100, 20),
+            "{kind:?}: usage comes from the stream"
+        );
+        assert_eq!((done.attempts, done.cache_hit), (1, false), "{kind:?}");
+
+        let seen = server.seen();
+        assert_eq!(seen.len(), 1, "{kind:?}");
+        let body = &seen[0].body;
+        assert_eq!(body["stream"], json!(true), "{kind:?}: {body}");
+        match kind {
+            ProviderKind::OpenAi => {
+                assert_eq!(seen[0].path, "/v1/chat/completions");
+                assert_eq!(
+                    body["stream_options"],
+                    json!({"include_usage": true}),
+                    "{body}"
+                );
+            }
+            ProviderKind::Anthropic => {
+                assert_eq!(seen[0].path, "/v1/messages");
+                assert_eq!(body.get("stream_options"), None, "{body}");
+            }
+        }
+        let usage = client.meter().snapshot();
+        assert_eq!((usage.input_tokens, usage.output_tokens), (100, 20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_call_is_not_streamed() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        let client = client(kind, &server.url, quick(0));
+        let done = client.complete(&request("Why?"), None).await.unwrap();
+        assert_eq!(done.response.text, REPLY, "{kind:?}");
+        assert_eq!(
+            (done.response.input_tokens, done.response.output_tokens),
+            (100, 20)
+        );
+        assert_eq!(server.seen()[0].body.get("stream"), None, "{kind:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_truncated_stream_is_tried_again_and_the_partial_text_voided() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        server.script([Reply::Truncated(REPLY.into(), 10)]);
+        let client = client(kind, &server.url, quick(2));
+        let pieces = Pieces::default();
+        let on_piece = |p: Piece<'_>| pieces.push(p);
+
+        let done = client
+            .complete(&request("Why?"), Some(&on_piece))
+            .await
+            .unwrap();
+
+        assert_eq!(done.attempts, 2, "{kind:?}");
+        assert_eq!(done.response.text, REPLY, "{kind:?}");
+        assert_eq!(
+            (done.response.input_tokens, done.response.output_tokens),
+            (100, 20)
+        );
+        let got = pieces.all();
+        let retries: Vec<usize> = (0..got.len()).filter(|&i| got[i] == Got::Retry).collect();
+        assert_eq!(retries.len(), 1, "{kind:?}: one retry: {got:?}");
+        let (before, after) = got.split_at(retries[0]);
+        let partial: String = REPLY.chars().take(10).collect();
+        assert_eq!(Pieces::joined(before), partial, "{kind:?}: {got:?}");
+        assert_eq!(Pieces::joined(&after[1..]), REPLY, "{kind:?}: {got:?}");
+        assert_eq!(server.seen().len(), 2, "{kind:?}");
+        let usage = client.meter().snapshot();
+        assert_eq!((usage.requests, usage.failed_calls), (2, 0), "{kind:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_retries_a_truncated_stream_is_an_error() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        server.script([Reply::Truncated(REPLY.into(), 10)]);
+        let client = client(kind, &server.url, quick(0));
+        let pieces = Pieces::default();
+        let on_piece = |p: Piece<'_>| pieces.push(p);
+
+        let (err, attempts) = client
+            .complete(&request("Why?"), Some(&on_piece))
+            .await
+            .unwrap_err();
+
+        assert!(matches!(err, LlmError::Truncated(_)), "{kind:?}: {err:?}");
+        assert_eq!(attempts, 1, "{kind:?}");
+        let partial: String = REPLY.chars().take(10).collect();
+        assert_eq!(Pieces::joined(&pieces.all()), partial, "{kind:?}");
+        assert_eq!(client.meter().snapshot().failed_calls, 1, "{kind:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_that_goes_quiet_is_idle() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        server.script([Reply::Stall(REPLY.into(), 5)]);
+        let idle = Duration::from_millis(200);
+        let opts = ClientOptions {
+            idle_timeout: idle,
+            ..quick(0)
+        };
+        let client = client(kind, &server.url, opts);
+        let pieces = Pieces::default();
+        let on_piece = |p: Piece<'_>| pieces.push(p);
+
+        let (err, attempts) = client
+            .complete(&request("Why?"), Some(&on_piece))
+            .await
+            .unwrap_err();
+
+        assert_eq!(err, LlmError::Idle(idle), "{kind:?}");
+        assert_eq!(attempts, 1, "{kind:?}");
+        let partial: String = REPLY.chars().take(5).collect();
+        assert_eq!(Pieces::joined(&pieces.all()), partial, "{kind:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_429s_halve_the_concurrency_and_successes_restore_it() {
+    let server = replying(REPLY);
+    server.script((0..8).map(|_| Reply::Status(429, Some(0), "slow down".into())));
+    let client = client(
+        ProviderKind::OpenAi,
+        &server.url,
+        ClientOptions {
+            concurrency: 8,
+            ..quick(0)
+        },
+    );
+    let req = request("Why?");
+    assert_eq!(client.limits().concurrency(), 8);
+
+    let results = join_all((0..8).map(|_| client.complete(&req, None))).await;
+    for result in &results {
+        assert!(
+            matches!(result, Err((LlmError::RateLimited { .. }, 1))),
+            "{result:?}"
+        );
+    }
+    // The second 429 within 5 s halves the limit; the rest fall in the 1 s cooldown.
+    assert_eq!(client.limits().concurrency(), 4);
+
+    for _ in 0..40 {
+        client.complete(&req, None).await.unwrap();
+    }
+    assert_eq!(client.limits().concurrency(), 8);
+
+    let usage = client.meter().snapshot();
+    assert_eq!(usage.rate_limited, 8);
+    assert_eq!(usage.failed_calls, 8);
+    assert_eq!(usage.requests, 48);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_calls_in_flight_share_one_request_through_the_cache() {
+    let server = LlmServer::start(Duration::from_millis(200), |_| Reply::Text(REPLY.into()));
+    let dir = tempfile::tempdir().unwrap();
+    let cached = client(ProviderKind::OpenAi, &server.url, quick(0))
+        .with_cache(Some(Cache::new(dir.path())));
+    let req = request("Why?");
+
+    let results = join_all((0..6).map(|_| cached.complete(&req, None))).await;
+    let done: Vec<_> = results.into_iter().map(Result::unwrap).collect();
+    assert_eq!(
+        server.seen().len(),
+        1,
+        "one request for six identical calls"
+    );
+    assert!(done.iter().all(|d| d.response.text == REPLY));
+    let hits: Vec<_> = done.iter().filter(|d| d.cache_hit).collect();
+    assert_eq!(hits.len(), 5);
+    assert!(hits.iter().all(|d| d.attempts == 0));
+    assert!(done.iter().any(|d| !d.cache_hit && d.attempts == 1));
+    let usage = cached.meter().snapshot();
+    assert_eq!((usage.requests, usage.cache_hits), (1, 5));
+
+    // Another sample of the same question is a question of its own.
+    let other = ChatRequest {
+        sample: 1,
+        ..req.clone()
+    };
+    let d = cached.complete(&other, None).await.unwrap();
+    assert_eq!((d.cache_hit, d.attempts), (false, 1));
+    assert_eq!(server.seen().len(), 2);
+    // ... and the first is still answered from the cache on disk.
+    let d = cached.complete(&req, None).await.unwrap();
+    assert_eq!((d.cache_hit, d.attempts), (true, 0));
+    assert_eq!(server.seen().len(), 2);
+
+    // Without a cache, every call sends its own request.
+    let uncached = client(ProviderKind::OpenAi, &server.url, quick(0)).with_cache(None);
+    let results = join_all((0..6).map(|_| uncached.complete(&req, None))).await;
+    assert!(
+        results
+            .iter()
+            .all(|r| matches!(r, Ok(d) if !d.cache_hit && d.attempts == 1))
+    );
+    assert_eq!(server.seen().len(), 2 + 6);
+    let usage = uncached.meter().snapshot();
+    assert_eq!((usage.requests, usage.cache_hits), (6, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_call_is_sent_once_the_budget_is_spent() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        // 100 input tokens at $5/M and 20 output tokens at $25/M: $0.001 a call.
+        let client = client(kind, &server.url, quick(0)).with_meter(
+            Arc::new(Meter::new(Some(0.0015))),
+            Some(Price {
+                input: 5.0,
+                output: 25.0,
+            }),
+        );
+        let req = request("Why?");
+
+        client.complete(&req, None).await.unwrap();
+        client.complete(&req, None).await.unwrap(); // $0.001 spent < $0.0015
+        let (err, attempts) = client.complete(&req, None).await.unwrap_err();
+
+        assert!(matches!(err, LlmError::Budget(_)), "{kind:?}: {err:?}");
+        assert!(err.to_string().contains("--max-cost 0.0015"), "{err}");
+        assert_eq!(attempts, 0, "{kind:?}");
+        assert_eq!(server.seen().len(), 2, "{kind:?}: the third never left");
+        let usage = client.meter().snapshot();
+        assert_eq!(usage.requests, 2);
+        assert!((usage.cost - 0.002).abs() < 1e-12, "{}", usage.cost);
+    }
+}
+
+/// A client of `kind` with [`KEY`] as its key.
+fn keyed_client(kind: ProviderKind, url: &str) -> Client {
+    let spec = ProviderSpec {
+        key: Some(KEY.into()),
+        ..spec(kind, url)
+    };
+    client_for(spec, quick(0))
+}
+
+/// The header that carried the key to the server, as the server saw it.
+fn key_header(seen: &support::Seen) -> Option<&str> {
+    seen.header("authorization")
+        .or_else(|| seen.header("x-api-key"))
+}
+
+fn assert_no_key(kind: ProviderKind, err: &LlmError) {
+    let shown = err.to_string();
+    assert!(!shown.contains(KEY), "{kind:?}: the key in {shown}");
+    assert!(
+        !format!("{err:?}").contains(KEY),
+        "{kind:?}: the key in {err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_key_names_its_variable_but_never_the_key() {
+    for kind in KINDS {
+        for streamed in [false, true] {
+            let server = LlmServer::start(Duration::ZERO, |_| {
+                Reply::Status(401, None, "invalid x-api-key".into())
+            });
+            let client = keyed_client(kind, &server.url);
+            let on_piece = |_: Piece<'_>| {};
+            let on_piece = streamed.then_some(&on_piece as &(dyn Fn(Piece<'_>) + Send + Sync));
+
+            let (err, attempts) = client
+                .complete(&request("Why?"), on_piece)
+                .await
+                .unwrap_err();
+
+            let var = match kind {
+                ProviderKind::OpenAi => "OPENAI_API_KEY",
+                ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            };
+            assert_eq!(
+                err,
+                LlmError::Auth {
+                    status: 401,
+                    key_var: var.into()
+                },
+                "{kind:?}"
+            );
+            assert_eq!(attempts, 1, "{kind:?}: a refused key is not tried again");
+            assert!(err.to_string().contains(var), "{kind:?}: {err}");
+            assert_no_key(kind, &err);
+            // The key did go to the server, where it belongs.
+            let seen = server.seen();
+            assert!(
+                key_header(&seen[0]).is_some_and(|h| h.contains(KEY)),
+                "{kind:?}: {:?}",
+                seen[0].headers
+            );
+        }
+    }
+}
+
+/// A loopback server answering every request with HTTP 500 and an HTML page (the support
+/// server always answers errors in JSON); with `echo`, the page repeats the request's key
+/// headers, as some debugging proxies do.
+async fn html_500_server(echo: bool) -> String {
+    let page = move |headers: HeaderMap| async move {
+        let mut shown = String::new();
+        if echo {
+            for name in ["authorization", "x-api-key"] {
+                if let Some(v) = headers.get(name).and_then(|v| v.to_str().ok()) {
+                    let _ = write!(shown, "<li>{name}: {v}</li>");
+                }
+            }
+        }
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("<html><body><h1>Internal Server Error</h1>\n<ul>{shown}</ul></body></html>"),
+        )
+    };
+    let app = axum::Router::new().fallback(page);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_error_page_does_not_show_the_key() {
+    let url = html_500_server(false).await;
+    for kind in KINDS {
+        let client = keyed_client(kind, &url);
+        let (err, attempts) = client.complete(&request("Why?"), None).await.unwrap_err();
+        let LlmError::Server { status, message } = &err else {
+            panic!("{kind:?}: {err:?}");
+        };
+        assert_eq!(*status, 500);
+        assert!(message.contains("Internal Server Error"), "{message}");
+        assert!(!message.contains('\n'), "one line: {message}");
+        assert_eq!(attempts, 1);
+        assert_no_key(kind, &err);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_error_page_that_echoes_the_key_does_not_show_it() {
+    let url = html_500_server(true).await;
+    for kind in KINDS {
+        let client = keyed_client(kind, &url);
+        let (err, _) = client.complete(&request("Why?"), None).await.unwrap_err();
+        assert!(
+            matches!(err, LlmError::Server { status: 500, .. }),
+            "{err:?}"
+        );
+        assert_no_key(kind, &err);
+    }
+}
