@@ -1,8 +1,12 @@
-//! The workspace on disk. Today: crash-safe file replacement (shared by everything that
-//! writes files people own) and the workspace config.
+//! The workspace on disk: crash-safe file replacement (shared by everything that writes
+//! files people own), the workspace and its config, the rubric registry, runs and labels.
 
 mod atomic;
 pub mod config;
+pub mod labels;
+pub mod runs;
+pub mod workspace;
 
 pub use atomic::AtomicFile;
 pub use config::{JudgeDefaults, WorkspaceConfig, load_config};
+pub use workspace::{Workspace, WorkspaceError};

@@ -1,0 +1,380 @@
+//! Human labels: per dataset and annotator, an append-only journal of label events
+//! (`labels/<dataset>/<annotator>.jsonl`). A label is acknowledged only after its line is
+//! synced to disk; the current labels are the journal folded; undo is a new event;
+//! compaction rewrites the journal atomically with only what is current.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::AtomicFile;
+
+/// One line of a journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// 1, 2, 3… in the order written.
+    pub seq: u64,
+    #[serde(flatten)]
+    pub op: Op,
+    pub annotator: String,
+    /// RFC 3339.
+    pub time: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// A label for one criterion of one item: a verdict word, an option label, a level id
+    /// (strings) or a number for a scale; `null` clears it.
+    Set {
+        item: String,
+        criterion: String,
+        verdict: serde_json::Value,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        note: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        rubric: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        rubric_version: String,
+    },
+    /// Takes back event `undoes` (the label returns to what it was before).
+    Undo { undoes: u64 },
+}
+
+/// A current label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Label {
+    pub verdict: serde_json::Value,
+    pub note: String,
+    pub time: String,
+    pub rubric_version: String,
+    /// The event that set it.
+    pub seq: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabelError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn io(path: &Path, e: &std::io::Error) -> LabelError {
+    LabelError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// A name usable as a file name: letters, digits, `-`, `_`, `.` (not leading).
+pub fn check_name(what: &str, name: &str) -> Result<(), LabelError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(LabelError::Invalid(format!(
+            "{what} '{name}' must be 1–64 letters, digits, '-', '_' or '.' (not starting with '.')"
+        )))
+    }
+}
+
+/// The key of a dataset in `labels/`: its file name without extension.
+pub fn dataset_key(dataset: &Path) -> String {
+    dataset
+        .file_stem()
+        .map_or_else(|| "dataset".into(), |s| s.to_string_lossy().into_owned())
+}
+
+pub fn journal_path(labels_dir: &Path, dataset: &str, annotator: &str) -> PathBuf {
+    labels_dir.join(dataset).join(format!("{annotator}.jsonl"))
+}
+
+/// The annotators with a journal for a dataset.
+pub fn annotators(labels_dir: &Path, dataset: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(labels_dir.join(dataset)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension().is_some_and(|x| x == "jsonl"))
+                .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .flatten()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Reads a journal; a torn last line (a crash mid-append, never acknowledged) is ignored.
+/// Returns the events and the byte length of the valid part.
+pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(io(path, &e)),
+    };
+    let mut reader = BufReader::new(file);
+    let mut events = Vec::new();
+    let mut valid = 0u64;
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, &e))?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break;
+        }
+        number += 1;
+        let event: Event = serde_json::from_slice(&line).map_err(|e| {
+            LabelError::Invalid(format!(
+                "{}:{number}: not a label event ({e}); the journal is damaged — nothing was changed",
+                path.display()
+            ))
+        })?;
+        events.push(event);
+        valid += n as u64;
+    }
+    Ok((events, valid))
+}
+
+/// The current labels: events applied in order; an undo takes its event back.
+pub fn fold(events: &[Event]) -> BTreeMap<(String, String), Label> {
+    // Per cell, the stack of events that set it; undo removes one from its stack.
+    let mut stacks: BTreeMap<(String, String), Vec<&Event>> = BTreeMap::new();
+    let mut cell_of: BTreeMap<u64, (String, String)> = BTreeMap::new();
+    for e in events {
+        match &e.op {
+            Op::Set {
+                item, criterion, ..
+            } => {
+                let key = (item.clone(), criterion.clone());
+                cell_of.insert(e.seq, key.clone());
+                stacks.entry(key).or_default().push(e);
+            }
+            Op::Undo { undoes } => {
+                if let Some(key) = cell_of.get(undoes)
+                    && let Some(stack) = stacks.get_mut(key)
+                {
+                    stack.retain(|x| x.seq != *undoes);
+                }
+            }
+        }
+    }
+    stacks
+        .into_iter()
+        .filter_map(|(key, stack)| {
+            let e = stack.last()?;
+            let Op::Set {
+                verdict,
+                note,
+                rubric_version,
+                ..
+            } = &e.op
+            else {
+                return None;
+            };
+            (!verdict.is_null()).then(|| {
+                (
+                    key,
+                    Label {
+                        verdict: verdict.clone(),
+                        note: note.clone(),
+                        time: e.time.clone(),
+                        rubric_version: rubric_version.clone(),
+                        seq: e.seq,
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+/// An open journal for appending. Holds the file's lock: one writer per journal.
+pub struct Journal {
+    file: File,
+    path: PathBuf,
+    annotator: String,
+    next_seq: u64,
+}
+
+impl Journal {
+    pub fn open(labels_dir: &Path, dataset: &str, annotator: &str) -> Result<Self, LabelError> {
+        check_name("dataset", dataset)?;
+        check_name("annotator", annotator)?;
+        let path = journal_path(labels_dir, dataset, annotator);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io(&path, &e))?;
+        file.try_lock().map_err(|_| {
+            LabelError::Invalid(format!(
+                "{} is open in another rubricate; one writer per annotator and dataset",
+                path.display()
+            ))
+        })?;
+        let (events, valid) = read(&path)?;
+        // Cut a torn tail so the next line starts clean.
+        file.set_len(valid).map_err(|e| io(&path, &e))?;
+        file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
+        Ok(Self {
+            file,
+            path,
+            annotator: annotator.to_owned(),
+            next_seq: events.last().map_or(1, |e| e.seq + 1),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends an event and syncs it; returns its sequence number once it is on disk.
+    pub fn append(&mut self, op: Op) -> Result<u64, LabelError> {
+        let event = Event {
+            seq: self.next_seq,
+            op,
+            annotator: self.annotator.clone(),
+            time: jiff::Timestamp::now().to_string(),
+        };
+        let mut line =
+            serde_json::to_string(&event).map_err(|e| LabelError::Invalid(e.to_string()))?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|e| io(&self.path, &e))?;
+        self.file.sync_data().map_err(|e| io(&self.path, &e))?;
+        self.next_seq += 1;
+        Ok(event.seq)
+    }
+
+    /// Rewrites the journal with one event per current label (atomically; sequence numbers
+    /// are kept, so later undos of current labels still work).
+    pub fn compact(&mut self) -> Result<usize, LabelError> {
+        let (events, _) = read(&self.path)?;
+        let current = fold(&events);
+        let keep: std::collections::BTreeSet<u64> = current.values().map(|l| l.seq).collect();
+        let mut out = String::new();
+        for e in events.iter().filter(|e| keep.contains(&e.seq)) {
+            out.push_str(
+                &serde_json::to_string(e).map_err(|x| LabelError::Invalid(x.to_string()))?,
+            );
+            out.push('\n');
+        }
+        AtomicFile::write_whole(&self.path, out.as_bytes()).map_err(|e| io(&self.path, &e))?;
+        // The old handle points at the replaced file: reopen the new one (lock included).
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.path)
+            .map_err(|e| io(&self.path, &e))?;
+        file.try_lock().map_err(|_| {
+            LabelError::Invalid(format!(
+                "{} was taken by another writer",
+                self.path.display()
+            ))
+        })?;
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| io(&self.path, &e))?;
+        self.file = file;
+        Ok(keep.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn set(item: &str, criterion: &str, verdict: serde_json::Value) -> Op {
+        Op::Set {
+            item: item.into(),
+            criterion: criterion.into(),
+            verdict,
+            note: String::new(),
+            rubric: "r".into(),
+            rubric_version: "1.0.0".into(),
+        }
+    }
+
+    #[test]
+    fn append_fold_undo_and_compact() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = Journal::open(dir.path(), "answers", "alice").unwrap();
+        assert_eq!(j.append(set("q1", "c", json!("MET"))).unwrap(), 1);
+        assert_eq!(j.append(set("q1", "c", json!("UNMET"))).unwrap(), 2);
+        assert_eq!(j.append(set("q2", "c", json!(4))).unwrap(), 3);
+        assert_eq!(j.append(Op::Undo { undoes: 2 }).unwrap(), 4);
+        assert_eq!(j.append(set("q3", "c", json!("MET"))).unwrap(), 5);
+        assert_eq!(
+            j.append(set("q3", "c", serde_json::Value::Null)).unwrap(),
+            6
+        );
+        let (events, _) = read(j.path()).unwrap();
+        let labels = fold(&events);
+        assert_eq!(labels.len(), 2);
+        assert_eq!(labels[&("q1".into(), "c".into())].verdict, json!("MET"));
+        assert_eq!(labels[&("q2".into(), "c".into())].verdict, json!(4));
+        assert_eq!(j.compact().unwrap(), 2);
+        let (events, _) = read(j.path()).unwrap();
+        assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(fold(&events), labels);
+        assert_eq!(j.append(Op::Undo { undoes: 1 }).unwrap(), 7);
+        let (events, _) = read(j.path()).unwrap();
+        assert_eq!(fold(&events).len(), 1);
+    }
+
+    #[test]
+    fn a_torn_tail_is_dropped_and_damage_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut j = Journal::open(dir.path(), "answers", "bob").unwrap();
+            j.append(set("q1", "c", json!("MET"))).unwrap();
+        }
+        let path = journal_path(dir.path(), "answers", "bob");
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"seq\": 2, \"op\": \"se").unwrap();
+        drop(f);
+        let mut j = Journal::open(dir.path(), "answers", "bob").unwrap();
+        assert_eq!(j.append(set("q2", "c", json!("UNMET"))).unwrap(), 2);
+        let (events, _) = read(&path).unwrap();
+        assert_eq!(events.len(), 2);
+        drop(j);
+        std::fs::write(&path, "{\"seq\": 1}\nnot json\n").unwrap();
+        let e = Journal::open(dir.path(), "answers", "bob")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("bob.jsonl:1: not a label event"), "{e}");
+        assert!(check_name("annotator", "../x").is_err());
+    }
+
+    #[test]
+    fn one_writer_per_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let _a = Journal::open(dir.path(), "answers", "alice").unwrap();
+        let e = Journal::open(dir.path(), "answers", "alice")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("is open in another rubricate"), "{e}");
+    }
+}

@@ -1,0 +1,221 @@
+//! The workspace: a folder with `rubricate.yaml` at its root, found by walking up from the
+//! current folder (like git), or named with `--workspace`, or else the default one in the
+//! user's data folder, created on first use with the demo content (ARCHITECTURE.md "Store").
+
+use std::path::{Path, PathBuf};
+
+use super::AtomicFile;
+use super::config::{CONFIG_FILE, WorkspaceConfig, find_config, load_config};
+use crate::formats::{Diagnostic, Diagnostics};
+
+/// The folders every workspace has.
+pub const FOLDERS: &[&str] = &[
+    "rubrics",
+    "datasets",
+    "labels",
+    "runs",
+    "artifacts",
+    ".rubricate",
+];
+
+/// The config a new workspace starts with: every setting shown, commented out.
+pub const NEW_CONFIG: &str = include_str!("../../assets/workspace/rubricate.yaml");
+
+/// The demo: its files, relative to the workspace root, and their text.
+const DEMO: &[(&str, &str)] = &[
+    (
+        "rubricate.yaml",
+        include_str!("../../assets/demo/rubricate.yaml"),
+    ),
+    (
+        "rubrics/support-answer.yaml",
+        include_str!("../../assets/demo/rubrics/support-answer.yaml"),
+    ),
+    (
+        "rubrics/support-answer-judged.yaml",
+        include_str!("../../assets/demo/rubrics/support-answer-judged.yaml"),
+    ),
+    (
+        "datasets/support-answers.jsonl",
+        include_str!("../../assets/demo/datasets/support-answers.jsonl"),
+    ),
+    (
+        "labels/support-answers/alice.jsonl",
+        include_str!("../../assets/demo/labels/support-answers/alice.jsonl"),
+    ),
+];
+
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub config: WorkspaceConfig,
+    /// Located warnings from the config (unknown keys).
+    pub warnings: Vec<Diagnostic>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("{0}")]
+    Config(Diagnostics),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<Diagnostics> for WorkspaceError {
+    fn from(d: Diagnostics) -> Self {
+        WorkspaceError::Config(d)
+    }
+}
+
+fn io(path: &Path, e: &std::io::Error) -> WorkspaceError {
+    WorkspaceError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+impl Workspace {
+    /// Makes `dir` a workspace: its folders and a commented `rubricate.yaml`. Refuses a
+    /// folder that already is one.
+    pub fn init(dir: &Path) -> Result<Workspace, WorkspaceError> {
+        let config = dir.join(CONFIG_FILE);
+        if config.exists() {
+            return Err(WorkspaceError::Refused(format!(
+                "{} already exists: {} is a workspace already",
+                config.display(),
+                dir.display()
+            )));
+        }
+        make_folders(dir)?;
+        AtomicFile::write_whole(&config, NEW_CONFIG.as_bytes()).map_err(|e| io(&config, &e))?;
+        Self::at(dir)
+    }
+
+    /// The workspace rooted at `root` (which must hold `rubricate.yaml`).
+    pub fn at(root: &Path) -> Result<Workspace, WorkspaceError> {
+        let (config, warnings) = load_config(root)?;
+        let found = config
+            .path
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
+        if found.as_deref() != Some(root) {
+            return Err(WorkspaceError::Refused(format!(
+                "{} has no {CONFIG_FILE}; run `rubricate init {}` to make it a workspace",
+                root.display(),
+                root.display()
+            )));
+        }
+        make_folders(root)?;
+        Ok(Workspace {
+            root: root.to_path_buf(),
+            config,
+            warnings,
+        })
+    }
+
+    /// `--workspace DIR` if given; else the nearest `rubricate.yaml` at or above `cwd`; else
+    /// the default workspace, created with the demo on first use.
+    pub fn open(explicit: Option<&Path>, cwd: &Path) -> Result<Workspace, WorkspaceError> {
+        if let Some(dir) = explicit {
+            return Self::at(dir);
+        }
+        if let Some(root) = find_config(cwd).as_deref().and_then(Path::parent) {
+            return Self::at(root);
+        }
+        let Some(dir) = default_dir() else {
+            return Err(WorkspaceError::Refused(
+                "no workspace here and no user data folder for the default one; run `rubricate init DIR` or pass --workspace DIR".into(),
+            ));
+        };
+        if !dir.join(CONFIG_FILE).exists() {
+            create_demo(&dir)?;
+        }
+        Self::at(&dir)
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    pub fn runs_dir(&self) -> PathBuf {
+        self.root.join("runs")
+    }
+
+    pub fn labels_dir(&self) -> PathBuf {
+        self.root.join("labels")
+    }
+}
+
+/// `RUBRICATE_HOME`, else the user's data folder (`directories`).
+pub fn default_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RUBRICATE_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "rubricate").map(|d| d.data_dir().join("workspace"))
+}
+
+fn make_folders(root: &Path) -> Result<(), WorkspaceError> {
+    for f in FOLDERS {
+        let p = root.join(f);
+        std::fs::create_dir_all(&p).map_err(|e| io(&p, &e))?;
+    }
+    Ok(())
+}
+
+/// Writes the demo workspace into `dir` (which must not be a workspace yet): two rubrics, a
+/// dataset of 50 support answers, partial labels by one annotator. The config goes last, so
+/// a demo interrupted half-way is written again on the next start.
+pub fn create_demo(dir: &Path) -> Result<(), WorkspaceError> {
+    make_folders(dir)?;
+    for (relative, text) in DEMO.iter().filter(|(r, _)| *r != CONFIG_FILE) {
+        let path = dir.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
+        }
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
+    }
+    let config = dir.join(CONFIG_FILE);
+    let text = DEMO
+        .iter()
+        .find(|(r, _)| *r == CONFIG_FILE)
+        .map_or(NEW_CONFIG, |(_, t)| t);
+    AtomicFile::write_whole(&config, text.as_bytes()).map_err(|e| io(&config, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_discover_and_refuse_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::init(dir.path()).unwrap();
+        assert!(ws.path("runs").is_dir() && ws.path(".rubricate").is_dir());
+        assert!(ws.warnings.is_empty(), "{:?}", ws.warnings);
+        let nested = dir.path().join("rubrics/deep");
+        std::fs::create_dir_all(&nested).unwrap();
+        let found = Workspace::open(None, &nested).unwrap();
+        assert_eq!(found.root, dir.path());
+        let again = Workspace::init(dir.path()).unwrap_err().to_string();
+        assert!(again.contains("is a workspace already"), "{again}");
+        let other = tempfile::tempdir().unwrap();
+        let err = Workspace::open(Some(other.path()), other.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("run `rubricate init"), "{err}");
+    }
+
+    #[test]
+    fn the_demo_is_a_valid_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        create_demo(dir.path()).unwrap();
+        let ws = Workspace::at(dir.path()).unwrap();
+        assert!(ws.warnings.is_empty(), "{:?}", ws.warnings);
+        for (relative, _) in DEMO {
+            assert!(ws.path(relative).is_file(), "{relative}");
+        }
+    }
+}
