@@ -3,12 +3,14 @@
 
 mod convert;
 mod dry_run;
+mod execute;
 mod grade;
 mod inspect;
 mod judges;
 mod lint;
 pub mod output;
 mod progress;
+mod runs;
 mod score;
 mod split;
 mod style;
@@ -73,6 +75,10 @@ Exit codes: 0 pass · 1 below threshold / --fail-under · 2 usage, config or inp
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The workspace folder (default: the nearest holding rubricate.yaml, else the default
+    /// workspace in the user data folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,7 +116,7 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
         #[command(flatten)]
-        judge: JudgeArgs,
+        judge: Box<JudgeArgs>,
         /// Judge calls in flight at once (default 16), or items graded at once when no
         /// criterion is judged (default: the number of CPU cores).
         #[arg(long)]
@@ -121,6 +127,24 @@ pub enum Command {
         /// Largest share of criterion failures (judge/check errors) tolerated before exit 3.
         #[arg(long, default_value_t = 0.0)]
         max_error_rate: f64,
+        /// Record the run in the workspace (runs/<id>/: manifest and a crash-safe cell
+        /// journal); `rubricate runs resume ID` finishes it after a crash or a kill.
+        #[arg(long)]
+        save: bool,
+        /// A name for the saved run (implies --save).
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+    },
+    /// Make a folder a workspace: rubricate.yaml and its folders (rubrics, datasets, labels,
+    /// runs, artifacts).
+    Init {
+        /// The folder (default: the current one).
+        dir: Option<PathBuf>,
+    },
+    /// The workspace's saved runs.
+    Runs {
+        #[command(subcommand)]
+        action: runs::RunsAction,
     },
     /// Score each item from its ground-truth verdicts (no judge), with feedback.
     #[command(
@@ -225,8 +249,9 @@ pub struct CommonArgs {
     pub max_item_mb: usize,
 }
 
-/// The LLM judge for `method: judge` criteria.
-#[derive(Debug, Args)]
+/// The LLM judge for `method: judge` criteria (kept in a saved run's manifest, so a
+/// resumed run is judged the same way).
+#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct JudgeArgs {
     /// A judge model: `openai/MODEL`, `anthropic/MODEL`, `ollama/MODEL` or `NAME/MODEL` for a
     /// provider named in rubricate.yaml; repeat for an ensemble, `MODEL=WEIGHT` for a
@@ -294,7 +319,10 @@ pub struct JudgeArgs {
     pub feedback: FeedbackMode,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum FeedbackMode {
     #[default]
     Deterministic,
@@ -347,6 +375,17 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
+fn init(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let dir = dir.map_or(cwd, std::path::Path::to_path_buf);
+    let ws = crate::store::Workspace::init(&dir).map_err(|e| CliError::input(e.to_string()))?;
+    println!(
+        "{}: workspace created (rubricate.yaml, rubrics/, datasets/, labels/, runs/, artifacts/)",
+        ws.root.display()
+    );
+    Ok(exit::OK)
+}
+
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
@@ -388,7 +427,21 @@ pub fn run(cli: Cli) -> ExitCode {
             concurrency,
             allow_commands,
             max_error_rate,
-        }) => grade::run(&common, &judge, concurrency, allow_commands, max_error_rate),
+            save,
+            name,
+        }) => grade::run(
+            &common,
+            &judge,
+            &grade::GradeOptions {
+                concurrency,
+                allow_commands,
+                max_error_rate,
+                save: (save || name.is_some()).then_some(grade::SaveAs { name }),
+            },
+            cli.workspace.as_deref(),
+        ),
+        Some(Command::Init { dir }) => init(dir.as_deref()),
+        Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Cache { action }) => cache_command(action),
         Some(Command::Schema) => {

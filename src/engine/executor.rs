@@ -76,6 +76,9 @@ pub struct ExecOptions {
     /// Feedback written by the panel's first judge (`--feedback llm`), falling back to
     /// the deterministic summary.
     pub llm_feedback: bool,
+    /// Cells already graded (item position, criterion id), skipped: a resumed run grades
+    /// only what its journal lacks. Items whose every cell is done should not be sent.
+    pub done: Option<Arc<std::collections::HashSet<(usize, String)>>>,
 }
 
 impl Default for ExecOptions {
@@ -88,6 +91,7 @@ impl Default for ExecOptions {
             cell_events: false,
             judge: None,
             llm_feedback: false,
+            done: None,
         }
     }
 }
@@ -220,15 +224,29 @@ async fn score_criteria(
         kind,
     };
     if opts.cell_events {
-        for i in 0..rubric.methods.len() {
-            let _ = events.send(send(i, EventKind::Queued)).await;
+        for (i, c) in rubric.rubric().criteria.iter().enumerate() {
+            if !opts
+                .done
+                .as_ref()
+                .is_some_and(|d| d.contains(&(index, c.id.clone())))
+            {
+                let _ = events.send(send(i, EventKind::Queued)).await;
+            }
         }
     }
     let input = CheckInput::new(item);
     let mut results: Vec<Option<CriterionResult>> = vec![None; rubric.methods.len()];
     let mut judged = Vec::new();
     let criteria = &rubric.rubric().criteria;
+    let done = |c: &Criterion| {
+        opts.done
+            .as_ref()
+            .is_some_and(|d| d.contains(&(index, c.id.clone())))
+    };
     for (i, (criterion, method)) in criteria.iter().zip(&rubric.methods).enumerate() {
+        if done(criterion) {
+            continue;
+        }
         if matches!(method, CompiledMethod::Judge) && opts.judge.is_some() {
             judged.push((i, criterion));
             continue;
@@ -280,7 +298,7 @@ async fn score_criteria(
 }
 
 /// An evaluation from one 0–100 score for the whole rubric (SCORING.md "Holistic").
-fn holistic_evaluation(
+pub fn holistic_evaluation(
     rubric: &crate::model::Rubric,
     item: &Item,
     outcome: HolisticOutcome,

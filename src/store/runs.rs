@@ -64,6 +64,9 @@ pub struct Totals {
     pub cost: f64,
 }
 
+/// A journal's cells by (item position, criterion id).
+pub type Cells = BTreeMap<(usize, String), Cell>;
+
 /// One journal line: a criterion's result for one item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
@@ -229,10 +232,7 @@ impl RunDir {
 
     /// Reads the journal: every complete cell, first occurrence kept; a torn last line is
     /// ignored. Returns the cells and the byte length of the valid part.
-    pub fn read_cells(
-        &self,
-        m: &Manifest,
-    ) -> Result<(BTreeMap<(usize, String), Cell>, u64), RunError> {
+    pub fn read_cells(&self, m: &Manifest) -> Result<(Cells, u64), RunError> {
         let path = self.results_path();
         let file = match File::open(&path) {
             Ok(f) => f,
