@@ -7,6 +7,7 @@ mod execute;
 mod grade;
 mod inspect;
 mod judges;
+mod labels;
 mod lint;
 pub mod output;
 mod progress;
@@ -140,6 +141,11 @@ pub enum Command {
     Init {
         /// The folder (default: the current one).
         dir: Option<PathBuf>,
+    },
+    /// Human labels per dataset and annotator (append-only journals).
+    Labels {
+        #[command(subcommand)]
+        action: labels::LabelsAction,
     },
     /// The workspace's saved runs.
     Runs {
@@ -442,6 +448,7 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
         Some(Command::Init { dir }) => init(dir.as_deref()),
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
+        Some(Command::Labels { action }) => labels::run(&action, cli.workspace.as_deref()),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Cache { action }) => cache_command(action),
         Some(Command::Schema) => {

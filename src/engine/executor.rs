@@ -461,7 +461,10 @@ pub fn parse_verdict_text(c: &Criterion, text: &str) -> Result<Verdict, String> 
             .find(|l| l.id.eq_ignore_ascii_case(t) || l.label.eq_ignore_ascii_case(t))
             .map(|l| Verdict::Level(l.id.clone()))
             .ok_or_else(|| format!("{t:?} is not a level of criterion '{}'", c.id))?,
-        Kind::Options { .. } => Verdict::Choice(t.to_owned()),
+        // The option's own label, however it was written.
+        Kind::Options { options, .. } => Verdict::Choice(
+            crate::model::find_option(options, t).map_or_else(|| t.to_owned(), |o| o.label.clone()),
+        ),
         Kind::Scale(_) => Verdict::Score(t.parse().map_err(|_| format!("{t:?} is not a number"))?),
     };
     c.value_of(&v)?;

@@ -1,0 +1,458 @@
+//! `rubricate labels`: human labels per dataset and annotator, kept in append-only journals
+//! (`labels/<dataset>/<annotator>.jsonl`). Every label is synced to disk before it is
+//! reported saved.
+
+use std::io::{BufRead, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{CliError, exit};
+use crate::engine::executor::parse_verdict_text;
+use crate::formats::dataset::{ReadOptions, open_dataset};
+use crate::formats::load_rubric_as;
+use crate::model::{Rubric, Verdict};
+use crate::store::labels::{self, Journal, LabelError, Op, annotators, dataset_key, fold};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum LabelsAction {
+    /// Datasets with labels, and each annotator's count.
+    List,
+    /// Label cells: `ITEM CRITERION VERDICT`, or `--stdin` for one `ITEM CRITERION VERDICT
+    /// [NOTE…]` per line (each answered `saved N` once it is on disk).
+    Set {
+        #[command(flatten)]
+        who: Who,
+        /// The rubric the verdicts are checked against (and recorded with).
+        #[arg(long, short)]
+        rubric: Option<String>,
+        #[arg(long)]
+        stdin: bool,
+        #[arg(long)]
+        note: Option<String>,
+        /// ITEM CRITERION VERDICT
+        cell: Vec<String>,
+    },
+    /// Takes back the label event with this number (a new event; nothing is erased).
+    Undo {
+        #[command(flatten)]
+        who: Who,
+        seq: u64,
+    },
+    /// Reads labels: an autorubric-style dataset whose items carry `ground_truth` (needs the
+    /// rubric for criterion order), or a CSV with columns item,criterion,verdict[,note].
+    Import {
+        #[command(flatten)]
+        who: Who,
+        file: PathBuf,
+        #[arg(long, short)]
+        rubric: Option<String>,
+    },
+    /// Writes the current labels as CSV (item,criterion,verdict,annotator,note,time), or
+    /// as the dataset with `ground_truth` lists (`--as autorubric`, needs --rubric).
+    Export {
+        /// The dataset file the labels belong to.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// One annotator (default: all, CSV only).
+        #[arg(long)]
+        annotator: Option<String>,
+        #[arg(long = "as", value_enum, default_value_t = ExportAs::Csv)]
+        export_as: ExportAs,
+        #[arg(long, short)]
+        rubric: Option<String>,
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Rewrites a journal with only its current labels (atomically).
+    Compact {
+        #[command(flatten)]
+        who: Who,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Who {
+    /// The dataset file the labels belong to (its name keys the journal).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// Who labels (default: $RUBRICATE_ANNOTATOR, else $USER).
+    #[arg(long)]
+    pub annotator: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportAs {
+    Csv,
+    Autorubric,
+}
+
+impl From<LabelError> for CliError {
+    fn from(e: LabelError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+fn annotator(who: &Who) -> Result<String, CliError> {
+    who.annotator
+        .clone()
+        .or_else(|| std::env::var("RUBRICATE_ANNOTATOR").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| {
+            CliError::input("who is labelling? pass --annotator NAME (or set RUBRICATE_ANNOTATOR)")
+        })
+}
+
+pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+    let ws = super::runs::workspace(ws_flag)?;
+    let dir = ws.labels_dir();
+    match action {
+        LabelsAction::List => list(&dir),
+        LabelsAction::Set {
+            who,
+            rubric,
+            stdin,
+            note,
+            cell,
+        } => {
+            let rubric = rubric
+                .as_deref()
+                .map(|r| load_rubric_as(r, None))
+                .transpose()?;
+            let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
+            let r = rubric.as_ref().map(|l| &*l.rubric);
+            if *stdin {
+                let mut out = std::io::stdout().lock();
+                for (n, line) in std::io::stdin().lock().lines().enumerate() {
+                    let line = line.map_err(|e| CliError::input(format!("stdin: {e}")))?;
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    if words.is_empty() {
+                        continue;
+                    }
+                    let [item, criterion, verdict, rest @ ..] = words.as_slice() else {
+                        return Err(CliError::input(format!(
+                            "stdin line {}: expected ITEM CRITERION VERDICT [NOTE…], found {line:?}",
+                            n + 1
+                        )));
+                    };
+                    let seq = set(&mut journal, r, item, criterion, verdict, &rest.join(" "))
+                        .map_err(|e| {
+                            CliError::input(format!("stdin line {}: {}", n + 1, e.message))
+                        })?;
+                    // Acknowledged only now: the event is on disk.
+                    let _ = writeln!(out, "saved {seq}");
+                    let _ = out.flush();
+                }
+                return Ok(exit::OK);
+            }
+            let [item, criterion, verdict] = cell.as_slice() else {
+                return Err(CliError::input("give ITEM CRITERION VERDICT, or --stdin"));
+            };
+            let seq = set(
+                &mut journal,
+                r,
+                item,
+                criterion,
+                verdict,
+                note.as_deref().unwrap_or(""),
+            )?;
+            println!("saved {seq} in {}", journal.path().display());
+            Ok(exit::OK)
+        }
+        LabelsAction::Undo { who, seq } => {
+            let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
+            let (events, _) = labels::read(journal.path())?;
+            if !events
+                .iter()
+                .any(|e| e.seq == *seq && matches!(e.op, Op::Set { .. }))
+            {
+                return Err(CliError::input(format!(
+                    "{}: no label event {seq} to undo",
+                    journal.path().display()
+                )));
+            }
+            let n = journal.append(Op::Undo { undoes: *seq })?;
+            println!("saved {n}: undoes {seq}");
+            Ok(exit::OK)
+        }
+        LabelsAction::Import { who, file, rubric } => {
+            let rubric = rubric
+                .as_deref()
+                .map(|r| load_rubric_as(r, None))
+                .transpose()?;
+            let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
+            let n = import(&mut journal, file, rubric.as_ref().map(|l| &*l.rubric))?;
+            println!("imported {n} labels into {}", journal.path().display());
+            Ok(exit::OK)
+        }
+        LabelsAction::Export {
+            dataset,
+            annotator,
+            export_as,
+            rubric,
+            out,
+        } => {
+            let text = match export_as {
+                ExportAs::Csv => export_csv(&dir, dataset, annotator.as_deref())?,
+                ExportAs::Autorubric => {
+                    let Some(r) = rubric else {
+                        return Err(CliError::input(
+                            "--as autorubric needs --rubric (its criteria give the ground_truth order)",
+                        ));
+                    };
+                    let Some(a) = annotator else {
+                        return Err(CliError::input(
+                            "--as autorubric writes one annotator's labels: pass --annotator NAME",
+                        ));
+                    };
+                    export_autorubric(&dir, dataset, a, &load_rubric_as(r, None)?.rubric)?
+                }
+            };
+            match out {
+                Some(path) => crate::store::AtomicFile::write_whole(path, text.as_bytes())
+                    .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?,
+                None => print!("{text}"),
+            }
+            Ok(exit::OK)
+        }
+        LabelsAction::Compact { who } => {
+            let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
+            let kept = journal.compact()?;
+            println!("{}: {kept} current labels kept", journal.path().display());
+            Ok(exit::OK)
+        }
+    }
+}
+
+/// Appends one label, checked against the rubric when there is one.
+fn set(
+    journal: &mut Journal,
+    rubric: Option<&Rubric>,
+    item: &str,
+    criterion: &str,
+    verdict: &str,
+    note: &str,
+) -> Result<u64, CliError> {
+    let value = match rubric {
+        Some(r) => {
+            let c = r
+                .criteria
+                .iter()
+                .find(|c| c.id == criterion)
+                .ok_or_else(|| {
+                    CliError::input(format!("rubric '{}' has no criterion '{criterion}'", r.id))
+                })?;
+            let v = parse_verdict_text(c, verdict).map_err(CliError::input)?;
+            verdict_json(&v)
+        }
+        None => match verdict.parse::<f64>() {
+            Ok(x) if x.is_finite() => serde_json::json!(x),
+            _ => Value::String(
+                Verdict::parse_binary(verdict)
+                    .map_or_else(|| verdict.to_owned(), |v| v.to_string()),
+            ),
+        },
+    };
+    Ok(journal.append(Op::Set {
+        item: item.to_owned(),
+        criterion: criterion.to_owned(),
+        verdict: value,
+        note: note.to_owned(),
+        rubric: rubric.map(|r| r.id.clone()).unwrap_or_default(),
+        rubric_version: rubric.map(|r| r.version.clone()).unwrap_or_default(),
+    })?)
+}
+
+/// A verdict as a label stores it: the word, label or level id; a number for scales.
+pub fn verdict_json(v: &Verdict) -> Value {
+    match v {
+        Verdict::Score(x) => serde_json::json!(x),
+        other => Value::String(other.to_string()),
+    }
+}
+
+fn list(dir: &Path) -> Result<u8, CliError> {
+    let mut datasets: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    datasets.sort();
+    if datasets.is_empty() {
+        println!("no labels yet; `rubricate labels set` or the Label pane adds some");
+    }
+    for d in datasets {
+        for a in annotators(dir, &d) {
+            let (events, _) = labels::read(&labels::journal_path(dir, &d, &a))?;
+            let current = fold(&events);
+            let items: std::collections::BTreeSet<&String> =
+                current.keys().map(|(i, _)| i).collect();
+            println!(
+                "{d:<28} {a:<16} {:>6} labels on {:>5} items ({} events)",
+                current.len(),
+                items.len(),
+                events.len()
+            );
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// Imports a label CSV (item,criterion,verdict[,note]) or a dataset with ground truth.
+fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result<usize, CliError> {
+    let is_label_csv = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+        && std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .next()
+                    .map(|h| h.split(',').any(|c| c.trim() == "criterion"))
+            })
+            .unwrap_or(false);
+    if is_label_csv {
+        let mut reader = csv::Reader::from_path(file)
+            .map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
+        let headers = reader
+            .headers()
+            .map_err(|e| CliError::input(format!("{}: {e}", file.display())))?
+            .clone();
+        let col = |name: &str| headers.iter().position(|h| h.trim() == name);
+        let (Some(ci), Some(cc), Some(cv)) = (col("item"), col("criterion"), col("verdict")) else {
+            return Err(CliError::input(format!(
+                "{}: a label CSV needs columns item, criterion, verdict",
+                file.display()
+            )));
+        };
+        let cn = col("note");
+        let mut n = 0;
+        for (line, record) in reader.records().enumerate() {
+            let record = record.map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
+            let field = |i: usize| record.get(i).unwrap_or_default();
+            set(
+                journal,
+                rubric,
+                field(ci),
+                field(cc),
+                field(cv),
+                cn.map_or("", field),
+            )
+            .map_err(|e| {
+                CliError::input(format!("{}:{}: {}", file.display(), line + 2, e.message))
+            })?;
+            n += 1;
+        }
+        return Ok(n);
+    }
+    let dataset = open_dataset(file, ReadOptions::default())?;
+    let mut n = 0;
+    for item in dataset.items {
+        let item = item.map_err(|d| CliError::input(d.to_string()))?;
+        let Some(gt) = &item.ground_truth else {
+            continue;
+        };
+        let Some(r) = item.rubric.as_deref().or(rubric) else {
+            return Err(CliError::input(format!(
+                "item '{}' has ground truth but no rubric to order it; pass --rubric",
+                item.id
+            )));
+        };
+        let verdicts = gt
+            .resolve(r)
+            .map_err(|m| CliError::input(format!("{}: item '{}': {m}", item.origin, item.id)))?;
+        for (c, v) in r.criteria.iter().zip(verdicts) {
+            if let Some(v) = v {
+                journal.append(Op::Set {
+                    item: item.id.clone(),
+                    criterion: c.id.clone(),
+                    verdict: verdict_json(&v),
+                    note: String::new(),
+                    rubric: r.id.clone(),
+                    rubric_version: r.version.clone(),
+                })?;
+                n += 1;
+            }
+        }
+    }
+    Ok(n)
+}
+
+fn export_csv(dir: &Path, dataset: &Path, only: Option<&str>) -> Result<String, CliError> {
+    let key = dataset_key(dataset);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let err = |e: csv::Error| CliError::input(format!("cannot write CSV: {e}"));
+    w.write_record(["item", "criterion", "verdict", "annotator", "note", "time"])
+        .map_err(err)?;
+    for a in annotators(dir, &key)
+        .into_iter()
+        .filter(|a| only.is_none_or(|o| o == a))
+    {
+        let (events, _) = labels::read(&labels::journal_path(dir, &key, &a))?;
+        for ((item, criterion), label) in fold(&events) {
+            let verdict = label
+                .verdict
+                .as_str()
+                .map_or_else(|| label.verdict.to_string(), str::to_owned);
+            w.write_record([
+                item.as_str(),
+                criterion.as_str(),
+                verdict.as_str(),
+                a.as_str(),
+                label.note.as_str(),
+                label.time.as_str(),
+            ])
+            .map_err(err)?;
+        }
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| CliError::input(format!("cannot write CSV: {e}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The dataset's items with one annotator's labels as `ground_truth` lists in criterion
+/// order (`null` where unlabelled), in autorubric's dataset shape.
+fn export_autorubric(
+    dir: &Path,
+    dataset: &Path,
+    annotator: &str,
+    rubric: &Rubric,
+) -> Result<String, CliError> {
+    let (events, _) = labels::read(&labels::journal_path(dir, &dataset_key(dataset), annotator))?;
+    let current = fold(&events);
+    let mut items = Vec::new();
+    for item in open_dataset(dataset, ReadOptions::default())?.items {
+        let item = item.map_err(|d| CliError::input(d.to_string()))?;
+        let truth: Vec<Value> = rubric
+            .criteria
+            .iter()
+            .map(|c| {
+                current
+                    .get(&(item.id.clone(), c.id.clone()))
+                    .map_or(Value::Null, |l| l.verdict.clone())
+            })
+            .collect();
+        let mut out = serde_json::Map::new();
+        out.insert("id".into(), Value::String(item.id.clone()));
+        out.insert("submission".into(), Value::String(item.submission.clone()));
+        if let Some(p) = &item.prompt {
+            out.insert("prompt".into(), Value::String(p.clone()));
+        }
+        out.insert("ground_truth".into(), Value::Array(truth));
+        items.push(Value::Object(out));
+    }
+    let doc = serde_json::json!({
+        "name": dataset_key(dataset),
+        "rubric": crate::formats::native::rubric_to_json(rubric),
+        "items": items,
+    });
+    serde_json::to_string_pretty(&doc)
+        .map(|t| t + "\n")
+        .map_err(|e| CliError::input(format!("cannot write JSON: {e}")))
+}
