@@ -40,6 +40,14 @@ const DEMO: &[(&str, &str)] = &[
         include_str!("../../assets/demo/datasets/support-answers.jsonl"),
     ),
     (
+        "runs/20261122-141552-3353/manifest.json",
+        include_str!("../../assets/demo/runs/20261122-141552-3353/manifest.json"),
+    ),
+    (
+        "runs/20261122-141552-3353/results.jsonl",
+        include_str!("../../assets/demo/runs/20261122-141552-3353/results.jsonl"),
+    ),
+    (
         "labels/support-answers/alice.jsonl",
         include_str!("../../assets/demo/labels/support-answers/alice.jsonl"),
     ),
@@ -166,7 +174,8 @@ fn make_folders(root: &Path) -> Result<(), WorkspaceError> {
 }
 
 /// Writes the demo workspace into `dir` (which must not be a workspace yet): two rubrics, a
-/// dataset of 50 support answers, partial labels by one annotator. The config goes last, so
+/// dataset of 50 support answers, partial labels by one annotator, and one finished run of
+/// the deterministic rubric over the dataset. The config goes last, so
 /// a demo interrupted half-way is written again on the next start.
 pub fn create_demo(dir: &Path) -> Result<(), WorkspaceError> {
     make_folders(dir)?;
@@ -217,5 +226,18 @@ mod tests {
         for (relative, _) in DEMO {
             assert!(ws.path(relative).is_file(), "{relative}");
         }
+        let (events, _) =
+            crate::store::labels::read(&ws.path("labels/support-answers/alice.jsonl")).unwrap();
+        assert_eq!(crate::store::labels::fold(&events).len(), 128);
+        let runs = crate::store::runs::list_runs(&ws.runs_dir());
+        let run = runs[0].as_ref().unwrap();
+        assert!(run.finished_at.is_some());
+        let dir = crate::store::runs::RunDir::find(&ws.runs_dir(), &run.id).unwrap();
+        assert_eq!(dir.read_cells(run).unwrap().0.len(), 200);
+        assert_eq!(
+            crate::store::runs::file_hash(&ws.path("datasets/support-answers.jsonl")).unwrap(),
+            run.dataset.hash,
+            "the demo run is of the demo dataset as shipped"
+        );
     }
 }
