@@ -120,17 +120,16 @@ fn kill_after(ws: &Workspace, mut cmd: Command, id: Option<&str>, cells: usize) 
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let id = match id {
-        Some(id) => id.to_owned(),
-        None => {
-            let stderr = child.stderr.take().unwrap();
-            let mut line = String::new();
-            BufReader::new(stderr).read_line(&mut line).unwrap();
-            line.strip_prefix("run ")
-                .and_then(|l| l.split(':').next())
-                .unwrap_or_else(|| panic!("no run id in {line:?}"))
-                .to_owned()
-        }
+    let id = if let Some(id) = id {
+        id.to_owned()
+    } else {
+        let stderr = child.stderr.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stderr).read_line(&mut line).unwrap();
+        line.strip_prefix("run ")
+            .and_then(|l| l.split(':').next())
+            .unwrap_or_else(|| panic!("no run id in {line:?}"))
+            .to_owned()
     };
     let journal = ws.run_dir(&id).join("results.jsonl");
     let target = lines(&journal) + cells;
@@ -147,11 +146,14 @@ fn kill_after(ws: &Workspace, mut cmd: Command, id: Option<&str>, cells: usize) 
 }
 
 fn lines(path: &Path) -> usize {
-    std::fs::read(path).map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
-/// Every cell of a run: (item, criterion) → (verdict, value, reason), and the line count.
-fn cells(ws: &Workspace, id: &str) -> (BTreeMap<(u64, String), (Value, Value, Value)>, usize) {
+/// A cell's (verdict, value, reason) by (item, criterion).
+type CellMap = BTreeMap<(u64, String), (Value, Value, Value)>;
+
+/// Every cell of a run, and the line count.
+fn cells(ws: &Workspace, id: &str) -> (CellMap, usize) {
     let text = std::fs::read_to_string(ws.run_dir(id).join("results.jsonl")).unwrap();
     let mut out = BTreeMap::new();
     let mut count = 0;

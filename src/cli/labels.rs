@@ -76,7 +76,7 @@ pub struct Who {
     /// The dataset file the labels belong to (its name keys the journal).
     #[arg(long)]
     pub dataset: PathBuf,
-    /// Who labels (default: $RUBRICATE_ANNOTATOR, else $USER).
+    /// Who labels (default: `$RUBRICATE_ANNOTATOR`, else `$USER`).
     #[arg(long)]
     pub annotator: Option<String>,
 }

@@ -2,6 +2,7 @@
 //! otherwise, and the exit codes CI gates on.
 
 mod convert;
+mod datasets;
 mod dry_run;
 mod execute;
 mod grade;
@@ -11,6 +12,7 @@ mod labels;
 mod lint;
 pub mod output;
 mod progress;
+mod rubrics;
 mod runs;
 mod score;
 mod split;
@@ -142,10 +144,23 @@ pub enum Command {
         /// The folder (default: the current one).
         dir: Option<PathBuf>,
     },
+    /// Datasets registered in the workspace (read in place; JSONL indexed).
+    Datasets {
+        #[command(subcommand)]
+        action: datasets::DatasetsAction,
+    },
     /// Human labels per dataset and annotator (append-only journals).
     Labels {
         #[command(subcommand)]
         action: labels::LabelsAction,
+    },
+    /// The workspace's rubric registry: every saved version, its history and diffs.
+    #[command(
+        after_help = "Examples:\n  rubricate rubrics add rubrics/answer.yaml --note \"first version\"\n  rubricate rubrics list --target-type answer\n  rubricate rubrics show answer@1.0.0\n  rubricate rubrics history answer\n  rubricate rubrics diff answer 1.0.0 1.1.0\n  rubricate rubrics delete answer --note retired"
+    )]
+    Rubrics {
+        #[command(subcommand)]
+        action: rubrics::RubricsAction,
     },
     /// The workspace's saved runs.
     Runs {
@@ -448,7 +463,11 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
         Some(Command::Init { dir }) => init(dir.as_deref()),
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
+        Some(Command::Rubrics { action }) => {
+            runs::workspace(cli.workspace.as_deref()).and_then(|ws| rubrics::run(&action, &ws.root))
+        }
         Some(Command::Labels { action }) => labels::run(&action, cli.workspace.as_deref()),
+        Some(Command::Datasets { action }) => datasets::run(&action, cli.workspace.as_deref()),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Cache { action }) => cache_command(action),
         Some(Command::Schema) => {

@@ -3,7 +3,9 @@
 
 mod atomic;
 pub mod config;
+pub mod datasets;
 pub mod labels;
+pub mod registry;
 pub mod runs;
 pub mod workspace;
 

@@ -99,11 +99,32 @@ impl JsonlItems {
         }
     }
 
+    fn item(&self, text: &str, complete_line: bool) -> Result<Item, Diagnostic> {
+        LineParser {
+            file: &self.file,
+            line_no: self.line_no,
+        }
+        .item(text, complete_line)
+    }
+
     fn err(&self, col: usize, message: String) -> Diagnostic {
         Diagnostic::at(&self.file, Pos::new(self.line_no, col), message)
     }
+}
 
-    fn item(&self, text: &str, complete_line: bool) -> Result<Item, Diagnostic> {
+/// Reads one JSONL line (line `line_no` of `file`) into an item; shared by the streaming
+/// reader and windows read through an index.
+pub struct LineParser<'a> {
+    pub file: &'a str,
+    pub line_no: usize,
+}
+
+impl LineParser<'_> {
+    fn err(&self, col: usize, message: String) -> Diagnostic {
+        Diagnostic::at(self.file, Pos::new(self.line_no, col), message)
+    }
+
+    pub fn item(&self, text: &str, complete_line: bool) -> Result<Item, Diagnostic> {
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) if !complete_line && e.is_eof() => {
@@ -143,19 +164,19 @@ impl JsonlItems {
         let shift = |d: Diagnostics| {
             let mut first =
                 d.0.into_iter().next().unwrap_or_else(|| {
-                    Diagnostic::whole(&self.file, "the line's rubric is not valid")
+                    Diagnostic::whole(self.file, "the line's rubric is not valid")
                 });
             if let Some(p) = first.pos.as_mut() {
                 p.line = self.line_no;
             }
-            first.file.clone_from(&self.file);
+            self.file.clone_into(&mut first.file);
             first
         };
         let lines = LineIndex::new(text);
-        let root = json::parse_span(&self.file, text, &lines, 0..text.len()).map_err(shift)?;
+        let root = json::parse_span(self.file, text, &lines, 0..text.len()).map_err(shift)?;
         let node = root.get("rubric").cloned().unwrap_or(root);
         let (rubric, _) =
-            read_rubric(&self.file, &node, "item-rubric", Dialect::AUTORUBRIC).map_err(shift)?;
+            read_rubric(self.file, &node, "item-rubric", Dialect::AUTORUBRIC).map_err(shift)?;
         Ok(Arc::new(rubric))
     }
 }

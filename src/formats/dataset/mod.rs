@@ -3,8 +3,9 @@
 
 mod csv_file;
 mod fields;
+pub mod index;
 mod json_file;
-mod jsonl;
+pub mod jsonl;
 pub mod split;
 pub mod write;
 

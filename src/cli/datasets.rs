@@ -1,0 +1,129 @@
+//! `rubricate datasets`: datasets registered in the workspace (read in place, hashed), with
+//! a line index for JSONL so any window of items is read without loading the file.
+
+use std::path::{Path, PathBuf};
+
+use super::{CliError, exit};
+use crate::formats::dataset::index::LineIndex;
+use crate::formats::dataset::{ReadOptions, open_dataset};
+use crate::store::datasets::{DatasetError, Datasets};
+use crate::store::runs::file_hash;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum DatasetsAction {
+    /// Registers a dataset file (or refreshes its hash, count and index).
+    Add {
+        file: PathBuf,
+        /// Its name in the workspace (default: the file name without extension).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Every registered dataset: name, items, size, path, and whether it changed since.
+    List,
+    /// Items `--start`.. of a dataset, one line each (id and a submission preview).
+    Show {
+        name: String,
+        #[arg(long, default_value_t = 0)]
+        start: usize,
+        #[arg(long, default_value_t = 20)]
+        count: usize,
+    },
+}
+
+impl From<DatasetError> for CliError {
+    fn from(e: DatasetError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+    let ws = super::runs::workspace(ws_flag)?;
+    let datasets = Datasets::new(&ws.root);
+    match action {
+        DatasetsAction::Add { file, name } => {
+            let name = name
+                .clone()
+                .unwrap_or_else(|| crate::store::labels::dataset_key(file));
+            let hash = file_hash(file)?;
+            let items = if is_jsonl(file) {
+                let ix = LineIndex::build(file, |_| {})
+                    .map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
+                let n = ix.len();
+                ix.save(&datasets.index_path(&name))
+                    .map_err(|e| CliError::input(format!("cannot save the index: {e}")))?;
+                n
+            } else {
+                let mut n = 0;
+                for item in open_dataset(file, ReadOptions::default())?.items {
+                    item.map_err(|d| CliError::input(d.to_string()))?;
+                    n += 1;
+                }
+                n
+            };
+            let entry = datasets.add(&name, file, hash, Some(items))?;
+            println!("{}: {} items ({})", entry.name, items, entry.path);
+            Ok(exit::OK)
+        }
+        DatasetsAction::List => {
+            let all = datasets.list()?;
+            if all.is_empty() {
+                println!("no datasets registered; `rubricate datasets add FILE` adds one");
+            }
+            for d in all {
+                let file = datasets.resolve(&d);
+                let state = match file_hash(&file) {
+                    Ok(h) if h == d.hash => "",
+                    Ok(_) => "  (changed since added)",
+                    Err(_) => "  (missing)",
+                };
+                println!(
+                    "{:<24} {:>9} items {:>10} bytes  {}{state}",
+                    d.name,
+                    d.items.map_or_else(|| "?".into(), |n| n.to_string()),
+                    d.bytes,
+                    d.path
+                );
+            }
+            Ok(exit::OK)
+        }
+        DatasetsAction::Show { name, start, count } => {
+            let entry = datasets.get(name)?;
+            let file = datasets.resolve(&entry);
+            let shown = file.display().to_string();
+            let items = if is_jsonl(&file) {
+                let ix = LineIndex::open_or_build(&datasets.index_path(name), &file)
+                    .map_err(|e| CliError::input(format!("{shown}: {e}")))?;
+                ix.window(&file, &shown, *start, *count)
+                    .map_err(|e| CliError::input(format!("{shown}: {e}")))?
+            } else {
+                open_dataset(&file, ReadOptions::default())?
+                    .items
+                    .skip(*start)
+                    .take(*count)
+                    .collect()
+            };
+            for item in items {
+                match item {
+                    Ok(i) => println!("{:<16} {}", i.id, preview(&i.submission, 100)),
+                    Err(d) => println!("{d}"),
+                }
+            }
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn is_jsonl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+}
+
+/// The first `n` characters on one line.
+fn preview(text: &str, n: usize) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > n {
+        format!("{}…", one.chars().take(n).collect::<String>())
+    } else {
+        one
+    }
+}

@@ -1,0 +1,133 @@
+//! Datasets registered in a workspace: read in place by path, content-hashed, listed in
+//! `.rubricate/datasets.json`; JSONL datasets get a line index in `.rubricate/index/`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::AtomicFile;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetEntry {
+    pub name: String,
+    /// Relative to the workspace when inside it, else absolute.
+    pub path: String,
+    /// SHA-256 of the file when it was registered (or last refreshed).
+    pub hash: String,
+    pub bytes: u64,
+    pub items: Option<usize>,
+    pub added_at: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn io(path: &Path, e: &std::io::Error) -> DatasetError {
+    DatasetError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The workspace's list of datasets.
+#[derive(Debug, Clone)]
+pub struct Datasets {
+    root: PathBuf,
+}
+
+impl Datasets {
+    pub fn new(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+        }
+    }
+
+    fn file(&self) -> PathBuf {
+        self.root.join(".rubricate").join("datasets.json")
+    }
+
+    /// Where the line index of a dataset lives.
+    pub fn index_path(&self, name: &str) -> PathBuf {
+        self.root
+            .join(".rubricate")
+            .join("index")
+            .join(format!("{name}.idx"))
+    }
+
+    pub fn list(&self) -> Result<Vec<DatasetEntry>, DatasetError> {
+        let path = self.file();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                DatasetError::Invalid(format!(
+                    "{}:{}:{}: the dataset list is damaged ({e})",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                ))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(io(&path, &e)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Result<DatasetEntry, DatasetError> {
+        self.list()?
+            .into_iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| {
+                DatasetError::Invalid(format!(
+                    "no dataset '{name}' in this workspace; `rubricate datasets list` shows them"
+                ))
+            })
+    }
+
+    /// The file of an entry.
+    pub fn resolve(&self, entry: &DatasetEntry) -> PathBuf {
+        let p = Path::new(&entry.path);
+        if p.is_relative() {
+            self.root.join(p)
+        } else {
+            p.to_path_buf()
+        }
+    }
+
+    /// Adds (or refreshes) a dataset by path.
+    pub fn add(
+        &self,
+        name: &str,
+        file: &Path,
+        hash: String,
+        items: Option<usize>,
+    ) -> Result<DatasetEntry, DatasetError> {
+        crate::store::labels::check_name("dataset name", name)
+            .map_err(|e| DatasetError::Invalid(e.to_string()))?;
+        let abs = std::fs::canonicalize(file).map_err(|e| io(file, &e))?;
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let recorded = abs
+            .strip_prefix(&root)
+            .map_or_else(|_| abs.clone(), Path::to_path_buf);
+        let bytes = std::fs::metadata(&abs).map_err(|e| io(&abs, &e))?.len();
+        let entry = DatasetEntry {
+            name: name.to_owned(),
+            path: recorded.display().to_string(),
+            hash,
+            bytes,
+            items,
+            added_at: jiff::Timestamp::now().to_string(),
+        };
+        let mut all = self.list()?;
+        all.retain(|d| d.name != name);
+        all.push(entry.clone());
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        let path = self.file();
+        let text =
+            serde_json::to_string_pretty(&all).map_err(|e| DatasetError::Invalid(e.to_string()))?;
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
+        Ok(entry)
+    }
+}
