@@ -7,5 +7,6 @@ pub mod cli;
 pub mod engine;
 pub mod formats;
 pub mod llm;
+pub mod metrics;
 pub mod model;
 pub mod store;

@@ -10,6 +10,7 @@ mod inspect;
 mod judges;
 mod labels;
 mod lint;
+mod metrics;
 pub mod output;
 mod progress;
 mod rubrics;
@@ -161,6 +162,12 @@ pub enum Command {
     Rubrics {
         #[command(subcommand)]
         action: rubrics::RubricsAction,
+    },
+    /// A run's judge against human labels: per criterion and pooled (accuracy, F1, κ, φ,
+    /// leniency, confusion), item scores (RMSE, correlations, bias), bootstrap intervals.
+    Metrics {
+        #[command(flatten)]
+        args: metrics::MetricsArgs,
     },
     /// The workspace's saved runs.
     Runs {
@@ -463,6 +470,7 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
         Some(Command::Init { dir }) => init(dir.as_deref()),
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
+        Some(Command::Metrics { args }) => metrics::run(&args, cli.workspace.as_deref()),
         Some(Command::Rubrics { action }) => {
             runs::workspace(cli.workspace.as_deref()).and_then(|ws| rubrics::run(&action, &ws.root))
         }

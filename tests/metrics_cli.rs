@@ -1,0 +1,122 @@
+//! `rubricate metrics` end to end: a saved run (deterministic checks, no judge server)
+//! against imported human labels gives SCORING.md's public case.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn rubricate(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_public_case_through_a_saved_run_and_imported_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("rubricate.yaml"), "").unwrap();
+    // The "judge" is a check: MET when the answer says "yes".
+    std::fs::write(
+        d.join("rubric.yaml"),
+        "id: yes\nname: Says yes\ncriteria:\n  - { id: yes, requirement: Says yes, weight: 1, method: { check: contains, args: { text: yes } } }\n",
+    )
+    .unwrap();
+    // Judge: M, U, U, U. Human (labels.csv): M, M, U, U.
+    std::fs::write(
+        d.join("items.jsonl"),
+        "{\"id\": \"a\", \"submission\": \"yes\"}\n{\"id\": \"b\", \"submission\": \"no\"}\n{\"id\": \"c\", \"submission\": \"no\"}\n{\"id\": \"d\", \"submission\": \"no\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("labels.csv"),
+        "item,criterion,verdict\na,yes,MET\nb,yes,MET\nc,yes,UNMET\nd,yes,UNMET\n",
+    )
+    .unwrap();
+    rubricate(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--format",
+            "jsonl",
+        ],
+    );
+    rubricate(
+        d,
+        &[
+            "labels",
+            "import",
+            "labels.csv",
+            "--dataset",
+            "items.jsonl",
+            "--annotator",
+            "hana",
+        ],
+    );
+    let run = std::fs::read_dir(d.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let run = run.to_string_lossy();
+    let json: Value = serde_json::from_str(&rubricate(
+        d,
+        &[
+            "metrics",
+            "--run",
+            &run,
+            "--format",
+            "json",
+            "--bootstrap",
+            "200",
+            "--seed",
+            "1",
+        ],
+    ))
+    .unwrap();
+    let c = &json["report"]["criteria"][0];
+    let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-5;
+    assert!(close(&c["accuracy"], 0.75), "{c}");
+    assert!(close(&c["precision"], 1.0), "{c}");
+    assert!(close(&c["recall"], 0.5), "{c}");
+    assert!(close(&c["f1"], 0.666_667), "{c}");
+    assert!(close(&c["kappa"], 0.5), "{c}");
+    assert!(close(&c["phi"], 0.577_35), "{c}");
+    assert!(close(&c["leniency"], -25.0), "{c}");
+    assert_eq!(json["annotator"], "hana");
+    // The same seed gives the same intervals.
+    let again: Value = serde_json::from_str(&rubricate(
+        d,
+        &[
+            "metrics",
+            "--run",
+            &run,
+            "--format",
+            "json",
+            "--bootstrap",
+            "200",
+            "--seed",
+            "1",
+        ],
+    ))
+    .unwrap();
+    assert_eq!(json, again);
+    let table = rubricate(d, &["metrics", "--run", &run, "--bootstrap", "0"]);
+    assert!(table.contains("against hana's labels"), "{table}");
+}
