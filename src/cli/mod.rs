@@ -1,6 +1,7 @@
 //! The command line: clap subcommands, human tables on a terminal, JSON/JSONL/CSV/JUnit
 //! otherwise, and the exit codes CI gates on.
 
+mod artifacts;
 mod convert;
 mod datasets;
 mod dry_run;
@@ -144,6 +145,12 @@ pub enum Command {
     Init {
         /// The folder (default: the current one).
         dir: Option<PathBuf>,
+    },
+    /// Artifacts and their review: create, submit (evaluates every required rubric),
+    /// review, revise, show, list.
+    Artifacts {
+        #[command(subcommand)]
+        action: artifacts::ArtifactsAction,
     },
     /// Datasets registered in the workspace (read in place; JSONL indexed).
     Datasets {
@@ -476,6 +483,7 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Some(Command::Labels { action }) => labels::run(&action, cli.workspace.as_deref()),
         Some(Command::Datasets { action }) => datasets::run(&action, cli.workspace.as_deref()),
+        Some(Command::Artifacts { action }) => artifacts::run(&action, cli.workspace.as_deref()),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Cache { action }) => cache_command(action),
         Some(Command::Schema) => {

@@ -14,7 +14,13 @@ use crate::llm::{NamedProvider, Price, ProviderKind};
 
 pub const CONFIG_FILE: &str = "rubricate.yaml";
 
-const KNOWN: &[&str] = &["allow_commands", "judge", "providers", "prices"];
+const KNOWN: &[&str] = &[
+    "allow_commands",
+    "judge",
+    "providers",
+    "prices",
+    "artifact_types",
+];
 const JUDGE_KNOWN: &[&str] = &[
     "model",
     "strategy",
@@ -38,6 +44,8 @@ pub struct WorkspaceConfig {
     pub providers: Vec<NamedProvider>,
     /// Dollars per million tokens, by model id (`openai/gpt-4o-mini`).
     pub prices: BTreeMap<String, Price>,
+    /// Artifact types and the rubrics their review evaluates.
+    pub artifact_types: BTreeMap<String, Vec<String>>,
 }
 
 /// Judge settings for every run in the workspace (flags and the rubric's `judge:` win).
@@ -89,6 +97,9 @@ pub fn load_config(start: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), D
     }
     if let Some(node) = fields.take("prices") {
         config.prices = prices(&mut ctx, node, &mut unknown);
+    }
+    if let Some(node) = fields.take("artifact_types") {
+        config.artifact_types = artifact_types(&mut ctx, node, &mut unknown);
     }
     let errors = std::mem::take(&mut ctx.diags);
     fields.finish(&mut ctx, KNOWN);
@@ -284,6 +295,47 @@ fn prices(
                 ),
             ),
         }
+    }
+    out
+}
+
+/// `artifact_types: {quiz: {rubrics: [quiz-quality]}}`.
+fn artifact_types(
+    ctx: &mut Ctx<'_>,
+    node: &Node,
+    unknown: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, Vec<String>> {
+    let Some(entries) = node.as_map() else {
+        ctx.wrong_type(node, "`artifact_types`", "a mapping of type names");
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for (name, value) in entries {
+        let Some(mut f) = Fields::of(ctx, value, &format!("artifact type '{}'", name.text)) else {
+            continue;
+        };
+        let rubrics: Vec<String> = if let Some(n) = f.take("rubrics") {
+            if let Some(items) = n.as_seq() {
+                items
+                    .iter()
+                    .filter_map(|i| string_of(ctx, i, "a rubric name"))
+                    .collect()
+            } else {
+                ctx.wrong_type(n, "`rubrics`", "a list of rubric ids or files");
+                Vec::new()
+            }
+        } else {
+            ctx.err(
+                value.pos,
+                format!(
+                    "artifact type '{}' needs `rubrics`: the rubrics its review evaluates",
+                    name.text
+                ),
+            );
+            Vec::new()
+        };
+        finish_warning(ctx, f, &["rubrics"], unknown);
+        out.insert(name.text.clone(), rubrics);
     }
     out
 }

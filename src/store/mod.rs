@@ -2,6 +2,7 @@
 //! files people own), the workspace and its config, the rubric registry, runs and labels.
 
 mod atomic;
+pub mod artifacts;
 pub mod config;
 pub mod datasets;
 pub mod labels;

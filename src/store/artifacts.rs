@@ -1,0 +1,304 @@
+//! Artifacts and their review (the seed's review flow): an artifact has a type, content,
+//! provenance and the rubrics its type requires; its status moves `draft` → `pending_review`
+//! → `in_review` → `approved` | `needs_revision` | `rejected` by validated transitions, each kept in
+//! its history; the evaluations of a review are stored with it. One file per artifact,
+//! `artifacts/<id>.json`, replaced atomically on every change.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::AtomicFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Draft,
+    PendingReview,
+    InReview,
+    Approved,
+    NeedsRevision,
+    Rejected,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Draft => "draft",
+            Status::PendingReview => "pending_review",
+            Status::InReview => "in_review",
+            Status::Approved => "approved",
+            Status::NeedsRevision => "needs_revision",
+            Status::Rejected => "rejected",
+        }
+    }
+
+    /// The moves the review flow allows.
+    pub fn can_move_to(self, to: Status) -> bool {
+        use Status::{Approved, Draft, InReview, NeedsRevision, PendingReview, Rejected};
+        matches!(
+            (self, to),
+            (Draft | NeedsRevision, PendingReview)
+                | (PendingReview, InReview)
+                | (InReview, Approved | NeedsRevision | Rejected)
+                // A revised artifact goes back to draft with its new content.
+                | (NeedsRevision, Draft)
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Who or what made it (`bot:quizbot`, `user:ana`).
+    pub source: String,
+    /// How (`generator`, `human`, `import`…).
+    pub kind: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transition {
+    pub from: Option<Status>,
+    pub to: Status,
+    pub time: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// One rubric's evaluation from a review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    pub rubric_id: String,
+    pub rubric_version: String,
+    pub passed: bool,
+    pub score: Option<f64>,
+    /// The whole evaluation, as `grade --format json` writes an item.
+    pub evaluation: serde_json::Value,
+    pub time: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: String,
+    /// Text, or any JSON (graded as its JSON text; templates see its fields).
+    pub content: serde_json::Value,
+    pub provenance: Provenance,
+    /// The rubrics a review evaluates (registry ids, files or built-in names).
+    pub rubrics: Vec<String>,
+    pub status: Status,
+    pub history: Vec<Transition>,
+    #[serde(default)]
+    pub reviews: Vec<Review>,
+}
+
+impl Artifact {
+    /// The content as the text a rubric grades.
+    pub fn submission(&self) -> String {
+        match &self.content {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// Moves to `to`, or says why it cannot.
+    pub fn transition(&mut self, to: Status, note: &str) -> Result<(), ArtifactError> {
+        if !self.status.can_move_to(to) {
+            return Err(ArtifactError::Invalid(format!(
+                "artifact {} is {}; it cannot become {} (the flow is draft → pending_review → in_review → approved | needs_revision | rejected)",
+                self.id,
+                self.status.as_str(),
+                to.as_str()
+            )));
+        }
+        self.history.push(Transition {
+            from: Some(self.status),
+            to,
+            time: jiff::Timestamp::now().to_string(),
+            note: note.to_owned(),
+        });
+        self.status = to;
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn io(path: &Path, e: &std::io::Error) -> ArtifactError {
+    ArtifactError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The workspace's artifacts folder.
+#[derive(Debug, Clone)]
+pub struct Artifacts {
+    dir: PathBuf,
+}
+
+impl Artifacts {
+    pub fn new(workspace_root: &Path) -> Self {
+        Self {
+            dir: workspace_root.join("artifacts"),
+        }
+    }
+
+    fn path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
+    }
+
+    pub fn create(
+        &self,
+        kind: &str,
+        name: &str,
+        content: serde_json::Value,
+        provenance: Provenance,
+        rubrics: Vec<String>,
+    ) -> Result<Artifact, ArtifactError> {
+        if rubrics.is_empty() {
+            return Err(ArtifactError::Invalid(format!(
+                "an artifact of type '{kind}' needs the rubrics its review evaluates: pass --rubric, or define the type under `artifact_types:` in rubricate.yaml"
+            )));
+        }
+        let now = jiff::Timestamp::now().to_string();
+        let a = Artifact {
+            id: format!("art_{}", uuid::Uuid::now_v7().simple()),
+            kind: kind.to_owned(),
+            name: name.to_owned(),
+            content,
+            provenance,
+            rubrics,
+            status: Status::Draft,
+            history: vec![Transition {
+                from: None,
+                to: Status::Draft,
+                time: now,
+                note: String::new(),
+            }],
+            reviews: Vec::new(),
+        };
+        self.save(&a)?;
+        Ok(a)
+    }
+
+    pub fn save(&self, a: &Artifact) -> Result<(), ArtifactError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, &e))?;
+        let path = self.path(&a.id);
+        let text =
+            serde_json::to_string_pretty(a).map_err(|e| ArtifactError::Invalid(e.to_string()))?;
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))
+    }
+
+    /// An artifact by id or unique prefix.
+    pub fn get(&self, id: &str) -> Result<Artifact, ArtifactError> {
+        let all = self.ids()?;
+        let matches: Vec<&String> = all.iter().filter(|a| a.starts_with(id)).collect();
+        let found = match matches.as_slice() {
+            [one] => (*one).clone(),
+            [] => {
+                return Err(ArtifactError::Invalid(format!(
+                    "no artifact '{id}'; `rubricate artifacts list` shows them"
+                )));
+            }
+            _ if all.iter().any(|a| a == id) => id.to_owned(),
+            _ => {
+                return Err(ArtifactError::Invalid(format!(
+                    "'{id}' matches {} artifacts; give more of the id",
+                    matches.len()
+                )));
+            }
+        };
+        let path = self.path(&found);
+        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, &e))?;
+        serde_json::from_str(&text).map_err(|e| {
+            ArtifactError::Invalid(format!(
+                "{}:{}:{}: the artifact file is damaged ({e})",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })
+    }
+
+    fn ids(&self) -> Result<Vec<String>, ArtifactError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&self.dir, &e)),
+        };
+        let mut ids: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let p = e.path();
+                (p.extension().is_some_and(|x| x == "json"))
+                    .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                    .flatten()
+            })
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// Every artifact, oldest first (ids are time-ordered); damaged files as errors.
+    pub fn list(&self) -> Result<Vec<Result<Artifact, ArtifactError>>, ArtifactError> {
+        Ok(self.ids()?.iter().map(|id| self.get(id)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provenance() -> Provenance {
+        Provenance {
+            source: "bot:quizbot".into(),
+            kind: "generator".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn the_review_flow_is_validated_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Artifacts::new(dir.path());
+        let mut a = store
+            .create(
+                "quiz",
+                "Biology",
+                serde_json::json!({"questions": ["Q1"]}),
+                provenance(),
+                vec!["quiz".into()],
+            )
+            .unwrap();
+        assert_eq!(a.status, Status::Draft);
+        let e = a.transition(Status::Approved, "").unwrap_err().to_string();
+        assert!(e.contains("is draft; it cannot become approved"), "{e}");
+        a.transition(Status::PendingReview, "").unwrap();
+        a.transition(Status::InReview, "").unwrap();
+        a.transition(Status::NeedsRevision, "too few questions")
+            .unwrap();
+        a.transition(Status::Draft, "added questions").unwrap();
+        store.save(&a).unwrap();
+        let back = store.get(&a.id[..10]).unwrap();
+        assert_eq!(back, a);
+        assert_eq!(back.history.len(), 5);
+        assert_eq!(back.submission(), r#"{"questions":["Q1"]}"#);
+        assert!(
+            store
+                .create("quiz", "x", serde_json::json!("t"), provenance(), vec![])
+                .is_err()
+        );
+        std::fs::write(store.path(&a.id), "{").unwrap();
+        let e = store.get(&a.id).unwrap_err().to_string();
+        assert!(e.contains("the artifact file is damaged"), "{e}");
+    }
+}
