@@ -1,5 +1,5 @@
 //! `rubricate datasets`: datasets registered in the workspace (read in place, hashed), with
-//! a line index for JSONL so any window of items is read without loading the file.
+//! a line index for JSONL and CSV so any window of items is read without loading the file.
 
 use std::path::{Path, PathBuf};
 
@@ -45,9 +45,13 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
                 .clone()
                 .unwrap_or_else(|| crate::store::labels::dataset_key(file));
             let hash = file_hash(file)?;
-            let items = if is_jsonl(file) {
-                let ix = LineIndex::build(file, |_| {})
-                    .map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
+            let items = if indexable(file) {
+                let ix = if is_csv(file) {
+                    LineIndex::build_csv(file)
+                } else {
+                    LineIndex::build(file, |_| {})
+                }
+                .map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
                 let n = ix.len();
                 ix.save(&datasets.index_path(&name))
                     .map_err(|e| CliError::input(format!("cannot save the index: {e}")))?;
@@ -90,7 +94,7 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
             let entry = datasets.get(name)?;
             let file = datasets.resolve(&entry);
             let shown = file.display().to_string();
-            let items = if is_jsonl(&file) {
+            let items = if indexable(&file) {
                 let ix = LineIndex::open_or_build(&datasets.index_path(name), &file)
                     .map_err(|e| CliError::input(format!("{shown}: {e}")))?;
                 ix.window(&file, &shown, *start, *count)
@@ -113,9 +117,15 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
     }
 }
 
-fn is_jsonl(path: &Path) -> bool {
+/// JSONL and CSV datasets get a line index; JSON documents are streamed.
+fn indexable(path: &Path) -> bool {
     path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("csv"))
+}
+
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
 /// The first `n` characters on one line.

@@ -18,12 +18,11 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
         .has_headers(true)
         .flexible(false)
         .from_reader(f);
-    let headers = reader
-        .headers()
-        .map_err(|e| Diagnostics::one(csv_error(file, &e)))?
-        .iter()
-        .map(|h| h.trim().trim_start_matches('\u{feff}').to_owned())
-        .collect::<Vec<_>>();
+    let headers = headers_of(
+        reader
+            .headers()
+            .map_err(|e| Diagnostics::one(csv_error(file, &e)))?,
+    );
     if headers.iter().all(String::is_empty) {
         return Err(Diagnostics::one(Diagnostic::at(
             file,
@@ -86,38 +85,56 @@ impl Iterator for CsvItems {
             }
             Ok(true) => {
                 let line = record.position().map_or(0, csv::Position::line) as usize;
-                let at = |m: String| Diagnostic::at(&self.file, Pos::new(line, 1), m);
-                if record.as_slice().len() > self.max {
-                    return Some(Err(at(format!(
-                        "record is longer than {} MiB, the most one item may take",
-                        self.max / (1024 * 1024)
-                    ))));
-                }
-                let mut obj = Map::new();
-                for (h, v) in self.headers.iter().zip(record.iter()) {
-                    let value = match h.as_str() {
-                        "metadata" if v.trim_start().starts_with('{') => {
-                            match serde_json::from_str(v) {
-                                Ok(m) => m,
-                                Err(e) => {
-                                    return Some(Err(at(format!(
-                                        "`metadata` column is not a JSON object: {e}"
-                                    ))));
-                                }
-                            }
-                        }
-                        _ if v.is_empty() => Value::Null,
-                        _ => Value::String(v.to_owned()),
-                    };
-                    obj.insert(h.clone(), value);
-                }
-                Some(
-                    item_from_object(obj, line.to_string(), format!("{}:{line}", self.file))
-                        .map_err(at),
-                )
+                Some(record_item(
+                    &self.file,
+                    &self.headers,
+                    &record,
+                    line,
+                    self.max,
+                ))
             }
         }
     }
+}
+
+/// The item a CSV record holds (`line` is where it starts in the file).
+pub(super) fn record_item(
+    file: &str,
+    headers: &[String],
+    record: &csv::StringRecord,
+    line: usize,
+    max: usize,
+) -> Result<Item, Diagnostic> {
+    let at = |m: String| Diagnostic::at(file, Pos::new(line, 1), m);
+    if record.as_slice().len() > max {
+        return Err(at(format!(
+            "record is longer than {} MiB, the most one item may take",
+            max / (1024 * 1024)
+        )));
+    }
+    let mut obj = Map::new();
+    for (h, v) in headers.iter().zip(record.iter()) {
+        let value = match h.as_str() {
+            "metadata" if v.trim_start().starts_with('{') => match serde_json::from_str(v) {
+                Ok(m) => m,
+                Err(e) => {
+                    return Err(at(format!("`metadata` column is not a JSON object: {e}")));
+                }
+            },
+            _ if v.is_empty() => Value::Null,
+            _ => Value::String(v.to_owned()),
+        };
+        obj.insert(h.clone(), value);
+    }
+    item_from_object(obj, line.to_string(), format!("{file}:{line}")).map_err(at)
+}
+
+/// The header row, trimmed as the reader trims it.
+pub(super) fn headers_of(record: &csv::StringRecord) -> Vec<String> {
+    record
+        .iter()
+        .map(|h| h.trim().trim_start_matches('\u{feff}').to_owned())
+        .collect()
 }
 
 fn csv_error(file: &str, e: &csv::Error) -> Diagnostic {

@@ -1,6 +1,6 @@
-//! A line index for JSONL datasets: where each item's line starts, built once by one pass
-//! over the file (in the background for a large one) and kept on disk, so any window of
-//! items is read without loading the file. 12 bytes per item (offset and line number).
+//! A line index for JSONL and CSV datasets: where each item (a JSONL line, a CSV record)
+//! starts, built once by one pass over the file and kept on disk, so any window of items is
+//! read without loading the file. 12 bytes per item (offset and line number).
 //! An index is valid only for the exact file it was built from (length, modification time
 //! and a hash of the first and last 64 KiB); anything else is rebuilt.
 
@@ -14,7 +14,8 @@ use super::jsonl::LineParser;
 use crate::formats::diag::Diagnostic;
 use crate::model::Item;
 
-const MAGIC: &[u8; 8] = b"RBIDX001";
+const MAGIC_JSONL: &[u8; 8] = b"RBIDX001";
+const MAGIC_CSV: &[u8; 8] = b"RBIDXCSV";
 const PROBE: u64 = 64 * 1024;
 
 /// The start of every non-blank line, and its 1-based line number.
@@ -22,6 +23,7 @@ const PROBE: u64 = 64 * 1024;
 pub struct LineIndex {
     offsets: Vec<u64>,
     lines: Vec<u32>,
+    csv: bool,
     /// Identifies the indexed file.
     stamp: [u8; 32],
 }
@@ -80,6 +82,35 @@ impl LineIndex {
         Ok(Self {
             offsets,
             lines,
+            csv: false,
+            stamp,
+        })
+    }
+
+    /// One pass over a CSV file with a header row: where each record starts (records may
+    /// span lines inside quotes).
+    pub fn build_csv(path: &Path) -> std::io::Result<Self> {
+        let stamp = stamp(path)?;
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .from_reader(BufReader::with_capacity(1 << 20, File::open(path)?));
+        let mut record = csv::ByteRecord::new();
+        let mut offsets = Vec::new();
+        let mut lines = Vec::new();
+        while reader
+            .read_byte_record(&mut record)
+            .map_err(std::io::Error::other)?
+        {
+            if let Some(p) = record.position() {
+                offsets.push(p.byte());
+                lines.push(u32::try_from(p.line()).unwrap_or(u32::MAX));
+            }
+        }
+        Ok(Self {
+            offsets,
+            lines,
+            csv: true,
             stamp,
         })
     }
@@ -88,7 +119,12 @@ impl LineIndex {
     pub fn load(index_path: &Path, data: &Path) -> Option<Self> {
         let bytes = std::fs::read(index_path).ok()?;
         let (head, rest) = bytes.split_at_checked(8 + 32 + 8)?;
-        if &head[..8] != MAGIC || head[8..40] != stamp(data).ok()? {
+        let csv = match &head[..8] {
+            m if m == MAGIC_JSONL => false,
+            m if m == MAGIC_CSV => true,
+            _ => return None,
+        };
+        if head[8..40] != stamp(data).ok()? {
             return None;
         }
         let n = usize::try_from(u64::from_le_bytes(head[40..48].try_into().ok()?)).ok()?;
@@ -109,6 +145,7 @@ impl LineIndex {
         Some(Self {
             offsets,
             lines,
+            csv,
             stamp,
         })
     }
@@ -116,7 +153,7 @@ impl LineIndex {
     /// Saves the index (atomically).
     pub fn save(&self, index_path: &Path) -> std::io::Result<()> {
         let mut out = Vec::with_capacity(48 + self.offsets.len() * 12);
-        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(if self.csv { MAGIC_CSV } else { MAGIC_JSONL });
         out.extend_from_slice(&self.stamp);
         out.extend_from_slice(&(self.offsets.len() as u64).to_le_bytes());
         for o in &self.offsets {
@@ -136,7 +173,14 @@ impl LineIndex {
         if let Some(ix) = Self::load(index_path, data) {
             return Ok(ix);
         }
-        let ix = Self::build(data, |_| {})?;
+        let is_csv = data
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        let ix = if is_csv {
+            Self::build_csv(data)?
+        } else {
+            Self::build(data, |_| {})?
+        };
         // An index that cannot be saved is rebuilt next time; reading goes on.
         let _ = ix.save(index_path);
         Ok(ix)
@@ -154,6 +198,9 @@ impl LineIndex {
         let end = start.saturating_add(count).min(self.len());
         if start >= end {
             return Ok(Vec::new());
+        }
+        if self.csv {
+            return self.csv_window(data, file, start, end);
         }
         let mut f = BufReader::new(File::open(data)?);
         f.seek(SeekFrom::Start(self.offsets[start]))?;
@@ -177,6 +224,48 @@ impl LineIndex {
                 line_no: self.lines[i] as usize,
             };
             out.push(parser.item(text, complete));
+        }
+        Ok(out)
+    }
+}
+
+impl LineIndex {
+    fn csv_window(
+        &self,
+        data: &Path,
+        file: &str,
+        start: usize,
+        end: usize,
+    ) -> std::io::Result<Vec<Result<Item, Diagnostic>>> {
+        let mut head = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(File::open(data)?);
+        let headers = super::csv_file::headers_of(head.headers().map_err(std::io::Error::other)?);
+        let mut f = File::open(data)?;
+        f.seek(SeekFrom::Start(self.offsets[start]))?;
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(BufReader::new(f));
+        let mut record = csv::StringRecord::new();
+        let mut out = Vec::with_capacity(end - start);
+        for i in start..end {
+            let line = self.lines[i] as usize;
+            match reader.read_record(&mut record) {
+                Ok(true) => out.push(super::csv_file::record_item(
+                    file,
+                    &headers,
+                    &record,
+                    line,
+                    usize::MAX,
+                )),
+                Ok(false) => break,
+                Err(e) => out.push(Err(Diagnostic::at(
+                    file,
+                    crate::formats::diag::Pos::new(line, 1),
+                    format!("not valid CSV: {e}"),
+                ))),
+            }
         }
         Ok(out)
     }
@@ -255,5 +344,45 @@ mod tests {
         assert_eq!(ix.len(), 1);
         let bad = ix.window(&data, &file, 0, 1).unwrap();
         assert!(bad[0].is_ok());
+    }
+
+    #[test]
+    fn csv_windows_match_the_streaming_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("d.csv");
+        let mut text = String::from("id,submission,prompt\n");
+        for i in 0..30 {
+            let _ = writeln!(
+                text,
+                "c{i},\"answer {i}, with a comma\nand a second line\",q{i}"
+            );
+        }
+        std::fs::write(&data, &text).unwrap();
+        let streamed: Vec<Item> = crate::formats::dataset::open_dataset(
+            &data,
+            crate::formats::dataset::ReadOptions::default(),
+        )
+        .unwrap()
+        .items
+        .map(Result::unwrap)
+        .collect();
+        let ix_path = dir.path().join("d.idx");
+        let ix = LineIndex::open_or_build(&ix_path, &data).unwrap();
+        assert_eq!(ix.len(), 30);
+        let file = data.display().to_string();
+        let window: Vec<Item> = ix
+            .window(&data, &file, 25, 10)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(window.len(), 5);
+        for (w, s) in window.iter().zip(&streamed[25..]) {
+            assert_eq!(
+                (&w.id, &w.submission, &w.prompt, &w.origin),
+                (&s.id, &s.submission, &s.prompt, &s.origin)
+            );
+        }
+        assert_eq!(LineIndex::load(&ix_path, &data).unwrap(), ix);
     }
 }
