@@ -2,16 +2,25 @@
 //! against imported human labels gives SCORING.md's public case.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
 fn rubricate(dir: &Path, args: &[&str]) -> String {
+    rubricate_with(dir, args, "http://127.0.0.1:9")
+}
+
+fn rubricate_with(dir: &Path, args: &[&str], server: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_rubricate"))
         .current_dir(dir)
         .args(args)
         .env("NO_COLOR", "1")
+        .env("OPENAI_BASE_URL", format!("{server}/v1"))
+        .env("OPENAI_API_KEY", "sk-metrics")
+        .env("RUBRICATE_CACHE_DIR", dir.join("cache"))
         .output()
         .unwrap();
     assert!(
@@ -119,4 +128,86 @@ fn the_public_case_through_a_saved_run_and_imported_labels() {
     assert_eq!(json, again);
     let table = rubricate(d, &["metrics", "--run", &run, "--bootstrap", "0"]);
     assert!(table.contains("against hana's labels"), "{table}");
+}
+
+#[test]
+fn an_ensemble_run_reports_agreement_between_its_judges() {
+    // Judge "a" says MET to everything; "b" only to answers saying "yes".
+    let server = support::LlmServer::start(std::time::Duration::ZERO, |seen| {
+        let yes = seen.prompt().contains("yes please");
+        let met = seen.body["model"] == "a" || yes;
+        support::verdict("v", serde_json::json!(if met { "MET" } else { "UNMET" }))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("rubricate.yaml"), "").unwrap();
+    std::fs::write(
+        d.join("rubric.yaml"),
+        "id: r\nname: R\ncriteria:\n  - { id: ok, requirement: Agrees, weight: 1 }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("items.jsonl"),
+        "{\"id\": \"a\", \"submission\": \"yes please\"}\n{\"id\": \"b\", \"submission\": \"no\"}\n{\"id\": \"c\", \"submission\": \"yes please\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("labels.csv"),
+        "item,criterion,verdict\na,ok,MET\nb,ok,UNMET\nc,ok,MET\n",
+    )
+    .unwrap();
+    rubricate_with(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--format",
+            "jsonl",
+            "--judge",
+            "openai/a",
+            "--judge",
+            "openai/b",
+        ],
+        &server.url,
+    );
+    rubricate(
+        d,
+        &[
+            "labels",
+            "import",
+            "labels.csv",
+            "--dataset",
+            "items.jsonl",
+            "--annotator",
+            "hana",
+        ],
+    );
+    let run = std::fs::read_dir(d.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let json: Value = serde_json::from_str(&rubricate(
+        d,
+        &[
+            "metrics",
+            "--run",
+            &run.to_string_lossy(),
+            "--format",
+            "json",
+            "--bootstrap",
+            "0",
+        ],
+    ))
+    .unwrap();
+    let between = &json["between_judges"]["ok"];
+    assert_eq!(between["raters"], 2, "{json}");
+    // Votes (a, b): (M, M), (M, U), (M, M): observed disagreement equals chance's, α = 0;
+    // Fleiss' κ = (P̄ − P̄e) / (1 − P̄e) = (2/3 − 13/18) / (5/18) = −0.2.
+    assert!(between["krippendorff_alpha"].as_f64().unwrap().abs() < 1e-9, "{between}");
+    assert!((between["fleiss_kappa"]["kappa"].as_f64().unwrap() + 0.2).abs() < 1e-9, "{between}");
 }

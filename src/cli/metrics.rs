@@ -127,6 +127,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     // The judge's verdict per (item id, criterion).
     let mut judged: BTreeMap<(String, String), Verdict> = BTreeMap::new();
     let mut judge_results: BTreeMap<String, Vec<CriterionResult>> = BTreeMap::new();
+    let judges_agree = between_judges(cells.values().map(|c| &c.result));
     for cell in cells.into_values() {
         if let Some(v) = &cell.result.verdict {
             judged.insert(
@@ -235,15 +236,84 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
                 "report": report,
                 "item_scores": item_scores,
                 "between_annotators": between,
+                "between_judges": judges_agree,
             });
             println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
-        MetricsFormat::Table => print!(
-            "{}",
-            table(&m, &annotator, &report, &item_scores, between.as_ref())
-        ),
+        MetricsFormat::Table => {
+            print!(
+                "{}",
+                table(&m, &annotator, &report, &item_scores, between.as_ref())
+            );
+            if let Some(j) = &judges_agree {
+                println!("\nbetween judges (ensemble votes): {j}");
+            }
+        }
     }
     Ok(exit::OK)
+}
+
+/// An ensemble's votes on one criterion, as raters × items.
+#[derive(Default)]
+struct Votes {
+    raters: BTreeMap<String, usize>,
+    units: Vec<Vec<Option<f64>>>,
+    codes: BTreeMap<String, f64>,
+}
+
+/// Krippendorff's α (nominal) and Fleiss' κ per criterion between the votes of an ensemble
+/// (each judge and sample a rater); `None` when the run had no ensemble.
+fn between_judges<'a>(
+    results: impl Iterator<Item = &'a CriterionResult>,
+) -> Option<serde_json::Value> {
+    // Per criterion: each rater's column, one unit (row of votes) per item, category codes.
+    let mut per: BTreeMap<String, Votes> = BTreeMap::new();
+    for r in results {
+        let Some(e) = &r.ensemble else { continue };
+        let Votes {
+            raters,
+            units,
+            codes,
+        } = per.entry(r.criterion_id.clone()).or_default();
+        let mut unit: Vec<Option<f64>> = Vec::new();
+        for v in &e.votes {
+            let rater = format!("{}#{}", v.judge, v.sample);
+            let next = raters.len();
+            let k = *raters.entry(rater).or_insert(next);
+            if unit.len() <= k {
+                unit.resize(k + 1, None);
+            }
+            if let Some(verdict) = &v.verdict {
+                let next = codes.len() as f64;
+                unit[k] = Some(*codes.entry(verdict.to_string()).or_insert(next));
+            }
+        }
+        units.push(unit);
+    }
+    if per.is_empty() {
+        return None;
+    }
+    let mut out = serde_json::Map::new();
+    for (
+        criterion,
+        Votes {
+            raters, mut units, ..
+        },
+    ) in per
+    {
+        for u in &mut units {
+            u.resize(raters.len(), None);
+        }
+        out.insert(
+            criterion,
+            serde_json::json!({
+                "raters": raters.len(),
+                "krippendorff_alpha": krippendorff_alpha(&units, AlphaLevel::Nominal),
+                "fleiss_kappa": fleiss_kappa(&units),
+            }),
+        );
+    }
+    Some(serde_json::Value::Object(out))
 }
 
 /// Krippendorff's α (nominal) and Fleiss' κ per criterion over every annotator's labels.
