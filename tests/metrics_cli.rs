@@ -208,6 +208,12 @@ fn an_ensemble_run_reports_agreement_between_its_judges() {
     assert_eq!(between["raters"], 2, "{json}");
     // Votes (a, b): (M, M), (M, U), (M, M): observed disagreement equals chance's, α = 0;
     // Fleiss' κ = (P̄ − P̄e) / (1 − P̄e) = (2/3 − 13/18) / (5/18) = −0.2.
-    assert!(between["krippendorff_alpha"].as_f64().unwrap().abs() < 1e-9, "{between}");
-    assert!((between["fleiss_kappa"]["kappa"].as_f64().unwrap() + 0.2).abs() < 1e-9, "{between}");
+    assert!(
+        between["krippendorff_alpha"].as_f64().unwrap().abs() < 1e-9,
+        "{between}"
+    );
+    assert!(
+        (between["fleiss_kappa"]["kappa"].as_f64().unwrap() + 0.2).abs() < 1e-9,
+        "{between}"
+    );
 }

@@ -1,8 +1,8 @@
 //! The workspace on disk: crash-safe file replacement (shared by everything that writes
 //! files people own), the workspace and its config, the rubric registry, runs and labels.
 
-mod atomic;
 pub mod artifacts;
+mod atomic;
 pub mod config;
 pub mod datasets;
 pub mod labels;
