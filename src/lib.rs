@@ -10,3 +10,5 @@ pub mod llm;
 pub mod metrics;
 pub mod model;
 pub mod store;
+#[cfg(feature = "tui")]
+pub mod tui;

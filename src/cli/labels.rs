@@ -266,10 +266,7 @@ fn set(
 
 /// A verdict as a label stores it: the word, label or level id; a number for scales.
 pub fn verdict_json(v: &Verdict) -> Value {
-    match v {
-        Verdict::Score(x) => serde_json::json!(x),
-        other => Value::String(other.to_string()),
-    }
+    v.label_value()
 }
 
 fn list(dir: &Path) -> Result<u8, CliError> {

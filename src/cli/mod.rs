@@ -410,6 +410,22 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
+/// No command: the terminal UI on the workspace (or the demo) when on a terminal, else the
+/// help.
+fn open_ui(workspace: Option<&std::path::Path>) -> Result<u8, CliError> {
+    use std::io::IsTerminal as _;
+    #[cfg(feature = "tui")]
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        let ws = runs::workspace(workspace)?;
+        crate::tui::run(ws).map_err(CliError::input)?;
+        return Ok(exit::OK);
+    }
+    let _ = workspace;
+    use clap::CommandFactory;
+    let _ = Cli::command().print_help();
+    Ok(exit::OK)
+}
+
 fn init(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let dir = dir.map_or(cwd, std::path::Path::to_path_buf);
@@ -424,11 +440,7 @@ fn init(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => {
-            use clap::CommandFactory;
-            let _ = Cli::command().print_help();
-            Ok(exit::OK)
-        }
+        None => open_ui(cli.workspace.as_deref()),
         Some(Command::Validate { files, from }) => validate::run(&files, from),
         Some(Command::Lint {
             rubric,

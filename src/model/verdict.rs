@@ -48,6 +48,17 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// The verdict as a label stores it: the word, option label or level id as text; a
+    /// number for a scale.
+    pub fn label_value(&self) -> serde_json::Value {
+        match self {
+            Verdict::Score(x) => serde_json::json!(x),
+            other => serde_json::Value::String(other.to_string()),
+        }
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -46,6 +46,11 @@ pub struct WorkspaceConfig {
     pub prices: BTreeMap<String, Price>,
     /// Artifact types and the rubrics their review evaluates.
     pub artifact_types: BTreeMap<String, Vec<String>>,
+    /// Keymap overrides for the terminal UI, checked when it starts (the UI owns the
+    /// action names).
+    pub keymap: Option<Node>,
+    /// Who labels in the terminal UI.
+    pub annotator: Option<String>,
 }
 
 /// Judge settings for every run in the workspace (flags and the rubric's `judge:` win).
@@ -98,6 +103,8 @@ pub fn load_config(start: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), D
     if let Some(node) = fields.take("prices") {
         config.prices = prices(&mut ctx, node, &mut unknown);
     }
+    config.keymap = fields.take("keymap").cloned();
+    config.annotator = fields.string(&mut ctx, "annotator");
     if let Some(node) = fields.take("artifact_types") {
         config.artifact_types = artifact_types(&mut ctx, node, &mut unknown);
     }

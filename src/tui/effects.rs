@@ -1,0 +1,217 @@
+//! Carries out the app's effects off the UI loop (on blocking worker threads) and answers
+//! with messages. Reading a window builds the dataset's index the first time (in the
+//! background: the UI keeps drawing); a scan stops early when a newer one supersedes it.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::app::{Effect, Msg};
+use super::data::{self, DatasetInfo};
+use crate::formats::dataset::index::LineIndex;
+use crate::formats::dataset::{ReadOptions, open_dataset};
+use crate::store::Workspace;
+use crate::store::labels::{Journal, Op};
+
+pub struct Runtime {
+    pub ws: Workspace,
+    pub datasets: Vec<DatasetInfo>,
+    pub annotator: String,
+    /// The open label journal (its lock held while labelling one dataset).
+    journal: Mutex<Option<(usize, Journal)>>,
+    /// Indexes read so far, by dataset.
+    indexes: Mutex<BTreeMap<usize, Arc<LineIndex>>>,
+    latest_scan: AtomicU64,
+}
+
+impl Runtime {
+    pub fn new(ws: Workspace, datasets: Vec<DatasetInfo>, annotator: String) -> Self {
+        Self {
+            ws,
+            datasets,
+            annotator,
+            journal: Mutex::new(None),
+            indexes: Mutex::new(BTreeMap::new()),
+            latest_scan: AtomicU64::new(0),
+        }
+    }
+
+    /// Marks a scan as the newest (older ones stop).
+    pub fn note(&self, effect: &Effect) {
+        if let Effect::Scan { tag, .. } = effect {
+            self.latest_scan.fetch_max(*tag, Ordering::SeqCst);
+        }
+    }
+
+    fn index(&self, dataset: usize) -> Result<Arc<LineIndex>, String> {
+        if let Some(ix) = self.indexes.lock().ok().and_then(|m| m.get(&dataset).cloned()) {
+            return Ok(ix);
+        }
+        let d = self.datasets.get(dataset).ok_or("no such dataset")?;
+        let ix = LineIndex::open_or_build(&d.index, &d.path)
+            .map_err(|e| format!("{}: {e}", d.path.display()))?;
+        let ix = Arc::new(ix);
+        if let Ok(mut m) = self.indexes.lock() {
+            m.insert(dataset, Arc::clone(&ix));
+        }
+        Ok(ix)
+    }
+
+    /// Carries out one effect (blocking) and returns its answer.
+    pub fn handle(&self, effect: Effect) -> Option<Msg> {
+        match effect {
+            Effect::Open { dataset } => {
+                let d = self.datasets.get(dataset)?;
+                let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
+                let rubric = data::labelling_rubric(&self.ws, run.as_deref());
+                let labels = data::labels(&self.ws, &d.key, &self.annotator);
+                Some(Msg::Opened {
+                    dataset,
+                    run,
+                    rubric,
+                    labels,
+                })
+            }
+            Effect::LoadWindow {
+                tag,
+                dataset,
+                start,
+                count,
+            } => Some(self.window(tag, dataset, start, count).unwrap_or_else(Msg::Error)),
+            Effect::Scan { tag, dataset, query } => self.scan(tag, dataset, &query),
+            Effect::SaveLabel {
+                dataset,
+                item,
+                criterion,
+                verdict,
+                rubric,
+                rubric_version,
+            } => {
+                let result = self.with_journal(dataset, |j| {
+                    j.append(Op::Set {
+                        item: item.clone(),
+                        criterion: criterion.clone(),
+                        verdict: verdict.clone(),
+                        note: String::new(),
+                        rubric,
+                        rubric_version,
+                    })
+                    .map_err(|e| e.to_string())
+                });
+                Some(match result {
+                    Ok(seq) => Msg::LabelSaved {
+                        seq,
+                        item,
+                        criterion,
+                        verdict,
+                    },
+                    Err(e) => Msg::Error(format!("the label was NOT saved: {e}")),
+                })
+            }
+            Effect::Undo {
+                dataset,
+                seq,
+                item,
+                criterion,
+            } => {
+                let result = self.with_journal(dataset, |j| {
+                    j.append(Op::Undo { undoes: seq }).map_err(|e| e.to_string())?;
+                    let (events, _) =
+                        crate::store::labels::read(j.path()).map_err(|e| e.to_string())?;
+                    let now = crate::store::labels::fold(&events);
+                    Ok(now.get(&(item.clone(), criterion.clone())).map(|l| l.verdict.clone()))
+                });
+                Some(match result {
+                    Ok(verdict) => Msg::LabelUndone {
+                        item,
+                        criterion,
+                        verdict,
+                    },
+                    Err(e) => Msg::Error(format!("undo failed: {e}")),
+                })
+            }
+        }
+    }
+
+    fn with_journal<T>(
+        &self,
+        dataset: usize,
+        f: impl FnOnce(&mut Journal) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let mut slot = self.journal.lock().map_err(|_| "the label journal is unavailable")?;
+        if slot.as_ref().is_none_or(|(d, _)| *d != dataset) {
+            let d = self.datasets.get(dataset).ok_or("no such dataset")?;
+            *slot = None; // release the previous journal's lock first
+            let j = Journal::open(&self.ws.labels_dir(), &d.key, &self.annotator)
+                .map_err(|e| e.to_string())?;
+            *slot = Some((dataset, j));
+        }
+        let (_, j) = slot.as_mut().ok_or("the label journal is unavailable")?;
+        f(j)
+    }
+
+    fn window(&self, tag: u64, dataset: usize, start: usize, count: usize) -> Result<Msg, String> {
+        let d = self.datasets.get(dataset).ok_or("no such dataset")?;
+        let file = d.path.display().to_string();
+        let indexable = d
+            .path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("csv"));
+        if indexable {
+            let ix = self.index(dataset)?;
+            let items = ix
+                .window(&d.path, &file, start, count)
+                .map_err(|e| format!("{file}: {e}"))?;
+            let items = items
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.ok().map(|item| (start + i, item)))
+                .collect();
+            return Ok(Msg::Window {
+                tag,
+                total: ix.len(),
+                items,
+            });
+        }
+        // A JSON document is streamed: read it through, keep the window.
+        let dataset_items = open_dataset(&d.path, ReadOptions::default())
+            .map_err(|e| e.to_string())?
+            .items;
+        let mut total = 0;
+        let mut items = Vec::new();
+        for (i, item) in dataset_items.enumerate() {
+            total = i + 1;
+            if (start..start + count).contains(&i)
+                && let Ok(item) = item
+            {
+                items.push((i, item));
+            }
+        }
+        Ok(Msg::Window { tag, total, items })
+    }
+
+    fn scan(&self, tag: u64, dataset: usize, query: &str) -> Option<Msg> {
+        let d = self.datasets.get(dataset)?;
+        let needle = query.to_lowercase();
+        let items = match open_dataset(&d.path, ReadOptions::default()) {
+            Ok(ds) => ds.items,
+            Err(e) => return Some(Msg::Error(e.to_string())),
+        };
+        let mut ids = Vec::new();
+        let mut matches = Vec::new();
+        for (i, item) in items.enumerate() {
+            if i % 4096 == 0 && self.latest_scan.load(Ordering::SeqCst) > tag {
+                return None; // superseded: a newer search is running
+            }
+            let Ok(item) = item else {
+                ids.push(String::new());
+                continue;
+            };
+            if needle.is_empty() || item.submission.to_lowercase().contains(&needle) {
+                matches.push(i);
+            }
+            ids.push(item.id);
+        }
+        Some(Msg::Scanned { tag, matches, ids })
+    }
+}

@@ -1,0 +1,344 @@
+//! Keymaps are data: the defaults in `assets/keymap.yaml`, overrides under `keymap:` in
+//! rubricate.yaml. A key is looked up in the focused context (`list`, `label`, `results`),
+//! then in `global`. The help overlay and the status hints are generated from this map.
+
+use std::collections::BTreeMap;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::formats::Diagnostic;
+use crate::formats::node::{Node, NodeValue};
+
+pub const DEFAULTS: &str = include_str!("../../assets/keymap.yaml");
+
+/// Everything a key can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Action {
+    Quit,
+    Help,
+    NextPane,
+    PrevPane,
+    DatasetsPane,
+    LabelPane,
+    ResultsPane,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Open,
+    Back,
+    Search,
+    Filter,
+    Met,
+    Unmet,
+    CannotAssess,
+    Choice(u8),
+    NextCriterion,
+    PrevCriterion,
+    NextItem,
+    PrevItem,
+    Undo,
+    Blind,
+    Queue,
+}
+
+impl Action {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "quit" => Action::Quit,
+            "help" => Action::Help,
+            "next_pane" => Action::NextPane,
+            "prev_pane" => Action::PrevPane,
+            "datasets_pane" => Action::DatasetsPane,
+            "label_pane" => Action::LabelPane,
+            "results_pane" => Action::ResultsPane,
+            "up" => Action::Up,
+            "down" => Action::Down,
+            "page_up" => Action::PageUp,
+            "page_down" => Action::PageDown,
+            "top" => Action::Top,
+            "bottom" => Action::Bottom,
+            "open" => Action::Open,
+            "back" => Action::Back,
+            "search" => Action::Search,
+            "filter" => Action::Filter,
+            "met" => Action::Met,
+            "unmet" => Action::Unmet,
+            "cannot_assess" => Action::CannotAssess,
+            "next_criterion" => Action::NextCriterion,
+            "prev_criterion" => Action::PrevCriterion,
+            "next_item" => Action::NextItem,
+            "prev_item" => Action::PrevItem,
+            "undo" => Action::Undo,
+            "blind" => Action::Blind,
+            "queue" => Action::Queue,
+            other => {
+                let n: u8 = other.strip_prefix("choice_")?.parse().ok()?;
+                return (1..=9).contains(&n).then_some(Action::Choice(n));
+            }
+        })
+    }
+
+    /// What the help overlay says.
+    pub fn describe(self) -> String {
+        match self {
+            Action::Quit => "quit".into(),
+            Action::Help => "this help".into(),
+            Action::NextPane => "next pane".into(),
+            Action::PrevPane => "previous pane".into(),
+            Action::DatasetsPane => "Datasets pane".into(),
+            Action::LabelPane => "Label pane".into(),
+            Action::ResultsPane => "Results pane".into(),
+            Action::Up => "up".into(),
+            Action::Down => "down".into(),
+            Action::PageUp => "page up".into(),
+            Action::PageDown => "page down".into(),
+            Action::Top => "first".into(),
+            Action::Bottom => "last".into(),
+            Action::Open => "open".into(),
+            Action::Back => "back / close".into(),
+            Action::Search => "search submissions".into(),
+            Action::Filter => "next filter".into(),
+            Action::Met => "label MET".into(),
+            Action::Unmet => "label UNMET".into(),
+            Action::CannotAssess => "label CANNOT_ASSESS".into(),
+            Action::Choice(n) => format!("option / level {n}"),
+            Action::NextCriterion => "next criterion".into(),
+            Action::PrevCriterion => "previous criterion".into(),
+            Action::NextItem => "next item".into(),
+            Action::PrevItem => "previous item".into(),
+            Action::Undo => "undo the last label".into(),
+            Action::Blind => "blind mode on/off".into(),
+            Action::Queue => "next queue order".into(),
+        }
+    }
+}
+
+/// Where a key is looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Context {
+    Global,
+    List,
+    Label,
+    Results,
+}
+
+impl Context {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "global" => Context::Global,
+            "list" => Context::List,
+            "label" => Context::Label,
+            "results" => Context::Results,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Context::Global => "global",
+            Context::List => "list",
+            Context::Label => "label",
+            Context::Results => "results",
+        }
+    }
+}
+
+/// A key as written in a keymap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+/// Keys sort by how they are written (for a stable help overlay).
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(&other.name())
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Key {
+    pub fn parse(s: &str) -> Option<Self> {
+        let mut rest = s;
+        let (mut ctrl, mut alt) = (false, false);
+        loop {
+            if let Some(r) = rest.strip_prefix("ctrl-").filter(|r| !r.is_empty()) {
+                ctrl = true;
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("alt-").filter(|r| !r.is_empty()) {
+                alt = true;
+                rest = r;
+            } else {
+                break;
+            }
+        }
+        let code = match rest {
+            "enter" => KeyCode::Enter,
+            "esc" => KeyCode::Esc,
+            "tab" => KeyCode::Tab,
+            "backtab" => KeyCode::BackTab,
+            "space" => KeyCode::Char(' '),
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "pageup" => KeyCode::PageUp,
+            "pagedown" => KeyCode::PageDown,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "backspace" => KeyCode::Backspace,
+            f if f.starts_with('f') && f.len() > 1 => KeyCode::F(f[1..].parse().ok().filter(|n| (1..=12).contains(n))?),
+            c if c.chars().count() == 1 => KeyCode::Char(c.chars().next()?),
+            _ => return None,
+        };
+        Some(Self { code, ctrl, alt })
+    }
+
+    /// A pressed key as the keymap writes it (shift is part of the character).
+    pub fn from_event(e: &KeyEvent) -> Self {
+        let code = match e.code {
+            KeyCode::Char(c) if e.modifiers.contains(KeyModifiers::CONTROL) => KeyCode::Char(c.to_ascii_lowercase()),
+            other => other,
+        };
+        Self {
+            code,
+            ctrl: e.modifiers.contains(KeyModifiers::CONTROL),
+            alt: e.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+
+    pub fn name(&self) -> String {
+        let base = match self.code {
+            KeyCode::Enter => "enter".into(),
+            KeyCode::Esc => "esc".into(),
+            KeyCode::Tab => "tab".into(),
+            KeyCode::BackTab => "shift-tab".into(),
+            KeyCode::Char(' ') => "space".into(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::PageUp => "pgup".into(),
+            KeyCode::PageDown => "pgdn".into(),
+            KeyCode::Home => "home".into(),
+            KeyCode::End => "end".into(),
+            KeyCode::Backspace => "backspace".into(),
+            KeyCode::F(n) => format!("f{n}"),
+            KeyCode::Char(c) => c.to_string(),
+            _ => "?".into(),
+        };
+        match (self.ctrl, self.alt) {
+            (true, _) => format!("ctrl-{base}"),
+            (_, true) => format!("alt-{base}"),
+            _ => base,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Keymap {
+    pub bindings: BTreeMap<Context, BTreeMap<Key, Action>>,
+}
+
+impl Keymap {
+    /// The defaults with `overrides` (the `keymap:` node of rubricate.yaml) on top. A bad
+    /// context, key or action is a located error.
+    pub fn load(overrides: Option<(&str, &Node)>) -> Result<Self, Vec<Diagnostic>> {
+        let mut map = Keymap::default();
+        let root = crate::formats::parse_document("assets/keymap.yaml", DEFAULTS)
+            .map_err(|d| d.0)?;
+        let mut errors = Vec::new();
+        map.apply("assets/keymap.yaml", &root, &mut errors);
+        if let Some((file, node)) = overrides {
+            map.apply(file, node, &mut errors);
+        }
+        if errors.is_empty() { Ok(map) } else { Err(errors) }
+    }
+
+    fn apply(&mut self, file: &str, root: &Node, errors: &mut Vec<Diagnostic>) {
+        let NodeValue::Map(contexts) = &root.value else {
+            errors.push(Diagnostic::at(file, root.pos, "`keymap` must be a mapping of contexts (global, list, label, results)"));
+            return;
+        };
+        for (ctx_key, keys) in contexts {
+            let Some(ctx) = Context::parse(&ctx_key.text) else {
+                errors.push(Diagnostic::at(file, ctx_key.pos, format!("unknown keymap context '{}'; use global, list, label or results", ctx_key.text)));
+                continue;
+            };
+            let NodeValue::Map(entries) = &keys.value else {
+                errors.push(Diagnostic::at(file, keys.pos, format!("keymap context '{}' must map keys to actions", ctx_key.text)));
+                continue;
+            };
+            for (k, v) in entries {
+                let Some(key) = Key::parse(&k.text) else {
+                    errors.push(Diagnostic::at(file, k.pos, format!("'{}' is not a key name (a character, enter, esc, tab, up, pageup, f1…, with ctrl-/alt-)", k.text)));
+                    continue;
+                };
+                let Some(action) = v.as_str().and_then(Action::parse) else {
+                    errors.push(Diagnostic::at(file, v.pos, format!("'{}' is not an action (see assets/keymap.yaml for the list)", v.as_str().unwrap_or("?"))));
+                    continue;
+                };
+                self.bindings.entry(ctx).or_default().insert(key, action);
+            }
+        }
+    }
+
+    /// The action of a key in a context (falling back to global).
+    pub fn action(&self, ctx: Context, key: Key) -> Option<Action> {
+        self.bindings
+            .get(&ctx)
+            .and_then(|m| m.get(&key))
+            .or_else(|| self.bindings.get(&Context::Global).and_then(|m| m.get(&key)))
+            .copied()
+    }
+
+    /// The keys of an action in a context, for hints ("m/u/c").
+    pub fn keys_for(&self, ctx: Context, action: Action) -> Vec<String> {
+        let mut keys: Vec<String> = [ctx, Context::Global]
+            .iter()
+            .filter_map(|c| self.bindings.get(c))
+            .flat_map(|m| m.iter().filter(|(_, a)| **a == action).map(|(k, _)| k.name()))
+            .collect();
+        // The shortest first: `q` before `ctrl-c`.
+        keys.sort_by_key(|k| (k.chars().count(), k.clone()));
+        keys.dedup();
+        keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_load_and_overrides_win_with_located_errors() {
+        let map = Keymap::load(None).unwrap();
+        let k = |s: &str| Key::parse(s).unwrap();
+        assert_eq!(map.action(Context::Label, k("m")), Some(Action::Met));
+        assert_eq!(map.action(Context::Label, k("q")), Some(Action::Quit), "global fallback");
+        assert_eq!(map.action(Context::List, k("ctrl-c")), Some(Action::Quit));
+        let text = "label:\n  y: met\n  ctrl-zz: undo\nlist:\n  x: explode\nbogus: {}\n";
+        let node = crate::formats::parse_document("rubricate.yaml", text).unwrap();
+        let errors = Keymap::load(Some(("rubricate.yaml", &node))).unwrap_err();
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 3, "{text:?}");
+        assert!(text[0].contains("rubricate.yaml:3:3: 'ctrl-zz' is not a key name"), "{text:?}");
+        assert!(text[1].contains("rubricate.yaml:5:6: 'explode' is not an action"), "{text:?}");
+        assert!(text[2].contains("rubricate.yaml:6:1: unknown keymap context 'bogus'"), "{text:?}");
+        let ok = crate::formats::parse_document("c.yaml", "label:\n  y: met\n").unwrap();
+        let map = Keymap::load(Some(("c.yaml", &ok))).unwrap();
+        assert_eq!(map.action(Context::Label, k("y")), Some(Action::Met));
+        assert_eq!(map.keys_for(Context::Label, Action::Met), ["m", "y"]);
+        assert_eq!(map.keys_for(Context::Label, Action::Quit), ["q", "ctrl-c"]);
+    }
+}

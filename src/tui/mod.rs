@@ -1,0 +1,160 @@
+//! The terminal UI (ARCHITECTURE.md "TUI"): the Elm-style loop. `App` holds the state and
+//! changes only in `App::update`; panes render `&App`; the runtime carries out effects on
+//! worker threads and answers over a bounded channel. It draws on stderr (stdout stays
+//! pipeable), only when something changed and at most ~60 times a second; a panic hook and
+//! every exit path restore the terminal; logs go to a file, never to the screen.
+
+pub mod app;
+pub mod data;
+pub mod effects;
+pub mod keymap;
+pub mod view;
+
+use std::io::Stderr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::execute;
+use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
+use futures_util::StreamExt as _;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc;
+
+use app::{App, Msg};
+use effects::Runtime;
+use keymap::Keymap;
+
+use crate::store::Workspace;
+
+/// Frames are at least this far apart.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// The app for a workspace: keymap (with the config's overrides), annotator, datasets.
+pub fn build(ws: &Workspace) -> Result<App, String> {
+    let file = ws.config.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    let keymap = Keymap::load(ws.config.keymap.as_ref().map(|n| (file.as_str(), n))).map_err(|errors| {
+        errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    })?;
+    let annotator = ws
+        .config
+        .annotator
+        .clone()
+        .or_else(|| std::env::var("RUBRICATE_ANNOTATOR").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
+        .unwrap_or_else(|| "annotator".into());
+    Ok(App::new(ws.root.clone(), keymap, annotator, data::datasets(ws)))
+}
+
+/// Restores the terminal when dropped (normal exit, error or unwinding panic).
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+fn restore() {
+    let _ = disable_raw_mode();
+    let _ = execute!(std::io::stderr(), LeaveAlternateScreen, DisableMouseCapture);
+}
+
+/// Logs go to `<state dir>/rubricate.log` (`RUBRICATE_LOG` sets the level).
+fn start_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    let dir = directories::ProjectDirs::from("", "", "rubricate")
+        .map(|d| d.state_dir().unwrap_or(d.cache_dir()).to_path_buf())?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let (writer, guard) = tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "rubricate.log"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("RUBRICATE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init();
+    Some(guard)
+}
+
+/// Runs the UI on a workspace until the user quits.
+pub fn run(ws: Workspace) -> Result<(), String> {
+    let _log = start_logging();
+    let app = build(&ws)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+    enable_raw_mode().map_err(|e| format!("cannot use this terminal: {e}"))?;
+    let _guard = TerminalGuard;
+    execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
+        .map_err(|e| format!("cannot use this terminal: {e}"))?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stderr()))
+        .map_err(|e| format!("cannot use this terminal: {e}"))?;
+    let datasets = app.datasets.clone();
+    let annotator = app.annotator.clone();
+    let effects = Arc::new(Runtime::new(ws, datasets, annotator));
+    tracing::info!("terminal UI started");
+    runtime.block_on(event_loop(app, &mut terminal, effects))
+}
+
+async fn event_loop(
+    mut app: App,
+    terminal: &mut Terminal<CrosstermBackend<Stderr>>,
+    runtime: Arc<Runtime>,
+) -> Result<(), String> {
+    let (tx, mut rx) = mpsc::channel::<Msg>(256);
+    let mut events = EventStream::new();
+    if let Ok(size) = terminal.size() {
+        let effects = app.update(Msg::Resize(size.width, size.height));
+        dispatch(&runtime, &tx, effects);
+    }
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    loop {
+        if dirty {
+            // Coalesce bursts: at most one frame per FRAME.
+            let wait = FRAME.saturating_sub(last_draw.elapsed());
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+            }
+            terminal.draw(|f| view::draw(&app, f)).map_err(|e| format!("drawing failed: {e}"))?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        let msg = tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k))) => Msg::Key(k),
+                Some(Ok(Event::Mouse(m))) => Msg::Mouse(m),
+                Some(Ok(Event::Resize(w, h))) => Msg::Resize(w, h),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(format!("reading the terminal failed: {e}")),
+                None => return Ok(()),
+            },
+            Some(m) = rx.recv() => m,
+        };
+        let effects = app.update(msg);
+        dispatch(&runtime, &tx, effects);
+        dirty = true;
+        if app.quit {
+            tracing::info!("quit");
+            return Ok(());
+        }
+    }
+}
+
+fn dispatch(runtime: &Arc<Runtime>, tx: &mpsc::Sender<Msg>, effects: Vec<app::Effect>) {
+    for effect in effects {
+        runtime.note(&effect);
+        let runtime = Arc::clone(runtime);
+        let tx = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(msg) = runtime.handle(effect) {
+                let _ = tx.blocking_send(msg);
+            }
+        });
+    }
+}

@@ -1,0 +1,165 @@
+//! The Datasets pane: the workspace's datasets; for an open one, a virtualized list (only
+//! visible rows are read and drawn) with id, submission preview, label progress and latest
+//! score, and an item detail view.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
+
+use super::preview;
+use crate::tui::app::{App, Browse, label_text};
+
+pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
+    match &app.browse {
+        None => list(app, f, area),
+        Some(b) if b.detail => detail(app, b, f, area),
+        Some(b) => items(app, b, f, area),
+    }
+}
+
+fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let rows: Vec<Row> = app
+        .datasets
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let style = if i == app.selected { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
+            Row::new(vec![
+                d.name.clone(),
+                d.items.map_or_else(|| "?".into(), |n| n.to_string()),
+                d.path.display().to_string(),
+            ])
+            .style(style)
+        })
+        .collect();
+    let empty = app.datasets.is_empty();
+    let table = Table::new(rows, [Constraint::Length(24), Constraint::Length(9), Constraint::Min(10)])
+        .header(Row::new(vec!["DATASET", "ITEMS", "FILE"]).style(Style::new().add_modifier(Modifier::BOLD)))
+        .block(Block::new().borders(Borders::ALL).title(if empty {
+            " Datasets — none yet: put files in datasets/ or `rubricate datasets add FILE` "
+        } else {
+            " Datasets "
+        }));
+    f.render_widget(table, area);
+}
+
+/// `labelled/criteria` for an item.
+fn progress(app: &App, b: &Browse, id: &str) -> String {
+    let Some(r) = &b.rubric else { return "-".into() };
+    let n = r.criteria.len();
+    let done = r
+        .criteria
+        .iter()
+        .filter(|c| app.labels.contains_key(&(id.to_owned(), c.id.clone())))
+        .count();
+    format!("{done}/{n}")
+}
+
+fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
+    let name = app.datasets.get(b.dataset).map_or("", |d| d.name.as_str());
+    let height = usize::from(area.height.saturating_sub(3));
+    let preview_width = usize::from(area.width.saturating_sub(40)).max(10);
+    let rows: Vec<Row> = (b.offset..b.offset + height)
+        .filter_map(|row| b.position(row).map(|p| (row, p)))
+        .map(|(row, p)| {
+            let style = if row == b.cursor { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
+            match b.window.get(&p) {
+                Some(item) => {
+                    let score = b
+                        .run
+                        .as_ref()
+                        .and_then(|r| r.by_item.get(&item.id))
+                        .map_or_else(|| "-".into(), |r| r.score.map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0)));
+                    Row::new(vec![
+                        item.id.clone(),
+                        preview(&item.submission, preview_width),
+                        progress(app, b, &item.id),
+                        score,
+                    ])
+                }
+                None => Row::new(vec![format!("#{}", p + 1), "…".into(), String::new(), String::new()]),
+            }
+            .style(style)
+        })
+        .collect();
+    let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
+    let shown = b.rows.as_ref().map(Vec::len);
+    let title = match shown {
+        Some(n) => format!(" {name} — {n} of {total} items ({}) ", b.filter.name()),
+        None => format!(" {name} — {total} items "),
+    };
+    let table = Table::new(
+        rows,
+        [Constraint::Length(14), Constraint::Min(10), Constraint::Length(7), Constraint::Length(6)],
+    )
+    .header(Row::new(vec!["ID", "SUBMISSION", "LABELS", "SCORE"]).style(Style::new().add_modifier(Modifier::BOLD)))
+    .block(Block::new().borders(Borders::ALL).title(title));
+    f.render_widget(table, area);
+}
+
+fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
+    let Some(item) = b.current() else {
+        f.render_widget(Paragraph::new("loading…").block(Block::new().borders(Borders::ALL)), area);
+        return;
+    };
+    let [left, right] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let mut text = Vec::new();
+    if let Some(p) = &item.prompt {
+        text.push(Line::styled("PROMPT", Style::new().add_modifier(Modifier::BOLD)));
+        text.extend(p.lines().map(|l| Line::raw(l.to_owned())));
+        text.push(Line::raw(""));
+    }
+    text.push(Line::styled("SUBMISSION", Style::new().add_modifier(Modifier::BOLD)));
+    text.extend(item.submission.lines().map(|l| Line::raw(l.to_owned())));
+    if let Some(r) = &item.reference {
+        text.push(Line::raw(""));
+        text.push(Line::styled("REFERENCE", Style::new().add_modifier(Modifier::BOLD)));
+        text.extend(r.lines().map(|l| Line::raw(l.to_owned())));
+    }
+    f.render_widget(
+        Paragraph::new(text)
+            .wrap(Wrap { trim: false })
+            .scroll((b.detail_scroll, 0))
+            .block(Block::new().borders(Borders::ALL).title(format!(" {} ", item.id))),
+        left,
+    );
+    let mut side = Vec::new();
+    let result = b.run.as_ref().and_then(|r| r.by_item.get(&item.id));
+    if let Some(r) = result {
+        side.push(Line::styled(
+            format!("LATEST RUN: {}", r.score.map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))),
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+    }
+    if let Some(rubric) = &b.rubric {
+        for c in &rubric.criteria {
+            let human = app
+                .labels
+                .get(&(item.id.clone(), c.id.clone()))
+                .map_or_else(|| "—".into(), label_text);
+            let judged = result
+                .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
+                .map(|x| match (&x.verdict, &x.failure) {
+                    (Some(v), _) => (v.to_string(), x.reason.clone()),
+                    (None, Some(fl)) => ("failed".into(), fl.message.clone()),
+                    _ => ("—".into(), String::new()),
+                });
+            side.push(Line::raw(format!("{}", c.name)));
+            match judged {
+                Some((v, reason)) => {
+                    side.push(Line::raw(format!("  judge {v} · human {human}")));
+                    if !reason.is_empty() {
+                        side.push(Line::raw(format!("  {}", preview(&reason, 200))));
+                    }
+                }
+                None => side.push(Line::raw(format!("  human {human}"))),
+            }
+        }
+    }
+    f.render_widget(
+        Paragraph::new(side).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::ALL).title(" Labels and results ")),
+        right,
+    );
+}

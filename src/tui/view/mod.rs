@@ -1,0 +1,138 @@
+//! Drawing: panes render `&App` only. The frame is the tab bar, the focused pane, and the
+//! status bar whose hints come from the effective keymap; the help overlay lists it whole.
+
+mod datasets;
+mod label;
+mod results;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::app::{App, Pane};
+use super::keymap::{Action, Context};
+
+pub fn draw(app: &App, f: &mut Frame<'_>) {
+    let area = f.area();
+    let [tabs, body, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    tab_bar(app, f, tabs);
+    match app.pane {
+        Pane::Datasets => datasets::draw(app, f, body),
+        Pane::Label => label::draw(app, f, body),
+        Pane::Results => results::draw(app, f, body),
+    }
+    status_bar(app, f, status);
+    if app.help {
+        help(app, f, area);
+    }
+}
+
+fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let mut spans = vec![Span::styled(" rubricate ", Style::new().add_modifier(Modifier::REVERSED)), Span::raw(" ")];
+    for p in Pane::ALL {
+        let style = if p == app.pane {
+            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        } else {
+            Style::new()
+        };
+        spans.push(Span::styled(format!(" {} ", p.title()), style));
+    }
+    spans.push(Span::raw(format!("  {}", app.workspace.display())));
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `key action · key action …` for the focused pane, from the keymap.
+fn hints(app: &App) -> String {
+    let ctx = app.context();
+    let wanted: &[Action] = match app.pane {
+        Pane::Datasets if app.browse.is_none() => &[Action::Open, Action::NextPane],
+        Pane::Datasets => &[Action::Open, Action::Search, Action::Filter, Action::Back],
+        Pane::Label => &[Action::Met, Action::Unmet, Action::CannotAssess, Action::Undo, Action::Blind, Action::Queue],
+        Pane::Results => &[Action::Down, Action::NextPane],
+    };
+    let mut parts: Vec<String> = wanted
+        .iter()
+        .filter_map(|a| {
+            let keys = app.keymap.keys_for(ctx, *a);
+            keys.first().map(|k| format!("{k} {}", short(*a)))
+        })
+        .collect();
+    for a in [Action::Help, Action::Quit] {
+        if let Some(k) = app.keymap.keys_for(Context::Global, a).first() {
+            parts.push(format!("{k} {}", short(a)));
+        }
+    }
+    parts.join(" · ")
+}
+
+fn short(a: Action) -> &'static str {
+    match a {
+        Action::Open => "open",
+        Action::Search => "search",
+        Action::Filter => "filter",
+        Action::Back => "back",
+        Action::NextPane => "pane",
+        Action::Met => "met",
+        Action::Unmet => "unmet",
+        Action::CannotAssess => "can't tell",
+        Action::Undo => "undo",
+        Action::Blind => "blind",
+        Action::Queue => "queue",
+        Action::Down => "criterion",
+        Action::Help => "help",
+        Action::Quit => "quit",
+        _ => "",
+    }
+}
+
+fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
+    let text = match (search, &app.message) {
+        (Some(q), _) => format!("/{q}▏ (enter keeps, esc clears)"),
+        (None, Some(m)) => format!("{m} │ {}", hints(app)),
+        (None, None) => hints(app),
+    };
+    f.render_widget(Paragraph::new(text).style(Style::new().add_modifier(Modifier::REVERSED)), area);
+}
+
+fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let w = area.width.saturating_sub(4).min(72);
+    let h = area.height.saturating_sub(2);
+    let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
+    let mut lines = Vec::new();
+    for (ctx, keys) in &app.keymap.bindings {
+        lines.push(Line::styled(ctx.name().to_uppercase(), Style::new().add_modifier(Modifier::BOLD)));
+        let mut by_action: std::collections::BTreeMap<Action, Vec<String>> = std::collections::BTreeMap::new();
+        for (k, a) in keys {
+            by_action.entry(*a).or_default().push(k.name());
+        }
+        for (a, ks) in by_action {
+            lines.push(Line::raw(format!("  {:<18} {}", ks.join(" "), a.describe())));
+        }
+    }
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(" Keys (any key closes) ")),
+        r,
+    );
+}
+
+/// The first `n` characters of text on one line.
+pub fn preview(text: &str, n: usize) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > n {
+        let cut: String = one.chars().take(n.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        one
+    }
+}
