@@ -413,6 +413,7 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
 /// No command: the terminal UI on the workspace (or the demo) when on a terminal, else the
 /// help.
 fn open_ui(workspace: Option<&std::path::Path>) -> Result<u8, CliError> {
+    use clap::CommandFactory;
     use std::io::IsTerminal as _;
     #[cfg(feature = "tui")]
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
@@ -421,7 +422,6 @@ fn open_ui(workspace: Option<&std::path::Path>) -> Result<u8, CliError> {
         return Ok(exit::OK);
     }
     let _ = workspace;
-    use clap::CommandFactory;
     let _ = Cli::command().print_help();
     Ok(exit::OK)
 }

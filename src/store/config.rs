@@ -49,6 +49,8 @@ pub struct WorkspaceConfig {
     /// Keymap overrides for the terminal UI, checked when it starts (the UI owns the
     /// action names).
     pub keymap: Option<Node>,
+    /// Theme overrides for the terminal UI, checked when it starts.
+    pub theme: Option<Node>,
     /// Who labels in the terminal UI.
     pub annotator: Option<String>,
 }
@@ -104,6 +106,7 @@ pub fn load_config(start: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), D
         config.prices = prices(&mut ctx, node, &mut unknown);
     }
     config.keymap = fields.take("keymap").cloned();
+    config.theme = fields.take("theme").cloned();
     config.annotator = fields.string(&mut ctx, "annotator");
     if let Some(node) = fields.take("artifact_types") {
         config.artifact_types = artifact_types(&mut ctx, node, &mut unknown);

@@ -42,16 +42,29 @@ pub enum Filter {
     Labelled,
     Disagreement,
     Failed,
+    /// The latest run's score below 50 %.
+    ScoreLow,
+    /// The latest run's score 50 % or more.
+    ScoreHigh,
+    /// One cell of a criterion's confusion matrix (0 human MET/judge MET, 1 MET/UNMET,
+    /// 2 UNMET/MET, 3 UNMET/UNMET), from the Results pane.
+    Cell {
+        criterion: usize,
+        cell: u8,
+    },
 }
 
 impl Filter {
+    #[must_use]
     pub fn next(self) -> Self {
         match self {
             Filter::All => Filter::Unlabelled,
             Filter::Unlabelled => Filter::Labelled,
             Filter::Labelled => Filter::Disagreement,
             Filter::Disagreement => Filter::Failed,
-            Filter::Failed => Filter::All,
+            Filter::Failed => Filter::ScoreLow,
+            Filter::ScoreLow => Filter::ScoreHigh,
+            Filter::ScoreHigh | Filter::Cell { .. } => Filter::All,
         }
     }
 
@@ -62,6 +75,9 @@ impl Filter {
             Filter::Labelled => "labelled",
             Filter::Disagreement => "disagreement",
             Filter::Failed => "failed",
+            Filter::ScoreLow => "score < 50%",
+            Filter::ScoreHigh => "score ≥ 50%",
+            Filter::Cell { .. } => "confusion cell",
         }
     }
 }
@@ -73,14 +89,18 @@ pub enum Queue {
     InOrder,
     UnlabelledFirst,
     DisagreementsFirst,
+    /// Items the judge was least sure of: votes that disagreed, an abstention, a failure.
+    MostInformative,
 }
 
 impl Queue {
+    #[must_use]
     pub fn next(self) -> Self {
         match self {
             Queue::InOrder => Queue::UnlabelledFirst,
             Queue::UnlabelledFirst => Queue::DisagreementsFirst,
-            Queue::DisagreementsFirst => Queue::InOrder,
+            Queue::DisagreementsFirst => Queue::MostInformative,
+            Queue::MostInformative => Queue::InOrder,
         }
     }
 
@@ -89,6 +109,7 @@ impl Queue {
             Queue::InOrder => "in order",
             Queue::UnlabelledFirst => "unlabelled first",
             Queue::DisagreementsFirst => "disagreements first",
+            Queue::MostInformative => "most informative",
         }
     }
 }
@@ -172,6 +193,7 @@ impl Default for LabelState {
 pub struct App {
     pub pane: Pane,
     pub keymap: Keymap,
+    pub theme: super::theme::Theme,
     pub help: bool,
     pub quit: bool,
     pub message: Option<String>,
@@ -185,6 +207,8 @@ pub struct App {
     /// The criterion selected in the Results pane.
     pub results_cursor: usize,
     pub size: (u16, u16),
+    /// A note being typed for the current label (`Some` while the note line is open).
+    pub note: Option<String>,
     next_tag: u64,
 }
 
@@ -254,6 +278,7 @@ pub enum Effect {
         item: String,
         criterion: String,
         verdict: serde_json::Value,
+        note: String,
         rubric: String,
         rubric_version: String,
     },
@@ -266,10 +291,16 @@ pub enum Effect {
 }
 
 impl App {
-    pub fn new(workspace: PathBuf, keymap: Keymap, annotator: String, datasets: Vec<DatasetInfo>) -> Self {
+    pub fn new(
+        workspace: PathBuf,
+        keymap: Keymap,
+        annotator: String,
+        datasets: Vec<DatasetInfo>,
+    ) -> Self {
         Self {
             pane: Pane::Datasets,
             keymap,
+            theme: super::theme::Theme::load(None, false).unwrap_or_default(),
             help: false,
             quit: false,
             message: None,
@@ -282,6 +313,7 @@ impl App {
             label: LabelState::default(),
             results_cursor: 0,
             size: (80, 24),
+            note: None,
             next_tag: 0,
         }
     }
@@ -300,9 +332,10 @@ impl App {
         }
     }
 
-    /// Rows the item list shows (the screen less bars and borders).
+    /// Rows the item list shows (the screen less the tab and status bars, the list's
+    /// borders and its header).
     pub fn list_height(&self) -> usize {
-        usize::from(self.size.1.saturating_sub(6)).max(1)
+        usize::from(self.size.1.saturating_sub(5)).max(1)
     }
 
     /// Anything the user could lose by quitting now.
@@ -317,6 +350,12 @@ impl App {
             Msg::Mouse(m) => self.mouse(m),
             Msg::Resize(w, h) => {
                 self.size = (w, h);
+                let height = self.list_height();
+                if let Some(b) = &mut self.browse
+                    && b.cursor >= b.offset + height
+                {
+                    b.offset = b.cursor + 1 - height;
+                }
                 self.scrolled()
             }
             Msg::Window { tag, total, items } => {
@@ -329,8 +368,7 @@ impl App {
                     }
                     // Keep memory bounded: only what is near the view.
                     let keep = b.offset.saturating_sub(4 * MARGIN)..b.offset + 5 * MARGIN;
-                    let keep_pos: BTreeSet<usize> =
-                        keep.filter_map(|r| b.position(r)).collect();
+                    let keep_pos: BTreeSet<usize> = keep.filter_map(|r| b.position(r)).collect();
                     b.window.retain(|p, _| keep_pos.contains(p));
                     if let Some(info) = self.datasets.get_mut(b.dataset) {
                         info.items = Some(total);
@@ -376,7 +414,9 @@ impl App {
             } => {
                 self.label.unsaved = self.label.unsaved.saturating_sub(1);
                 self.label.sitting += 1;
-                self.label.saved.push((seq, item.clone(), criterion.clone()));
+                self.label
+                    .saved
+                    .push((seq, item.clone(), criterion.clone()));
                 self.labels.insert((item, criterion), verdict);
                 self.message = Some(format!("saved label {seq}"));
                 Vec::new()
@@ -403,7 +443,22 @@ impl App {
     }
 
     fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
-        // The search line takes typed text first.
+        // The note line, then the search line, take typed text first.
+        if let Some(note) = &mut self.note {
+            match k.code {
+                KeyCode::Esc => self.note = None,
+                KeyCode::Backspace => {
+                    note.pop();
+                }
+                KeyCode::Char(c) => note.push(c),
+                KeyCode::Enter => {
+                    let text = self.note.take().unwrap_or_default();
+                    return self.save_note(text);
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
         if let Some(b) = &mut self.browse
             && let Some(query) = &mut b.search
         {
@@ -462,7 +517,11 @@ impl App {
             Action::NextPane | Action::PrevPane => {
                 let i = Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0);
                 let n = Pane::ALL.len();
-                let next = if action == Action::NextPane { (i + 1) % n } else { (i + n - 1) % n };
+                let next = if action == Action::NextPane {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
                 self.switch(Pane::ALL[next])
             }
             Action::DatasetsPane => self.switch(Pane::Datasets),
@@ -557,6 +616,24 @@ impl App {
             Filter::Unlabelled => labelled < criteria.len().max(1),
             Filter::Labelled => labelled > 0 && labelled == criteria.len(),
             Filter::Failed => result.is_some_and(|r| r.incomplete),
+            Filter::ScoreLow => result.and_then(|r| r.score).is_some_and(|x| x < 0.5),
+            Filter::ScoreHigh => result.and_then(|r| r.score).is_some_and(|x| x >= 0.5),
+            Filter::Cell { criterion, cell } => {
+                let Some(c) = b.rubric.as_ref().and_then(|r| r.criteria.get(criterion)) else {
+                    return false;
+                };
+                let human = labels.get(&(id.clone(), c.id.clone())).map(label_text);
+                let judge = result
+                    .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
+                    .and_then(|x| x.verdict.as_ref().map(ToString::to_string));
+                let (want_h, want_j) = match cell {
+                    0 => ("MET", "MET"),
+                    1 => ("MET", "UNMET"),
+                    2 => ("UNMET", "MET"),
+                    _ => ("UNMET", "UNMET"),
+                };
+                human.as_deref() == Some(want_h) && judge.as_deref() == Some(want_j)
+            }
             Filter::Disagreement => result.is_some_and(|r| {
                 r.results.iter().any(|c| {
                     let human = labels.get(&(id.clone(), c.criterion_id.clone()));
@@ -601,7 +678,10 @@ impl App {
             .chain(std::iter::once(b.cursor))
             .filter_map(|r| b.position(r))
             .collect();
-        let missing: Vec<usize> = visible.into_iter().filter(|p| !b.window.contains_key(p)).collect();
+        let missing: Vec<usize> = visible
+            .into_iter()
+            .filter(|p| !b.window.contains_key(p))
+            .collect();
         let (Some(&lo), Some(&hi)) = (missing.iter().min(), missing.iter().max()) else {
             return Vec::new();
         };
@@ -630,6 +710,22 @@ impl App {
             return Vec::new();
         }
         let page = isize::try_from(self.list_height().max(PAGE)).unwrap_or(10);
+        if let Some(b) = &mut self.browse
+            && b.detail
+        {
+            let step: i32 = match action {
+                Action::Up => -1,
+                Action::Down => 1,
+                Action::PageUp => -10,
+                Action::PageDown => 10,
+                _ => 0,
+            };
+            if step != 0 {
+                b.detail_scroll =
+                    u16::try_from((i32::from(b.detail_scroll) + step).max(0)).unwrap_or(0);
+                return Vec::new();
+            }
+        }
         match action {
             Action::Up => self.move_cursor(-1),
             Action::Down => self.move_cursor(1),
@@ -691,9 +787,16 @@ impl App {
             }
             Action::NextItem => self.next_item(1),
             Action::PrevItem => self.next_item(-1),
+            Action::Note => {
+                self.note = Some(String::new());
+                Vec::new()
+            }
             Action::Blind => {
                 self.label.blind = !self.label.blind;
-                self.message = Some(format!("blind mode {}", if self.label.blind { "on" } else { "off" }));
+                self.message = Some(format!(
+                    "blind mode {}",
+                    if self.label.blind { "on" } else { "off" }
+                ));
                 Vec::new()
             }
             Action::Queue => {
@@ -741,6 +844,7 @@ impl App {
                     item: item.id.clone(),
                     criterion: c.id.clone(),
                     verdict: verdict.label_value(),
+                    note: String::new(),
                     rubric,
                     rubric_version: version,
                 };
@@ -760,6 +864,39 @@ impl App {
         }
     }
 
+    /// Saves the current criterion's label again with a note (a label must exist).
+    fn save_note(&mut self, note: String) -> Vec<Effect> {
+        let criteria = self.label_criteria();
+        let Some(c) = criteria.get(self.label.criterion) else {
+            return Vec::new();
+        };
+        let Some(b) = &self.browse else {
+            return Vec::new();
+        };
+        let Some(item) = b.current() else {
+            return Vec::new();
+        };
+        let Some(verdict) = self.labels.get(&(item.id.clone(), c.id.clone())).cloned() else {
+            self.message = Some(format!("label '{}' first, then add a note", c.name));
+            return Vec::new();
+        };
+        let (rubric, rubric_version) = b
+            .rubric
+            .as_ref()
+            .map(|r| (r.id.clone(), r.version.clone()))
+            .unwrap_or_default();
+        self.label.unsaved += 1;
+        vec![Effect::SaveLabel {
+            dataset: b.dataset,
+            item: item.id.clone(),
+            criterion: c.id.clone(),
+            verdict,
+            note,
+            rubric,
+            rubric_version,
+        }]
+    }
+
     /// The next item in the queue's order (or the previous one).
     fn next_item(&mut self, dir: isize) -> Vec<Effect> {
         if dir < 0 || self.label.queue == Queue::InOrder {
@@ -771,26 +908,51 @@ impl App {
         let rows = b.row_count();
         let criteria = self.label_criteria();
         let wanted = |row: usize| -> bool {
-            let Some(id) = b.position(row).and_then(|p| b.window.get(&p).map(|i| i.id.clone()).or_else(|| b.ids.get(p).cloned())) else {
+            let Some(id) = b.position(row).and_then(|p| {
+                b.window
+                    .get(&p)
+                    .map(|i| i.id.clone())
+                    .or_else(|| b.ids.get(p).cloned())
+            }) else {
                 return false;
             };
             match self.label.queue {
                 Queue::UnlabelledFirst => criteria
                     .iter()
                     .any(|c| !self.labels.contains_key(&(id.clone(), c.id.clone()))),
-                Queue::DisagreementsFirst => b.run.as_ref().and_then(|r| r.by_item.get(&id)).is_some_and(|r| {
-                    r.results.iter().any(|c| {
-                        self.labels
-                            .get(&(id.clone(), c.criterion_id.clone()))
-                            .zip(c.verdict.as_ref())
-                            .is_some_and(|(h, v)| label_text(h) != v.to_string())
-                    })
-                }),
+                Queue::DisagreementsFirst => b
+                    .run
+                    .as_ref()
+                    .and_then(|r| r.by_item.get(&id))
+                    .is_some_and(|r| {
+                        r.results.iter().any(|c| {
+                            self.labels
+                                .get(&(id.clone(), c.criterion_id.clone()))
+                                .zip(c.verdict.as_ref())
+                                .is_some_and(|(h, v)| label_text(h) != v.to_string())
+                        })
+                    }),
+                Queue::MostInformative => b
+                    .run
+                    .as_ref()
+                    .and_then(|r| r.by_item.get(&id))
+                    .is_some_and(|r| {
+                        r.results.iter().any(|c| {
+                            c.failure.is_some()
+                                || c.verdict == Some(Verdict::CannotAssess)
+                                || c.ensemble
+                                    .as_ref()
+                                    .and_then(|e| e.agreement)
+                                    .is_some_and(|a| a < 1.0)
+                        })
+                    }),
                 Queue::InOrder => true,
             }
         };
         let from = b.cursor + 1;
-        let target = (from..rows).find(|r| wanted(*r)).unwrap_or(from.min(rows.saturating_sub(1)));
+        let target = (from..rows)
+            .find(|r| wanted(*r))
+            .unwrap_or(from.min(rows.saturating_sub(1)));
         let delta = isize::try_from(target).unwrap_or(0) - isize::try_from(b.cursor).unwrap_or(0);
         self.move_cursor(delta)
     }
@@ -804,6 +966,18 @@ impl App {
         match action {
             Action::Up => self.results_cursor = self.results_cursor.saturating_sub(1),
             Action::Down if n > 0 => self.results_cursor = (self.results_cursor + 1).min(n - 1),
+            // Jump to the items of one cell of the selected criterion's confusion matrix.
+            Action::Choice(cell @ 1..=4) if n > 0 => {
+                if let Some(b) = &mut self.browse {
+                    b.filter = Filter::Cell {
+                        criterion: self.results_cursor,
+                        cell: cell - 1,
+                    };
+                    b.detail = false;
+                }
+                self.pane = Pane::Datasets;
+                return self.rescan(String::new());
+            }
             _ => {}
         }
         Vec::new()
@@ -816,18 +990,16 @@ impl App {
             MouseEventKind::Down(_) if self.pane == Pane::Datasets => {
                 // Rows start below the tab bar and the list's border.
                 let row = usize::from(m.row).saturating_sub(3);
-                match &self.browse {
-                    Some(b) => {
-                        let target = b.offset + row;
-                        let delta = isize::try_from(target).unwrap_or(0) - isize::try_from(b.cursor).unwrap_or(0);
-                        self.move_cursor(delta)
+                if let Some(b) = &self.browse {
+                    let target = b.offset + row;
+                    let delta = isize::try_from(target).unwrap_or(0)
+                        - isize::try_from(b.cursor).unwrap_or(0);
+                    self.move_cursor(delta)
+                } else {
+                    if row < self.datasets.len() {
+                        self.selected = row;
                     }
-                    None => {
-                        if row < self.datasets.len() {
-                            self.selected = row;
-                        }
-                        Vec::new()
-                    }
+                    Vec::new()
                 }
             }
             _ => Vec::new(),
@@ -840,7 +1012,7 @@ pub fn label_text(v: &serde_json::Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_owned)
 }
 
-/// The verdict a key gives for a criterion: MET/UNMET/CANNOT_ASSESS for binary ones, the
+/// The verdict a key gives for a criterion: MET/UNMET/`CANNOT_ASSESS` for binary ones, the
 /// n-th option or level (or scale point) for the others.
 pub fn verdict_for(c: &crate::model::Criterion, action: Action) -> Option<Verdict> {
     match (action, &c.kind) {

@@ -97,12 +97,16 @@ pub fn latest_run(ws: &Workspace, dataset: &Path) -> Option<RunData> {
     let m = list_runs(&runs)
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|m| {
+        .rev()
+        .find(|m| {
             let p = Path::new(&m.dataset.path);
-            let p = if p.is_relative() { ws.root.join(p) } else { p.to_path_buf() };
+            let p = if p.is_relative() {
+                ws.root.join(p)
+            } else {
+                p.to_path_buf()
+            };
             same_file(&p, dataset)
-        })
-        .last()?;
+        })?;
     load_run(&RunDir::new(&runs, &m.id), m)
 }
 
@@ -112,7 +116,8 @@ pub fn load_run(run: &RunDir, m: Manifest) -> Option<RunData> {
     }
     let text = m.rubric.to_string();
     let file = format!("{}#rubric", run.manifest_path().display());
-    let loaded = crate::formats::parse_rubric_text(&file, &text, &m.rubric_id, &run.dir, None).ok()?;
+    let loaded =
+        crate::formats::parse_rubric_text(&file, &text, &m.rubric_id, &run.dir, None).ok()?;
     let rubric = Arc::clone(&loaded.rubric);
     let (cells, _) = run.read_cells(&m).ok()?;
     let mut grouped: BTreeMap<usize, (String, Vec<CriterionResult>)> = BTreeMap::new();

@@ -44,7 +44,12 @@ impl Runtime {
     }
 
     fn index(&self, dataset: usize) -> Result<Arc<LineIndex>, String> {
-        if let Some(ix) = self.indexes.lock().ok().and_then(|m| m.get(&dataset).cloned()) {
+        if let Some(ix) = self
+            .indexes
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&dataset).cloned())
+        {
             return Ok(ix);
         }
         let d = self.datasets.get(dataset).ok_or("no such dataset")?;
@@ -77,13 +82,21 @@ impl Runtime {
                 dataset,
                 start,
                 count,
-            } => Some(self.window(tag, dataset, start, count).unwrap_or_else(Msg::Error)),
-            Effect::Scan { tag, dataset, query } => self.scan(tag, dataset, &query),
+            } => Some(
+                self.window(tag, dataset, start, count)
+                    .unwrap_or_else(Msg::Error),
+            ),
+            Effect::Scan {
+                tag,
+                dataset,
+                query,
+            } => self.scan(tag, dataset, &query),
             Effect::SaveLabel {
                 dataset,
                 item,
                 criterion,
                 verdict,
+                note,
                 rubric,
                 rubric_version,
             } => {
@@ -92,7 +105,7 @@ impl Runtime {
                         item: item.clone(),
                         criterion: criterion.clone(),
                         verdict: verdict.clone(),
-                        note: String::new(),
+                        note,
                         rubric,
                         rubric_version,
                     })
@@ -115,11 +128,14 @@ impl Runtime {
                 criterion,
             } => {
                 let result = self.with_journal(dataset, |j| {
-                    j.append(Op::Undo { undoes: seq }).map_err(|e| e.to_string())?;
+                    j.append(Op::Undo { undoes: seq })
+                        .map_err(|e| e.to_string())?;
                     let (events, _) =
                         crate::store::labels::read(j.path()).map_err(|e| e.to_string())?;
                     let now = crate::store::labels::fold(&events);
-                    Ok(now.get(&(item.clone(), criterion.clone())).map(|l| l.verdict.clone()))
+                    Ok(now
+                        .get(&(item.clone(), criterion.clone()))
+                        .map(|l| l.verdict.clone()))
                 });
                 Some(match result {
                     Ok(verdict) => Msg::LabelUndone {
@@ -138,7 +154,10 @@ impl Runtime {
         dataset: usize,
         f: impl FnOnce(&mut Journal) -> Result<T, String>,
     ) -> Result<T, String> {
-        let mut slot = self.journal.lock().map_err(|_| "the label journal is unavailable")?;
+        let mut slot = self
+            .journal
+            .lock()
+            .map_err(|_| "the label journal is unavailable")?;
         if slot.as_ref().is_none_or(|(d, _)| *d != dataset) {
             let d = self.datasets.get(dataset).ok_or("no such dataset")?;
             *slot = None; // release the previous journal's lock first

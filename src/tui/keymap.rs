@@ -40,6 +40,7 @@ pub enum Action {
     NextItem,
     PrevItem,
     Undo,
+    Note,
     Blind,
     Queue,
 }
@@ -72,6 +73,7 @@ impl Action {
             "next_item" => Action::NextItem,
             "prev_item" => Action::PrevItem,
             "undo" => Action::Undo,
+            "note" => Action::Note,
             "blind" => Action::Blind,
             "queue" => Action::Queue,
             other => {
@@ -104,12 +106,13 @@ impl Action {
             Action::Met => "label MET".into(),
             Action::Unmet => "label UNMET".into(),
             Action::CannotAssess => "label CANNOT_ASSESS".into(),
-            Action::Choice(n) => format!("option / level {n}"),
+            Action::Choice(n) => format!("option / level {n} (Results: confusion cell {n})"),
             Action::NextCriterion => "next criterion".into(),
             Action::PrevCriterion => "previous criterion".into(),
             Action::NextItem => "next item".into(),
             Action::PrevItem => "previous item".into(),
             Action::Undo => "undo the last label".into(),
+            Action::Note => "a note on the current label".into(),
             Action::Blind => "blind mode on/off".into(),
             Action::Queue => "next queue order".into(),
         }
@@ -197,7 +200,9 @@ impl Key {
             "home" => KeyCode::Home,
             "end" => KeyCode::End,
             "backspace" => KeyCode::Backspace,
-            f if f.starts_with('f') && f.len() > 1 => KeyCode::F(f[1..].parse().ok().filter(|n| (1..=12).contains(n))?),
+            f if f.starts_with('f') && f.len() > 1 => {
+                KeyCode::F(f[1..].parse().ok().filter(|n| (1..=12).contains(n))?)
+            }
             c if c.chars().count() == 1 => KeyCode::Char(c.chars().next()?),
             _ => return None,
         };
@@ -207,7 +212,9 @@ impl Key {
     /// A pressed key as the keymap writes it (shift is part of the character).
     pub fn from_event(e: &KeyEvent) -> Self {
         let code = match e.code {
-            KeyCode::Char(c) if e.modifiers.contains(KeyModifiers::CONTROL) => KeyCode::Char(c.to_ascii_lowercase()),
+            KeyCode::Char(c) if e.modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
             other => other,
         };
         Self {
@@ -255,28 +262,47 @@ impl Keymap {
     /// context, key or action is a located error.
     pub fn load(overrides: Option<(&str, &Node)>) -> Result<Self, Vec<Diagnostic>> {
         let mut map = Keymap::default();
-        let root = crate::formats::parse_document("assets/keymap.yaml", DEFAULTS)
-            .map_err(|d| d.0)?;
+        let root =
+            crate::formats::parse_document("assets/keymap.yaml", DEFAULTS).map_err(|d| d.0)?;
         let mut errors = Vec::new();
         map.apply("assets/keymap.yaml", &root, &mut errors);
         if let Some((file, node)) = overrides {
             map.apply(file, node, &mut errors);
         }
-        if errors.is_empty() { Ok(map) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(map)
+        } else {
+            Err(errors)
+        }
     }
 
     fn apply(&mut self, file: &str, root: &Node, errors: &mut Vec<Diagnostic>) {
         let NodeValue::Map(contexts) = &root.value else {
-            errors.push(Diagnostic::at(file, root.pos, "`keymap` must be a mapping of contexts (global, list, label, results)"));
+            errors.push(Diagnostic::at(
+                file,
+                root.pos,
+                "`keymap` must be a mapping of contexts (global, list, label, results)",
+            ));
             return;
         };
         for (ctx_key, keys) in contexts {
             let Some(ctx) = Context::parse(&ctx_key.text) else {
-                errors.push(Diagnostic::at(file, ctx_key.pos, format!("unknown keymap context '{}'; use global, list, label or results", ctx_key.text)));
+                errors.push(Diagnostic::at(
+                    file,
+                    ctx_key.pos,
+                    format!(
+                        "unknown keymap context '{}'; use global, list, label or results",
+                        ctx_key.text
+                    ),
+                ));
                 continue;
             };
             let NodeValue::Map(entries) = &keys.value else {
-                errors.push(Diagnostic::at(file, keys.pos, format!("keymap context '{}' must map keys to actions", ctx_key.text)));
+                errors.push(Diagnostic::at(
+                    file,
+                    keys.pos,
+                    format!("keymap context '{}' must map keys to actions", ctx_key.text),
+                ));
                 continue;
             };
             for (k, v) in entries {
@@ -285,7 +311,14 @@ impl Keymap {
                     continue;
                 };
                 let Some(action) = v.as_str().and_then(Action::parse) else {
-                    errors.push(Diagnostic::at(file, v.pos, format!("'{}' is not an action (see assets/keymap.yaml for the list)", v.as_str().unwrap_or("?"))));
+                    errors.push(Diagnostic::at(
+                        file,
+                        v.pos,
+                        format!(
+                            "'{}' is not an action (see assets/keymap.yaml for the list)",
+                            v.as_str().unwrap_or("?")
+                        ),
+                    ));
                     continue;
                 };
                 self.bindings.entry(ctx).or_default().insert(key, action);
@@ -298,7 +331,11 @@ impl Keymap {
         self.bindings
             .get(&ctx)
             .and_then(|m| m.get(&key))
-            .or_else(|| self.bindings.get(&Context::Global).and_then(|m| m.get(&key)))
+            .or_else(|| {
+                self.bindings
+                    .get(&Context::Global)
+                    .and_then(|m| m.get(&key))
+            })
             .copied()
     }
 
@@ -307,7 +344,11 @@ impl Keymap {
         let mut keys: Vec<String> = [ctx, Context::Global]
             .iter()
             .filter_map(|c| self.bindings.get(c))
-            .flat_map(|m| m.iter().filter(|(_, a)| **a == action).map(|(k, _)| k.name()))
+            .flat_map(|m| {
+                m.iter()
+                    .filter(|(_, a)| **a == action)
+                    .map(|(k, _)| k.name())
+            })
             .collect();
         // The shortest first: `q` before `ctrl-c`.
         keys.sort_by_key(|k| (k.chars().count(), k.clone()));
@@ -325,16 +366,29 @@ mod tests {
         let map = Keymap::load(None).unwrap();
         let k = |s: &str| Key::parse(s).unwrap();
         assert_eq!(map.action(Context::Label, k("m")), Some(Action::Met));
-        assert_eq!(map.action(Context::Label, k("q")), Some(Action::Quit), "global fallback");
+        assert_eq!(
+            map.action(Context::Label, k("q")),
+            Some(Action::Quit),
+            "global fallback"
+        );
         assert_eq!(map.action(Context::List, k("ctrl-c")), Some(Action::Quit));
         let text = "label:\n  y: met\n  ctrl-zz: undo\nlist:\n  x: explode\nbogus: {}\n";
         let node = crate::formats::parse_document("rubricate.yaml", text).unwrap();
         let errors = Keymap::load(Some(("rubricate.yaml", &node))).unwrap_err();
         let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(text.len(), 3, "{text:?}");
-        assert!(text[0].contains("rubricate.yaml:3:3: 'ctrl-zz' is not a key name"), "{text:?}");
-        assert!(text[1].contains("rubricate.yaml:5:6: 'explode' is not an action"), "{text:?}");
-        assert!(text[2].contains("rubricate.yaml:6:1: unknown keymap context 'bogus'"), "{text:?}");
+        assert!(
+            text[0].contains("rubricate.yaml:3:3: 'ctrl-zz' is not a key name"),
+            "{text:?}"
+        );
+        assert!(
+            text[1].contains("rubricate.yaml:5:6: 'explode' is not an action"),
+            "{text:?}"
+        );
+        assert!(
+            text[2].contains("rubricate.yaml:6:1: unknown keymap context 'bogus'"),
+            "{text:?}"
+        );
         let ok = crate::formats::parse_document("c.yaml", "label:\n  y: met\n").unwrap();
         let map = Keymap::load(Some(("c.yaml", &ok))).unwrap();
         assert_eq!(map.action(Context::Label, k("y")), Some(Action::Met));

@@ -8,6 +8,7 @@ pub mod app;
 pub mod data;
 pub mod effects;
 pub mod keymap;
+pub mod theme;
 pub mod view;
 
 use std::io::Stderr;
@@ -16,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::execute;
-use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
 use futures_util::StreamExt as _;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -33,10 +36,29 @@ const FRAME: Duration = Duration::from_millis(16);
 
 /// The app for a workspace: keymap (with the config's overrides), annotator, datasets.
 pub fn build(ws: &Workspace) -> Result<App, String> {
-    let file = ws.config.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-    let keymap = Keymap::load(ws.config.keymap.as_ref().map(|n| (file.as_str(), n))).map_err(|errors| {
-        errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
-    })?;
+    let file = ws
+        .config
+        .path
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let keymap =
+        Keymap::load(ws.config.keymap.as_ref().map(|n| (file.as_str(), n))).map_err(|errors| {
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+    let colors = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let theme = theme::Theme::load(ws.config.theme.as_ref().map(|n| (file.as_str(), n)), colors)
+        .map_err(|errors| {
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
     let annotator = ws
         .config
         .annotator
@@ -45,7 +67,9 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
         .or_else(|| std::env::var("USER").ok())
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
         .unwrap_or_else(|| "annotator".into());
-    Ok(App::new(ws.root.clone(), keymap, annotator, data::datasets(ws)))
+    let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
+    app.theme = theme;
+    Ok(app)
 }
 
 /// Restores the terminal when dropped (normal exit, error or unwinding panic).
@@ -67,10 +91,15 @@ fn start_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let dir = directories::ProjectDirs::from("", "", "rubricate")
         .map(|d| d.state_dir().unwrap_or(d.cache_dir()).to_path_buf())?;
     std::fs::create_dir_all(&dir).ok()?;
-    let (writer, guard) = tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "rubricate.log"));
+    let (writer, guard) =
+        tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "rubricate.log"));
     let filter = tracing_subscriber::EnvFilter::try_from_env("RUBRICATE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
     Some(guard)
 }
 
@@ -113,7 +142,9 @@ async fn event_loop(
         dispatch(&runtime, &tx, effects);
     }
     let mut dirty = true;
-    let mut last_draw = Instant::now() - FRAME;
+    let mut last_draw = Instant::now()
+        .checked_sub(FRAME)
+        .unwrap_or_else(Instant::now);
     loop {
         if dirty {
             // Coalesce bursts: at most one frame per FRAME.
@@ -121,7 +152,9 @@ async fn event_loop(
             if !wait.is_zero() {
                 tokio::time::sleep(wait).await;
             }
-            terminal.draw(|f| view::draw(&app, f)).map_err(|e| format!("drawing failed: {e}"))?;
+            terminal
+                .draw(|f| view::draw(&app, f))
+                .map_err(|e| format!("drawing failed: {e}"))?;
             last_draw = Instant::now();
             dirty = false;
         }
@@ -144,6 +177,39 @@ async fn event_loop(
             return Ok(());
         }
     }
+}
+
+/// Carries out effects in this thread, feeding their answers back until none are left:
+/// the loop without a terminal, for tests and benchmarks.
+pub fn settle(app: &mut App, runtime: &Runtime, mut effects: Vec<app::Effect>) {
+    while !effects.is_empty() {
+        let mut next = Vec::new();
+        for effect in effects {
+            runtime.note(&effect);
+            if let Some(msg) = runtime.handle(effect) {
+                next.extend(app.update(msg));
+            }
+        }
+        effects = next;
+    }
+}
+
+/// Draws the app into a text grid `width` × `height` (tests and benchmarks).
+pub fn render_text(app: &App, width: u16, height: u16) -> String {
+    let backend = ratatui::backend::TestBackend::new(width, height);
+    let Ok(mut terminal) = Terminal::new(backend);
+    let _ = terminal.draw(|f| view::draw(app, f));
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        let mut line = String::new();
+        for x in 0..width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 fn dispatch(runtime: &Arc<Runtime>, tx: &mpsc::Sender<Msg>, effects: Vec<app::Effect>) {

@@ -4,7 +4,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 
@@ -25,7 +25,11 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
         .iter()
         .enumerate()
         .map(|(i, d)| {
-            let style = if i == app.selected { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
+            let style = if i == app.selected {
+                app.theme.selected
+            } else {
+                Style::new()
+            };
             Row::new(vec![
                 d.name.clone(),
                 d.items.map_or_else(|| "?".into(), |n| n.to_string()),
@@ -35,19 +39,28 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
         })
         .collect();
     let empty = app.datasets.is_empty();
-    let table = Table::new(rows, [Constraint::Length(24), Constraint::Length(9), Constraint::Min(10)])
-        .header(Row::new(vec!["DATASET", "ITEMS", "FILE"]).style(Style::new().add_modifier(Modifier::BOLD)))
-        .block(Block::new().borders(Borders::ALL).title(if empty {
-            " Datasets — none yet: put files in datasets/ or `rubricate datasets add FILE` "
-        } else {
-            " Datasets "
-        }));
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(24),
+            Constraint::Length(9),
+            Constraint::Min(10),
+        ],
+    )
+    .header(Row::new(vec!["DATASET", "ITEMS", "FILE"]).style(app.theme.header))
+    .block(Block::new().borders(Borders::ALL).title(if empty {
+        " Datasets — none yet: put files in datasets/ or `rubricate datasets add FILE` "
+    } else {
+        " Datasets "
+    }));
     f.render_widget(table, area);
 }
 
 /// `labelled/criteria` for an item.
 fn progress(app: &App, b: &Browse, id: &str) -> String {
-    let Some(r) = &b.rubric else { return "-".into() };
+    let Some(r) = &b.rubric else {
+        return "-".into();
+    };
     let n = r.criteria.len();
     let done = r
         .criteria
@@ -64,14 +77,24 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
     let rows: Vec<Row> = (b.offset..b.offset + height)
         .filter_map(|row| b.position(row).map(|p| (row, p)))
         .map(|(row, p)| {
-            let style = if row == b.cursor { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
+            let style = if row == b.cursor {
+                app.theme.selected
+            } else {
+                Style::new()
+            };
             match b.window.get(&p) {
                 Some(item) => {
                     let score = b
                         .run
                         .as_ref()
                         .and_then(|r| r.by_item.get(&item.id))
-                        .map_or_else(|| "-".into(), |r| r.score.map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0)));
+                        .map_or_else(
+                            || "-".into(),
+                            |r| {
+                                r.score
+                                    .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))
+                            },
+                        );
                     Row::new(vec![
                         item.id.clone(),
                         preview(&item.submission, preview_width),
@@ -79,7 +102,12 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                         score,
                     ])
                 }
-                None => Row::new(vec![format!("#{}", p + 1), "…".into(), String::new(), String::new()]),
+                None => Row::new(vec![
+                    format!("#{}", p + 1),
+                    "…".into(),
+                    String::new(),
+                    String::new(),
+                ]),
             }
             .style(style)
         })
@@ -92,45 +120,62 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
     };
     let table = Table::new(
         rows,
-        [Constraint::Length(14), Constraint::Min(10), Constraint::Length(7), Constraint::Length(6)],
+        [
+            Constraint::Length(14),
+            Constraint::Min(10),
+            Constraint::Length(7),
+            Constraint::Length(6),
+        ],
     )
-    .header(Row::new(vec!["ID", "SUBMISSION", "LABELS", "SCORE"]).style(Style::new().add_modifier(Modifier::BOLD)))
+    .header(Row::new(vec!["ID", "SUBMISSION", "LABELS", "SCORE"]).style(app.theme.header))
     .block(Block::new().borders(Borders::ALL).title(title));
     f.render_widget(table, area);
 }
 
 fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
     let Some(item) = b.current() else {
-        f.render_widget(Paragraph::new("loading…").block(Block::new().borders(Borders::ALL)), area);
+        f.render_widget(
+            Paragraph::new("loading…").block(Block::new().borders(Borders::ALL)),
+            area,
+        );
         return;
     };
-    let [left, right] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     let mut text = Vec::new();
     if let Some(p) = &item.prompt {
-        text.push(Line::styled("PROMPT", Style::new().add_modifier(Modifier::BOLD)));
+        text.push(Line::styled("PROMPT", app.theme.header));
         text.extend(p.lines().map(|l| Line::raw(l.to_owned())));
         text.push(Line::raw(""));
     }
-    text.push(Line::styled("SUBMISSION", Style::new().add_modifier(Modifier::BOLD)));
+    text.push(Line::styled("SUBMISSION", app.theme.header));
     text.extend(item.submission.lines().map(|l| Line::raw(l.to_owned())));
     if let Some(r) = &item.reference {
         text.push(Line::raw(""));
-        text.push(Line::styled("REFERENCE", Style::new().add_modifier(Modifier::BOLD)));
+        text.push(Line::styled("REFERENCE", app.theme.header));
         text.extend(r.lines().map(|l| Line::raw(l.to_owned())));
     }
     f.render_widget(
         Paragraph::new(text)
             .wrap(Wrap { trim: false })
             .scroll((b.detail_scroll, 0))
-            .block(Block::new().borders(Borders::ALL).title(format!(" {} ", item.id))),
+            .block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .title(format!(" {} ", item.id)),
+            ),
         left,
     );
     let mut side = Vec::new();
     let result = b.run.as_ref().and_then(|r| r.by_item.get(&item.id));
     if let Some(r) = result {
         side.push(Line::styled(
-            format!("LATEST RUN: {}", r.score.map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))),
-            Style::new().add_modifier(Modifier::BOLD),
+            format!(
+                "LATEST RUN: {}",
+                r.score
+                    .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))
+            ),
+            app.theme.header,
         ));
     }
     if let Some(rubric) = &b.rubric {
@@ -146,7 +191,7 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                     (None, Some(fl)) => ("failed".into(), fl.message.clone()),
                     _ => ("—".into(), String::new()),
                 });
-            side.push(Line::raw(format!("{}", c.name)));
+            side.push(Line::raw(c.name.clone()));
             match judged {
                 Some((v, reason)) => {
                     side.push(Line::raw(format!("  judge {v} · human {human}")));
@@ -159,7 +204,11 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
         }
     }
     f.render_widget(
-        Paragraph::new(side).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::ALL).title(" Labels and results ")),
+        Paragraph::new(side).wrap(Wrap { trim: false }).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" Labels and results "),
+        ),
         right,
     );
 }

@@ -13,27 +13,39 @@ use crate::tui::app::{App, label_text};
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let Some(b) = &app.browse else {
         f.render_widget(
-            Paragraph::new("Open a dataset in the Datasets pane to label it.").block(Block::new().borders(Borders::ALL).title(" Label ")),
+            Paragraph::new("Open a dataset in the Datasets pane to label it.")
+                .block(Block::new().borders(Borders::ALL).title(" Label ")),
             area,
         );
         return;
     };
     let Some(item) = b.current() else {
-        f.render_widget(Paragraph::new("loading…").block(Block::new().borders(Borders::ALL).title(" Label ")), area);
+        f.render_widget(
+            Paragraph::new("loading…").block(Block::new().borders(Borders::ALL).title(" Label ")),
+            area,
+        );
         return;
     };
-    let [left, right] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
     let mut text = Vec::new();
     if let Some(p) = &item.prompt {
-        text.push(Line::styled(format!("Q: {p}"), Style::new().add_modifier(Modifier::ITALIC)));
+        text.push(Line::styled(
+            format!("Q: {p}"),
+            Style::new().add_modifier(Modifier::ITALIC),
+        ));
         text.push(Line::raw(""));
     }
     text.extend(item.submission.lines().map(|l| Line::raw(l.to_owned())));
     let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
     f.render_widget(
-        Paragraph::new(text)
-            .wrap(Wrap { trim: false })
-            .block(Block::new().borders(Borders::ALL).title(format!(" {} ({} of {total}) ", item.id, b.cursor + 1))),
+        Paragraph::new(text).wrap(Wrap { trim: false }).block(
+            Block::new().borders(Borders::ALL).title(format!(
+                " {} ({} of {total}) ",
+                item.id,
+                b.cursor + 1
+            )),
+        ),
         left,
     );
     let criteria = app.label_criteria();
@@ -43,7 +55,10 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .all(|c| app.labels.contains_key(&(item.id.clone(), c.id.clone())));
     let mut lines = Vec::new();
     for (i, c) in criteria.iter().enumerate() {
-        let human = app.labels.get(&(item.id.clone(), c.id.clone())).map(label_text);
+        let human = app
+            .labels
+            .get(&(item.id.clone(), c.id.clone()))
+            .map(label_text);
         let judge = result
             .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
             .and_then(|x| x.verdict.as_ref().map(ToString::to_string));
@@ -54,12 +69,33 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         if i == app.label.criterion {
             style = style.add_modifier(Modifier::BOLD);
         }
-        lines.push(Line::styled(format!("{marker} {} ({})", c.name, if c.weight < 0.0 { "penalty" } else { "criterion" }), style));
+        lines.push(Line::styled(
+            format!(
+                "{marker} {} ({})",
+                c.name,
+                if c.weight < 0.0 {
+                    "penalty"
+                } else {
+                    "criterion"
+                }
+            ),
+            style,
+        ));
         lines.push(Line::raw(format!("    {}", c.requirement)));
         let choices = match &c.kind {
             Kind::Binary => "m MET · u UNMET · c can't tell".to_owned(),
-            Kind::Options { options, .. } => options.iter().enumerate().map(|(k, o)| format!("{} {}", k + 1, o.label)).collect::<Vec<_>>().join(" · "),
-            Kind::Levels(levels) => levels.iter().enumerate().map(|(k, l)| format!("{} {}", k + 1, l.label)).collect::<Vec<_>>().join(" · "),
+            Kind::Options { options, .. } => options
+                .iter()
+                .enumerate()
+                .map(|(k, o)| format!("{} {}", k + 1, o.label))
+                .collect::<Vec<_>>()
+                .join(" · "),
+            Kind::Levels(levels) => levels
+                .iter()
+                .enumerate()
+                .map(|(k, l)| format!("{} {}", k + 1, l.label))
+                .collect::<Vec<_>>()
+                .join(" · "),
             Kind::Scale(s) => format!("1 = {} … {}", s.min, s.max),
         };
         if i == app.label.criterion {
@@ -72,13 +108,24 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         };
         let flag = if disagree { "  ≠ DISAGREE" } else { "" };
         lines.push(Line::styled(
-            format!("    you: {} · judge: {judge_text}{flag}", human.unwrap_or_else(|| "—".into())),
-            if disagree { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() },
+            format!(
+                "    you: {} · judge: {judge_text}{flag}",
+                human.unwrap_or_else(|| "—".into())
+            ),
+            if disagree {
+                app.theme.disagree
+            } else {
+                Style::new()
+            },
         ));
     }
     let minutes = app.label.started.elapsed().as_secs_f64() / 60.0;
     #[allow(clippy::cast_precision_loss)]
-    let rate = if minutes > 0.0 { app.label.sitting as f64 / minutes } else { 0.0 };
+    let rate = if minutes > 0.0 {
+        app.label.sitting as f64 / minutes
+    } else {
+        0.0
+    };
     lines.push(Line::raw(""));
     lines.push(Line::raw(format!(
         "annotator {} · this sitting {} labelled ({rate:.1}/min) · queue: {}{}{}",
@@ -86,11 +133,22 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         app.label.sitting,
         app.label.queue.name(),
         if app.label.blind { " · blind" } else { "" },
-        if app.label.unsaved > 0 { " · saving…" } else { "" }
+        if app.label.unsaved > 0 {
+            " · saving…"
+        } else {
+            ""
+        }
     )));
-    let rubric = b.rubric.as_ref().map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
+    let rubric = b
+        .rubric
+        .as_ref()
+        .map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::ALL).title(format!(" {rubric} "))),
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(format!(" {rubric} ")),
+        ),
         right,
     );
 }

@@ -35,10 +35,13 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
 }
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let mut spans = vec![Span::styled(" rubricate ", Style::new().add_modifier(Modifier::REVERSED)), Span::raw(" ")];
+    let mut spans = vec![
+        Span::styled(" rubricate ", app.theme.selected),
+        Span::raw(" "),
+    ];
     for p in Pane::ALL {
         let style = if p == app.pane {
-            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            app.theme.title.add_modifier(Modifier::UNDERLINED)
         } else {
             Style::new()
         };
@@ -54,8 +57,16 @@ fn hints(app: &App) -> String {
     let wanted: &[Action] = match app.pane {
         Pane::Datasets if app.browse.is_none() => &[Action::Open, Action::NextPane],
         Pane::Datasets => &[Action::Open, Action::Search, Action::Filter, Action::Back],
-        Pane::Label => &[Action::Met, Action::Unmet, Action::CannotAssess, Action::Undo, Action::Blind, Action::Queue],
-        Pane::Results => &[Action::Down, Action::NextPane],
+        Pane::Label => &[
+            Action::Met,
+            Action::Unmet,
+            Action::CannotAssess,
+            Action::Undo,
+            Action::Note,
+            Action::Blind,
+            Action::Queue,
+        ],
+        Pane::Results => &[Action::Down, Action::Choice(1), Action::NextPane],
     };
     let mut parts: Vec<String> = wanted
         .iter()
@@ -86,6 +97,8 @@ fn short(a: Action) -> &'static str {
         Action::Blind => "blind",
         Action::Queue => "queue",
         Action::Down => "criterion",
+        Action::Choice(_) => "…4 items of a cell",
+        Action::Note => "note",
         Action::Help => "help",
         Action::Quit => "quit",
         _ => "",
@@ -95,11 +108,15 @@ fn short(a: Action) -> &'static str {
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
     let text = match (search, &app.message) {
+        _ if app.note.is_some() => format!(
+            "note: {}▏ (enter saves it with the label, esc drops it)",
+            app.note.as_deref().unwrap_or_default()
+        ),
         (Some(q), _) => format!("/{q}▏ (enter keeps, esc clears)"),
         (None, Some(m)) => format!("{m} │ {}", hints(app)),
         (None, None) => hints(app),
     };
-    f.render_widget(Paragraph::new(text).style(Style::new().add_modifier(Modifier::REVERSED)), area);
+    f.render_widget(Paragraph::new(text).style(app.theme.selected), area);
 }
 
 fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -108,20 +125,27 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
     let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
     let mut lines = Vec::new();
     for (ctx, keys) in &app.keymap.bindings {
-        lines.push(Line::styled(ctx.name().to_uppercase(), Style::new().add_modifier(Modifier::BOLD)));
-        let mut by_action: std::collections::BTreeMap<Action, Vec<String>> = std::collections::BTreeMap::new();
+        lines.push(Line::styled(ctx.name().to_uppercase(), app.theme.header));
+        let mut by_action: std::collections::BTreeMap<Action, Vec<String>> =
+            std::collections::BTreeMap::new();
         for (k, a) in keys {
             by_action.entry(*a).or_default().push(k.name());
         }
         for (a, ks) in by_action {
-            lines.push(Line::raw(format!("  {:<18} {}", ks.join(" "), a.describe())));
+            lines.push(Line::raw(format!(
+                "  {:<18} {}",
+                ks.join(" "),
+                a.describe()
+            )));
         }
     }
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::new().borders(Borders::ALL).title(" Keys (any key closes) ")),
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" Keys (any key closes) "),
+        ),
         r,
     );
 }
