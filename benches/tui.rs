@@ -1,0 +1,193 @@
+//! Terminal UI benchmark: the time to draw one frame of each pane at 200×60 with a
+//! 1,000,000-item dataset open; the time from start to first frame on the demo workspace
+//! (in-process, and the real binary in tmux); and the real binary's CPU use while idle for
+//! 10 s.
+//!
+//! `cargo bench --bench tui` (`BENCH_LINES` for another size; the tmux parts are skipped
+//! where tmux is missing).
+#![allow(clippy::expect_used, clippy::cast_precision_loss)]
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use rubricate::store::Workspace;
+use rubricate::tui::app::{Msg, Pane};
+use rubricate::tui::effects::Runtime;
+use rubricate::tui::{build, settle, view};
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn write_jsonl(path: &Path, lines: usize) {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    for i in 0..lines {
+        writeln!(
+            w,
+            "{{\"id\":\"item-{i}\",\"submission\":\"Answer {i}: Paris is the capital of France, on the Seine, with about two million people.\",\"prompt\":\"What is the capital of France?\"}}"
+        )
+        .expect("write");
+    }
+    w.flush().expect("flush");
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn frames(lines: usize) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ws = Workspace::init(dir.path()).expect("init");
+    write_jsonl(&dir.path().join("datasets/big.jsonl"), lines);
+    let ws = Workspace::at(&ws.root).expect("ws");
+    let mut app = build(&ws).expect("app");
+    let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
+    let e = app.update(Msg::Resize(200, 60));
+    settle(&mut app, &runtime, e);
+    let start = Instant::now();
+    let e = app.update(key(KeyCode::Enter));
+    settle(&mut app, &runtime, e);
+    let open = start.elapsed();
+    // To the middle of the dataset, as a person paging would end up.
+    for _ in 0..(lines / 2 / 55) {
+        let e = app.update(key(KeyCode::PageDown));
+        settle(&mut app, &runtime, e);
+    }
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
+    println!(
+        "{lines} items: index built and first window read in {:.0} ms; cursor at item {}",
+        open.as_secs_f64() * 1000.0,
+        app.browse.as_ref().map_or(0, |b| b.cursor + 1)
+    );
+    println!("{:<22} {:>12} {:>12} {:>10}", "pane at 200×60", "median ms", "worst ms", "floor 4 ms");
+    for (name, setup) in [
+        ("Datasets (list)", vec![]),
+        ("Datasets (detail)", vec![key(KeyCode::Enter)]),
+        ("Label", vec![key(KeyCode::Esc), Msg::Key(KeyEvent::new(KeyCode::Char('L'), KeyModifiers::NONE))]),
+        ("Results", vec![Msg::Key(KeyEvent::new(KeyCode::Char('R'), KeyModifiers::NONE))]),
+    ] {
+        for m in setup {
+            let e = app.update(m);
+            settle(&mut app, &runtime, e);
+        }
+        let mut times = Vec::new();
+        for i in 0..300 {
+            // Something changes every frame, as it would while scrolling or labelling.
+            if app.pane == Pane::Datasets && i % 2 == 0 {
+                let e = app.update(key(KeyCode::Down));
+                settle(&mut app, &runtime, e);
+            }
+            let t = Instant::now();
+            terminal.draw(|f| view::draw(&app, f)).expect("draw");
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let worst = times.iter().copied().fold(0.0, f64::max);
+        let m = median(times);
+        println!("{name:<22} {m:>12.3} {worst:>12.3} {:>10.3}", m / 4.0);
+    }
+}
+
+fn first_frame_in_process() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    rubricate::store::workspace::create_demo(dir.path()).expect("demo");
+    let mut times = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        let ws = Workspace::at(dir.path()).expect("ws");
+        let mut app = build(&ws).expect("app");
+        app.update(Msg::Resize(120, 40));
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+        terminal.draw(|f| view::draw(&app, f)).expect("draw");
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let m = median(times);
+    println!("start to first frame, in process (demo workspace): median {m:.2} ms (floor 150 ms, ratio {:.3})", m / 150.0);
+}
+
+fn tmux(socket: &str, args: &[&str]) -> String {
+    let out = Command::new("tmux").arg("-L").arg(socket).args(args).output().expect("tmux");
+    if !out.status.success() && args[0] != "kill-server" {
+        eprintln!("tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn cpu_ticks(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+fn real_binary() {
+    if !Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success()) {
+        println!("tmux not installed: real-binary figures skipped");
+        return;
+    }
+    let exe = std::env::current_exe().expect("exe");
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("rubricate"))
+        .filter(|p| p.exists())
+        .expect("target/release/rubricate: run `cargo build --release` first");
+    let dir = tempfile::tempdir().expect("tempdir");
+    rubricate::store::workspace::create_demo(dir.path()).expect("demo");
+    let socket = format!("rubricate-bench-{}", std::process::id());
+    let mut firsts = Vec::new();
+    for run in 0..5 {
+        let cmd = format!(
+            "exec env RUBRICATE_HOME={} TERM=xterm-256color {}",
+            dir.path().display(),
+            bin.display()
+        );
+        let t = Instant::now();
+        // The server must start with the bench's own stdin (as a person's shell would).
+        let started = Command::new("tmux")
+            .args(["-L", &socket, "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", &cmd])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(started, "tmux could not start");
+        loop {
+            let screen = tmux(&socket, &["capture-pane", "-p", "-t", "b"]);
+            if screen.contains("support-answers") {
+                break;
+            }
+            assert!(t.elapsed() < Duration::from_secs(10), "no first frame:\n{screen}");
+        }
+        firsts.push(t.elapsed().as_secs_f64() * 1000.0);
+        if run == 4 {
+            let pid = tmux(&socket, &["display-message", "-p", "-t", "b", "#{pane_pid}"]);
+            let pid = pid.trim();
+            let before = cpu_ticks(pid).unwrap_or(0);
+            std::thread::sleep(Duration::from_secs(10));
+            let after = cpu_ticks(pid).unwrap_or(0);
+            let hz = 100.0;
+            let cpu = (after - before) as f64 / hz;
+            println!("idle for 10 s: {cpu:.3} CPU-seconds ({:.2}% of one core)", cpu / 10.0 * 100.0);
+        }
+        tmux(&socket, &["kill-server"]);
+    }
+    let m = median(firsts);
+    println!(
+        "start to first frame, real binary seen through tmux (includes tmux's own start and polling): median {m:.0} ms (floor 150 ms, ratio {:.2})",
+        m / 150.0
+    );
+}
+
+fn main() {
+    let lines = std::env::var("BENCH_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    println!("rubricate TUI benchmark");
+    frames(lines);
+    first_frame_in_process();
+    real_binary();
+}
