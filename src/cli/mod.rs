@@ -410,8 +410,8 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-/// No command: the terminal UI on the workspace (or the demo) when on a terminal, else the
-/// help.
+/// No command: the terminal UI on the workspace (or the demo) when on a terminal; else the
+/// workspace's latest run graded again (JSONL on stdout), or the help when it has none.
 fn open_ui(workspace: Option<&std::path::Path>) -> Result<u8, CliError> {
     use clap::CommandFactory;
     use std::io::IsTerminal as _;
@@ -421,7 +421,9 @@ fn open_ui(workspace: Option<&std::path::Path>) -> Result<u8, CliError> {
         crate::tui::run(ws).map_err(CliError::input)?;
         return Ok(exit::OK);
     }
-    let _ = workspace;
+    if let Some(code) = runs::regrade_latest(workspace)? {
+        return Ok(code);
+    }
     let _ = Cli::command().print_help();
     Ok(exit::OK)
 }

@@ -579,3 +579,54 @@ fn compare_report(
     }
     out
 }
+
+/// `rubricate` with no command and no terminal: grades the workspace's latest run again —
+/// its rubric snapshot over its dataset — and writes JSONL to stdout (the demo's main job
+/// when piped). `None` when the workspace has no run to repeat.
+pub fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliError> {
+    let ws = workspace(ws_flag)?;
+    let Some(m) = list_runs(&ws.runs_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+        .next_back()
+    else {
+        return Ok(None);
+    };
+    let run = RunDir::new(&ws.runs_dir(), &m.id);
+    let rubric = snapshot(&run, &m)?;
+    let settings = settings(&run, &m)?;
+    let dataset = open_dataset(&dataset_path(&run, &m), read_options(&settings))?;
+    let mut sink = super::output::Sink::open(
+        super::OutputFormat::Jsonl,
+        None,
+        rubric.as_ref().map(|r| &*r.rubric),
+        &m.rubric_id,
+    )?;
+    eprintln!(
+        "grading {} with {}@{} (the workspace's latest run, {}); on a terminal, `rubricate` opens the UI",
+        m.dataset.path, m.rubric_id, m.rubric_version, m.id
+    );
+    let ended = execute(
+        Job {
+            dataset,
+            rubric,
+            override_rubric: settings.override_rubric,
+            judge_args: &settings.judge,
+            concurrency: settings.grade.concurrency,
+            allow_commands: settings.grade.allow_commands,
+            config: &ws.config,
+            done: None,
+        },
+        |_, e| sink.write(&e),
+    )?;
+    let summary = sink.finish()?;
+    eprintln!("{}", summary.line(false));
+    if let Some(d) = ended.input_error {
+        return Err(CliError::input(d.to_string()));
+    }
+    Ok(Some(super::grade::decide(
+        &summary,
+        None,
+        Some(settings.grade.max_error_rate),
+    )))
+}
