@@ -271,3 +271,38 @@ fn every_pane_at_120x40() {
 fn every_pane_at_80x24() {
     snapshots(80, 24);
 }
+
+#[test]
+fn with_no_annotator_configured_the_label_pane_asks_once() {
+    let mut ui = Ui::new(120, 40);
+    ui.app.annotator_confirmed = false;
+    ui.app.annotator = "login".into();
+    ui.press([code(KeyCode::Enter), key('L')]);
+    assert_eq!(ui.app.annotator_prompt.as_deref(), Some("login"));
+    assert!(ui.screen().contains("who is labelling? login"));
+    // Typed keys go to the prompt, not to the labels.
+    for _ in 0..5 {
+        ui.app.update(code(KeyCode::Backspace));
+    }
+    for c in "../x".chars() {
+        ui.app.update(key(c));
+    }
+    assert!(
+        ui.app.update(code(KeyCode::Enter)).is_empty(),
+        "a name that is not a file name is refused"
+    );
+    for _ in 0..4 {
+        ui.app.update(code(KeyCode::Backspace));
+    }
+    for c in "alice".chars() {
+        ui.app.update(key(c));
+    }
+    let effects = ui.app.update(code(KeyCode::Enter));
+    assert!(
+        matches!(&effects[0], Effect::SetAnnotator { name, .. } if name == "alice"),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert!(ui.app.annotator_prompt.is_none() && ui.app.annotator_confirmed);
+    assert_eq!(ui.app.labels.len(), 128, "alice's labels are shown");
+}

@@ -209,6 +209,10 @@ pub struct App {
     pub size: (u16, u16),
     /// A note being typed for the current label (`Some` while the note line is open).
     pub note: Option<String>,
+    /// The annotator's name being typed (asked once, when nothing configured it).
+    pub annotator_prompt: Option<String>,
+    /// The annotator came from config or the environment, or was confirmed at the prompt.
+    pub annotator_confirmed: bool,
     next_tag: u64,
 }
 
@@ -288,6 +292,11 @@ pub enum Effect {
         item: String,
         criterion: String,
     },
+    /// Labels from now on are this annotator's (and theirs are shown).
+    SetAnnotator {
+        name: String,
+        dataset: Option<usize>,
+    },
 }
 
 impl App {
@@ -314,6 +323,8 @@ impl App {
             results_cursor: 0,
             size: (80, 24),
             note: None,
+            annotator_prompt: None,
+            annotator_confirmed: true,
             next_tag: 0,
         }
     }
@@ -401,7 +412,9 @@ impl App {
                     && b.dataset == dataset
                 {
                     b.run = run;
-                    b.rubric = rubric;
+                    if rubric.is_some() {
+                        b.rubric = rubric;
+                    }
                     self.labels = labels;
                 }
                 Vec::new()
@@ -443,7 +456,36 @@ impl App {
     }
 
     fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
-        // The note line, then the search line, take typed text first.
+        // The annotator prompt, the note line, then the search line take typed text first.
+        if let Some(name) = &mut self.annotator_prompt {
+            match k.code {
+                KeyCode::Esc => {
+                    self.annotator_prompt = None;
+                    self.pane = Pane::Datasets;
+                }
+                KeyCode::Backspace => {
+                    name.pop();
+                }
+                KeyCode::Char(c) => name.push(c),
+                KeyCode::Enter => {
+                    let name = name.trim().to_owned();
+                    if let Err(e) = crate::store::labels::check_name("annotator", &name) {
+                        self.message = Some(e.to_string());
+                        return Vec::new();
+                    }
+                    self.annotator_prompt = None;
+                    self.annotator_confirmed = true;
+                    self.annotator.clone_from(&name);
+                    self.message = Some(format!("labelling as {name}"));
+                    return vec![Effect::SetAnnotator {
+                        name,
+                        dataset: self.browse.as_ref().map(|b| b.dataset),
+                    }];
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
         if let Some(note) = &mut self.note {
             match k.code {
                 KeyCode::Esc => self.note = None,
@@ -537,6 +579,10 @@ impl App {
 
     fn switch(&mut self, pane: Pane) -> Vec<Effect> {
         self.pane = pane;
+        if pane == Pane::Label && !self.annotator_confirmed {
+            // Nothing said who labels: ask once, with the login name offered.
+            self.annotator_prompt = Some(self.annotator.clone());
+        }
         if pane != Pane::Datasets && self.browse.is_none() && !self.datasets.is_empty() {
             return self.open(self.selected);
         }

@@ -16,7 +16,7 @@ use crate::store::labels::{Journal, Op};
 pub struct Runtime {
     pub ws: Workspace,
     pub datasets: Vec<DatasetInfo>,
-    pub annotator: String,
+    annotator: Mutex<String>,
     /// The open label journal (its lock held while labelling one dataset).
     journal: Mutex<Option<(usize, Journal)>>,
     /// Indexes read so far, by dataset.
@@ -29,11 +29,15 @@ impl Runtime {
         Self {
             ws,
             datasets,
-            annotator,
+            annotator: Mutex::new(annotator),
             journal: Mutex::new(None),
             indexes: Mutex::new(BTreeMap::new()),
             latest_scan: AtomicU64::new(0),
         }
+    }
+
+    fn annotator(&self) -> String {
+        self.annotator.lock().map(|a| a.clone()).unwrap_or_default()
     }
 
     /// Marks a scan as the newest (older ones stop).
@@ -65,11 +69,27 @@ impl Runtime {
     /// Carries out one effect (blocking) and returns its answer.
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
+            Effect::SetAnnotator { name, dataset } => {
+                if let Ok(mut a) = self.annotator.lock() {
+                    *a = name;
+                }
+                // The next label opens this annotator's journal.
+                if let Ok(mut j) = self.journal.lock() {
+                    *j = None;
+                }
+                let d = self.datasets.get(dataset?)?;
+                Some(Msg::Opened {
+                    dataset: dataset?,
+                    run: data::latest_run(&self.ws, &d.path).map(Arc::new),
+                    rubric: None,
+                    labels: data::labels(&self.ws, &d.key, &self.annotator()),
+                })
+            }
             Effect::Open { dataset } => {
                 let d = self.datasets.get(dataset)?;
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
                 let rubric = data::labelling_rubric(&self.ws, run.as_deref());
-                let labels = data::labels(&self.ws, &d.key, &self.annotator);
+                let labels = data::labels(&self.ws, &d.key, &self.annotator());
                 Some(Msg::Opened {
                     dataset,
                     run,
@@ -161,7 +181,7 @@ impl Runtime {
         if slot.as_ref().is_none_or(|(d, _)| *d != dataset) {
             let d = self.datasets.get(dataset).ok_or("no such dataset")?;
             *slot = None; // release the previous journal's lock first
-            let j = Journal::open(&self.ws.labels_dir(), &d.key, &self.annotator)
+            let j = Journal::open(&self.ws.labels_dir(), &d.key, &self.annotator())
                 .map_err(|e| e.to_string())?;
             *slot = Some((dataset, j));
         }

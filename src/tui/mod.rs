@@ -59,16 +59,20 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
-    let annotator = ws
+    let configured = ws
         .config
         .annotator
         .clone()
         .or_else(|| std::env::var("RUBRICATE_ANNOTATOR").ok())
+        .filter(|a| crate::store::labels::check_name("annotator", a).is_ok());
+    let annotator = configured
+        .clone()
         .or_else(|| std::env::var("USER").ok())
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
         .unwrap_or_else(|| "annotator".into());
     let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
     app.theme = theme;
+    app.annotator_confirmed = configured.is_some();
     Ok(app)
 }
 

@@ -108,6 +108,10 @@ fn short(a: Action) -> &'static str {
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
     let text = match (search, &app.message) {
+        _ if app.annotator_prompt.is_some() => format!(
+            "who is labelling? {}▏ (enter confirms; set `annotator:` in rubricate.yaml to skip this)",
+            app.annotator_prompt.as_deref().unwrap_or_default()
+        ),
         _ if app.note.is_some() => format!(
             "note: {}▏ (enter saves it with the label, esc drops it)",
             app.note.as_deref().unwrap_or_default()
