@@ -29,7 +29,7 @@ impl Tmux {
             session: name.to_owned(),
         };
         let command = format!(
-            "env RUBRICATE_HOME={} RUBRICATE_ANNOTATOR=pat NO_COLOR=1 TERM=xterm-256color {}",
+            "exec env RUBRICATE_HOME={} RUBRICATE_ANNOTATOR=pat NO_COLOR=1 TERM=xterm-256color {}",
             home.display(),
             env!("CARGO_BIN_EXE_rubricate")
         );
