@@ -65,12 +65,27 @@ fn frames(lines: usize) {
         open.as_secs_f64() * 1000.0,
         app.browse.as_ref().map_or(0, |b| b.cursor + 1)
     );
-    println!("{:<22} {:>12} {:>12} {:>10}", "pane at 200×60", "median ms", "worst ms", "floor 4 ms");
+    println!(
+        "{:<22} {:>12} {:>12} {:>10}",
+        "pane at 200×60", "median ms", "worst ms", "floor 4 ms"
+    );
     for (name, setup) in [
         ("Datasets (list)", vec![]),
         ("Datasets (detail)", vec![key(KeyCode::Enter)]),
-        ("Label", vec![key(KeyCode::Esc), Msg::Key(KeyEvent::new(KeyCode::Char('L'), KeyModifiers::NONE))]),
-        ("Results", vec![Msg::Key(KeyEvent::new(KeyCode::Char('R'), KeyModifiers::NONE))]),
+        (
+            "Label",
+            vec![
+                key(KeyCode::Esc),
+                Msg::Key(KeyEvent::new(KeyCode::Char('L'), KeyModifiers::NONE)),
+            ],
+        ),
+        (
+            "Results",
+            vec![Msg::Key(KeyEvent::new(
+                KeyCode::Char('R'),
+                KeyModifiers::NONE,
+            ))],
+        ),
     ] {
         for m in setup {
             let e = app.update(m);
@@ -107,11 +122,19 @@ fn first_frame_in_process() {
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let m = median(times);
-    println!("start to first frame, in process (demo workspace): median {m:.2} ms (floor 150 ms, ratio {:.3})", m / 150.0);
+    println!(
+        "start to first frame, in process (demo workspace): median {m:.2} ms (floor 150 ms, ratio {:.3})",
+        m / 150.0
+    );
 }
 
 fn tmux(socket: &str, args: &[&str]) -> String {
-    let out = Command::new("tmux").arg("-L").arg(socket).args(args).output().expect("tmux");
+    let out = Command::new("tmux")
+        .arg("-L")
+        .arg(socket)
+        .args(args)
+        .output()
+        .expect("tmux");
     if !out.status.success() && args[0] != "kill-server" {
         eprintln!("tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
@@ -126,7 +149,11 @@ fn cpu_ticks(pid: &str) -> Option<u64> {
 }
 
 fn real_binary() {
-    if !Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success()) {
+    if !Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
         println!("tmux not installed: real-binary figures skipped");
         return;
     }
@@ -150,7 +177,19 @@ fn real_binary() {
         let t = Instant::now();
         // The server must start with the bench's own stdin (as a person's shell would).
         let started = Command::new("tmux")
-            .args(["-L", &socket, "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", &cmd])
+            .args([
+                "-L",
+                &socket,
+                "new-session",
+                "-d",
+                "-s",
+                "b",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                &cmd,
+            ])
             .status()
             .is_ok_and(|s| s.success());
         assert!(started, "tmux could not start");
@@ -159,18 +198,27 @@ fn real_binary() {
             if screen.contains("support-answers") {
                 break;
             }
-            assert!(t.elapsed() < Duration::from_secs(10), "no first frame:\n{screen}");
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "no first frame:\n{screen}"
+            );
         }
         firsts.push(t.elapsed().as_secs_f64() * 1000.0);
         if run == 4 {
-            let pid = tmux(&socket, &["display-message", "-p", "-t", "b", "#{pane_pid}"]);
+            let pid = tmux(
+                &socket,
+                &["display-message", "-p", "-t", "b", "#{pane_pid}"],
+            );
             let pid = pid.trim();
             let before = cpu_ticks(pid).unwrap_or(0);
             std::thread::sleep(Duration::from_secs(10));
             let after = cpu_ticks(pid).unwrap_or(0);
             let hz = 100.0;
             let cpu = (after - before) as f64 / hz;
-            println!("idle for 10 s: {cpu:.3} CPU-seconds ({:.2}% of one core)", cpu / 10.0 * 100.0);
+            println!(
+                "idle for 10 s: {cpu:.3} CPU-seconds ({:.2}% of one core)",
+                cpu / 10.0 * 100.0
+            );
         }
         tmux(&socket, &["kill-server"]);
     }
