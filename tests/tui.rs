@@ -306,3 +306,183 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
     assert!(ui.app.annotator_prompt.is_none() && ui.app.annotator_confirmed);
     assert_eq!(ui.app.labels.len(), 128, "alice's labels are shown");
 }
+
+mod grid {
+    use super::*;
+    use rubricate::engine::{EventKind, GradeEvent};
+    use rubricate::model::{CriterionResult, Failure, MethodKind, Verdict};
+
+    const CRITERIA: [&str; 3] = ["reset-link", "steps", "asks-password"];
+
+    fn ev(item: usize, criterion: usize, kind: EventKind) -> Msg {
+        Msg::Grade {
+            tag: 7,
+            event: Box::new(GradeEvent {
+                run: 7,
+                item,
+                criterion: Some(criterion),
+                kind,
+            }),
+        }
+    }
+
+    fn scored(c: usize, verdict: Verdict, value: f64, reason: &str) -> EventKind {
+        let mut r =
+            CriterionResult::failed(CRITERIA[c], MethodKind::Judge, Failure::error("x", "y"));
+        r.failure = None;
+        r.verdict = Some(verdict);
+        r.value = Some(value);
+        r.reason = reason.into();
+        EventKind::Scored(Box::new(r))
+    }
+
+    /// The Grade pane watching run 7 over the demo dataset, mid-stream.
+    fn watching(w: u16, h: u16) -> Ui {
+        let mut ui = Ui::new(w, h);
+        ui.press([code(KeyCode::Enter), key('G')]);
+        ui.press([Msg::RunStarted {
+            tag: 7,
+            run_id: "20261122-120000-abcd".into(),
+            criteria: CRITERIA
+                .iter()
+                .map(|c| ((*c).to_owned(), *c == "asks-password"))
+                .collect(),
+            items: Some(50),
+        }]);
+        ui.press([
+            ev(
+                0,
+                0,
+                scored(0, Verdict::Met, 1.0, "It names the Forgot password link."),
+            ),
+            ev(0, 1, scored(1, Verdict::Unmet, 0.0, "No steps.")),
+            ev(0, 2, scored(2, Verdict::Met, 1.0, "Asks for the password.")),
+            ev(1, 0, EventKind::Queued),
+            ev(1, 1, EventKind::Queued),
+            ev(1, 2, EventKind::Queued),
+            ev(
+                1,
+                0,
+                EventKind::Chunk("{\"reason\": \"The answer points".into()),
+            ),
+            ev(
+                1,
+                1,
+                EventKind::Failed(Failure::error(
+                    "judge",
+                    "openai/j: rate limited by the provider (HTTP 429)",
+                )),
+            ),
+        ]);
+        ui
+    }
+
+    #[test]
+    fn a_chunk_from_a_superseded_run_is_ignored() {
+        let mut ui = watching(120, 40);
+        let before = ui.app.grade.run.as_ref().unwrap().rows[1].clone();
+        ui.press([Msg::Grade {
+            tag: 6,
+            event: Box::new(GradeEvent {
+                run: 6,
+                item: 1,
+                criterion: Some(2),
+                kind: EventKind::Chunk("stale".into()),
+            }),
+        }]);
+        assert_eq!(
+            format!("{:?}", ui.app.grade.run.as_ref().unwrap().rows[1]),
+            format!("{before:?}")
+        );
+        // The selected cell's stream is kept; others are only counted.
+        ui.press([code(KeyCode::Down)]);
+        ui.press([ev(1, 0, EventKind::Chunk(" to the reset page\"".into()))]);
+        let run = ui.app.grade.run.as_ref().unwrap();
+        assert_eq!(run.stream, " to the reset page\"");
+    }
+
+    #[test]
+    fn cancel_produces_the_cancel_effect_and_pause_the_pause_effect() {
+        let mut ui = watching(120, 40);
+        assert_eq!(
+            ui.app.update(key(' ')),
+            vec![Effect::PauseRun {
+                tag: 7,
+                paused: true
+            }]
+        );
+        assert_eq!(
+            ui.app.update(code(KeyCode::Esc)),
+            vec![Effect::CancelRun { tag: 7 }]
+        );
+        assert!(ui.app.grade.run.as_ref().unwrap().cancelled);
+    }
+
+    #[test]
+    fn a_failed_cells_retry_requeues_only_that_cell() {
+        let mut ui = watching(120, 40);
+        ui.press([ev(
+            2,
+            2,
+            EventKind::Failed(Failure::error("judge", "timeout")),
+        )]);
+        ui.press([Msg::GradeFinished {
+            tag: 7,
+            summary: "done".into(),
+            tokens: 0,
+            cost: 0.0,
+        }]);
+        // Select row 1, column 1 (the 429).
+        ui.press([code(KeyCode::Down), code(KeyCode::Right)]);
+        let effects = ui.app.update(key('r'));
+        assert_eq!(
+            effects,
+            vec![Effect::RetryCells {
+                tag: 7,
+                cells: vec![(1, "steps".into())]
+            }]
+        );
+        let run = ui.app.grade.run.as_ref().unwrap();
+        let rows: Vec<String> = run
+            .rows
+            .iter()
+            .flatten()
+            .map(|r| r.cells.iter().map(|c| c.symbol(false)).collect())
+            .collect();
+        assert_eq!(
+            rows,
+            ["✓✗✓", "…··", "··!"],
+            "only the retried cell is queued again"
+        );
+        // Retrying everything that failed waits for the run to end again.
+        ui.press([Msg::GradeFinished {
+            tag: 7,
+            summary: "done".into(),
+            tokens: 0,
+            cost: 0.0,
+        }]);
+        let effects = ui.app.update(key('A'));
+        assert_eq!(
+            effects,
+            vec![Effect::RetryCells {
+                tag: 7,
+                cells: vec![(2, "asks-password".into())]
+            }]
+        );
+    }
+
+    #[test]
+    fn mid_stream_grids() {
+        let ui = watching(120, 40);
+        // Rates and the ETA depend on the clock.
+        let rate = regex::Regex::new(r"[0-9]+\.[0-9] cells/s").unwrap();
+        let eta = regex::Regex::new(r"ETA [0-9s-]+").unwrap();
+        let redact = |s: String| {
+            let s = rate.replace_all(&s, "[rate] cells/s").into_owned();
+            eta.replace_all(&s, "ETA [eta]").into_owned()
+        };
+        insta::assert_snapshot!("grade_grid_120x40", redact(ui.screen()));
+        let ui = watching(80, 24);
+        insta::assert_snapshot!("grade_grid_80x24", redact(ui.screen()));
+    }
+}

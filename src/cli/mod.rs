@@ -8,7 +8,7 @@ mod dry_run;
 mod execute;
 mod grade;
 mod inspect;
-mod judges;
+pub mod judges;
 mod labels;
 mod lint;
 mod metrics;

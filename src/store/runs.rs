@@ -230,8 +230,8 @@ impl RunDir {
         }
     }
 
-    /// Reads the journal: every complete cell, first occurrence kept; a torn last line is
-    /// ignored. Returns the cells and the byte length of the valid part.
+    /// Reads the journal: every complete cell (a later line for the same cell — a retry —
+    /// wins); a torn last line is ignored. Returns the cells and the byte length of the valid part.
     pub fn read_cells(&self, m: &Manifest) -> Result<(Cells, u64), RunError> {
         let path = self.results_path();
         let file = match File::open(&path) {
@@ -280,9 +280,8 @@ impl RunDir {
                         where_()
                     ))
                 })?;
-                cells
-                    .entry((cell.item, cell.result.criterion_id.clone()))
-                    .or_insert(cell);
+                // A cell graded again (a retried failure) supersedes its earlier line.
+                cells.insert((cell.item, cell.result.criterion_id.clone()), cell);
             }
             valid += n as u64;
         }

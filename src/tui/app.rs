@@ -18,16 +18,18 @@ use crate::model::{Item, Kind, Rubric, Verdict};
 pub enum Pane {
     Datasets,
     Label,
+    Grade,
     Results,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 3] = [Pane::Datasets, Pane::Label, Pane::Results];
+    pub const ALL: [Pane; 4] = [Pane::Datasets, Pane::Label, Pane::Grade, Pane::Results];
 
     pub fn title(self) -> &'static str {
         match self {
             Pane::Datasets => "Datasets",
             Pane::Label => "Label",
+            Pane::Grade => "Grade",
             Pane::Results => "Results",
         }
     }
@@ -213,6 +215,7 @@ pub struct App {
     pub annotator_prompt: Option<String>,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
     pub annotator_confirmed: bool,
+    pub grade: super::grade::GradeState,
     next_tag: u64,
 }
 
@@ -257,13 +260,61 @@ pub enum Msg {
         criterion: String,
         verdict: Option<serde_json::Value>,
     },
+    /// A run started: its tag, id in the workspace, criteria and size.
+    RunStarted {
+        tag: u64,
+        run_id: String,
+        /// Each criterion's id, and whether it is a penalty.
+        criteria: Vec<(String, bool)>,
+        items: Option<usize>,
+    },
+    /// One grading event of a run.
+    Grade {
+        tag: u64,
+        event: Box<crate::engine::GradeEvent>,
+    },
+    GradeFinished {
+        tag: u64,
+        summary: String,
+        tokens: u64,
+        cost: f64,
+    },
+    /// The dry-run estimate for the chosen rubric and judge.
+    Estimate(String),
     Error(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// What grading would cost: calls, cached, tokens, money (nothing is sent).
+    Estimate {
+        dataset: usize,
+        rubric: PathBuf,
+        judge: Option<String>,
+    },
+    /// Grades the dataset with the rubric (and judge), journalled as a run in the workspace.
+    StartRun {
+        tag: u64,
+        dataset: usize,
+        rubric: PathBuf,
+        judge: Option<String>,
+    },
+    PauseRun {
+        tag: u64,
+        paused: bool,
+    },
+    CancelRun {
+        tag: u64,
+    },
+    /// Grades exactly these cells (item position, criterion) again in the same run.
+    RetryCells {
+        tag: u64,
+        cells: Vec<(usize, String)>,
+    },
     /// Read what belongs to a dataset: its latest run, the labelling rubric, labels.
-    Open { dataset: usize },
+    Open {
+        dataset: usize,
+    },
     /// Read items `start..start + count` (building the index first if needed).
     LoadWindow {
         tag: u64,
@@ -325,6 +376,7 @@ impl App {
             note: None,
             annotator_prompt: None,
             annotator_confirmed: true,
+            grade: super::grade::GradeState::default(),
             next_tag: 0,
         }
     }
@@ -334,11 +386,17 @@ impl App {
         self.next_tag
     }
 
+    /// A fresh tag for a request or a run.
+    pub(super) fn new_tag(&mut self) -> u64 {
+        self.tag()
+    }
+
     /// Where keys are looked up now.
     pub fn context(&self) -> Context {
         match self.pane {
             Pane::Datasets => Context::List,
             Pane::Label => Context::Label,
+            Pane::Grade => Context::Grade,
             Pane::Results => Context::Results,
         }
     }
@@ -445,6 +503,37 @@ impl App {
                 };
                 self.label.sitting = self.label.sitting.saturating_sub(1);
                 self.message = Some("undone".into());
+                Vec::new()
+            }
+            Msg::RunStarted {
+                tag,
+                run_id,
+                criteria,
+                items,
+            } => {
+                self.message = Some(format!("run {run_id} started (journalled; resumable)"));
+                self.grade.run = Some(super::grade::GridRun::new(tag, run_id, criteria, items));
+                Vec::new()
+            }
+            Msg::Grade { tag, event } => {
+                self.grade_event(tag, &event);
+                Vec::new()
+            }
+            Msg::GradeFinished {
+                tag,
+                summary,
+                tokens,
+                cost,
+            } => {
+                self.grade_finished(tag, summary, tokens, cost);
+                // The Results pane shows the latest run: read it again.
+                match &self.browse {
+                    Some(b) => vec![Effect::Open { dataset: b.dataset }],
+                    None => Vec::new(),
+                }
+            }
+            Msg::Estimate(text) => {
+                self.grade.estimate = Some(text);
                 Vec::new()
             }
             Msg::Error(e) => {
@@ -569,9 +658,11 @@ impl App {
             Action::DatasetsPane => self.switch(Pane::Datasets),
             Action::LabelPane => self.switch(Pane::Label),
             Action::ResultsPane => self.switch(Pane::Results),
+            Action::GradePane => self.switch(Pane::Grade),
             _ => match self.pane {
                 Pane::Datasets => self.datasets_action(action),
                 Pane::Label => self.label_action(action),
+                Pane::Grade => self.grade_action(action),
                 Pane::Results => self.results_action(action),
             },
         }

@@ -22,6 +22,9 @@ pub struct Runtime {
     /// Indexes read so far, by dataset.
     indexes: Mutex<BTreeMap<usize, Arc<LineIndex>>>,
     latest_scan: AtomicU64,
+    /// Where runs send their events (set by the event loop).
+    pub tx: Mutex<Option<tokio::sync::mpsc::Sender<Msg>>>,
+    runs: super::run::Runs,
 }
 
 impl Runtime {
@@ -33,6 +36,8 @@ impl Runtime {
             journal: Mutex::new(None),
             indexes: Mutex::new(BTreeMap::new()),
             latest_scan: AtomicU64::new(0),
+            tx: Mutex::new(None),
+            runs: super::run::Runs::default(),
         }
     }
 
@@ -69,6 +74,50 @@ impl Runtime {
     /// Carries out one effect (blocking) and returns its answer.
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
+            Effect::Estimate {
+                dataset,
+                rubric,
+                judge,
+            } => {
+                let d = self.datasets.get(dataset)?;
+                Some(
+                    match super::run::estimate(&self.ws, d, &rubric, judge.as_deref()) {
+                        Ok(text) => Msg::Estimate(text),
+                        Err(e) => Msg::Error(e),
+                    },
+                )
+            }
+            Effect::StartRun {
+                tag,
+                dataset,
+                rubric,
+                judge,
+            } => {
+                let d = self.datasets.get(dataset)?;
+                let tx = self.tx.lock().ok()?.clone()?;
+                match super::run::start(&self.ws, tag, d, &rubric, judge.as_deref(), tx) {
+                    Ok(control) => {
+                        self.runs.insert(tag, control);
+                        None
+                    }
+                    Err(e) => Some(Msg::Error(format!("the run did not start: {e}"))),
+                }
+            }
+            Effect::PauseRun { tag, paused } => {
+                self.runs.pause(tag, paused);
+                None
+            }
+            Effect::CancelRun { tag } => {
+                self.runs.cancel(tag);
+                None
+            }
+            Effect::RetryCells { tag, cells } => {
+                let tx = self.tx.lock().ok()?.clone()?;
+                self.runs
+                    .retry(&self.ws, tag, &cells, tx)
+                    .err()
+                    .map(Msg::Error)
+            }
             Effect::SetAnnotator { name, dataset } => {
                 if let Ok(mut a) = self.annotator.lock() {
                     *a = name;

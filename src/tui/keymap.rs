@@ -20,6 +20,7 @@ pub enum Action {
     PrevPane,
     DatasetsPane,
     LabelPane,
+    GradePane,
     ResultsPane,
     Up,
     Down,
@@ -43,6 +44,10 @@ pub enum Action {
     Note,
     Blind,
     Queue,
+    Estimate,
+    Pause,
+    Retry,
+    RetryAll,
 }
 
 impl Action {
@@ -55,6 +60,11 @@ impl Action {
             "datasets_pane" => Action::DatasetsPane,
             "label_pane" => Action::LabelPane,
             "results_pane" => Action::ResultsPane,
+            "grade_pane" => Action::GradePane,
+            "estimate" => Action::Estimate,
+            "pause" => Action::Pause,
+            "retry" => Action::Retry,
+            "retry_all" => Action::RetryAll,
             "up" => Action::Up,
             "down" => Action::Down,
             "page_up" => Action::PageUp,
@@ -93,6 +103,11 @@ impl Action {
             Action::DatasetsPane => "Datasets pane".into(),
             Action::LabelPane => "Label pane".into(),
             Action::ResultsPane => "Results pane".into(),
+            Action::GradePane => "Grade pane".into(),
+            Action::Estimate => "dry-run estimate (nothing is sent)".into(),
+            Action::Pause => "pause / resume the run".into(),
+            Action::Retry => "retry the selected failed cell".into(),
+            Action::RetryAll => "retry every failed cell".into(),
             Action::Up => "up".into(),
             Action::Down => "down".into(),
             Action::PageUp => "page up".into(),
@@ -125,6 +140,7 @@ pub enum Context {
     Global,
     List,
     Label,
+    Grade,
     Results,
 }
 
@@ -134,6 +150,7 @@ impl Context {
             "global" => Context::Global,
             "list" => Context::List,
             "label" => Context::Label,
+            "grade" => Context::Grade,
             "results" => Context::Results,
             _ => return None,
         })
@@ -144,6 +161,7 @@ impl Context {
             Context::Global => "global",
             Context::List => "list",
             Context::Label => "label",
+            Context::Grade => "grade",
             Context::Results => "results",
         }
     }
@@ -291,7 +309,7 @@ impl Keymap {
                     file,
                     ctx_key.pos,
                     format!(
-                        "unknown keymap context '{}'; use global, list, label or results",
+                        "unknown keymap context '{}'; use global, list, label, grade or results",
                         ctx_key.text
                     ),
                 ));

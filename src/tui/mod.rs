@@ -7,7 +7,9 @@
 pub mod app;
 pub mod data;
 pub mod effects;
+pub mod grade;
 pub mod keymap;
+mod run;
 pub mod theme;
 pub mod view;
 
@@ -73,6 +75,17 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
     let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
     app.theme = theme;
     app.annotator_confirmed = configured.is_some();
+    let mut rubrics: Vec<std::path::PathBuf> = std::fs::read_dir(ws.path("rubrics"))
+        .map(|e| {
+            e.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    rubrics.sort();
+    app.grade.rubrics = rubrics;
+    app.grade.judge.clone_from(&ws.config.judge.model);
     Ok(app)
 }
 
@@ -140,6 +153,9 @@ async fn event_loop(
     runtime: Arc<Runtime>,
 ) -> Result<(), String> {
     let (tx, mut rx) = mpsc::channel::<Msg>(256);
+    if let Ok(mut slot) = runtime.tx.lock() {
+        *slot = Some(tx.clone());
+    }
     let mut events = EventStream::new();
     if let Ok(size) = terminal.size() {
         let effects = app.update(Msg::Resize(size.width, size.height));
@@ -150,18 +166,16 @@ async fn event_loop(
         .checked_sub(FRAME)
         .unwrap_or_else(Instant::now);
     loop {
-        if dirty {
-            // Coalesce bursts: at most one frame per FRAME.
-            let wait = FRAME.saturating_sub(last_draw.elapsed());
-            if !wait.is_zero() {
-                tokio::time::sleep(wait).await;
-            }
+        // Draw when something changed, at most once per FRAME; messages arriving faster
+        // are all applied before the next frame.
+        if dirty && last_draw.elapsed() >= FRAME {
             terminal
                 .draw(|f| view::draw(&app, f))
                 .map_err(|e| format!("drawing failed: {e}"))?;
             last_draw = Instant::now();
             dirty = false;
         }
+        let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
         let msg = tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(Event::Key(k))) => Msg::Key(k),
@@ -172,9 +186,14 @@ async fn event_loop(
                 None => return Ok(()),
             },
             Some(m) = rx.recv() => m,
+            () = tokio::time::sleep_until(next_frame), if dirty => continue,
         };
         let effects = app.update(msg);
         dispatch(&runtime, &tx, effects);
+        while let Ok(m) = rx.try_recv() {
+            let effects = app.update(m);
+            dispatch(&runtime, &tx, effects);
+        }
         dirty = true;
         if app.quit {
             tracing::info!("quit");

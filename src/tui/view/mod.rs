@@ -2,6 +2,7 @@
 //! status bar whose hints come from the effective keymap; the help overlay lists it whole.
 
 mod datasets;
+mod grade;
 mod label;
 mod results;
 
@@ -26,6 +27,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
     match app.pane {
         Pane::Datasets => datasets::draw(app, f, body),
         Pane::Label => label::draw(app, f, body),
+        Pane::Grade => grade::draw(app, f, body),
         Pane::Results => results::draw(app, f, body),
     }
     status_bar(app, f, status);
@@ -66,6 +68,8 @@ fn hints(app: &App) -> String {
             Action::Blind,
             Action::Queue,
         ],
+        Pane::Grade if app.grade.run.is_none() => &[Action::Estimate, Action::Open],
+        Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
         Pane::Results => &[Action::Down, Action::Choice(1), Action::NextPane],
     };
     let mut parts: Vec<String> = wanted
@@ -98,6 +102,10 @@ fn short(a: Action) -> &'static str {
         Action::Queue => "queue",
         Action::Down => "criterion",
         Action::Choice(_) => "…4 items of a cell",
+        Action::Estimate => "estimate",
+        Action::Pause => "pause",
+        Action::Retry => "retry cell",
+        Action::RetryAll => "retry failures",
         Action::Note => "note",
         Action::Help => "help",
         Action::Quit => "quit",

@@ -1,0 +1,205 @@
+//! The Grade pane: the set-up (rubric, judge, dry-run estimate) and then the live grid —
+//! rows items, columns criteria, cells `·` queued, `…` streaming, `✓`/`~`/`✗` by value, `!`
+//! failed — with the selected cell's streamed text or verdict and reason beside it, and a
+//! header of progress, throughput (with a sparkline), tokens, cost, errors and ETA.
+
+use std::fmt::Write as _;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Wrap};
+
+use crate::tui::app::App;
+use crate::tui::grade::{Cell, GridRun};
+
+pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
+    match &app.grade.run {
+        Some(run) => grid(app, run, f, area),
+        None => setup(app, f, area),
+    }
+}
+
+fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let dataset = app
+        .browse
+        .as_ref()
+        .and_then(|b| app.datasets.get(b.dataset))
+        .map_or_else(
+            || "— open one in the Datasets pane".into(),
+            |d| d.name.clone(),
+        );
+    let mut lines = vec![
+        Line::styled(format!("dataset  {dataset}"), app.theme.header),
+        Line::raw(format!(
+            "judge    {}",
+            app.grade.judge.as_deref().unwrap_or(
+                "none set (the rubric's judge.model, or `judge: {model: …}` in rubricate.yaml)"
+            )
+        )),
+        Line::raw(""),
+        Line::styled("rubric (↑/↓ to choose):", app.theme.header),
+    ];
+    if app.grade.rubrics.is_empty() {
+        lines.push(Line::raw("  no rubric files in rubrics/"));
+    }
+    for (i, r) in app.grade.rubrics.iter().enumerate() {
+        let name = r
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let style = if i == app.grade.rubric {
+            app.theme.selected
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(format!("  {name}"), style));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(match &app.grade.estimate {
+        Some(e) => format!("estimate: {e}"),
+        None => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: start".into(),
+    }));
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(" Grade ")),
+        area,
+    );
+}
+
+fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
+    let [header, body] = Layout::vertical([Constraint::Length(3), Constraint::Min(3)]).areas(area);
+    let [numbers, spark] =
+        Layout::horizontal([Constraint::Min(40), Constraint::Length(30)]).areas(header);
+    let total = run
+        .items_total
+        .map_or_else(|| "?".into(), |t| t.to_string());
+    let state = if run.finished {
+        "finished"
+    } else if run.cancelled {
+        "cancelling"
+    } else if run.paused {
+        "paused"
+    } else {
+        "running"
+    };
+    let eta = run.eta().map_or_else(|| "-".into(), |s| format!("{s:.0}s"));
+    let text = format!(
+        "{state} · {}/{total} items · {} cells · {:.1} cells/s · {} tokens · ${:.4} · {} errors · ETA {eta}",
+        run.items_done,
+        run.cells_done,
+        run.rate(),
+        run.tokens,
+        run.cost,
+        run.failures
+    );
+    f.render_widget(
+        Paragraph::new(text).wrap(Wrap { trim: true }).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(format!(" run {} ", run.run_id)),
+        ),
+        numbers,
+    );
+    let data: Vec<u64> = run.throughput.iter().copied().collect();
+    f.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .block(Block::new().borders(Borders::ALL).title(" cells/s ")),
+        spark,
+    );
+    let [table, side] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body);
+    let height = usize::from(table.height.saturating_sub(3));
+    let width = usize::from(table.width.saturating_sub(2));
+    let id_width = 14usize;
+    let fit = ((width.saturating_sub(id_width)) / 3).max(1);
+    let first_col = run.cursor.1.saturating_sub(fit.saturating_sub(1));
+    let cols: Vec<usize> = (first_col..run.criteria.len()).take(fit).collect();
+    let mut lines = Vec::with_capacity(height + 1);
+    let mut head = format!("{:<id_width$}", "ITEM");
+    for &c in &cols {
+        let name: String = run.criteria[c].chars().take(2).collect();
+        let _ = write!(head, "{name:<3}");
+    }
+    lines.push(Line::styled(head, app.theme.header));
+    for r in run.offset..(run.offset + height).min(run.rows.len()) {
+        let Some(row) = &run.rows[r] else {
+            lines.push(Line::raw(format!("{:<id_width$}", format!("#{}", r + 1))));
+            continue;
+        };
+        let mut spans = vec![Span::raw(format!(
+            "{:<id_width$}",
+            crate::tui::view::preview(&row.id, id_width - 1)
+        ))];
+        for &c in &cols {
+            let cell = &row.cells[c];
+            let penalty = run.penalties.get(c).copied().unwrap_or(false);
+            let style = if (r, c) == run.cursor {
+                app.theme.selected
+            } else {
+                match (cell, cell.good(penalty)) {
+                    (_, Some(true)) => app.theme.met,
+                    (_, Some(false)) => app.theme.unmet,
+                    (Cell::Failed(_), _) => app.theme.disagree,
+                    (Cell::Queued, _) => app.theme.muted,
+                    _ => Style::new(),
+                }
+            };
+            spans.push(Span::styled(format!(" {} ", cell.symbol(penalty)), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" items × criteria "),
+        ),
+        table,
+    );
+    let (r, c) = run.cursor;
+    let cell = run
+        .rows
+        .get(r)
+        .and_then(Option::as_ref)
+        .and_then(|row| row.cells.get(c).map(|cell| (row, cell)));
+    let criterion = run.criteria.get(c).map_or("", String::as_str);
+    let detail = match cell {
+        None => vec![Line::raw("waiting for the first item…")],
+        Some((row, cell)) => {
+            let mut out = vec![Line::styled(
+                format!("{} · {criterion}", row.id),
+                app.theme.header,
+            )];
+            match cell {
+                Cell::Queued => out.push(Line::raw("queued")),
+                Cell::Streaming(_) => {
+                    out.push(Line::raw("the judge is writing:"));
+                    out.extend(run.stream.lines().map(|l| Line::raw(l.to_owned())));
+                }
+                Cell::Done {
+                    verdict, reason, ..
+                } => {
+                    out.push(Line::raw(format!("verdict: {verdict}")));
+                    out.extend(reason.lines().map(|l| Line::raw(l.to_owned())));
+                }
+                Cell::Failed(m) => {
+                    out.push(Line::styled("failed:", app.theme.disagree));
+                    out.push(Line::raw(m.clone()));
+                    out.push(Line::raw(
+                        "r retries this cell, A every failed cell (once the run ends)",
+                    ));
+                }
+            }
+            out
+        }
+    };
+    f.render_widget(
+        Paragraph::new(detail)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(" cell ")),
+        side,
+    );
+}
