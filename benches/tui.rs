@@ -192,7 +192,10 @@ fn real_binary() {
             ])
             .status()
             .is_ok_and(|s| s.success());
-        assert!(started, "tmux could not start");
+        if !started {
+            println!("tmux could not start a session here: real-binary figures skipped");
+            return;
+        }
         loop {
             let screen = tmux(&socket, &["capture-pane", "-p", "-t", "b"]);
             if screen.contains("support-answers") {
@@ -229,13 +232,112 @@ fn real_binary() {
     );
 }
 
+/// The Grade pane fed a scripted stream as fast as it can take it: `cells` cells (64 in
+/// flight at a time) of 200 chunks each, then a verdict; frames drawn at most every 16 ms.
+fn grade_stream(cells: usize) {
+    use rubricate::engine::{EventKind, GradeEvent};
+    use rubricate::model::{CriterionResult, Failure, MethodKind, Verdict};
+    let dir = tempfile::tempdir().expect("tempdir");
+    rubricate::store::workspace::create_demo(dir.path()).expect("demo");
+    let ws = Workspace::at(dir.path()).expect("ws");
+    let mut app = build(&ws).expect("app");
+    let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
+    let e = app.update(Msg::Resize(200, 60));
+    settle(&mut app, &runtime, e);
+    let e = app.update(key(KeyCode::Enter));
+    settle(&mut app, &runtime, e);
+    app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('G'),
+        KeyModifiers::NONE,
+    )));
+    let criteria = 4;
+    app.update(Msg::RunStarted {
+        tag: 1,
+        run_id: "bench".into(),
+        criteria: (0..criteria).map(|c| (format!("c{c}"), false)).collect(),
+        items: Some(cells / criteria),
+    });
+    let rss = |field: &str| {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with(field))?.to_owned();
+                line.split_whitespace().nth(1)?.parse::<f64>().ok()
+            })
+            .unwrap_or(f64::NAN)
+    };
+    let before = rss("VmRSS:");
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
+    let frame = Duration::from_millis(16);
+    let mut last_draw = Instant::now()
+        .checked_sub(frame)
+        .unwrap_or_else(Instant::now);
+    let (mut frames, mut worst_frame, mut worst_lag) = (0u64, 0.0f64, 0.0f64);
+    let mut pending_verdict: Option<Instant> = None;
+    let start = Instant::now();
+    let chunk = "word ".to_owned();
+    let in_flight = 64;
+    for batch in (0..cells).collect::<Vec<_>>().chunks(in_flight) {
+        for round in 0..=200 {
+            for &cell in batch {
+                let (item, c) = (cell / criteria, cell % criteria);
+                let kind = if round < 200 {
+                    EventKind::Chunk(chunk.clone())
+                } else {
+                    let mut r = CriterionResult::failed(
+                        &format!("c{c}"),
+                        MethodKind::Judge,
+                        Failure::error("x", "y"),
+                    );
+                    r.failure = None;
+                    r.verdict = Some(Verdict::Met);
+                    r.value = Some(1.0);
+                    r.reason = "fine".into();
+                    pending_verdict.get_or_insert_with(Instant::now);
+                    EventKind::Scored(Box::new(r))
+                };
+                app.update(Msg::Grade {
+                    tag: 1,
+                    event: Box::new(GradeEvent {
+                        run: 1,
+                        item,
+                        criterion: Some(c),
+                        kind,
+                    }),
+                });
+                if last_draw.elapsed() >= frame {
+                    let t = Instant::now();
+                    terminal.draw(|f| view::draw(&app, f)).expect("draw");
+                    let drawn = Instant::now();
+                    worst_frame = worst_frame.max((drawn - t).as_secs_f64() * 1000.0);
+                    if let Some(v) = pending_verdict.take() {
+                        worst_lag = worst_lag.max((drawn - v).as_secs_f64() * 1000.0);
+                    }
+                    frames += 1;
+                    last_draw = drawn;
+                }
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let events = cells * 201;
+    println!(
+        "Grade pane, {cells} cells × 200 chunks ({events} events) in {secs:.2} s ({:.0} events/s): {frames} frames ({:.0} fps, cap ~60), worst frame {worst_frame:.2} ms (floor 8 ms), worst verdict-to-screen {worst_lag:.1} ms (floor 50 ms), memory +{:.1} MiB",
+        events as f64 / secs,
+        frames as f64 / secs,
+        (rss("VmRSS:") - before) / 1024.0
+    );
+}
+
 fn main() {
     let lines = std::env::var("BENCH_LINES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
     println!("rubricate TUI benchmark");
+    // The real binary first: it starts tmux before this process has grown.
+    real_binary();
     frames(lines);
     first_frame_in_process();
-    real_binary();
+    grade_stream(10_000);
 }
