@@ -5,10 +5,12 @@
 //! every exit path restore the terminal; logs go to a file, never to the screen.
 
 pub mod app;
+mod browse;
 pub mod data;
 pub mod effects;
 pub mod grade;
 pub mod keymap;
+mod label;
 mod run;
 pub mod theme;
 pub mod view;
