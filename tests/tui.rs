@@ -486,3 +486,119 @@ mod grid {
         insta::assert_snapshot!("grade_grid_80x24", redact(ui.screen()));
     }
 }
+
+mod review {
+    use super::*;
+    use rubricate::store::artifacts::{Artifacts, Provenance, Status};
+
+    fn with_artifacts() -> Ui {
+        let ui = Ui::new(120, 40);
+        let store = Artifacts::new(std::path::Path::new(&ui.root));
+        let provenance = || Provenance {
+            source: "bot:helper".into(),
+            kind: "generator".into(),
+            created_at: "2026-11-20T10:00:00Z".into(),
+        };
+        let rubric = vec!["rubrics/support-answer.yaml".to_owned()];
+        store
+            .create(
+                "support_answer",
+                "Reset reply",
+                serde_json::json!(
+                    "First, click Forgot password on the sign-in page. Then follow the email."
+                ),
+                provenance(),
+                rubric.clone(),
+            )
+            .unwrap();
+        store
+            .create(
+                "support_answer",
+                "Curt reply",
+                serde_json::json!("We cannot help."),
+                provenance(),
+                rubric,
+            )
+            .unwrap();
+        ui
+    }
+
+    #[test]
+    fn submit_evaluates_and_decisions_take_a_note() {
+        let mut ui = with_artifacts();
+        let effects = ui.app.update(key('V'));
+        assert_eq!(effects, vec![Effect::LoadArtifacts]);
+        settle(&mut ui.app, &ui.runtime, effects);
+        assert_eq!(ui.app.review.artifacts.len(), 2);
+        // A draft cannot be approved; it is submitted.
+        assert!(ui.app.update(key('a')).is_empty());
+        assert!(
+            ui.app
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("decide on an artifact in review")
+        );
+        let effects = ui.app.update(key('s'));
+        let [Effect::SubmitArtifact { id }] = effects.as_slice() else {
+            panic!("{effects:?}")
+        };
+        let submitted = id.clone();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _inside = rt.enter();
+        settle(&mut ui.app, &ui.runtime, effects);
+        let a = ui
+            .app
+            .review
+            .artifacts
+            .iter()
+            .find(|a| a.id == submitted)
+            .unwrap();
+        assert_eq!(a.status, Status::Approved, "{:?}", ui.app.message);
+        assert_eq!(a.reviews.len(), 1);
+        // The other one, by hand: needs a note, then the decision is recorded.
+        ui.press([key('k')]);
+        let other = ui.app.selected_artifact().unwrap().id.clone();
+        assert_ne!(other, submitted);
+        std::fs::write(
+            std::path::Path::new(&ui.root).join(format!("artifacts/{other}.json")),
+            {
+                let mut a = ui.app.selected_artifact().unwrap().clone();
+                a.transition(Status::PendingReview, "").unwrap();
+                serde_json::to_string(&a).unwrap()
+            },
+        )
+        .unwrap();
+        ui.press([key('V')]);
+        assert!(ui.app.update(key('x')).is_empty());
+        for c in "too curt".chars() {
+            ui.app.update(key(c));
+        }
+        let effects = ui.app.update(code(KeyCode::Enter));
+        assert_eq!(
+            effects,
+            vec![Effect::DecideArtifact {
+                id: other.clone(),
+                to: Status::Rejected,
+                note: "too curt".into()
+            }]
+        );
+        settle(&mut ui.app, &ui.runtime, effects);
+        let a = ui
+            .app
+            .review
+            .artifacts
+            .iter()
+            .find(|a| a.id == other)
+            .unwrap();
+        assert_eq!(a.status, Status::Rejected);
+        assert_eq!(a.history.last().unwrap().note, "too curt");
+        let ids = regex::Regex::new(r"art_[0-9a-f]{32}").unwrap();
+        let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d").unwrap();
+        let screen = ids.replace_all(&ui.screen(), "art_[id]").into_owned();
+        insta::assert_snapshot!("review_120x40", times.replace_all(&screen, "[time]"));
+    }
+}

@@ -256,8 +256,62 @@ fn review_rubric(ws: &Workspace, spec: &str) -> Result<LoadedRubric, CliError> {
 }
 
 fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Result<u8, CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
+    let outcome = runtime.block_on(review(ws, store, id, judge))?;
+    for r in &outcome.reviews {
+        println!(
+            "{}@{}: {} ({})",
+            r.rubric_id,
+            r.rubric_version,
+            r.score
+                .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0)),
+            if r.passed {
+                "passed"
+            } else if r.evaluation["incomplete"] == serde_json::Value::Bool(true) {
+                "incomplete"
+            } else {
+                "failed"
+            }
+        );
+    }
+    let a = &outcome.artifact;
+    if outcome.incomplete {
+        eprintln!(
+            "{}: the review is incomplete (a criterion could not be scored); it stays in review — fix the cause and submit again",
+            a.id
+        );
+        return Ok(exit::FAILURES);
+    }
+    println!("{}: {}", a.id, a.status.as_str());
+    Ok(if a.status == Status::Approved {
+        exit::OK
+    } else {
+        exit::BELOW
+    })
+}
+
+/// How a review ended: the artifact as saved, this review's evaluations, and whether one
+/// could not be completed (then the artifact stays in review).
+pub struct ReviewOutcome {
+    pub artifact: Artifact,
+    pub reviews: Vec<Review>,
+    pub incomplete: bool,
+}
+
+/// Submits an artifact for review: every required rubric is loaded and compiled first, the
+/// status moves to `in_review` (each step saved), every rubric is evaluated and the
+/// evaluations stored; then `approved` if all pass, else `needs_revision`.
+pub async fn review(
+    ws: &Workspace,
+    store: &Artifacts,
+    id: &str,
+    judge: &JudgeArgs,
+) -> Result<ReviewOutcome, CliError> {
     let mut a = store.get(id)?;
-    // Every rubric loads and compiles before anything moves.
     let rubrics: Vec<LoadedRubric> = a
         .rubrics
         .iter()
@@ -271,11 +325,6 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
         a.transition(Status::InReview, "")?;
         store.save(&a)?;
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
     let item = Item {
         id: a.id.clone(),
         submission: a.submission(),
@@ -291,7 +340,7 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
             ..ExecOptions::default()
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1024);
-        let e = runtime.block_on(evaluate_item(Some(compiled), &item, 0, &opts, &tx));
+        let e = evaluate_item(Some(compiled), &item, 0, &opts, &tx).await;
         reviews.push(Review {
             rubric_id: e.rubric_id.clone(),
             rubric_version: e.rubric_version.clone(),
@@ -300,47 +349,30 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
             evaluation: serde_json::to_value(super::output::item_json(&e)).unwrap_or_default(),
             time: jiff::Timestamp::now().to_string(),
         });
-        println!(
-            "{}@{}: {} ({})",
-            e.rubric_id,
-            e.rubric_version,
-            e.score
-                .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0)),
-            if e.passed {
-                "passed"
-            } else if e.incomplete {
-                "incomplete"
-            } else {
-                "failed"
-            }
-        );
     }
     let incomplete = reviews
         .iter()
         .any(|r| r.evaluation["incomplete"] == serde_json::Value::Bool(true));
     a.reviews.extend(reviews.iter().cloned());
-    if incomplete {
-        store.save(&a)?;
-        eprintln!(
-            "{}: the review is incomplete (a criterion could not be scored); it stays in review — fix the cause and submit again",
-            a.id
-        );
-        return Ok(exit::FAILURES);
+    if !incomplete {
+        let all = reviews.iter().all(|r| r.passed);
+        a.transition(
+            if all {
+                Status::Approved
+            } else {
+                Status::NeedsRevision
+            },
+            if all {
+                "every required rubric passed"
+            } else {
+                "a required rubric failed"
+            },
+        )?;
     }
-    let all = reviews.iter().all(|r| r.passed);
-    a.transition(
-        if all {
-            Status::Approved
-        } else {
-            Status::NeedsRevision
-        },
-        if all {
-            "every required rubric passed"
-        } else {
-            "a required rubric failed"
-        },
-    )?;
     store.save(&a)?;
-    println!("{}: {}", a.id, a.status.as_str());
-    Ok(if all { exit::OK } else { exit::BELOW })
+    Ok(ReviewOutcome {
+        artifact: a,
+        reviews,
+        incomplete,
+    })
 }

@@ -1,7 +1,7 @@
 //! The command line: clap subcommands, human tables on a terminal, JSON/JSONL/CSV/JUnit
 //! otherwise, and the exit codes CI gates on.
 
-mod artifacts;
+pub mod artifacts;
 mod convert;
 mod datasets;
 mod dry_run;

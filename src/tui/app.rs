@@ -21,10 +21,17 @@ pub enum Pane {
     Label,
     Grade,
     Results,
+    Review,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 4] = [Pane::Datasets, Pane::Label, Pane::Grade, Pane::Results];
+    pub const ALL: [Pane; 5] = [
+        Pane::Datasets,
+        Pane::Label,
+        Pane::Grade,
+        Pane::Results,
+        Pane::Review,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -32,6 +39,7 @@ impl Pane {
             Pane::Label => "Label",
             Pane::Grade => "Grade",
             Pane::Results => "Results",
+            Pane::Review => "Review",
         }
     }
 }
@@ -60,6 +68,7 @@ pub struct App {
     /// The annotator came from config or the environment, or was confirmed at the prompt.
     pub annotator_confirmed: bool,
     pub grade: super::grade::GradeState,
+    pub review: super::review::ReviewState,
     next_tag: u64,
 }
 
@@ -125,6 +134,11 @@ pub enum Msg {
     },
     /// The dry-run estimate for the chosen rubric and judge.
     Estimate(String),
+    /// The workspace's artifacts (after a load, a review or a decision), and what happened.
+    Artifacts {
+        artifacts: Vec<crate::store::artifacts::Artifact>,
+        message: Option<String>,
+    },
     Error(String),
 }
 
@@ -146,6 +160,17 @@ pub enum Effect {
     PauseRun {
         tag: u64,
         paused: bool,
+    },
+    LoadArtifacts,
+    /// Evaluates the artifact's required rubrics and moves it along the review flow.
+    SubmitArtifact {
+        id: String,
+    },
+    /// A reviewer's decision, with a note.
+    DecideArtifact {
+        id: String,
+        to: crate::store::artifacts::Status,
+        note: String,
     },
     CancelRun {
         tag: u64,
@@ -221,6 +246,7 @@ impl App {
             annotator_prompt: None,
             annotator_confirmed: true,
             grade: super::grade::GradeState::default(),
+            review: super::review::ReviewState::default(),
             next_tag: 0,
         }
     }
@@ -242,6 +268,7 @@ impl App {
             Pane::Label => Context::Label,
             Pane::Grade => Context::Grade,
             Pane::Results => Context::Results,
+            Pane::Review => Context::Review,
         }
     }
 
@@ -376,6 +403,23 @@ impl App {
                     None => Vec::new(),
                 }
             }
+            Msg::Artifacts { artifacts, message } => {
+                // The selection follows its artifact when the order changes.
+                let keep = self.selected_artifact().map(|a| a.id.clone());
+                self.review.artifacts = artifacts;
+                self.review.loaded = true;
+                self.review.busy = None;
+                let ordered = super::review::ordered(&self.review.artifacts);
+                let n = ordered.len();
+                self.review.selected = keep
+                    .and_then(|id| ordered.iter().position(|a| a.id == id))
+                    .unwrap_or(self.review.selected)
+                    .min(n.saturating_sub(1));
+                if message.is_some() {
+                    self.message = message;
+                }
+                Vec::new()
+            }
             Msg::Estimate(text) => {
                 self.grade.estimate = Some(text);
                 Vec::new()
@@ -389,6 +433,9 @@ impl App {
     }
 
     fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        if let Some(effects) = self.review_key(&k) {
+            return effects;
+        }
         // The annotator prompt, the note line, then the search line take typed text first.
         if let Some(name) = &mut self.annotator_prompt {
             match k.code {
@@ -503,10 +550,12 @@ impl App {
             Action::LabelPane => self.switch(Pane::Label),
             Action::ResultsPane => self.switch(Pane::Results),
             Action::GradePane => self.switch(Pane::Grade),
+            Action::ReviewPane => self.switch(Pane::Review),
             _ => match self.pane {
                 Pane::Datasets => self.datasets_action(action),
                 Pane::Label => self.label_action(action),
                 Pane::Grade => self.grade_action(action),
+                Pane::Review => self.review_action(action),
                 Pane::Results => self.results_action(action),
             },
         }
@@ -514,6 +563,9 @@ impl App {
 
     fn switch(&mut self, pane: Pane) -> Vec<Effect> {
         self.pane = pane;
+        if pane == Pane::Review {
+            return vec![Effect::LoadArtifacts];
+        }
         if pane == Pane::Label && !self.annotator_confirmed {
             // Nothing said who labels: ask once, with the login name offered.
             self.annotator_prompt = Some(self.annotator.clone());

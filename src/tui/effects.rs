@@ -74,6 +74,23 @@ impl Runtime {
     /// Carries out one effect (blocking) and returns its answer.
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
+            Effect::LoadArtifacts => Some(self.artifacts(None)),
+            Effect::SubmitArtifact { id } => Some(self.submit_artifact(&id)),
+            Effect::DecideArtifact { id, to, note } => {
+                let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+                let result = store.get(&id).and_then(|mut a| {
+                    if a.status == crate::store::artifacts::Status::PendingReview {
+                        a.transition(crate::store::artifacts::Status::InReview, "")?;
+                    }
+                    a.transition(to, &note)?;
+                    store.save(&a)
+                });
+                let message = match result {
+                    Ok(()) => format!("{id}: {}", to.as_str()),
+                    Err(e) => e.to_string(),
+                };
+                Some(self.artifacts(Some(message)))
+            }
             Effect::Estimate {
                 dataset,
                 rubric,
@@ -216,6 +233,44 @@ impl Runtime {
                 })
             }
         }
+    }
+
+    /// Submits an artifact: its rubrics are evaluated here (a worker thread), with the
+    /// workspace's judge when one is set.
+    fn submit_artifact(&self, id: &str) -> Msg {
+        let judge = super::run::judge_args(None);
+        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+        let message = match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                match handle.block_on(crate::cli::artifacts::review(&self.ws, &store, id, &judge)) {
+                    Ok(o) if o.incomplete => {
+                        format!("{id}: the review is incomplete; it stays in review")
+                    }
+                    Ok(o) => format!("{id}: {}", o.artifact.status.as_str()),
+                    Err(e) => format!("{id}: {}", e.message),
+                }
+            }
+            Err(_) => format!("{id}: no runtime to evaluate on"),
+        };
+        self.artifacts(Some(message))
+    }
+
+    /// Every artifact of the workspace (damaged files are skipped and said).
+    fn artifacts(&self, message: Option<String>) -> Msg {
+        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+        let mut damaged = 0;
+        let artifacts = store
+            .list()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|a| a.map_err(|_| damaged += 1).ok())
+            .collect();
+        let message = match (message, damaged) {
+            (m, 0) => m,
+            (Some(m), n) => Some(format!("{m} ({n} damaged artifact files skipped)")),
+            (None, n) => Some(format!("{n} damaged artifact files skipped")),
+        };
+        Msg::Artifacts { artifacts, message }
     }
 
     fn with_journal<T>(

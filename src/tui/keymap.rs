@@ -22,6 +22,7 @@ pub enum Action {
     LabelPane,
     GradePane,
     ResultsPane,
+    ReviewPane,
     Up,
     Down,
     PageUp,
@@ -48,6 +49,10 @@ pub enum Action {
     Pause,
     Retry,
     RetryAll,
+    Submit,
+    Approve,
+    RequestRevision,
+    Reject,
 }
 
 impl Action {
@@ -61,6 +66,11 @@ impl Action {
             "label_pane" => Action::LabelPane,
             "results_pane" => Action::ResultsPane,
             "grade_pane" => Action::GradePane,
+            "review_pane" => Action::ReviewPane,
+            "submit" => Action::Submit,
+            "approve" => Action::Approve,
+            "request_revision" => Action::RequestRevision,
+            "reject" => Action::Reject,
             "estimate" => Action::Estimate,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
@@ -104,6 +114,11 @@ impl Action {
             Action::LabelPane => "Label pane".into(),
             Action::ResultsPane => "Results pane".into(),
             Action::GradePane => "Grade pane".into(),
+            Action::ReviewPane => "Review pane".into(),
+            Action::Submit => "submit the artifact for review".into(),
+            Action::Approve => "approve (with a note)".into(),
+            Action::RequestRevision => "request a revision (with a note)".into(),
+            Action::Reject => "reject (with a note)".into(),
             Action::Estimate => "dry-run estimate (nothing is sent)".into(),
             Action::Pause => "pause / resume the run".into(),
             Action::Retry => "retry the selected failed cell".into(),
@@ -142,6 +157,7 @@ pub enum Context {
     Label,
     Grade,
     Results,
+    Review,
 }
 
 impl Context {
@@ -152,6 +168,7 @@ impl Context {
             "label" => Context::Label,
             "grade" => Context::Grade,
             "results" => Context::Results,
+            "review" => Context::Review,
             _ => return None,
         })
     }
@@ -163,6 +180,7 @@ impl Context {
             Context::Label => "label",
             Context::Grade => "grade",
             Context::Results => "results",
+            Context::Review => "review",
         }
     }
 }
@@ -309,7 +327,7 @@ impl Keymap {
                     file,
                     ctx_key.pos,
                     format!(
-                        "unknown keymap context '{}'; use global, list, label, grade or results",
+                        "unknown keymap context '{}'; use global, list, label, grade, results or review",
                         ctx_key.text
                     ),
                 ));

@@ -11,6 +11,7 @@ pub mod effects;
 pub mod grade;
 pub mod keymap;
 mod label;
+pub mod review;
 mod run;
 pub mod theme;
 pub mod view;

@@ -34,7 +34,7 @@ pub struct RunControl {
 }
 
 /// The judge settings of a UI run: the chosen model (or the rubric's / workspace's), streamed.
-fn judge_args(judge: Option<&str>) -> JudgeArgs {
+pub(super) fn judge_args(judge: Option<&str>) -> JudgeArgs {
     use clap::Parser as _;
     #[derive(clap::Parser)]
     struct Wrap {

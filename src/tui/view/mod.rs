@@ -5,6 +5,7 @@ mod datasets;
 mod grade;
 mod label;
 mod results;
+mod review;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -29,6 +30,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
         Pane::Label => label::draw(app, f, body),
         Pane::Grade => grade::draw(app, f, body),
         Pane::Results => results::draw(app, f, body),
+        Pane::Review => review::draw(app, f, body),
     }
     status_bar(app, f, status);
     if app.help {
@@ -71,6 +73,12 @@ fn hints(app: &App) -> String {
         Pane::Grade if app.grade.run.is_none() => &[Action::Estimate, Action::Open],
         Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
         Pane::Results => &[Action::Down, Action::Choice(1), Action::NextPane],
+        Pane::Review => &[
+            Action::Submit,
+            Action::Approve,
+            Action::RequestRevision,
+            Action::Reject,
+        ],
     };
     let mut parts: Vec<String> = wanted
         .iter()
@@ -103,6 +111,10 @@ fn short(a: Action) -> &'static str {
         Action::Down => "criterion",
         Action::Choice(_) => "…4 items of a cell",
         Action::Estimate => "estimate",
+        Action::Submit => "submit",
+        Action::Approve => "approve",
+        Action::RequestRevision => "revise",
+        Action::Reject => "reject",
         Action::Pause => "pause",
         Action::Retry => "retry cell",
         Action::RetryAll => "retry failures",
@@ -116,6 +128,17 @@ fn short(a: Action) -> &'static str {
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
     let text = match (search, &app.message) {
+        _ if app.review.note.is_some() => {
+            let (to, note) = app
+                .review
+                .note
+                .clone()
+                .unwrap_or((crate::store::artifacts::Status::Draft, String::new()));
+            format!(
+                "note for {}: {note}▏ (enter decides, esc drops)",
+                to.as_str()
+            )
+        }
         _ if app.annotator_prompt.is_some() => format!(
             "who is labelling? {}▏ (enter confirms; set `annotator:` in rubricate.yaml to skip this)",
             app.annotator_prompt.as_deref().unwrap_or_default()

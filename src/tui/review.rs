@@ -1,0 +1,118 @@
+//! The Review pane's state and its part of `App::update`: the workspace's artifacts by
+//! status; submit one for review (its required rubrics are evaluated in the background);
+//! approve, request a revision or reject with a note; its history and reviews.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::app::{App, Effect};
+use super::keymap::Action;
+use crate::store::artifacts::{Artifact, Status};
+
+#[derive(Debug, Clone, Default)]
+pub struct ReviewState {
+    /// Every artifact, grouped by status in the view.
+    pub artifacts: Vec<Artifact>,
+    pub selected: usize,
+    pub loaded: bool,
+    /// A reviewer's decision whose note is being typed.
+    pub note: Option<(Status, String)>,
+    /// An artifact is being evaluated.
+    pub busy: Option<String>,
+}
+
+/// Artifacts in the order the pane lists them: by status along the flow, then by id.
+pub fn ordered(artifacts: &[Artifact]) -> Vec<&Artifact> {
+    let rank = |s: Status| match s {
+        Status::PendingReview => 0,
+        Status::InReview => 1,
+        Status::NeedsRevision => 2,
+        Status::Draft => 3,
+        Status::Approved => 4,
+        Status::Rejected => 5,
+    };
+    let mut v: Vec<&Artifact> = artifacts.iter().collect();
+    v.sort_by(|a, b| rank(a.status).cmp(&rank(b.status)).then(a.id.cmp(&b.id)));
+    v
+}
+
+impl App {
+    pub fn selected_artifact(&self) -> Option<&Artifact> {
+        ordered(&self.review.artifacts)
+            .get(self.review.selected)
+            .copied()
+    }
+
+    /// The note line of a review decision takes typed keys first.
+    pub(super) fn review_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
+        let (to, note) = self.review.note.as_mut()?;
+        match k.code {
+            KeyCode::Esc => self.review.note = None,
+            KeyCode::Backspace => {
+                note.pop();
+            }
+            KeyCode::Char(c) => note.push(c),
+            KeyCode::Enter => {
+                let (to, note) = (*to, note.clone());
+                self.review.note = None;
+                if let Some(a) = self.selected_artifact() {
+                    return Some(vec![Effect::DecideArtifact {
+                        id: a.id.clone(),
+                        to,
+                        note,
+                    }]);
+                }
+            }
+            _ => {}
+        }
+        Some(Vec::new())
+    }
+
+    pub(super) fn review_action(&mut self, action: Action) -> Vec<Effect> {
+        let n = self.review.artifacts.len();
+        match action {
+            Action::Up => self.review.selected = self.review.selected.saturating_sub(1),
+            Action::Down if n > 0 => self.review.selected = (self.review.selected + 1).min(n - 1),
+            Action::Submit => {
+                let Some(a) = self.selected_artifact() else {
+                    return Vec::new();
+                };
+                if !matches!(
+                    a.status,
+                    Status::Draft | Status::NeedsRevision | Status::InReview
+                ) {
+                    self.message = Some(format!(
+                        "{} is {}; only a draft or one needing revision is submitted",
+                        a.id,
+                        a.status.as_str()
+                    ));
+                    return Vec::new();
+                }
+                let id = a.id.clone();
+                self.review.busy = Some(id.clone());
+                self.message = Some(format!("evaluating {id} against its rubrics…"));
+                return vec![Effect::SubmitArtifact { id }];
+            }
+            Action::Approve | Action::RequestRevision | Action::Reject => {
+                let Some(a) = self.selected_artifact() else {
+                    return Vec::new();
+                };
+                if !matches!(a.status, Status::PendingReview | Status::InReview) {
+                    self.message = Some(format!(
+                        "{} is {}; decide on an artifact in review",
+                        a.id,
+                        a.status.as_str()
+                    ));
+                    return Vec::new();
+                }
+                let to = match action {
+                    Action::Approve => Status::Approved,
+                    Action::RequestRevision => Status::NeedsRevision,
+                    _ => Status::Rejected,
+                };
+                self.review.note = Some((to, String::new()));
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}
