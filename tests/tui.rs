@@ -602,3 +602,70 @@ mod review {
         insta::assert_snapshot!("review_120x40", times.replace_all(&screen, "[time]"));
     }
 }
+
+#[test]
+fn two_runs_compare_per_criterion_and_regressions_first() {
+    let mut ui = Ui::new(120, 40);
+    // No earlier run yet.
+    ui.press([code(KeyCode::Enter), key('R'), key('c')]);
+    assert!(ui.app.compare.is_none());
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("no earlier run")
+    );
+    // A later run of the same dataset where q01 lost the reset link (a required gate).
+    let runs = std::path::Path::new(&ui.root).join("runs");
+    let old = "20261122-141552-3353";
+    let new = "20261122-160000-beef";
+    std::fs::create_dir_all(runs.join(new)).unwrap();
+    let manifest = std::fs::read_to_string(runs.join(old).join("manifest.json"))
+        .unwrap()
+        .replace(old, new);
+    std::fs::write(runs.join(new).join("manifest.json"), manifest).unwrap();
+    let journal: Vec<String> = std::fs::read_to_string(runs.join(old).join("results.jsonl"))
+        .unwrap()
+        .replace(old, new)
+        .lines()
+        .map(|l| {
+            if l.contains("\"item_id\":\"q01\"") && l.contains("\"criterion_id\":\"reset-link\"") {
+                l.replace("\"verdict\":\"MET\"", "\"verdict\":\"UNMET\"")
+                    .replace("\"value\":1.0", "\"value\":0.0")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    std::fs::write(
+        runs.join(new).join("results.jsonl"),
+        journal.join("\n") + "\n",
+    )
+    .unwrap();
+    // Reopen the dataset so the latest run is the new one, then compare with the one before.
+    ui.press([
+        key('D'),
+        code(KeyCode::Esc),
+        code(KeyCode::Enter),
+        key('R'),
+        key('c'),
+    ]);
+    let a = ui.app.compare.as_ref().expect("an earlier run");
+    assert_eq!(a.manifest.id, old);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("1 items changed; regressions first"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("q01") && screen.contains("REGRESSION"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("results_compare_120x40", screen);
+    // Older than the oldest: stays, and says so.
+    ui.press([key('[')]);
+    assert_eq!(ui.app.compare_back, 1);
+    ui.press([key('c')]);
+    assert!(ui.app.compare.is_none());
+}

@@ -60,6 +60,9 @@ pub struct App {
     pub label: LabelState,
     /// The criterion selected in the Results pane.
     pub results_cursor: usize,
+    /// The run the latest is compared with (A; the latest is B), and how far back it is.
+    pub compare: Option<Arc<RunData>>,
+    pub compare_back: usize,
     pub size: (u16, u16),
     /// A note being typed for the current label (`Some` while the note line is open).
     pub note: Option<String>,
@@ -134,6 +137,11 @@ pub enum Msg {
     },
     /// The dry-run estimate for the chosen rubric and judge.
     Estimate(String),
+    /// The earlier run to compare with (`None`: there is none that far back).
+    EarlierRun {
+        back: usize,
+        run: Option<Arc<RunData>>,
+    },
     /// The workspace's artifacts (after a load, a review or a decision), and what happened.
     Artifacts {
         artifacts: Vec<crate::store::artifacts::Artifact>,
@@ -162,6 +170,11 @@ pub enum Effect {
         paused: bool,
     },
     LoadArtifacts,
+    /// Reads the run `back` places before the dataset's latest, to compare with it.
+    LoadEarlierRun {
+        dataset: usize,
+        back: usize,
+    },
     /// Evaluates the artifact's required rubrics and moves it along the review flow.
     SubmitArtifact {
         id: String,
@@ -241,6 +254,8 @@ impl App {
             labels: Labels::new(),
             label: LabelState::default(),
             results_cursor: 0,
+            compare: None,
+            compare_back: 0,
             size: (80, 24),
             note: None,
             annotator_prompt: None,
@@ -417,6 +432,26 @@ impl App {
                     .min(n.saturating_sub(1));
                 if message.is_some() {
                     self.message = message;
+                }
+                Vec::new()
+            }
+            Msg::EarlierRun { back, run } => {
+                if run.is_none() {
+                    self.message = Some(if back <= 1 {
+                        "there is no earlier run of this dataset to compare with".into()
+                    } else {
+                        "no run that far back".into()
+                    });
+                    if back > 1 {
+                        // Stay on the last one that existed.
+                        self.compare_back = back - 1;
+                    }
+                    if back <= 1 {
+                        self.compare = None;
+                    }
+                } else {
+                    self.compare_back = back;
+                    self.compare = run;
                 }
                 Vec::new()
             }
@@ -599,6 +634,31 @@ impl App {
                 }
                 self.pane = Pane::Datasets;
                 return self.rescan(String::new());
+            }
+            Action::Compare => {
+                if self.compare.is_some() {
+                    self.compare = None;
+                    return Vec::new();
+                }
+                if let Some(b) = &self.browse {
+                    return vec![Effect::LoadEarlierRun {
+                        dataset: b.dataset,
+                        back: 1,
+                    }];
+                }
+            }
+            Action::Older | Action::Newer if self.compare.is_some() => {
+                let back = if action == Action::Older {
+                    self.compare_back + 1
+                } else {
+                    self.compare_back.saturating_sub(1).max(1)
+                };
+                if let Some(b) = &self.browse {
+                    return vec![Effect::LoadEarlierRun {
+                        dataset: b.dataset,
+                        back,
+                    }];
+                }
             }
             _ => {}
         }

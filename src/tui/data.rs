@@ -91,14 +91,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The latest run over `dataset` (by its file), if any, with its results.
-pub fn latest_run(ws: &Workspace, dataset: &Path) -> Option<RunData> {
-    let runs = ws.runs_dir();
-    let m = list_runs(&runs)
+/// Every run over `dataset` (by its file), oldest first.
+pub fn runs_of(ws: &Workspace, dataset: &Path) -> Vec<Manifest> {
+    list_runs(&ws.runs_dir())
         .into_iter()
         .filter_map(Result::ok)
-        .rev()
-        .find(|m| {
+        .filter(|m| {
             let p = Path::new(&m.dataset.path);
             let p = if p.is_relative() {
                 ws.root.join(p)
@@ -106,8 +104,22 @@ pub fn latest_run(ws: &Workspace, dataset: &Path) -> Option<RunData> {
                 p.to_path_buf()
             };
             same_file(&p, dataset)
-        })?;
-    load_run(&RunDir::new(&runs, &m.id), m)
+        })
+        .collect()
+}
+
+/// The latest run over `dataset`, if any, with its results.
+pub fn latest_run(ws: &Workspace, dataset: &Path) -> Option<RunData> {
+    let m = runs_of(ws, dataset).pop()?;
+    load_run(&RunDir::new(&ws.runs_dir(), &m.id), m)
+}
+
+/// The run `back` places before the latest over `dataset` (1: the one before it).
+pub fn earlier_run(ws: &Workspace, dataset: &Path, back: usize) -> Option<RunData> {
+    let mut runs = runs_of(ws, dataset);
+    let i = runs.len().checked_sub(1 + back)?;
+    let m = runs.swap_remove(i);
+    load_run(&RunDir::new(&ws.runs_dir(), &m.id), m)
 }
 
 pub fn load_run(run: &RunDir, m: Manifest) -> Option<RunData> {

@@ -75,6 +75,13 @@ impl Runtime {
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
             Effect::LoadArtifacts => Some(self.artifacts(None)),
+            Effect::LoadEarlierRun { dataset, back } => {
+                let d = self.datasets.get(dataset)?;
+                Some(Msg::EarlierRun {
+                    back,
+                    run: data::earlier_run(&self.ws, &d.path, back).map(Arc::new),
+                })
+            }
             Effect::SubmitArtifact { id } => Some(self.submit_artifact(&id)),
             Effect::DecideArtifact { id, to, note } => {
                 let store = crate::store::artifacts::Artifacts::new(&self.ws.root);

@@ -8,11 +8,210 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::metrics::{CriterionLabels, CriterionMetrics, LabelPair, LabelScale, criterion_report};
+use crate::metrics::{
+    CriterionLabels, CriterionMetrics, LabelPair, LabelScale, MetricsReport, criterion_report,
+};
 use crate::model::Verdict;
 use crate::tui::app::App;
+use crate::tui::data::RunData;
+
+/// The run's verdicts against the annotator's labels, per criterion.
+fn agreement(app: &App, run: &RunData) -> MetricsReport {
+    let criteria = &run.rubric.criteria;
+    let human: Vec<Vec<(String, Verdict, Verdict)>> = criteria
+        .iter()
+        .map(|c| {
+            run.by_item
+                .iter()
+                .filter_map(|(id, r)| {
+                    let judge = r
+                        .results
+                        .iter()
+                        .find(|x| x.criterion_id == c.id)?
+                        .verdict
+                        .clone()?;
+                    let label = app.labels.get(&(id.clone(), c.id.clone()))?;
+                    let h = match label {
+                        serde_json::Value::Number(n) => Verdict::Score(n.as_f64()?),
+                        other => {
+                            crate::engine::executor::parse_verdict_text(c, other.as_str()?).ok()?
+                        }
+                    };
+                    Some((id.clone(), h, judge))
+                })
+                .collect()
+        })
+        .collect();
+    let labels: Vec<CriterionLabels<'_>> = criteria
+        .iter()
+        .zip(&human)
+        .map(|(c, pairs)| CriterionLabels {
+            criterion: &c.id,
+            scale: if matches!(c.kind, crate::model::Kind::Binary) {
+                LabelScale::Binary
+            } else {
+                LabelScale::Interval
+            },
+            pairs: pairs
+                .iter()
+                .map(|(id, h, j)| LabelPair {
+                    item: id,
+                    human: h,
+                    judge: j,
+                })
+                .collect(),
+        })
+        .collect();
+    criterion_report(&labels, None)
+}
+
+fn kappa(report: &MetricsReport, i: usize) -> Option<f64> {
+    match report.criteria.get(i).map(|r| &r.metrics) {
+        Some(CriterionMetrics::Binary(b)) => b.metrics.kappa,
+        _ => None,
+    }
+}
+
+/// Share of items with full marks on criterion `id`.
+fn full_rate(run: &RunData, id: &str) -> f64 {
+    let n = run.by_item.len();
+    let full = run
+        .by_item
+        .values()
+        .filter(|r| {
+            r.results
+                .iter()
+                .any(|x| x.criterion_id == id && x.value.is_some_and(|v| v >= 1.0 - 1e-9))
+        })
+        .count();
+    #[allow(clippy::cast_precision_loss)]
+    let rate = if n == 0 { 0.0 } else { full as f64 / n as f64 };
+    rate
+}
+
+/// Two runs side by side: per criterion the full-marks rate and agreement with the labels
+/// in each, and how many verdicts changed; then the items whose score changed most,
+/// regressions (passed in A, not in B) first.
+fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
+    let [top, table, items] = Layout::vertical([
+        Constraint::Length(4),
+        Constraint::Min(5),
+        Constraint::Min(5),
+    ])
+    .areas(area);
+    let head = vec![
+        Line::raw(format!(
+            "A = {} ({}@{}, {} back)",
+            a.manifest.id, a.manifest.rubric_id, a.manifest.rubric_version, app.compare_back
+        )),
+        Line::raw(format!(
+            "B = {} ({}@{}, the latest)",
+            b.manifest.id, b.manifest.rubric_id, b.manifest.rubric_version
+        )),
+    ];
+    f.render_widget(
+        Paragraph::new(head).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" Compare ([ older · ] newer · c off) "),
+        ),
+        top,
+    );
+    let (ra, rb) = (agreement(app, a), agreement(app, b));
+    let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
+    let mut lines = vec![Line::styled(
+        format!(
+            "{:<22} {:>7} {:>7} {:>7} {:>6} {:>6} {:>8}",
+            "CRITERION", "A FULL", "B FULL", "Δ", "κ A", "κ B", "CHANGED"
+        ),
+        app.theme.header,
+    )];
+    for (i, c) in b.rubric.criteria.iter().enumerate() {
+        let (fa, fb) = (full_rate(a, &c.id), full_rate(b, &c.id));
+        let ia = a.rubric.criteria.iter().position(|x| x.id == c.id);
+        let changed = b
+            .by_item
+            .iter()
+            .filter(|(id, rb)| {
+                let va = a
+                    .by_item
+                    .get(*id)
+                    .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
+                    .and_then(|x| x.verdict.clone());
+                let vb = rb
+                    .results
+                    .iter()
+                    .find(|x| x.criterion_id == c.id)
+                    .and_then(|x| x.verdict.clone());
+                va.is_some() && va != vb
+            })
+            .count();
+        lines.push(Line::raw(format!(
+            "{:<22} {:>6.0}% {:>6.0}% {:>+7.1} {} {} {:>8}",
+            crate::tui::view::preview(&c.name, 22),
+            fa * 100.0,
+            fb * 100.0,
+            (fb - fa) * 100.0,
+            num(ia.and_then(|i| kappa(&ra, i))),
+            num(kappa(&rb, i)),
+            changed
+        )));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Criteria ")),
+        table,
+    );
+    let mut moved: Vec<(&String, f64, bool)> = b
+        .by_item
+        .iter()
+        .filter_map(|(id, rb)| {
+            let ra = a.by_item.get(id)?;
+            let d = rb.score.unwrap_or(0.0) - ra.score.unwrap_or(0.0);
+            let regression = ra.passed && !rb.passed;
+            (d.abs() > 1e-12 || ra.passed != rb.passed).then_some((id, d, regression))
+        })
+        .collect();
+    moved.sort_by(|p, q| {
+        q.2.cmp(&p.2)
+            .then(q.1.abs().total_cmp(&p.1.abs()))
+            .then(p.0.cmp(q.0))
+    });
+    let mut lines = vec![Line::styled(
+        format!("{} items changed; regressions first", moved.len()),
+        app.theme.header,
+    )];
+    for (id, d, regression) in moved
+        .iter()
+        .take(usize::from(items.height.saturating_sub(3)))
+    {
+        let style = if *regression {
+            app.theme.disagree
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(
+            format!(
+                "{id:<16} {:>+7.1} points{}",
+                d * 100.0,
+                if *regression { "  REGRESSION" } else { "" }
+            ),
+            style,
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Items ")),
+        items,
+    );
+}
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
+    if let (Some(a), Some(b)) = (
+        &app.compare,
+        app.browse.as_ref().and_then(|b| b.run.as_ref()),
+    ) {
+        compare(app, a, b, f, area);
+        return;
+    }
     let Some(run) = app.browse.as_ref().and_then(|b| b.run.as_ref()) else {
         f.render_widget(
             Paragraph::new("No run for this dataset yet: `rubricate grade --rubric R DATASET --save` records one.")
@@ -94,51 +293,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
 
     // Per criterion: pass rate (full marks), agreement with the human labels.
     let criteria = &run.rubric.criteria;
-    let human: Vec<Vec<(String, Verdict, Verdict)>> = criteria
-        .iter()
-        .map(|c| {
-            run.by_item
-                .iter()
-                .filter_map(|(id, r)| {
-                    let judge = r
-                        .results
-                        .iter()
-                        .find(|x| x.criterion_id == c.id)?
-                        .verdict
-                        .clone()?;
-                    let label = app.labels.get(&(id.clone(), c.id.clone()))?;
-                    let h = match label {
-                        serde_json::Value::Number(n) => Verdict::Score(n.as_f64()?),
-                        other => {
-                            crate::engine::executor::parse_verdict_text(c, other.as_str()?).ok()?
-                        }
-                    };
-                    Some((id.clone(), h, judge))
-                })
-                .collect()
-        })
-        .collect();
-    let labels: Vec<CriterionLabels<'_>> = criteria
-        .iter()
-        .zip(&human)
-        .map(|(c, pairs)| CriterionLabels {
-            criterion: &c.id,
-            scale: if matches!(c.kind, crate::model::Kind::Binary) {
-                LabelScale::Binary
-            } else {
-                LabelScale::Interval
-            },
-            pairs: pairs
-                .iter()
-                .map(|(id, h, j)| LabelPair {
-                    item: id,
-                    human: h,
-                    judge: j,
-                })
-                .collect(),
-        })
-        .collect();
-    let report = criterion_report(&labels, None);
+    let report = agreement(app, run);
     let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
     let mut lines = vec![Line::styled(
         format!(
