@@ -669,3 +669,88 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     ui.press([key('c')]);
     assert!(ui.app.compare.is_none());
 }
+
+#[test]
+fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([key('B')]);
+    assert_eq!(ui.app.pane, Pane::Rubrics);
+    // The second file is the deterministic rubric.
+    ui.press([code(KeyCode::Down)]);
+    let effects = ui.app.update(code(KeyCode::Enter));
+    assert!(
+        matches!(&effects[0], Effect::LoadRubric { draft: None, .. }),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert!(
+        ui.app.rubrics.view.as_ref().unwrap().score.is_some(),
+        "linted"
+    );
+    ui.press([code(KeyCode::Down)]);
+    assert_eq!(ui.app.rubric_criterion(), Some(0));
+    // Nothing to save without a draft.
+    ui.press([key('s')]);
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("nothing to save")
+    );
+    // A draft (as $EDITOR would leave it), then save with a note.
+    let root = std::path::Path::new(&ui.root);
+    let text = std::fs::read_to_string(root.join("rubrics/support-answer.yaml")).unwrap();
+    std::fs::create_dir_all(root.join(".rubricate/drafts")).unwrap();
+    std::fs::write(
+        root.join(".rubricate/drafts/support-answer.yaml"),
+        text.replace("weight: 2", "weight: 1")
+            .replace("version: 1.0.0", "version: 1.1.0"),
+    )
+    .unwrap();
+    let path = root.join("rubrics/support-answer.yaml");
+    let effects = vec![Effect::LoadRubric {
+        path: path.clone(),
+        draft: None,
+    }];
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert!(
+        ui.app.rubrics.view.as_ref().unwrap().draft.is_some(),
+        "a leftover draft is picked up"
+    );
+    insta::assert_snapshot!("rubrics_120x40", ui.screen());
+    ui.press([key('s')]);
+    for c in "steps count less".chars() {
+        ui.app.update(key(c));
+    }
+    let effects = ui.app.update(code(KeyCode::Enter));
+    assert!(matches!(&effects[0], Effect::SaveRubric { note, .. } if note == "steps count less"));
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert_eq!(
+        ui.app.message.as_deref(),
+        Some("saved support-answer 1.1.0 (steps count less)")
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("version: 1.1.0")
+    );
+    assert!(
+        ui.app.rubrics.view.as_ref().unwrap().draft.is_none(),
+        "the draft is gone once saved"
+    );
+    // One version only: no diff yet.
+    ui.press([key('d')]);
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("fewer than two saved versions")
+    );
+}

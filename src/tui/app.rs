@@ -18,6 +18,7 @@ use crate::model::{Item, Rubric};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
     Datasets,
+    Rubrics,
     Label,
     Grade,
     Results,
@@ -25,8 +26,9 @@ pub enum Pane {
 }
 
 impl Pane {
-    pub const ALL: [Pane; 5] = [
+    pub const ALL: [Pane; 6] = [
         Pane::Datasets,
+        Pane::Rubrics,
         Pane::Label,
         Pane::Grade,
         Pane::Results,
@@ -36,6 +38,7 @@ impl Pane {
     pub fn title(self) -> &'static str {
         match self {
             Pane::Datasets => "Datasets",
+            Pane::Rubrics => "Rubrics",
             Pane::Label => "Label",
             Pane::Grade => "Grade",
             Pane::Results => "Results",
@@ -72,6 +75,7 @@ pub struct App {
     pub annotator_confirmed: bool,
     pub grade: super::grade::GradeState,
     pub review: super::review::ReviewState,
+    pub rubrics: super::rubrics::RubricsState,
     next_tag: u64,
 }
 
@@ -137,6 +141,13 @@ pub enum Msg {
     },
     /// The dry-run estimate for the chosen rubric and judge.
     Estimate(String),
+    /// A rubric read (and linted), with what happened.
+    RubricLoaded {
+        view: super::rubrics::RubricView,
+        message: Option<String>,
+    },
+    /// A diff to show (or why there is none).
+    Diff(Result<String, String>),
     /// The earlier run to compare with (`None`: there is none that far back).
     EarlierRun {
         back: usize,
@@ -170,6 +181,25 @@ pub enum Effect {
         paused: bool,
     },
     LoadArtifacts,
+    /// Reads a rubric (the draft being edited, when given) and lints it.
+    LoadRubric {
+        path: PathBuf,
+        draft: Option<PathBuf>,
+    },
+    /// Opens the rubric's draft in `$EDITOR` (the terminal is handed over meanwhile).
+    EditRubric {
+        path: PathBuf,
+    },
+    /// Saves the draft as a new version in the registry and over the rubric file.
+    SaveRubric {
+        path: PathBuf,
+        draft: PathBuf,
+        note: String,
+    },
+    /// The diff between the registry's last two versions of a rubric.
+    DiffRubric {
+        id: String,
+    },
     /// Reads the run `back` places before the dataset's latest, to compare with it.
     LoadEarlierRun {
         dataset: usize,
@@ -262,6 +292,7 @@ impl App {
             annotator_confirmed: true,
             grade: super::grade::GradeState::default(),
             review: super::review::ReviewState::default(),
+            rubrics: super::rubrics::RubricsState::default(),
             next_tag: 0,
         }
     }
@@ -284,6 +315,7 @@ impl App {
             Pane::Grade => Context::Grade,
             Pane::Results => Context::Results,
             Pane::Review => Context::Review,
+            Pane::Rubrics => Context::Rubrics,
         }
     }
 
@@ -455,6 +487,25 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::RubricLoaded { view, message } => {
+                let lines = view
+                    .rubric
+                    .as_ref()
+                    .map_or(1, |r| super::rubrics::tree(r).len());
+                self.rubrics.line = self.rubrics.line.min(lines.saturating_sub(1));
+                self.rubrics.view = Some(view);
+                if message.is_some() {
+                    self.message = message;
+                }
+                Vec::new()
+            }
+            Msg::Diff(diff) => {
+                match diff {
+                    Ok(text) => self.rubrics.diff = Some(text),
+                    Err(why) => self.message = Some(why),
+                }
+                Vec::new()
+            }
             Msg::Estimate(text) => {
                 self.grade.estimate = Some(text);
                 Vec::new()
@@ -469,6 +520,11 @@ impl App {
 
     fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
         if let Some(effects) = self.review_key(&k) {
+            return effects;
+        }
+        if self.pane == Pane::Rubrics
+            && let Some(effects) = self.rubrics_key(&k)
+        {
             return effects;
         }
         // The annotator prompt, the note line, then the search line take typed text first.
@@ -586,11 +642,13 @@ impl App {
             Action::ResultsPane => self.switch(Pane::Results),
             Action::GradePane => self.switch(Pane::Grade),
             Action::ReviewPane => self.switch(Pane::Review),
+            Action::RubricsPane => self.switch(Pane::Rubrics),
             _ => match self.pane {
                 Pane::Datasets => self.datasets_action(action),
                 Pane::Label => self.label_action(action),
                 Pane::Grade => self.grade_action(action),
                 Pane::Review => self.review_action(action),
+                Pane::Rubrics => self.rubrics_action(action),
                 Pane::Results => self.results_action(action),
             },
         }

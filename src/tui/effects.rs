@@ -75,6 +75,16 @@ impl Runtime {
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
             Effect::LoadArtifacts => Some(self.artifacts(None)),
+            Effect::LoadRubric { path, draft } => Some(Msg::RubricLoaded {
+                view: super::rubric_files::load(&self.ws, &path, draft.as_deref()),
+                message: None,
+            }),
+            // The event loop hands the terminal to the editor itself.
+            Effect::EditRubric { .. } => None,
+            Effect::SaveRubric { path, draft, note } => {
+                Some(super::rubric_files::save(&self.ws, &path, &draft, &note))
+            }
+            Effect::DiffRubric { id } => Some(super::rubric_files::diff(&self.ws, &id)),
             Effect::LoadEarlierRun { dataset, back } => {
                 let d = self.datasets.get(dataset)?;
                 Some(Msg::EarlierRun {

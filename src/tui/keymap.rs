@@ -23,6 +23,7 @@ pub enum Action {
     GradePane,
     ResultsPane,
     ReviewPane,
+    RubricsPane,
     Up,
     Down,
     PageUp,
@@ -49,6 +50,9 @@ pub enum Action {
     Pause,
     Retry,
     RetryAll,
+    Edit,
+    Save,
+    Diff,
     Compare,
     Older,
     Newer,
@@ -70,6 +74,10 @@ impl Action {
             "results_pane" => Action::ResultsPane,
             "grade_pane" => Action::GradePane,
             "review_pane" => Action::ReviewPane,
+            "rubrics_pane" => Action::RubricsPane,
+            "edit" => Action::Edit,
+            "save" => Action::Save,
+            "diff" => Action::Diff,
             "compare" => Action::Compare,
             "older" => Action::Older,
             "newer" => Action::Newer,
@@ -121,6 +129,10 @@ impl Action {
             Action::ResultsPane => "Results pane".into(),
             Action::GradePane => "Grade pane".into(),
             Action::ReviewPane => "Review pane".into(),
+            Action::RubricsPane => "Rubrics pane".into(),
+            Action::Edit => "edit the rubric in $EDITOR (a draft)".into(),
+            Action::Save => "save the draft as a new version (with a note)".into(),
+            Action::Diff => "diff of the last two saved versions".into(),
             Action::Compare => "compare with an earlier run on/off".into(),
             Action::Older => "compare with an older run".into(),
             Action::Newer => "compare with a newer run".into(),
@@ -167,6 +179,7 @@ pub enum Context {
     Grade,
     Results,
     Review,
+    Rubrics,
 }
 
 impl Context {
@@ -178,6 +191,7 @@ impl Context {
             "grade" => Context::Grade,
             "results" => Context::Results,
             "review" => Context::Review,
+            "rubrics" => Context::Rubrics,
             _ => return None,
         })
     }
@@ -190,6 +204,7 @@ impl Context {
             Context::Grade => "grade",
             Context::Results => "results",
             Context::Review => "review",
+            Context::Rubrics => "rubrics",
         }
     }
 }
@@ -336,7 +351,7 @@ impl Keymap {
                     file,
                     ctx_key.pos,
                     format!(
-                        "unknown keymap context '{}'; use global, list, label, grade, results or review",
+                        "unknown keymap context '{}'; use global, list, rubrics, label, grade, results or review",
                         ctx_key.text
                     ),
                 ));

@@ -12,6 +12,8 @@ pub mod grade;
 pub mod keymap;
 mod label;
 pub mod review;
+mod rubric_files;
+pub mod rubrics;
 mod run;
 pub mod theme;
 pub mod view;
@@ -87,6 +89,7 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
         })
         .unwrap_or_default();
     rubrics.sort();
+    app.rubrics.files.clone_from(&rubrics);
     app.grade.rubrics = rubrics;
     app.grade.judge.clone_from(&ws.config.judge.model);
     Ok(app)
@@ -192,10 +195,10 @@ async fn event_loop(
             () = tokio::time::sleep_until(next_frame), if dirty => continue,
         };
         let effects = app.update(msg);
-        dispatch(&runtime, &tx, effects);
+        run_effects(&mut app, terminal, &runtime, &tx, effects)?;
         while let Ok(m) = rx.try_recv() {
             let effects = app.update(m);
-            dispatch(&runtime, &tx, effects);
+            run_effects(&mut app, terminal, &runtime, &tx, effects)?;
         }
         dirty = true;
         if app.quit {
@@ -236,6 +239,57 @@ pub fn render_text(app: &App, width: u16, height: u16) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Dispatches effects; editing a rubric hands the terminal to `$EDITOR` here (it needs
+/// the terminal), then the draft is read back and linted.
+fn run_effects(
+    app: &mut App,
+    terminal: &mut Terminal<CrosstermBackend<Stderr>>,
+    runtime: &Arc<Runtime>,
+    tx: &mpsc::Sender<Msg>,
+    effects: Vec<app::Effect>,
+) -> Result<(), String> {
+    let mut rest = Vec::new();
+    for effect in effects {
+        let app::Effect::EditRubric { path } = effect else {
+            rest.push(effect);
+            continue;
+        };
+        let draft = match rubric_files::ensure_draft(&runtime.ws, &path) {
+            Ok(d) => d,
+            Err(e) => {
+                app.message = Some(e);
+                continue;
+            }
+        };
+        restore();
+        let editor = std::env::var("VISUAL")
+            .or_else(|_| std::env::var("EDITOR"))
+            .unwrap_or_else(|_| "vi".into());
+        // Through the shell, so EDITOR may carry arguments ("code --wait").
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$1\""))
+            .arg("sh")
+            .arg(&draft)
+            .status();
+        enable_raw_mode().map_err(|e| format!("cannot use this terminal: {e}"))?;
+        execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
+            .map_err(|e| format!("cannot use this terminal: {e}"))?;
+        terminal
+            .clear()
+            .map_err(|e| format!("drawing failed: {e}"))?;
+        if let Err(e) = status {
+            app.message = Some(format!("could not start the editor `{editor}`: {e}"));
+        }
+        rest.push(app::Effect::LoadRubric {
+            path,
+            draft: Some(draft),
+        });
+    }
+    dispatch(runtime, tx, rest);
+    Ok(())
 }
 
 fn dispatch(runtime: &Arc<Runtime>, tx: &mpsc::Sender<Msg>, effects: Vec<app::Effect>) {

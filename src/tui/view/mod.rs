@@ -6,6 +6,7 @@ mod grade;
 mod label;
 mod results;
 mod review;
+mod rubrics;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,6 +32,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
         Pane::Grade => grade::draw(app, f, body),
         Pane::Results => results::draw(app, f, body),
         Pane::Review => review::draw(app, f, body),
+        Pane::Rubrics => rubrics::draw(app, f, body),
     }
     status_bar(app, f, status);
     if app.help {
@@ -72,7 +74,9 @@ fn hints(app: &App) -> String {
         ],
         Pane::Grade if app.grade.run.is_none() => &[Action::Estimate, Action::Open],
         Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
-        Pane::Results => &[Action::Down, Action::Choice(1), Action::NextPane],
+        Pane::Results => &[Action::Down, Action::Choice(1), Action::Compare],
+        Pane::Rubrics if app.rubrics.view.is_none() => &[Action::Open],
+        Pane::Rubrics => &[Action::Edit, Action::Save, Action::Diff, Action::Back],
         Pane::Review => &[
             Action::Submit,
             Action::Approve,
@@ -112,6 +116,10 @@ fn short(a: Action) -> &'static str {
         Action::Choice(_) => "…4 items of a cell",
         Action::Estimate => "estimate",
         Action::Submit => "submit",
+        Action::Edit => "edit",
+        Action::Compare => "compare runs",
+        Action::Save => "save version",
+        Action::Diff => "diff",
         Action::Approve => "approve",
         Action::RequestRevision => "revise",
         Action::Reject => "reject",
@@ -128,6 +136,10 @@ fn short(a: Action) -> &'static str {
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
     let text = match (search, &app.message) {
+        _ if app.rubrics.note.is_some() => format!(
+            "change note: {}▏ (enter saves the version, esc drops)",
+            app.rubrics.note.as_deref().unwrap_or_default()
+        ),
         _ if app.review.note.is_some() => {
             let (to, note) = app
                 .review

@@ -1,0 +1,112 @@
+//! The Rubrics pane's work on files: read and lint a rubric (or its draft), make the draft
+//! an editor works on, save a draft as a new registry version, and diff versions.
+
+use std::path::{Path, PathBuf};
+
+use super::app::Msg;
+use super::rubrics::RubricView;
+use crate::store::Workspace;
+use crate::store::registry::Registry;
+
+/// Where the draft of a rubric file lives (kept until it is saved: an edit survives a crash).
+pub fn draft_path(ws: &Workspace, file: &Path) -> PathBuf {
+    let name = file.file_name().map_or_else(
+        || "rubric.yaml".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    ws.path(".rubricate/drafts").join(name)
+}
+
+/// The draft for `file`, made from the file when there is none yet.
+pub fn ensure_draft(ws: &Workspace, file: &Path) -> Result<PathBuf, String> {
+    let draft = draft_path(ws, file);
+    if !draft.exists() {
+        if let Some(parent) = draft.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        let text = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        crate::store::AtomicFile::write_whole(&draft, &text)
+            .map_err(|e| format!("{}: {e}", draft.display()))?;
+    }
+    Ok(draft)
+}
+
+/// Reads (the draft of) a rubric and lints it.
+pub fn load(ws: &Workspace, path: &Path, draft: Option<&Path>) -> RubricView {
+    let draft = draft
+        .map(Path::to_path_buf)
+        .or_else(|| Some(draft_path(ws, path)).filter(|d| d.exists()));
+    let source = draft.clone().unwrap_or_else(|| path.to_path_buf());
+    let mut view = RubricView {
+        path: path.to_path_buf(),
+        draft,
+        ..RubricView::default()
+    };
+    match crate::formats::load_rubric(&source.display().to_string()) {
+        Ok(loaded) => {
+            if let Ok(handle) = tokio::runtime::Handle::try_current()
+                && let Ok(report) = handle.block_on(crate::engine::lint::lint(&loaded))
+            {
+                view.score = report.meta.score;
+                view.findings = report
+                    .findings
+                    .iter()
+                    .map(|f| {
+                        (
+                            criterion_of(&f.path),
+                            format!("{:?}: {}", f.severity, f.message),
+                        )
+                    })
+                    .collect();
+            }
+            view.rubric = Some(loaded.rubric);
+        }
+        Err(d) => view.problems = d.0.iter().map(ToString::to_string).collect(),
+    }
+    view
+}
+
+/// `criteria[2].requirement` → 2.
+fn criterion_of(path: &str) -> Option<usize> {
+    path.strip_prefix("criteria[")?
+        .split(']')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Saves the draft as a new version and over the rubric file, then drops the draft.
+pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str) -> Msg {
+    let message = (|| -> Result<String, String> {
+        let loaded =
+            crate::formats::load_rubric(&draft.display().to_string()).map_err(|e| e.to_string())?;
+        let event = Registry::new(&ws.root)
+            .save(&loaded.rubric, note)
+            .map_err(|e| e.to_string())?;
+        let text = std::fs::read(draft).map_err(|e| format!("{}: {e}", draft.display()))?;
+        crate::store::AtomicFile::write_whole(path, &text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let _ = std::fs::remove_file(draft);
+        Ok(format!("saved {} {} ({})", event.id, event.version, note))
+    })();
+    let view = load(ws, path, None);
+    Msg::RubricLoaded {
+        view,
+        message: Some(message.unwrap_or_else(|e| format!("not saved: {e}"))),
+    }
+}
+
+/// The unified diff of the registry's last two versions of `id`.
+pub fn diff(ws: &Workspace, id: &str) -> Msg {
+    let registry = Registry::new(&ws.root);
+    let result = registry
+        .versions(id)
+        .map_err(|e| e.to_string())
+        .and_then(|v| match v.as_slice() {
+            [.., a, b] => registry.diff(id, a, b).map_err(|e| e.to_string()),
+            _ => Err(format!(
+                "'{id}' has fewer than two saved versions; save a change first"
+            )),
+        });
+    Msg::Diff(result)
+}

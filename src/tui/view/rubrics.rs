@@ -1,0 +1,185 @@
+//! The Rubrics pane: the rubric files; one as a tree (criteria → levels, options, anchors)
+//! beside the selected criterion's fields, the lint findings about it and the rubric's
+//! structural score; a draft's state; the diff of the last two saved versions.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::model::Method;
+use crate::tui::app::App;
+use crate::tui::rubrics::tree;
+
+pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let Some(view) = &app.rubrics.view else {
+        let lines: Vec<Line> = if app.rubrics.files.is_empty() {
+            vec![Line::raw("no rubric files in rubrics/")]
+        } else {
+            app.rubrics
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let name = p
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                    let style = if i == app.rubrics.file {
+                        app.theme.selected
+                    } else {
+                        Style::new()
+                    };
+                    Line::styled(name, style)
+                })
+                .collect()
+        };
+        f.render_widget(
+            Paragraph::new(lines).block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .title(" Rubrics (enter opens) "),
+            ),
+            area,
+        );
+        return;
+    };
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+    let file = view
+        .path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let draft = if view.draft.is_some() {
+        " · draft (s saves a version)"
+    } else {
+        ""
+    };
+    let score = view
+        .score
+        .map_or_else(String::new, |s| format!(" · lint {:.0}%", s * 100.0));
+    let title = format!(" {file}{score}{draft} ");
+    let mut lines = Vec::new();
+    match &view.rubric {
+        Some(r) => {
+            for (i, (c, text)) in tree(r).into_iter().enumerate() {
+                let flagged = c.is_some_and(|c| view.findings.iter().any(|(x, _)| *x == Some(c)));
+                let marker = if flagged && text.starts_with('├') {
+                    " ⚠"
+                } else {
+                    ""
+                };
+                let style = if i == app.rubrics.line {
+                    app.theme.selected
+                } else {
+                    Style::new()
+                };
+                lines.push(Line::styled(format!("{text}{marker}"), style));
+            }
+        }
+        None => lines.push(Line::raw("the rubric does not load:")),
+    }
+    for p in &view.problems {
+        lines.push(Line::styled(p.clone(), app.theme.disagree));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(title)),
+        left,
+    );
+    let mut side = Vec::new();
+    if let (Some(r), Some(i)) = (&view.rubric, app.rubric_criterion())
+        && let Some(c) = r.criteria.get(i)
+    {
+        side.push(Line::styled(
+            format!("{} — {}", c.id, c.name),
+            app.theme.header,
+        ));
+        side.push(Line::raw(format!("requirement: {}", c.requirement)));
+        side.push(Line::raw(format!(
+            "weight {} · {} · kind {}",
+            c.weight,
+            if c.required { "required" } else { "optional" },
+            c.kind.name()
+        )));
+        if let Some(m) = c.min_score {
+            side.push(Line::raw(format!("min_score {m}")));
+        }
+        let method = match &c.method {
+            Method::Judge(j) => format!(
+                "method judge{}{}",
+                j.model
+                    .as_deref()
+                    .map(|m| format!(" ({m})"))
+                    .unwrap_or_default(),
+                if j.template.is_some() {
+                    ", own template"
+                } else {
+                    ""
+                }
+            ),
+            Method::Check(ch) => format!(
+                "method check {} {}",
+                ch.name,
+                serde_json::Value::Object(ch.args.clone())
+            ),
+            Method::Schema(_) => "method schema".into(),
+        };
+        side.push(Line::raw(method));
+        side.push(Line::raw(""));
+        for (x, finding) in &view.findings {
+            if *x == Some(i) {
+                side.push(Line::styled(finding.clone(), app.theme.disagree));
+            }
+        }
+    }
+    let general: Vec<&String> = view
+        .findings
+        .iter()
+        .filter(|(x, _)| x.is_none())
+        .map(|(_, t)| t)
+        .collect();
+    if !general.is_empty() {
+        side.push(Line::styled("the rubric:", app.theme.header));
+        for g in general {
+            side.push(Line::raw(g.clone()));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(side)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(" Criterion ")),
+        right,
+    );
+    if let Some(diff) = &app.rubrics.diff {
+        let r = Rect::new(
+            area.x + 2,
+            area.y + 1,
+            area.width.saturating_sub(4),
+            area.height.saturating_sub(2),
+        );
+        let lines: Vec<Line> = diff
+            .lines()
+            .map(|l| {
+                let style = if l.starts_with('+') && !l.starts_with("+++") {
+                    app.theme.met
+                } else if l.starts_with('-') && !l.starts_with("---") {
+                    app.theme.unmet
+                } else {
+                    Style::new()
+                };
+                Line::styled(l.to_owned(), style)
+            })
+            .collect();
+        f.render_widget(Clear, r);
+        f.render_widget(
+            Paragraph::new(lines).block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .title(" Diff (any key closes) "),
+            ),
+            r,
+        );
+    }
+}

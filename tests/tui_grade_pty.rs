@@ -1,0 +1,154 @@
+//! The real binary in tmux, end to end: edit a criterion (through `$EDITOR`), save it as a
+//! new version, grade 20 items with it against the loopback judge in the Grade pane, and
+//! find every cell in the run's journal. Skipped (with a note) where tmux is missing.
+#![cfg(feature = "tui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::{LlmServer, verdict};
+
+fn tmux(socket: &str, args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .arg("-L")
+        .arg(socket)
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn wait_for(socket: &str, text: &str) {
+    let start = Instant::now();
+    loop {
+        let screen = tmux(socket, &["capture-pane", "-p", "-t", "e2e"]);
+        if screen.contains(text) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{text:?} never showed:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn keys(socket: &str, keys: &[&str]) {
+    for k in keys {
+        tmux(socket, &["send-keys", "-t", "e2e", k]);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+}
+
+#[test]
+fn edit_save_a_version_then_grade_twenty_items_live() {
+    if !Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+        return;
+    }
+    let server = LlmServer::start(Duration::from_millis(5), |_| {
+        verdict("looks right", json!("MET"))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
+    std::fs::create_dir_all(ws.join("datasets")).unwrap();
+    std::fs::write(
+        ws.join("rubricate.yaml"),
+        "annotator: pat\njudge:\n  model: openai/judge\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("rubrics/answer.yaml"),
+        "id: answer\nname: Answer\nversion: 1.0.0\ncriteria:\n  - id: correct\n    requirement: Names the right city\n    weight: 2\n  - id: polite\n    requirement: Is polite\n    weight: 1\n",
+    )
+    .unwrap();
+    let lines: String = (0..20)
+        .map(|i| {
+            json!({"id": format!("a{i}"), "submission": format!("Answer {i}: Paris.")}).to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
+    let socket = format!("rubricate-e2e-{}", std::process::id());
+    let command = format!(
+        "cd {} && exec env OPENAI_BASE_URL={}/v1 OPENAI_API_KEY=sk-e2e RUBRICATE_CACHE_DIR={}/cache TERM=xterm-256color EDITOR=\"sed -i 's/weight: 2/weight: 3/; s/version: 1.0.0/version: 1.1.0/'\" {}",
+        ws.display(),
+        server.url,
+        ws.display(),
+        env!("CARGO_BIN_EXE_rubricate")
+    );
+    let ok = Command::new("tmux")
+        .args([
+            "-L",
+            &socket,
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "140",
+            "-y",
+            "40",
+            &command,
+        ])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    wait_for(&socket, "answers");
+    // Rubrics: open the rubric, edit it in $EDITOR, save it as a new version.
+    keys(&socket, &["B"]);
+    wait_for(&socket, "answer.yaml");
+    keys(&socket, &["Enter"]);
+    wait_for(&socket, "correct — correct (weight 2");
+    keys(&socket, &["C-e"]);
+    wait_for(&socket, "correct — correct (weight 3");
+    keys(&socket, &["s", "heavier correctness", "Enter"]);
+    wait_for(&socket, "saved answer 1.1.0");
+    // Grade: open the dataset, start a run with the edited rubric, watch it finish.
+    keys(&socket, &["D", "Enter"]);
+    wait_for(&socket, "a0");
+    keys(&socket, &["G"]);
+    wait_for(&socket, "answer.yaml");
+    keys(&socket, &["Enter"]);
+    wait_for(&socket, "finished · 20/20 items");
+    keys(&socket, &["q"]);
+    tmux(&socket, &["kill-server"]);
+
+    let registry = ws.join(".rubricate/registry/answer/1.1.0.yaml");
+    assert!(
+        std::fs::read_to_string(&registry)
+            .unwrap()
+            .contains("weight: 3")
+    );
+    let runs: Vec<_> = std::fs::read_dir(ws.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let journal = std::fs::read_to_string(runs[0].join("results.jsonl")).unwrap();
+    let cells: Vec<serde_json::Value> = journal
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cells.len(), 40, "20 items × 2 criteria");
+    assert!(cells.iter().all(|c| c["result"]["verdict"] == "MET"));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[0].join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["rubric_version"], "1.1.0");
+    assert!(manifest["finished_at"].is_string());
+    assert!(
+        server.seen().iter().all(|s| s.body["stream"] == true),
+        "the UI streams"
+    );
+}
