@@ -1,6 +1,7 @@
 //! The real binary in tmux, end to end: edit a criterion (through `$EDITOR`), save it as a
 //! new version, grade 20 items with it against the loopback judge in the Grade pane, and
-//! find every cell in the run's journal. Skipped (with a note) where tmux is missing.
+//! find every cell in the run's journal; then change one criterion and re-grade only it.
+//! Skipped (with a note) where tmux is missing.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -120,6 +121,35 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
     wait_for(&socket, "answer.yaml");
     keys(&socket, &["Enter"]);
     wait_for(&socket, "finished · 20/20 items");
+    let first_calls = server.seen().len();
+    assert_eq!(first_calls, 40);
+    // Edit only `polite` (a new version), then re-grade only what changed.
+    std::fs::write(
+        ws.join(".rubricate/drafts/answer.yaml"),
+        std::fs::read_to_string(ws.join("rubrics/answer.yaml"))
+            .unwrap()
+            .replace("Is polite", "Is polite and warm")
+            .replace("version: 1.1.0", "version: 1.2.0"),
+    )
+    .unwrap();
+    keys(&socket, &["B", "Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    keys(&socket, &["Enter"]);
+    wait_for(&socket, "draft (s saves a version)");
+    keys(&socket, &["j", "j"]);
+    wait_for(&socket, "Is polite and warm");
+    keys(&socket, &["s", "warmer", "Enter"]);
+    wait_for(&socket, "saved answer 1.2.0");
+    keys(&socket, &["G", "Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    keys(&socket, &["u"]);
+    wait_for(&socket, "20 cells of unchanged criteria copied");
+    wait_for(&socket, "finished · 20/20 items");
+    assert_eq!(
+        server.seen().len(),
+        first_calls + 20,
+        "only the changed criterion was asked"
+    );
     keys(&socket, &["q"]);
     tmux(&socket, &["kill-server"]);
 
@@ -129,11 +159,18 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
             .unwrap()
             .contains("weight: 3")
     );
-    let runs: Vec<_> = std::fs::read_dir(ws.join("runs"))
+    let mut runs: Vec<_> = std::fs::read_dir(ws.join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(runs.len(), 1);
+    runs.sort();
+    assert_eq!(runs.len(), 2);
+    let second = std::fs::read_to_string(runs[1].join("results.jsonl")).unwrap();
+    assert_eq!(
+        second.lines().count(),
+        41,
+        "a full journal: 20 copied cells and 20 new ones"
+    );
     let journal = std::fs::read_to_string(runs[0].join("results.jsonl")).unwrap();
     let cells: Vec<serde_json::Value> = journal
         .lines()

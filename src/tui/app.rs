@@ -158,6 +158,8 @@ pub enum Msg {
         artifacts: Vec<crate::store::artifacts::Artifact>,
         message: Option<String>,
     },
+    /// Something to tell the user.
+    Info(String),
     Error(String),
 }
 
@@ -175,6 +177,9 @@ pub enum Effect {
         dataset: usize,
         rubric: PathBuf,
         judge: Option<String>,
+        /// Only the cells whose criterion changed since the last run of this rubric; the
+        /// rest are copied from that run.
+        changed_only: bool,
     },
     PauseRun {
         tag: u64,
@@ -508,6 +513,10 @@ impl App {
             }
             Msg::Estimate(text) => {
                 self.grade.estimate = Some(text);
+                Vec::new()
+            }
+            Msg::Info(text) => {
+                self.message = Some(text);
                 Vec::new()
             }
             Msg::Error(e) => {

@@ -126,10 +126,19 @@ impl Runtime {
                 dataset,
                 rubric,
                 judge,
+                changed_only,
             } => {
                 let d = self.datasets.get(dataset)?;
                 let tx = self.tx.lock().ok()?.clone()?;
-                match super::run::start(&self.ws, tag, d, &rubric, judge.as_deref(), tx) {
+                match super::run::start(
+                    &self.ws,
+                    tag,
+                    d,
+                    &rubric,
+                    judge.as_deref(),
+                    changed_only,
+                    tx,
+                ) {
                     Ok(control) => {
                         self.runs.insert(tag, control);
                         None

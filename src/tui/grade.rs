@@ -308,7 +308,7 @@ impl App {
                 }],
                 None => Vec::new(),
             },
-            (None, Action::Open) => {
+            (None, Action::Open | Action::RegradeChanged) => {
                 let Some(rubric) = self.grade.rubrics.get(self.grade.rubric).cloned() else {
                     self.message = Some("no rubric in rubrics/ to grade with".into());
                     return Vec::new();
@@ -319,6 +319,7 @@ impl App {
                     dataset,
                     rubric,
                     judge: self.grade.judge.clone(),
+                    changed_only: action == Action::RegradeChanged,
                 }]
             }
             (Some(run), Action::Up) => {

@@ -47,6 +47,7 @@ pub enum Action {
     Blind,
     Queue,
     Estimate,
+    RegradeChanged,
     Pause,
     Retry,
     RetryAll,
@@ -86,6 +87,7 @@ impl Action {
             "request_revision" => Action::RequestRevision,
             "reject" => Action::Reject,
             "estimate" => Action::Estimate,
+            "regrade_changed" => Action::RegradeChanged,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
             "retry_all" => Action::RetryAll,
@@ -141,6 +143,9 @@ impl Action {
             Action::RequestRevision => "request a revision (with a note)".into(),
             Action::Reject => "reject (with a note)".into(),
             Action::Estimate => "dry-run estimate (nothing is sent)".into(),
+            Action::RegradeChanged => {
+                "re-grade only the criteria changed since the last run".into()
+            }
             Action::Pause => "pause / resume the run".into(),
             Action::Retry => "retry the selected failed cell".into(),
             Action::RetryAll => "retry every failed cell".into(),

@@ -101,12 +101,19 @@ pub fn start(
     d: &DatasetInfo,
     rubric: &Path,
     judge: Option<&str>,
+    changed_only: bool,
     tx: mpsc::Sender<Msg>,
 ) -> Result<RunControl, String> {
     let loaded =
         crate::formats::load_rubric(&rubric.display().to_string()).map_err(|e| e.to_string())?;
     let args = judge_args(judge);
     let snapshot = crate::formats::native::rubric_to_json(&loaded.rubric);
+    // Re-grading what changed: the cells of unchanged criteria come from the last run.
+    let reuse = if changed_only {
+        Some(unchanged_cells(ws, d, &snapshot, &args)?)
+    } else {
+        None
+    };
     let id = new_run_id();
     let root = std::fs::canonicalize(&ws.root).unwrap_or_else(|_| ws.root.clone());
     let abs = std::fs::canonicalize(&d.path).unwrap_or_else(|_| d.path.clone());
@@ -152,6 +159,49 @@ pub fn start(
         criteria,
         items,
     });
+    let mut done = None;
+    if let Some((from, cells)) = reuse {
+        // The copied cells go into the new journal first (and onto the grid).
+        let mut writer = RunWriter::create(&run, &manifest).map_err(|e| e.to_string())?;
+        let mut set = HashSet::new();
+        let mut by_item: std::collections::BTreeMap<
+            usize,
+            (String, Vec<crate::model::CriterionResult>),
+        > = std::collections::BTreeMap::new();
+        for c in cells {
+            set.insert((c.item, c.result.criterion_id.clone()));
+            let index = loaded
+                .rubric
+                .criteria
+                .iter()
+                .position(|x| x.id == c.result.criterion_id);
+            let _ = tx.blocking_send(Msg::Grade {
+                tag,
+                event: Box::new(crate::engine::GradeEvent {
+                    run: tag,
+                    item: c.item,
+                    criterion: index,
+                    kind: EventKind::Scored(Box::new(c.result.clone())),
+                }),
+            });
+            by_item
+                .entry(c.item)
+                .or_insert_with(|| (c.item_id.clone(), Vec::new()))
+                .1
+                .push(c.result);
+        }
+        for (item, (item_id, results)) in &by_item {
+            writer
+                .append(*item, item_id, results)
+                .map_err(|e| e.to_string())?;
+        }
+        writer.finish().map_err(|e| e.to_string())?;
+        let _ = tx.blocking_send(Msg::Info(format!(
+            "{} cells of unchanged criteria copied from run {from}; grading only the changed ones",
+            set.len()
+        )));
+        done = Some(set);
+    }
     let control = RunControl {
         cancel: CancelToken::default(),
         paused: Arc::new(AtomicBool::new(false)),
@@ -161,8 +211,62 @@ pub fn start(
         run,
         manifest,
     };
-    launch(ws, tag, &control, None, tx)?;
+    let only = done.map(|d| (None, d));
+    launch(ws, tag, &control, only, tx)?;
     Ok(control)
+}
+
+/// The last run of this dataset with this rubric (any version), and its cells whose
+/// criterion — text, weight, kind, method, template — is unchanged, judged by the same
+/// judge with the same guidelines; those need no new call.
+fn unchanged_cells(
+    ws: &Workspace,
+    d: &DatasetInfo,
+    snapshot: &serde_json::Value,
+    args: &JudgeArgs,
+) -> Result<(String, Vec<crate::store::runs::Cell>), String> {
+    let id = snapshot
+        .get("id")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    let prev = super::data::runs_of(ws, &d.path)
+        .into_iter()
+        .rev()
+        .find(|m| m.rubric_id == id)
+        .ok_or_else(|| format!("no earlier run of '{id}' on this dataset: grade it all (enter)"))?;
+    if file_hash(&d.path).map_err(|e| e.to_string())? != prev.dataset.hash {
+        return Err("the dataset changed since the last run: grade it all (enter)".into());
+    }
+    let same = |k: &str| snapshot.get(k) == prev.rubric.get(k);
+    let same_judge = prev.settings.get("judge").and_then(|j| j.get("judge"))
+        == serde_json::to_value(args)
+            .ok()
+            .as_ref()
+            .and_then(|j| j.get("judge"));
+    let by_id = |v: &serde_json::Value| -> std::collections::HashMap<String, serde_json::Value> {
+        v.get("criteria")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| Some((c.get("id")?.as_str()?.to_owned(), c.clone())))
+            .collect()
+    };
+    let (old, new) = (by_id(&prev.rubric), by_id(snapshot));
+    let unchanged: HashSet<&String> = if same("guidelines") && same("judge") && same_judge {
+        new.iter()
+            .filter(|(k, v)| old.get(*k) == Some(*v))
+            .map(|(k, _)| k)
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    let run = RunDir::new(&ws.runs_dir(), &prev.id);
+    let (cells, _) = run.read_cells(&prev).map_err(|e| e.to_string())?;
+    let keep = cells
+        .into_values()
+        .filter(|c| c.result.failure.is_none() && unchanged.contains(&c.result.criterion_id))
+        .collect();
+    Ok((prev.id, keep))
 }
 
 /// Grades again exactly `cells` of a run (every other cell of those items is skipped).
@@ -174,9 +278,10 @@ pub fn retry(
     tx: mpsc::Sender<Msg>,
 ) -> Result<(), String> {
     let wanted: HashSet<usize> = cells.iter().map(|(i, _)| *i).collect();
+    let wanted = Some(wanted);
     let retried: HashSet<(usize, String)> = cells.iter().cloned().collect();
     let mut done = HashSet::new();
-    for &i in &wanted {
+    for &i in wanted.iter().flatten() {
         for c in &control.rubric.rubric.criteria {
             if !retried.contains(&(i, c.id.clone())) {
                 done.insert((i, c.id.clone()));
@@ -186,8 +291,8 @@ pub fn retry(
     launch(ws, tag, control, Some((wanted, done)), tx)
 }
 
-/// The items to grade again, and the cells of theirs to skip.
-type Only = (HashSet<usize>, HashSet<(usize, String)>);
+/// The items to grade (`None`: all), and the cells to skip (already in the journal).
+type Only = (Option<HashSet<usize>>, HashSet<(usize, String)>);
 
 /// Runs the executor over the dataset (or only `only`'s items, skipping its done cells),
 /// journalling every finished item and forwarding every event.
@@ -202,8 +307,9 @@ fn launch(
     let judges = crate::cli::judges::build(&control.judge, Some(&control.rubric), None, &ws.config)
         .map_err(|e| e.message)?;
     let meter = judges.as_ref().map(|j| Arc::clone(&j.meter));
+    let reopen = only.is_some();
     let (wanted, done) = match only {
-        Some((w, d)) => (Some(w), Some(Arc::new(d))),
+        Some((w, d)) => (w, Some(Arc::new(d))),
         None => (None, None),
     };
     let opts = ExecOptions {
@@ -214,7 +320,7 @@ fn launch(
         done,
         ..ExecOptions::default()
     };
-    let mut writer = if wanted.is_some() {
+    let mut writer = if reopen {
         let (_, valid) = control
             .run
             .read_cells(&control.manifest)

@@ -58,7 +58,7 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
     lines.push(Line::raw(""));
     lines.push(Line::raw(match &app.grade.estimate {
         Some(e) => format!("estimate: {e}"),
-        None => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: start".into(),
+        None => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: grade all · u: only what changed since the last run of this rubric".into(),
     }));
     f.render_widget(
         Paragraph::new(lines)

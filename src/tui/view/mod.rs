@@ -72,7 +72,9 @@ fn hints(app: &App) -> String {
             Action::Blind,
             Action::Queue,
         ],
-        Pane::Grade if app.grade.run.is_none() => &[Action::Estimate, Action::Open],
+        Pane::Grade if app.grade.run.is_none() => {
+            &[Action::Estimate, Action::Open, Action::RegradeChanged]
+        }
         Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
         Pane::Results => &[Action::Down, Action::Choice(1), Action::Compare],
         Pane::Rubrics if app.rubrics.view.is_none() => &[Action::Open],
@@ -115,6 +117,7 @@ fn short(a: Action) -> &'static str {
         Action::Down => "criterion",
         Action::Choice(_) => "…4 items of a cell",
         Action::Estimate => "estimate",
+        Action::RegradeChanged => "changed only",
         Action::Submit => "submit",
         Action::Edit => "edit",
         Action::Compare => "compare runs",
