@@ -754,3 +754,119 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
             .contains("fewer than two saved versions")
     );
 }
+
+#[test]
+fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([
+        key('B'),
+        code(KeyCode::Down),
+        code(KeyCode::Enter),
+        code(KeyCode::Down),
+        code(KeyCode::Down),
+    ]);
+    assert_eq!(ui.app.rubric_criterion(), Some(1), "steps");
+    // The requirement, in a text area.
+    ui.press([key('r')]);
+    for c in " clearly".chars() {
+        ui.app.update(key(c));
+    }
+    insta::assert_snapshot!("rubrics_editing_120x40", ui.screen());
+    let effects = ui.app.update(code(KeyCode::Enter));
+    assert!(
+        matches!(&effects[0], Effect::WriteDraft { .. }),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    let rubric = |ui: &Ui| {
+        ui.app
+            .rubrics
+            .view
+            .as_ref()
+            .unwrap()
+            .rubric
+            .clone()
+            .unwrap()
+    };
+    assert!(
+        rubric(&ui).criteria[1]
+            .requirement
+            .ends_with("finally, or a numbered list) clearly")
+    );
+    let draft = std::path::Path::new(&ui.root).join(".rubricate/drafts/support-answer.yaml");
+    assert!(
+        std::fs::read_to_string(&draft)
+            .unwrap()
+            .contains("numbered list) clearly"),
+        "on disk at once"
+    );
+    // A weight that is not a number is refused, and the edit stays open.
+    ui.press([key('w')]);
+    for c in "x".chars() {
+        ui.app.update(key(c));
+    }
+    assert!(ui.app.update(code(KeyCode::Enter)).is_empty());
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("is not a number")
+    );
+    ui.press([code(KeyCode::Esc)]);
+    // Add after, duplicate, move up, delete, gate.
+    ui.press([key('a')]);
+    let ids = |ui: &Ui| {
+        rubric(ui)
+            .criteria
+            .iter()
+            .map(|c| c.id.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(&ui),
+        ["reset-link", "steps", "new-1", "concise", "asks-password"]
+    );
+    assert_eq!(
+        ui.app.rubric_criterion(),
+        Some(2),
+        "the new criterion is selected"
+    );
+    ui.press([key('y')]);
+    assert_eq!(
+        ids(&ui),
+        [
+            "reset-link",
+            "steps",
+            "new-1",
+            "new-1-1",
+            "concise",
+            "asks-password"
+        ]
+    );
+    ui.press([key('K'), key('K')]);
+    assert_eq!(
+        ids(&ui),
+        [
+            "reset-link",
+            "new-1-1",
+            "steps",
+            "new-1",
+            "concise",
+            "asks-password"
+        ]
+    );
+    ui.press([key('X')]);
+    assert_eq!(
+        ids(&ui),
+        ["reset-link", "steps", "new-1", "concise", "asks-password"]
+    );
+    ui.press([key('g')]);
+    assert!(rubric(&ui).criteria[1].required);
+    assert!(ui.app.rubrics.view.as_ref().unwrap().problems.is_empty());
+}

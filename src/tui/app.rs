@@ -205,6 +205,11 @@ pub enum Effect {
     DiffRubric {
         id: String,
     },
+    /// Writes an edited rubric to its draft, then reads it back and lints it.
+    WriteDraft {
+        path: PathBuf,
+        rubric: Box<Rubric>,
+    },
     /// Reads the run `back` places before the dataset's latest, to compare with it.
     LoadEarlierRun {
         dataset: usize,
@@ -736,6 +741,16 @@ impl App {
         match m.kind {
             MouseEventKind::ScrollDown => self.act(Action::Down),
             MouseEventKind::ScrollUp => self.act(Action::Up),
+            MouseEventKind::Down(_) if self.pane == Pane::Rubrics => {
+                // Tree lines start below the tab bar and the border.
+                let row = usize::from(m.row).saturating_sub(2);
+                if self.rubrics.view.is_some() {
+                    self.rubrics.line = row;
+                } else if row < self.rubrics.files.len() {
+                    self.rubrics.file = row;
+                }
+                Vec::new()
+            }
             MouseEventKind::Down(_) if self.pane == Pane::Datasets => {
                 // Rows start below the tab bar and the list's border.
                 let row = usize::from(m.row).saturating_sub(3);

@@ -85,6 +85,9 @@ impl Runtime {
                 Some(super::rubric_files::save(&self.ws, &path, &draft, &note))
             }
             Effect::DiffRubric { id } => Some(super::rubric_files::diff(&self.ws, &id)),
+            Effect::WriteDraft { path, rubric } => {
+                Some(super::rubric_files::write_draft(&self.ws, &path, &rubric))
+            }
             Effect::LoadEarlierRun { dataset, back } => {
                 let d = self.datasets.get(dataset)?;
                 Some(Msg::EarlierRun {

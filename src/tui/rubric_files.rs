@@ -110,3 +110,23 @@ pub fn diff(ws: &Workspace, id: &str) -> Msg {
         });
     Msg::Diff(result)
 }
+
+/// Writes an edited rubric to the draft of `path` (native YAML; atomically), then reads it
+/// back and lints it. Every edit is on disk at once: nothing is lost to a crash.
+pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric) -> Msg {
+    let draft = draft_path(ws, path);
+    let written = draft
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| {
+            crate::store::AtomicFile::write_whole(
+                &draft,
+                crate::formats::native::rubric_to_yaml(rubric).as_bytes(),
+            )
+        });
+    let view = load(ws, path, Some(&draft));
+    Msg::RubricLoaded {
+        view,
+        message: written.err().map(|e| format!("{}: {e}", draft.display())),
+    }
+}

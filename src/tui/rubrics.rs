@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui_textarea::TextArea;
 
 use super::app::{App, Effect};
 use super::keymap::Action;
@@ -40,6 +41,36 @@ pub struct RubricsState {
     pub note: Option<String>,
     /// A diff being shown.
     pub diff: Option<String>,
+    /// A field being edited in place.
+    pub edit: Option<FieldEdit>,
+}
+
+/// Which field of a criterion is edited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Id,
+    Name,
+    Requirement,
+    Weight,
+}
+
+impl Field {
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Id => "id",
+            Field::Name => "name",
+            Field::Requirement => "requirement",
+            Field::Weight => "weight",
+        }
+    }
+}
+
+/// A field of one criterion being edited in a text area.
+#[derive(Debug, Clone)]
+pub struct FieldEdit {
+    pub criterion: usize,
+    pub field: Field,
+    pub area: TextArea<'static>,
 }
 
 /// The tree's lines: (criterion index, text).
@@ -97,14 +128,136 @@ pub fn tree(r: &Rubric) -> Vec<(Option<usize>, String)> {
 }
 
 impl App {
+    fn current_rubric(&self) -> Option<Arc<Rubric>> {
+        self.rubrics.view.as_ref()?.rubric.clone()
+    }
+
+    /// Writes `rubric` to the draft (which is then read back and linted).
+    fn write_draft(&mut self, rubric: Rubric) -> Vec<Effect> {
+        let Some(v) = &self.rubrics.view else {
+            return Vec::new();
+        };
+        vec![Effect::WriteDraft {
+            path: v.path.clone(),
+            rubric: Box::new(rubric),
+        }]
+    }
+
+    fn commit_field(&mut self, edit: &FieldEdit) -> Vec<Effect> {
+        let Some(r) = self.current_rubric() else {
+            return Vec::new();
+        };
+        let mut rubric = (*r).clone();
+        let Some(c) = rubric.criteria.get_mut(edit.criterion) else {
+            return Vec::new();
+        };
+        let text = edit.area.lines().join(" ").trim().to_owned();
+        match edit.field {
+            Field::Id | Field::Name | Field::Requirement if text.is_empty() => {
+                self.message = Some(format!("the {} cannot be empty", edit.field.name()));
+                return Vec::new();
+            }
+            Field::Id => c.id = text,
+            Field::Name => c.name = text,
+            Field::Requirement => c.requirement = text,
+            Field::Weight => match text.parse::<f64>() {
+                Ok(w) if w.is_finite() => c.weight = w,
+                _ => {
+                    self.message = Some(format!("'{text}' is not a number"));
+                    return Vec::new();
+                }
+            },
+        }
+        self.rubrics.edit = None;
+        self.write_draft(rubric)
+    }
+
+    /// Adds, duplicates, deletes, moves a criterion, or toggles its gate.
+    fn restructure(&mut self, action: Action) -> Vec<Effect> {
+        let Some(r) = self.current_rubric() else {
+            return Vec::new();
+        };
+        let mut rubric = (*r).clone();
+        let at = self.rubric_criterion();
+        let n = rubric.criteria.len();
+        let fresh = |rubric: &Rubric, base: &str| {
+            (1..=rubric.criteria.len() + 1)
+                .map(|k| format!("{base}-{k}"))
+                .find(|id| rubric.criteria.iter().all(|c| &c.id != id))
+                .unwrap_or_default()
+        };
+        let select = match (action, at) {
+            (Action::AddCriterion, _) => {
+                let id = fresh(&rubric, "new");
+                let pos = at.map_or(n, |i| i + 1);
+                rubric.criteria.insert(
+                    pos,
+                    crate::model::Criterion::binary(
+                        id,
+                        "Describe what the submission must do",
+                        1.0,
+                    ),
+                );
+                pos
+            }
+            (Action::DuplicateCriterion, Some(i)) => {
+                let mut copy = rubric.criteria[i].clone();
+                copy.id = fresh(&rubric, &copy.id);
+                rubric.criteria.insert(i + 1, copy);
+                i + 1
+            }
+            (Action::DeleteCriterion, Some(i)) if n > 1 => {
+                rubric.criteria.remove(i);
+                i.min(n - 2)
+            }
+            (Action::DeleteCriterion, Some(_)) => {
+                self.message = Some("a rubric keeps at least one criterion".into());
+                return Vec::new();
+            }
+            (Action::MoveUp, Some(i)) if i > 0 => {
+                rubric.criteria.swap(i, i - 1);
+                i - 1
+            }
+            (Action::MoveDown, Some(i)) if i + 1 < n => {
+                rubric.criteria.swap(i, i + 1);
+                i + 1
+            }
+            (Action::ToggleRequired, Some(i)) => {
+                rubric.criteria[i].required = !rubric.criteria[i].required;
+                i
+            }
+            _ => return Vec::new(),
+        };
+        // Keep the moved / new criterion selected.
+        self.rubrics.line = tree(&rubric)
+            .iter()
+            .position(|(c, _)| *c == Some(select))
+            .unwrap_or(0);
+        self.write_draft(rubric)
+    }
+
     /// The criterion the tree's selected line belongs to.
     pub fn rubric_criterion(&self) -> Option<usize> {
         let r = self.rubrics.view.as_ref()?.rubric.as_ref()?;
         tree(r).get(self.rubrics.line).and_then(|(c, _)| *c)
     }
 
-    /// The change-note line takes typed keys first.
+    /// The text area of a field being edited, the diff, then the change-note line take
+    /// typed keys first.
     pub(super) fn rubrics_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
+        if let Some(edit) = &mut self.rubrics.edit {
+            let commit = k.code == KeyCode::Enter
+                || (k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL));
+            if k.code == KeyCode::Esc {
+                self.rubrics.edit = None;
+            } else if commit {
+                let edit = edit.clone();
+                return Some(self.commit_field(&edit));
+            } else {
+                edit.area.input(*k);
+            }
+            return Some(Vec::new());
+        }
         if self.rubrics.diff.is_some() {
             // Any key closes the diff.
             self.rubrics.diff = None;
@@ -179,6 +332,36 @@ impl App {
                 }
                 None => {}
             },
+            Action::EditId | Action::EditName | Action::EditRequirement | Action::EditWeight => {
+                let (Some(i), Some(r)) = (self.rubric_criterion(), self.current_rubric()) else {
+                    self.message = Some("select a criterion in the tree first".into());
+                    return Vec::new();
+                };
+                let Some(c) = r.criteria.get(i) else {
+                    return Vec::new();
+                };
+                let (field, text) = match action {
+                    Action::EditId => (Field::Id, c.id.clone()),
+                    Action::EditName => (Field::Name, c.name.clone()),
+                    Action::EditRequirement => (Field::Requirement, c.requirement.clone()),
+                    _ => (Field::Weight, c.weight.to_string()),
+                };
+                let mut area = TextArea::new(vec![text]);
+                area.move_cursor(ratatui_textarea::CursorMove::End);
+                self.rubrics.edit = Some(FieldEdit {
+                    criterion: i,
+                    field,
+                    area,
+                });
+            }
+            Action::ToggleRequired
+            | Action::AddCriterion
+            | Action::DuplicateCriterion
+            | Action::DeleteCriterion
+            | Action::MoveUp
+            | Action::MoveDown => {
+                return self.restructure(action);
+            }
             Action::Diff => {
                 if let Some(r) = self.rubrics.view.as_ref().and_then(|v| v.rubric.as_ref()) {
                     return vec![Effect::DiffRubric { id: r.id.clone() }];

@@ -152,6 +152,23 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             .block(Block::new().borders(Borders::ALL).title(" Criterion ")),
         right,
     );
+    if let Some(edit) = &app.rubrics.edit {
+        let h = 5.min(right.height);
+        let r = Rect::new(
+            right.x,
+            right.y + right.height.saturating_sub(h),
+            right.width,
+            h,
+        );
+        let block = Block::new().borders(Borders::ALL).title(format!(
+            " {} (enter saves to the draft · esc cancels) ",
+            edit.field.name()
+        ));
+        let inner = block.inner(r);
+        f.render_widget(Clear, r);
+        f.render_widget(block, r);
+        f.render_widget(&edit.area, inner);
+    }
     if let Some(diff) = &app.rubrics.diff {
         let r = Rect::new(
             area.x + 2,
