@@ -870,3 +870,23 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     assert!(rubric(&ui).criteria[1].required);
     assert!(ui.app.rubrics.view.as_ref().unwrap().problems.is_empty());
 }
+
+#[test]
+fn the_grade_set_up_takes_a_judge_model_and_a_strategy() {
+    use rubricate::engine::judge::Strategy;
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('G'), key('t'), key('t')]);
+    assert_eq!(ui.app.grade.strategy, Some(Strategy::OneShot));
+    ui.press([key('m')]);
+    for c in "openai/gpt-4o-mini".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter)]);
+    assert_eq!(ui.app.grade.judge.as_deref(), Some("openai/gpt-4o-mini"));
+    assert!(ui.screen().contains("strategy one_shot"));
+    let effects = ui.app.update(key('e'));
+    assert!(
+        matches!(&effects[0], Effect::Estimate { judge: Some(j), strategy: Some(Strategy::OneShot), .. } if j == "openai/gpt-4o-mini"),
+        "{effects:?}"
+    );
+}

@@ -170,6 +170,7 @@ pub enum Effect {
         dataset: usize,
         rubric: PathBuf,
         judge: Option<String>,
+        strategy: Option<crate::engine::judge::Strategy>,
     },
     /// Grades the dataset with the rubric (and judge), journalled as a run in the workspace.
     StartRun {
@@ -177,6 +178,7 @@ pub enum Effect {
         dataset: usize,
         rubric: PathBuf,
         judge: Option<String>,
+        strategy: Option<crate::engine::judge::Strategy>,
         /// Only the cells whose criterion changed since the last run of this rubric; the
         /// rest are copied from that run.
         changed_only: bool,
@@ -538,6 +540,11 @@ impl App {
         }
         if self.pane == Pane::Rubrics
             && let Some(effects) = self.rubrics_key(&k)
+        {
+            return effects;
+        }
+        if self.pane == Pane::Grade
+            && let Some(effects) = self.grade_key(&k)
         {
             return effects;
         }

@@ -115,10 +115,11 @@ impl Runtime {
                 dataset,
                 rubric,
                 judge,
+                strategy,
             } => {
                 let d = self.datasets.get(dataset)?;
                 Some(
-                    match super::run::estimate(&self.ws, d, &rubric, judge.as_deref()) {
+                    match super::run::estimate(&self.ws, d, &rubric, judge.as_deref(), strategy) {
                         Ok(text) => Msg::Estimate(text),
                         Err(e) => Msg::Error(e),
                     },
@@ -129,19 +130,18 @@ impl Runtime {
                 dataset,
                 rubric,
                 judge,
+                strategy,
                 changed_only,
             } => {
                 let d = self.datasets.get(dataset)?;
                 let tx = self.tx.lock().ok()?.clone()?;
-                match super::run::start(
-                    &self.ws,
-                    tag,
-                    d,
-                    &rubric,
-                    judge.as_deref(),
+                let spec = super::run::RunSpec {
+                    rubric: &rubric,
+                    judge: judge.as_deref(),
+                    strategy,
                     changed_only,
-                    tx,
-                ) {
+                };
+                match super::run::start(&self.ws, tag, d, &spec, tx) {
                     Ok(control) => {
                         self.runs.insert(tag, control);
                         None
@@ -267,7 +267,7 @@ impl Runtime {
     /// Submits an artifact: its rubrics are evaluated here (a worker thread), with the
     /// workspace's judge when one is set.
     fn submit_artifact(&self, id: &str) -> Msg {
-        let judge = super::run::judge_args(None);
+        let judge = super::run::judge_args(None, None);
         let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
         let message = match tokio::runtime::Handle::try_current() {
             Ok(handle) => {

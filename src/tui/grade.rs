@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::app::{App, Effect};
 use super::keymap::Action;
+use crate::engine::judge::Strategy;
 use crate::engine::{EventKind, GradeEvent};
 
 /// One cell of the grid.
@@ -254,13 +255,39 @@ pub struct GradeState {
     /// Rubric files offered (from `rubrics/`), and which one is chosen.
     pub rubrics: Vec<std::path::PathBuf>,
     pub rubric: usize,
-    /// The judge model (from the workspace's `judge.model`, the rubric, or none).
+    /// The judge model (from the workspace's `judge.model`, typed with `m`, or none: the
+    /// rubric's).
     pub judge: Option<String>,
+    /// The strategy (`t` cycles; `None`: the rubric's or the workspace's).
+    pub strategy: Option<Strategy>,
+    /// A judge model being typed.
+    pub judge_input: Option<String>,
     pub estimate: Option<String>,
     pub run: Option<GridRun>,
 }
 
 impl App {
+    /// The judge model line takes typed keys first.
+    pub(super) fn grade_key(&mut self, k: &crossterm::event::KeyEvent) -> Option<Vec<Effect>> {
+        use crossterm::event::KeyCode;
+        let text = self.grade.judge_input.as_mut()?;
+        match k.code {
+            KeyCode::Esc => self.grade.judge_input = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) => text.push(c),
+            KeyCode::Enter => {
+                let model = text.trim().to_owned();
+                self.grade.judge = (!model.is_empty()).then_some(model);
+                self.grade.judge_input = None;
+                self.grade.estimate = None;
+            }
+            _ => {}
+        }
+        Some(Vec::new())
+    }
+
     /// A message for the Grade pane: an event of the watched run, or its estimate.
     pub(super) fn grade_event(&mut self, tag: u64, ev: &GradeEvent) {
         if let Some(run) = &mut self.grade.run
@@ -300,11 +327,27 @@ impl App {
                 self.grade.estimate = None;
                 Vec::new()
             }
+            (None, Action::Strategy) => {
+                self.grade.strategy = match self.grade.strategy {
+                    None => Some(Strategy::PerCriterion),
+                    Some(Strategy::PerCriterion) => Some(Strategy::OneShot),
+                    Some(Strategy::OneShot) => Some(Strategy::DoublePass),
+                    Some(Strategy::DoublePass) => Some(Strategy::Holistic),
+                    Some(Strategy::Holistic) => None,
+                };
+                self.grade.estimate = None;
+                Vec::new()
+            }
+            (None, Action::Model) => {
+                self.grade.judge_input = Some(self.grade.judge.clone().unwrap_or_default());
+                Vec::new()
+            }
             (None, Action::Estimate) => match self.grade.rubrics.get(self.grade.rubric) {
                 Some(r) => vec![Effect::Estimate {
                     dataset,
                     rubric: r.clone(),
                     judge: self.grade.judge.clone(),
+                    strategy: self.grade.strategy,
                 }],
                 None => Vec::new(),
             },
@@ -319,6 +362,7 @@ impl App {
                     dataset,
                     rubric,
                     judge: self.grade.judge.clone(),
+                    strategy: self.grade.strategy,
                     changed_only: action == Action::RegradeChanged,
                 }]
             }

@@ -47,6 +47,8 @@ pub enum Action {
     Blind,
     Queue,
     Estimate,
+    Strategy,
+    Model,
     RegradeChanged,
     Pause,
     Retry,
@@ -108,6 +110,8 @@ impl Action {
             "reject" => Action::Reject,
             "estimate" => Action::Estimate,
             "regrade_changed" => Action::RegradeChanged,
+            "strategy" => Action::Strategy,
+            "model" => Action::Model,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
             "retry_all" => Action::RetryAll,
@@ -173,6 +177,8 @@ impl Action {
             Action::RequestRevision => "request a revision (with a note)".into(),
             Action::Reject => "reject (with a note)".into(),
             Action::Estimate => "dry-run estimate (nothing is sent)".into(),
+            Action::Strategy => "next judging strategy".into(),
+            Action::Model => "type the judge model".into(),
             Action::RegradeChanged => {
                 "re-grade only the criteria changed since the last run".into()
             }

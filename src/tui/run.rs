@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use super::app::Msg;
 use super::data::DatasetInfo;
 use crate::cli::JudgeArgs;
+use crate::engine::judge::Strategy;
 use crate::engine::{CancelToken, EventKind, ExecOptions, Executor, compile};
 use crate::formats::LoadedRubric;
 use crate::formats::dataset::{ReadOptions, open_dataset};
@@ -34,7 +35,7 @@ pub struct RunControl {
 }
 
 /// The judge settings of a UI run: the chosen model (or the rubric's / workspace's), streamed.
-pub(super) fn judge_args(judge: Option<&str>) -> JudgeArgs {
+pub(super) fn judge_args(judge: Option<&str>, strategy: Option<Strategy>) -> JudgeArgs {
     use clap::Parser as _;
     #[derive(clap::Parser)]
     struct Wrap {
@@ -43,6 +44,7 @@ pub(super) fn judge_args(judge: Option<&str>) -> JudgeArgs {
     }
     let mut args = Wrap::parse_from(["rubricate"]).judge;
     args.judge = judge.map(str::to_owned).into_iter().collect();
+    args.strategy = strategy;
     args.stream = true;
     args
 }
@@ -53,11 +55,17 @@ pub fn estimate(
     d: &DatasetInfo,
     rubric: &Path,
     judge: Option<&str>,
+    strategy: Option<Strategy>,
 ) -> Result<String, String> {
     let loaded =
         crate::formats::load_rubric(&rubric.display().to_string()).map_err(|e| e.to_string())?;
-    let judges = crate::cli::judges::build(&judge_args(judge), Some(&loaded), None, &ws.config)
-        .map_err(|e| e.message)?;
+    let judges = crate::cli::judges::build(
+        &judge_args(judge, strategy),
+        Some(&loaded),
+        None,
+        &ws.config,
+    )
+    .map_err(|e| e.message)?;
     let Some(judges) = judges else {
         return Ok(
             "no criterion is judged by an LLM (or no judge is set): the run costs nothing".into(),
@@ -93,20 +101,34 @@ pub fn estimate(
     ))
 }
 
+/// What a UI run grades with.
+#[derive(Debug, Clone, Copy)]
+pub struct RunSpec<'a> {
+    pub rubric: &'a Path,
+    pub judge: Option<&'a str>,
+    pub strategy: Option<Strategy>,
+    /// Only the criteria changed since the last run of this rubric.
+    pub changed_only: bool,
+}
+
 /// Starts a run: manifest and journal in the workspace, then the executor on the runtime,
 /// its events sent to the UI tagged `tag`.
 pub fn start(
     ws: &Workspace,
     tag: u64,
     d: &DatasetInfo,
-    rubric: &Path,
-    judge: Option<&str>,
-    changed_only: bool,
+    spec: &RunSpec<'_>,
     tx: mpsc::Sender<Msg>,
 ) -> Result<RunControl, String> {
+    let RunSpec {
+        rubric,
+        judge,
+        strategy,
+        changed_only,
+    } = *spec;
     let loaded =
         crate::formats::load_rubric(&rubric.display().to_string()).map_err(|e| e.to_string())?;
-    let args = judge_args(judge);
+    let args = judge_args(judge, strategy);
     let snapshot = crate::formats::native::rubric_to_json(&loaded.rubric);
     // Re-grading what changed: the cells of unchanged criteria come from the last run.
     let reuse = if changed_only {

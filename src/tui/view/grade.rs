@@ -32,11 +32,20 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
         );
     let mut lines = vec![
         Line::styled(format!("dataset  {dataset}"), app.theme.header),
+        Line::raw(match &app.grade.judge_input {
+            Some(t) => format!("judge    {t}▏ (enter keeps, esc drops)"),
+            None => format!(
+                "judge    {}  (m to type one)",
+                app.grade.judge.as_deref().unwrap_or(
+                    "none set: the rubric's judge.model, or `judge: {model: …}` in rubricate.yaml"
+                )
+            ),
+        }),
         Line::raw(format!(
-            "judge    {}",
-            app.grade.judge.as_deref().unwrap_or(
-                "none set (the rubric's judge.model, or `judge: {model: …}` in rubricate.yaml)"
-            )
+            "strategy {}  (t for the next)",
+            app.grade
+                .strategy
+                .map_or("the rubric's (else per criterion)", |s| s.as_str())
         )),
         Line::raw(""),
         Line::styled("rubric (↑/↓ to choose):", app.theme.header),
