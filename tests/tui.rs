@@ -704,7 +704,8 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
             .contains("nothing to save")
     );
     // A draft (as $EDITOR would leave it), then save with a note.
-    let root = std::path::Path::new(&ui.root);
+    let root_dir = std::path::PathBuf::from(&ui.root);
+    let root = root_dir.as_path();
     let text = std::fs::read_to_string(root.join("rubrics/support-answer.yaml")).unwrap();
     std::fs::create_dir_all(root.join(".rubricate/drafts")).unwrap();
     std::fs::write(
@@ -753,6 +754,39 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
             .unwrap()
             .contains("fewer than two saved versions")
     );
+    // A second version; the diff shows what changed, from the one before.
+    std::fs::write(
+        root.join(".rubricate/drafts/support-answer.yaml"),
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("version: 1.1.0", "version: 1.2.0")
+            .replace("Concise", "Brief"),
+    )
+    .unwrap();
+    settle(
+        &mut ui.app,
+        &ui.runtime,
+        vec![Effect::LoadRubric {
+            path: path.clone(),
+            draft: None,
+        }],
+    );
+    ui.press([key('s')]);
+    for c in "rename".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter), key('d')]);
+    let diff = ui.app.rubrics.diff.clone().expect("a diff");
+    assert!(
+        diff.contains("-version: 1.1.0") && diff.contains("+version: 1.2.0"),
+        "{diff}"
+    );
+    assert!(diff.contains("+  name: Brief"), "{diff}");
+    // Older than the oldest stays on the oldest; any other key closes.
+    ui.press([key('[')]);
+    assert_eq!(ui.app.rubrics.diff_back, 1);
+    ui.press([key('x')]);
+    assert!(ui.app.rubrics.diff.is_none());
 }
 
 #[test]

@@ -146,8 +146,8 @@ pub enum Msg {
         view: super::rubrics::RubricView,
         message: Option<String>,
     },
-    /// A diff to show (or why there is none).
-    Diff(Result<String, String>),
+    /// A diff to show and how far back its base is (or why there is none).
+    Diff(Result<(String, usize), String>),
     /// The earlier run to compare with (`None`: there is none that far back).
     EarlierRun {
         back: usize,
@@ -203,9 +203,10 @@ pub enum Effect {
         draft: PathBuf,
         note: String,
     },
-    /// The diff between the registry's last two versions of a rubric.
+    /// The diff from the version `back` places before the registry's last to the last.
     DiffRubric {
         id: String,
+        back: usize,
     },
     /// Writes an edited rubric to its draft, then reads it back and lints it.
     WriteDraft {
@@ -513,7 +514,10 @@ impl App {
             }
             Msg::Diff(diff) => {
                 match diff {
-                    Ok(text) => self.rubrics.diff = Some(text),
+                    Ok((text, back)) => {
+                        self.rubrics.diff = Some(text);
+                        self.rubrics.diff_back = back;
+                    }
                     Err(why) => self.message = Some(why),
                 }
                 Vec::new()

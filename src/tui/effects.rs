@@ -84,7 +84,7 @@ impl Runtime {
             Effect::SaveRubric { path, draft, note } => {
                 Some(super::rubric_files::save(&self.ws, &path, &draft, &note))
             }
-            Effect::DiffRubric { id } => Some(super::rubric_files::diff(&self.ws, &id)),
+            Effect::DiffRubric { id, back } => Some(super::rubric_files::diff(&self.ws, &id, back)),
             Effect::WriteDraft { path, rubric } => {
                 Some(super::rubric_files::write_draft(&self.ws, &path, &rubric))
             }

@@ -96,17 +96,28 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str) -> Msg {
     }
 }
 
-/// The unified diff of the registry's last two versions of `id`.
-pub fn diff(ws: &Workspace, id: &str) -> Msg {
+/// The unified diff from the version `back` places before the registry's last version of
+/// `id` to the last (the oldest one when `back` goes past it).
+pub fn diff(ws: &Workspace, id: &str, back: usize) -> Msg {
     let registry = Registry::new(&ws.root);
     let result = registry
         .versions(id)
         .map_err(|e| e.to_string())
-        .and_then(|v| match v.as_slice() {
-            [.., a, b] => registry.diff(id, a, b).map_err(|e| e.to_string()),
-            _ => Err(format!(
-                "'{id}' has fewer than two saved versions; save a change first"
-            )),
+        .and_then(|v| {
+            let Some(last) = v.last() else {
+                return Err(format!("'{id}' has no saved version; save one first (s)"));
+            };
+            if v.len() < 2 {
+                return Err(format!(
+                    "'{id}' has fewer than two saved versions; save a change first"
+                ));
+            }
+            let back = back.clamp(1, v.len() - 1);
+            let base = &v[v.len() - 1 - back];
+            registry
+                .diff(id, base, last)
+                .map(|d| (d, back))
+                .map_err(|e| e.to_string())
         });
     Msg::Diff(result)
 }

@@ -39,8 +39,9 @@ pub struct RubricsState {
     pub line: usize,
     /// A change note being typed before saving.
     pub note: Option<String>,
-    /// A diff being shown.
+    /// A diff being shown, and how many versions back its base is (1: the previous).
     pub diff: Option<String>,
+    pub diff_back: usize,
     /// A field being edited in place.
     pub edit: Option<FieldEdit>,
 }
@@ -259,7 +260,16 @@ impl App {
             return Some(Vec::new());
         }
         if self.rubrics.diff.is_some() {
-            // Any key closes the diff.
+            // `[` / `]` move the base to an older / newer version; any other key closes.
+            let id = self.current_rubric().map(|r| r.id.clone());
+            let back = match k.code {
+                KeyCode::Char('[') => Some(self.rubrics.diff_back + 1),
+                KeyCode::Char(']') => Some(self.rubrics.diff_back.saturating_sub(1).max(1)),
+                _ => None,
+            };
+            if let (Some(back), Some(id)) = (back, id) {
+                return Some(vec![Effect::DiffRubric { id, back }]);
+            }
             self.rubrics.diff = None;
             return Some(Vec::new());
         }
@@ -364,7 +374,10 @@ impl App {
             }
             Action::Diff => {
                 if let Some(r) = self.rubrics.view.as_ref().and_then(|v| v.rubric.as_ref()) {
-                    return vec![Effect::DiffRubric { id: r.id.clone() }];
+                    return vec![Effect::DiffRubric {
+                        id: r.id.clone(),
+                        back: 1,
+                    }];
                 }
             }
             _ => {}

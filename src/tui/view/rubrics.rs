@@ -191,11 +191,10 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             .collect();
         f.render_widget(Clear, r);
         f.render_widget(
-            Paragraph::new(lines).block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .title(" Diff (any key closes) "),
-            ),
+            Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(format!(
+                " Diff from {} versions back ([ older · ] newer · any other key closes) ",
+                app.rubrics.diff_back
+            ))),
             r,
         );
     }
