@@ -189,3 +189,125 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
         "the UI streams"
     );
 }
+
+#[test]
+fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
+    if !Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+        return;
+    }
+    let server = LlmServer::start(Duration::from_millis(150), |_| {
+        verdict("fine", json!("MET"))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
+    std::fs::create_dir_all(ws.join("datasets")).unwrap();
+    std::fs::write(
+        ws.join("rubricate.yaml"),
+        "annotator: pat\njudge:\n  model: openai/judge\n  concurrency: 2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("rubrics/answer.yaml"),
+        "id: answer\nname: Answer\ncriteria:\n  - { id: correct, requirement: Names the right city, weight: 2 }\n  - { id: polite, requirement: Is polite, weight: 1 }\n",
+    )
+    .unwrap();
+    let lines: String = (0..20)
+        .map(|i| {
+            json!({"id": format!("a{i}"), "submission": format!("Answer {i}: Paris.")}).to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
+    let socket = format!("rubricate-resume-{}", std::process::id());
+    let command = format!(
+        "cd {} && exec env OPENAI_BASE_URL={}/v1 OPENAI_API_KEY=sk-e2e RUBRICATE_CACHE_DIR={}/cache TERM=xterm-256color {}",
+        ws.display(),
+        server.url,
+        ws.display(),
+        env!("CARGO_BIN_EXE_rubricate")
+    );
+    let start = |socket: &str| {
+        let ok = Command::new("tmux")
+            .args([
+                "-L",
+                socket,
+                "new-session",
+                "-d",
+                "-s",
+                "e2e",
+                "-x",
+                "140",
+                "-y",
+                "40",
+                &command,
+            ])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    start(&socket);
+    wait_for(&socket, "answers");
+    keys(&socket, &["Enter"]);
+    wait_for(&socket, "a0");
+    keys(&socket, &["G", "Enter"]);
+    wait_for(&socket, "running ·");
+    // Quit in the middle of the run (2 calls at a time, 150 ms each: 40 calls take 3 s).
+    while server.seen().len() < 6 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    keys(&socket, &["q"]);
+    let t = Instant::now();
+    while Command::new("tmux")
+        .args(["-L", &socket, "has-session", "-t", "e2e"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        assert!(t.elapsed() < Duration::from_secs(20), "the UI did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let run = std::fs::read_dir(ws.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let partial = std::fs::read_to_string(run.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert!(partial < 40, "the run was cut: {partial} cells");
+    // Open again: the Grade pane offers to continue; the run ends with every cell once.
+    start(&socket);
+    wait_for(&socket, "answers");
+    keys(&socket, &["Enter"]);
+    wait_for(&socket, "a0");
+    keys(&socket, &["G"]);
+    wait_for(&socket, "is unfinished: c continues it");
+    keys(&socket, &["c"]);
+    wait_for(&socket, "finished · ");
+    keys(&socket, &["q"]);
+    tmux(&socket, &["kill-server"]);
+    let journal = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for line in journal.lines().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(
+            seen.insert((
+                v["item"].as_u64().unwrap(),
+                v["result"]["criterion_id"].as_str().unwrap().to_owned()
+            )),
+            "a cell twice"
+        );
+    }
+    assert_eq!(seen.len(), 40);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest["finished_at"].is_string());
+}

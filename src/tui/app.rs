@@ -187,6 +187,12 @@ pub enum Effect {
         tag: u64,
         paused: bool,
     },
+    /// Continues an unfinished run of the open dataset.
+    ResumeRun {
+        tag: u64,
+        dataset: usize,
+        run_id: String,
+    },
     LoadArtifacts,
     /// Reads a rubric (the draft being edited, when given) and lints it.
     LoadRubric {

@@ -149,6 +149,21 @@ impl Runtime {
                     Err(e) => Some(Msg::Error(format!("the run did not start: {e}"))),
                 }
             }
+            Effect::ResumeRun {
+                tag,
+                dataset,
+                run_id,
+            } => {
+                let d = self.datasets.get(dataset)?;
+                let tx = self.tx.lock().ok()?.clone()?;
+                match super::run::resume(&self.ws, tag, d, &run_id, tx) {
+                    Ok(control) => {
+                        self.runs.insert(tag, control);
+                        None
+                    }
+                    Err(e) => Some(Msg::Error(format!("run {run_id} did not continue: {e}"))),
+                }
+            }
             Effect::PauseRun { tag, paused } => {
                 self.runs.pause(tag, paused);
                 None

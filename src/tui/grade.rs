@@ -338,6 +338,26 @@ impl App {
                 self.grade.estimate = None;
                 Vec::new()
             }
+            (None, Action::Continue) => {
+                let unfinished = self
+                    .browse
+                    .as_ref()
+                    .and_then(|b| b.run.as_ref())
+                    .filter(|r| r.manifest.finished_at.is_none())
+                    .map(|r| r.manifest.id.clone());
+                let Some(run_id) = unfinished else {
+                    self.message = Some(
+                        "the latest run of this dataset is finished: nothing to continue".into(),
+                    );
+                    return Vec::new();
+                };
+                let tag = self.new_tag();
+                vec![Effect::ResumeRun {
+                    tag,
+                    dataset,
+                    run_id,
+                }]
+            }
             (None, Action::Model) => {
                 self.grade.judge_input = Some(self.grade.judge.clone().unwrap_or_default());
                 Vec::new()

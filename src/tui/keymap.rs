@@ -49,6 +49,7 @@ pub enum Action {
     Estimate,
     Strategy,
     Model,
+    Continue,
     RegradeChanged,
     Pause,
     Retry,
@@ -112,6 +113,7 @@ impl Action {
             "regrade_changed" => Action::RegradeChanged,
             "strategy" => Action::Strategy,
             "model" => Action::Model,
+            "continue" => Action::Continue,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
             "retry_all" => Action::RetryAll,
@@ -177,6 +179,7 @@ impl Action {
             Action::RequestRevision => "request a revision (with a note)".into(),
             Action::Reject => "reject (with a note)".into(),
             Action::Estimate => "dry-run estimate (nothing is sent)".into(),
+            Action::Continue => "continue the dataset's unfinished run".into(),
             Action::Strategy => "next judging strategy".into(),
             Action::Model => "type the judge model".into(),
             Action::RegradeChanged => {

@@ -291,6 +291,94 @@ fn unchanged_cells(
     Ok((prev.id, keep))
 }
 
+/// Continues an unfinished run of the workspace (a crash, a quit, a cancel): its rubric
+/// snapshot, judge settings and journal; the cells already there are shown, the rest graded.
+pub fn resume(
+    ws: &Workspace,
+    tag: u64,
+    d: &DatasetInfo,
+    run_id: &str,
+    tx: mpsc::Sender<Msg>,
+) -> Result<RunControl, String> {
+    let run = RunDir::new(&ws.runs_dir(), run_id);
+    let manifest = run.read_manifest().map_err(|e| e.to_string())?;
+    if file_hash(&d.path).map_err(|e| e.to_string())? != manifest.dataset.hash {
+        return Err(format!(
+            "the dataset changed since run {run_id} started; start a new run"
+        ));
+    }
+    let text = manifest.rubric.to_string();
+    if text_hash(&text) != manifest.rubric_hash {
+        return Err(format!(
+            "run {run_id}: the rubric snapshot does not match its hash"
+        ));
+    }
+    let file = format!("{}#rubric", run.manifest_path().display());
+    let loaded =
+        crate::formats::parse_rubric_text(&file, &text, &manifest.rubric_id, &run.dir, None)
+            .map_err(|e| e.to_string())?;
+    let mut judge: JudgeArgs = manifest
+        .settings
+        .get("judge")
+        .cloned()
+        .and_then(|j| serde_json::from_value(j).ok())
+        .unwrap_or_else(|| judge_args(None, None));
+    judge.stream = true;
+    let (cells, _) = run.read_cells(&manifest).map_err(|e| e.to_string())?;
+    let items = crate::formats::dataset::index::LineIndex::open_or_build(&d.index, &d.path)
+        .ok()
+        .map(|ix| ix.len());
+    let criteria = loaded
+        .rubric
+        .criteria
+        .iter()
+        .map(|c| (c.id.clone(), c.weight < 0.0))
+        .collect();
+    let _ = tx.blocking_send(Msg::RunStarted {
+        tag,
+        run_id: run_id.to_owned(),
+        criteria,
+        items,
+    });
+    let mut done = HashSet::new();
+    for ((item, criterion), cell) in &cells {
+        done.insert((*item, criterion.clone()));
+        let index = loaded
+            .rubric
+            .criteria
+            .iter()
+            .position(|c| &c.id == criterion);
+        let kind = match &cell.result.failure {
+            Some(f) => EventKind::Failed(f.clone()),
+            None => EventKind::Scored(Box::new(cell.result.clone())),
+        };
+        let _ = tx.blocking_send(Msg::Grade {
+            tag,
+            event: Box::new(crate::engine::GradeEvent {
+                run: tag,
+                item: *item,
+                criterion: index,
+                kind,
+            }),
+        });
+    }
+    let _ = tx.blocking_send(Msg::Info(format!(
+        "run {run_id} continues: {} cells already in its journal",
+        done.len()
+    )));
+    let control = RunControl {
+        cancel: CancelToken::default(),
+        paused: Arc::new(AtomicBool::new(false)),
+        dataset: d.clone(),
+        rubric: loaded,
+        judge,
+        run,
+        manifest,
+    };
+    launch(ws, tag, &control, Some((None, done)), tx)?;
+    Ok(control)
+}
+
 /// Grades again exactly `cells` of a run (every other cell of those items is skipped).
 pub fn retry(
     ws: &Workspace,

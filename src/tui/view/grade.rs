@@ -64,6 +64,21 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
         };
         lines.push(Line::styled(format!("  {name}"), style));
     }
+    if let Some(r) = app
+        .browse
+        .as_ref()
+        .and_then(|b| b.run.as_ref())
+        .filter(|r| r.manifest.finished_at.is_none())
+    {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!(
+                "the latest run {} is unfinished: c continues it",
+                r.manifest.id
+            ),
+            app.theme.disagree,
+        ));
+    }
     lines.push(Line::raw(""));
     lines.push(Line::raw(match &app.grade.estimate {
         Some(e) => format!("estimate: {e}"),
