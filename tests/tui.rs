@@ -540,7 +540,7 @@ mod review {
                 .contains("decide on an artifact in review")
         );
         let effects = ui.app.update(key('s'));
-        let [Effect::SubmitArtifact { id }] = effects.as_slice() else {
+        let [Effect::SubmitArtifact { id, .. }] = effects.as_slice() else {
             panic!("{effects:?}")
         };
         let submitted = id.clone();

@@ -311,3 +311,92 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
         serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
     assert!(manifest["finished_at"].is_string());
 }
+
+#[test]
+fn an_artifact_review_runs_live_in_the_grid() {
+    if !Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+        return;
+    }
+    let server = LlmServer::start(Duration::from_millis(5), |_| verdict("fine", json!("MET")));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
+    std::fs::write(
+        ws.join("rubricate.yaml"),
+        "annotator: pat\njudge:\n  model: openai/judge\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("rubrics/quiz.yaml"),
+        "id: quiz\nname: Quiz\ncriteria:\n  - { id: clear, requirement: Questions are clear, weight: 1 }\n  - { id: varied, requirement: Questions vary in difficulty, weight: 1 }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("quiz.json"),
+        r#"{"questions": ["What is 2+2?", "Prove Fermat's last theorem."]}"#,
+    )
+    .unwrap();
+    let created = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(ws)
+        .args([
+            "artifacts",
+            "create",
+            "--type",
+            "quiz",
+            "--name",
+            "Maths",
+            "--content",
+            "quiz.json",
+            "--rubric",
+            "rubrics/quiz.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    let socket = format!("rubricate-review-{}", std::process::id());
+    let command = format!(
+        "cd {} && exec env OPENAI_BASE_URL={}/v1 OPENAI_API_KEY=sk-e2e RUBRICATE_CACHE_DIR={}/cache TERM=xterm-256color {}",
+        ws.display(),
+        server.url,
+        ws.display(),
+        env!("CARGO_BIN_EXE_rubricate")
+    );
+    let ok = Command::new("tmux")
+        .args([
+            "-L",
+            &socket,
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "140",
+            "-y",
+            "30",
+            &command,
+        ])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    wait_for(&socket, "Datasets");
+    keys(&socket, &["V"]);
+    wait_for(&socket, "Maths");
+    keys(&socket, &["s"]);
+    wait_for(&socket, "approved");
+    keys(&socket, &["G"]);
+    wait_for(&socket, "review of art_");
+    wait_for(&socket, "finished · 1/1 items · 2 cells");
+    wait_for(&socket, "quiz@1.0.0");
+    keys(&socket, &["q"]);
+    tmux(&socket, &["kill-server"]);
+    assert_eq!(server.seen().len(), 2, "both criteria judged once");
+}

@@ -238,7 +238,7 @@ fn describe(a: &Artifact) -> String {
 
 /// A rubric for review: the registry's current version when registered, else a file or
 /// built-in name.
-fn review_rubric(ws: &Workspace, spec: &str) -> Result<LoadedRubric, CliError> {
+pub fn review_rubric(ws: &Workspace, spec: &str) -> Result<LoadedRubric, CliError> {
     let registry = Registry::new(&ws.root);
     if let Ok(snapshot) = registry.latest(spec) {
         return Ok(LoadedRubric::detached(
@@ -261,7 +261,7 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
         .enable_all()
         .build()
         .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
-    let outcome = runtime.block_on(review(ws, store, id, judge))?;
+    let outcome = runtime.block_on(review(ws, store, id, judge, None))?;
     for r in &outcome.reviews {
         println!(
             "{}@{}: {} ({})",
@@ -305,11 +305,16 @@ pub struct ReviewOutcome {
 /// Submits an artifact for review: every required rubric is loaded and compiled first, the
 /// status moves to `in_review` (each step saved), every rubric is evaluated and the
 /// evaluations stored; then `approved` if all pass, else `needs_revision`.
+/// Cell events of a review as it runs: (the rubric's position among the required ones,
+/// the event). Each rubric ends with an `ItemDone` naming it.
+pub type ReviewWatch = tokio::sync::mpsc::Sender<(usize, crate::engine::GradeEvent)>;
+
 pub async fn review(
     ws: &Workspace,
     store: &Artifacts,
     id: &str,
     judge: &JudgeArgs,
+    watch: Option<ReviewWatch>,
 ) -> Result<ReviewOutcome, CliError> {
     let mut a = store.get(id)?;
     let rubrics: Vec<LoadedRubric> = a
@@ -332,15 +337,45 @@ pub async fn review(
         ..Item::default()
     };
     let mut reviews = Vec::new();
-    for (loaded, compiled) in rubrics.iter().zip(&compiled) {
+    for (k, (loaded, compiled)) in rubrics.iter().zip(&compiled).enumerate() {
         let judges = super::judges::build(judge, Some(loaded), None, &ws.config)?;
         let opts = ExecOptions {
             allow_commands: ws.config.allow_commands,
             judge: judges.map(|j| Arc::clone(&j.panel)),
+            cell_events: watch.is_some(),
             ..ExecOptions::default()
         };
-        let (tx, _rx) = tokio::sync::mpsc::channel(1024);
-        let e = evaluate_item(Some(compiled), &item, 0, &opts, &tx).await;
+        let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
+        let item = &item;
+        let evaluate = async move {
+            let e = evaluate_item(Some(compiled), item, 0, &opts, &tx).await;
+            drop(tx);
+            e
+        };
+        // The events are passed on as they come (or dropped when nobody watches).
+        let forward = async {
+            while let Some(ev) = rx.recv().await {
+                if let Some(w) = &watch {
+                    let _ = w.send((k, ev)).await;
+                }
+            }
+        };
+        let (e, ()) = tokio::join!(evaluate, forward);
+        if let Some(w) = &watch {
+            let mut done = e.clone();
+            done.target_id = format!("{}@{}", e.rubric_id, e.rubric_version);
+            let _ = w
+                .send((
+                    k,
+                    crate::engine::GradeEvent {
+                        run: 0,
+                        item: 0,
+                        criterion: None,
+                        kind: crate::engine::EventKind::ItemDone(Box::new(done)),
+                    },
+                ))
+                .await;
+        }
         reviews.push(Review {
             rubric_id: e.rubric_id.clone(),
             rubric_version: e.rubric_version.clone(),

@@ -227,6 +227,8 @@ pub enum Effect {
     /// Evaluates the artifact's required rubrics and moves it along the review flow.
     SubmitArtifact {
         id: String,
+        /// The tag its live grid (in the Grade pane) carries.
+        tag: u64,
     },
     /// A reviewer's decision, with a note.
     DecideArtifact {

@@ -95,7 +95,7 @@ impl Runtime {
                     run: data::earlier_run(&self.ws, &d.path, back).map(Arc::new),
                 })
             }
-            Effect::SubmitArtifact { id } => Some(self.submit_artifact(&id)),
+            Effect::SubmitArtifact { id, tag } => Some(self.submit_artifact(&id, tag)),
             Effect::DecideArtifact { id, to, note } => {
                 let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
                 let result = store.get(&id).and_then(|mut a| {
@@ -281,22 +281,90 @@ impl Runtime {
 
     /// Submits an artifact: its rubrics are evaluated here (a worker thread), with the
     /// workspace's judge when one is set.
-    fn submit_artifact(&self, id: &str) -> Msg {
+    fn submit_artifact(&self, id: &str, tag: u64) -> Msg {
         let judge = super::run::judge_args(None, None);
         let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
-        let message = match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                match handle.block_on(crate::cli::artifacts::review(&self.ws, &store, id, &judge)) {
-                    Ok(o) if o.incomplete => {
-                        format!("{id}: the review is incomplete; it stays in review")
-                    }
-                    Ok(o) => format!("{id}: {}", o.artifact.status.as_str()),
-                    Err(e) => format!("{id}: {}", e.message),
-                }
-            }
-            Err(_) => format!("{id}: no runtime to evaluate on"),
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return self.artifacts(Some(format!("{id}: no runtime to evaluate on")));
+        };
+        let watch = self.watch_review(&store, id, tag, &handle);
+        let message = match handle.block_on(crate::cli::artifacts::review(
+            &self.ws, &store, id, &judge, watch,
+        )) {
+            Ok(o) if o.incomplete => format!("{id}: the review is incomplete; it stays in review"),
+            Ok(o) => format!("{id}: {}", o.artifact.status.as_str()),
+            Err(e) => format!("{id}: {}", e.message),
         };
         self.artifacts(Some(message))
+    }
+
+    /// Shows a review on the Grade pane's grid as it runs: rows are the required rubrics,
+    /// columns every criterion among them. `None` when there is no UI to show it on.
+    fn watch_review(
+        &self,
+        store: &crate::store::artifacts::Artifacts,
+        id: &str,
+        tag: u64,
+        handle: &tokio::runtime::Handle,
+    ) -> Option<crate::cli::artifacts::ReviewWatch> {
+        let ui = self.tx.lock().ok()?.clone()?;
+        let artifact = store.get(id).ok()?;
+        let rubrics: Vec<_> = artifact
+            .rubrics
+            .iter()
+            .filter_map(|spec| crate::cli::artifacts::review_rubric(&self.ws, spec).ok())
+            .collect();
+        let mut columns: Vec<(String, bool)> = Vec::new();
+        let mut maps: Vec<Vec<usize>> = Vec::new();
+        for r in &rubrics {
+            let mut map = Vec::new();
+            for c in &r.rubric.criteria {
+                let at = columns
+                    .iter()
+                    .position(|(x, _)| *x == c.id)
+                    .unwrap_or_else(|| {
+                        columns.push((c.id.clone(), c.weight < 0.0));
+                        columns.len() - 1
+                    });
+                map.push(at);
+            }
+            maps.push(map);
+        }
+        let _ = ui.blocking_send(Msg::RunStarted {
+            tag,
+            run_id: format!("review of {id}"),
+            criteria: columns,
+            items: Some(rubrics.len()),
+        });
+        let (watch, mut events) =
+            tokio::sync::mpsc::channel::<(usize, crate::engine::GradeEvent)>(1024);
+        handle.spawn(async move {
+            while let Some((k, mut ev)) = events.recv().await {
+                ev.item = k;
+                ev.criterion = ev
+                    .criterion
+                    .and_then(|c| maps.get(k).and_then(|m| m.get(c)).copied());
+                if ui
+                    .send(Msg::Grade {
+                        tag,
+                        event: Box::new(ev),
+                    })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            let _ = ui
+                .send(Msg::GradeFinished {
+                    tag,
+                    summary: "review finished".into(),
+                    tokens: 0,
+                    cost: 0.0,
+                })
+                .await;
+        });
+        Some(watch)
     }
 
     /// Every artifact of the workspace (damaged files are skipped and said).

@@ -309,11 +309,13 @@ impl App {
     }
 
     pub(super) fn grade_action(&mut self, action: Action) -> Vec<Effect> {
-        let Some(b) = &self.browse else {
+        // The set-up grades the open dataset; a grid (a run, or a review) needs none.
+        let dataset = self.browse.as_ref().map(|b| b.dataset);
+        if self.grade.run.is_none() && dataset.is_none() {
             self.message = Some("open a dataset first (Datasets pane)".into());
             return Vec::new();
-        };
-        let dataset = b.dataset;
+        }
+        let dataset = dataset.unwrap_or_default();
         let height = self.list_height();
         match (&mut self.grade.run, action) {
             (None, Action::Up) => {

@@ -89,8 +89,11 @@ impl App {
                 }
                 let id = a.id.clone();
                 self.review.busy = Some(id.clone());
-                self.message = Some(format!("evaluating {id} against its rubrics…"));
-                return vec![Effect::SubmitArtifact { id }];
+                self.message = Some(format!(
+                    "evaluating {id} against its rubrics (watch it live in the Grade pane: G)…"
+                ));
+                let tag = self.new_tag();
+                return vec![Effect::SubmitArtifact { id, tag }];
             }
             Action::Approve | Action::RequestRevision | Action::Reject => {
                 let Some(a) = self.selected_artifact() else {

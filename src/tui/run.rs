@@ -43,7 +43,13 @@ pub(super) fn judge_args(judge: Option<&str>, strategy: Option<Strategy>) -> Jud
         judge: JudgeArgs,
     }
     let mut args = Wrap::parse_from(["rubricate"]).judge;
-    args.judge = judge.map(str::to_owned).into_iter().collect();
+    // Several models separated by commas or spaces make an ensemble.
+    args.judge = judge
+        .into_iter()
+        .flat_map(|j| j.split([',', ' ']))
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect();
     args.strategy = strategy;
     args.stream = true;
     args
