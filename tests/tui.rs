@@ -903,6 +903,56 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     ui.press([key('g')]);
     assert!(rubric(&ui).criteria[1].required);
     assert!(ui.app.rubrics.view.as_ref().unwrap().problems.is_empty());
+    // min_score, and a check's arguments as JSON (refused until they are an object).
+    ui.press([key('m')]);
+    for c in "0.5".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter)]);
+    assert_eq!(rubric(&ui).criteria[1].min_score, Some(0.5));
+    ui.press([key('A')]);
+    for _ in 0..80 {
+        ui.app.update(code(KeyCode::Backspace));
+    }
+    for c in "[1]".chars() {
+        ui.app.update(key(c));
+    }
+    assert!(ui.app.update(code(KeyCode::Enter)).is_empty());
+    assert!(ui.app.message.as_deref().unwrap().contains("a JSON object"));
+    for _ in 0..3 {
+        ui.app.update(code(KeyCode::Backspace));
+    }
+    for c in r#"{"pattern": "step \\d"}"#.chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter)]);
+    let c = &rubric(&ui).criteria[1];
+    let rubricate::model::Method::Check(ch) = &c.method else {
+        panic!()
+    };
+    assert_eq!(ch.args["pattern"], "step \\d");
+    // A judged criterion's template takes several lines; ctrl-s keeps it.
+    ui.press([code(KeyCode::Down)]);
+    assert_eq!(ui.app.rubric_criterion(), Some(2), "new-1, judged");
+    ui.press([key('T')]);
+    for c in "Rate {{ submission }}".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter)]);
+    for c in "Answer MET or UNMET.".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([Msg::Key(KeyEvent::new(
+        KeyCode::Char('s'),
+        KeyModifiers::CONTROL,
+    ))]);
+    let rubricate::model::Method::Judge(j) = &rubric(&ui).criteria[2].method else {
+        panic!()
+    };
+    assert_eq!(
+        j.template.as_deref(),
+        Some("Rate {{ submission }}\nAnswer MET or UNMET.")
+    );
 }
 
 #[test]

@@ -53,6 +53,11 @@ pub enum Field {
     Name,
     Requirement,
     Weight,
+    MinScore,
+    /// The judge template (several lines; ctrl-s keeps it).
+    Template,
+    /// A check's arguments, as JSON.
+    Args,
 }
 
 impl Field {
@@ -62,6 +67,9 @@ impl Field {
             Field::Name => "name",
             Field::Requirement => "requirement",
             Field::Weight => "weight",
+            Field::MinScore => "min_score",
+            Field::Template => "judge template",
+            Field::Args => "check arguments (JSON)",
         }
     }
 }
@@ -72,6 +80,41 @@ pub struct FieldEdit {
     pub criterion: usize,
     pub field: Field,
     pub area: TextArea<'static>,
+}
+
+/// The next kind in binary → options → levels → scale → binary, with a starting set of
+/// options, levels or scale points to edit from (the old ones go: a kind is a new question).
+fn next_kind(kind: &Kind) -> Kind {
+    use crate::model::{Level, OptionChoice, OptionScale, Scale};
+    let level = |id: &str, label: &str, score: f64| Level {
+        id: id.into(),
+        label: label.into(),
+        description: String::new(),
+        score,
+        indicators: Vec::new(),
+    };
+    let option = |label: &str, value: f64| OptionChoice {
+        label: label.into(),
+        value,
+        na: false,
+    };
+    match kind {
+        Kind::Binary => Kind::Options {
+            options: vec![option("Yes", 1.0), option("Partly", 0.5), option("No", 0.0)],
+            scale: OptionScale::default(),
+        },
+        Kind::Options { .. } => Kind::Levels(vec![
+            level("poor", "Poor", 0.0),
+            level("fair", "Fair", 0.5),
+            level("good", "Good", 1.0),
+        ]),
+        Kind::Levels(_) => Kind::Scale(Scale {
+            min: 1.0,
+            max: 5.0,
+            anchors: Vec::new(),
+        }),
+        Kind::Scale(_) => Kind::Binary,
+    }
 }
 
 /// The tree's lines: (criterion index, text).
@@ -152,7 +195,11 @@ impl App {
         let Some(c) = rubric.criteria.get_mut(edit.criterion) else {
             return Vec::new();
         };
-        let text = edit.area.lines().join(" ").trim().to_owned();
+        let text = if edit.field == Field::Template {
+            edit.area.lines().join("\n").trim_end().to_owned()
+        } else {
+            edit.area.lines().join(" ").trim().to_owned()
+        };
         match edit.field {
             Field::Id | Field::Name | Field::Requirement if text.is_empty() => {
                 self.message = Some(format!("the {} cannot be empty", edit.field.name()));
@@ -165,6 +212,32 @@ impl App {
                 Ok(w) if w.is_finite() => c.weight = w,
                 _ => {
                     self.message = Some(format!("'{text}' is not a number"));
+                    return Vec::new();
+                }
+            },
+            Field::MinScore if text.is_empty() => c.min_score = None,
+            Field::MinScore => match text.parse::<f64>() {
+                Ok(m) if (0.0..=1.0).contains(&m) => c.min_score = Some(m),
+                _ => {
+                    self.message = Some(format!("min_score is a number from 0 to 1, not '{text}'"));
+                    return Vec::new();
+                }
+            },
+            Field::Template => {
+                if let crate::model::Method::Judge(j) = &mut c.method {
+                    j.template = (!text.is_empty()).then_some(text);
+                }
+            }
+            Field::Args => match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(serde_json::Value::Object(args)) => {
+                    if let crate::model::Method::Check(ch) = &mut c.method {
+                        ch.args = args;
+                    }
+                }
+                _ => {
+                    self.message = Some(
+                        "check arguments are a JSON object, e.g. {\"text\": \"Paris\"}".into(),
+                    );
                     return Vec::new();
                 }
             },
@@ -227,6 +300,10 @@ impl App {
                 rubric.criteria[i].required = !rubric.criteria[i].required;
                 i
             }
+            (Action::NextKind, Some(i)) => {
+                rubric.criteria[i].kind = next_kind(&rubric.criteria[i].kind);
+                i
+            }
             _ => return Vec::new(),
         };
         // Keep the moved / new criterion selected.
@@ -247,8 +324,10 @@ impl App {
     /// typed keys first.
     pub(super) fn rubrics_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
         if let Some(edit) = &mut self.rubrics.edit {
-            let commit = k.code == KeyCode::Enter
-                || (k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL));
+            // A template has lines: Enter breaks one and ctrl-s keeps it; elsewhere Enter keeps.
+            let ctrl_s =
+                k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL);
+            let commit = ctrl_s || (k.code == KeyCode::Enter && edit.field != Field::Template);
             if k.code == KeyCode::Esc {
                 self.rubrics.edit = None;
             } else if commit {
@@ -342,7 +421,13 @@ impl App {
                 }
                 None => {}
             },
-            Action::EditId | Action::EditName | Action::EditRequirement | Action::EditWeight => {
+            Action::EditId
+            | Action::EditName
+            | Action::EditRequirement
+            | Action::EditWeight
+            | Action::EditMinScore
+            | Action::EditTemplate
+            | Action::EditArgs => {
                 let (Some(i), Some(r)) = (self.rubric_criterion(), self.current_rubric()) else {
                     self.message = Some("select a criterion in the tree first".into());
                     return Vec::new();
@@ -354,9 +439,37 @@ impl App {
                     Action::EditId => (Field::Id, c.id.clone()),
                     Action::EditName => (Field::Name, c.name.clone()),
                     Action::EditRequirement => (Field::Requirement, c.requirement.clone()),
+                    Action::EditMinScore => (
+                        Field::MinScore,
+                        c.min_score.map(|m| m.to_string()).unwrap_or_default(),
+                    ),
+                    Action::EditTemplate => match &c.method {
+                        crate::model::Method::Judge(j) => {
+                            (Field::Template, j.template.clone().unwrap_or_default())
+                        }
+                        _ => {
+                            self.message = Some("only a judged criterion has a template".into());
+                            return Vec::new();
+                        }
+                    },
+                    Action::EditArgs => match &c.method {
+                        crate::model::Method::Check(ch) => (
+                            Field::Args,
+                            serde_json::Value::Object(ch.args.clone()).to_string(),
+                        ),
+                        _ => {
+                            self.message = Some("only a check has arguments".into());
+                            return Vec::new();
+                        }
+                    },
                     _ => (Field::Weight, c.weight.to_string()),
                 };
-                let mut area = TextArea::new(vec![text]);
+                let lines: Vec<String> = if text.is_empty() {
+                    vec![String::new()]
+                } else {
+                    text.lines().map(str::to_owned).collect()
+                };
+                let mut area = TextArea::new(lines);
                 area.move_cursor(ratatui_textarea::CursorMove::End);
                 self.rubrics.edit = Some(FieldEdit {
                     criterion: i,
@@ -365,6 +478,7 @@ impl App {
                 });
             }
             Action::ToggleRequired
+            | Action::NextKind
             | Action::AddCriterion
             | Action::DuplicateCriterion
             | Action::DeleteCriterion

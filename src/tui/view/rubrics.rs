@@ -153,7 +153,12 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         right,
     );
     if let Some(edit) = &app.rubrics.edit {
-        let h = 5.min(right.height);
+        let h = if edit.field == crate::tui::rubrics::Field::Template {
+            12
+        } else {
+            5
+        }
+        .min(right.height);
         let r = Rect::new(
             right.x,
             right.y + right.height.saturating_sub(h),
