@@ -228,19 +228,19 @@ impl App {
                     j.template = (!text.is_empty()).then_some(text);
                 }
             }
-            Field::Args => match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(serde_json::Value::Object(args)) => {
-                    if let crate::model::Method::Check(ch) = &mut c.method {
-                        ch.args = args;
-                    }
-                }
-                _ => {
+            Field::Args => {
+                let Ok(serde_json::Value::Object(args)) =
+                    serde_json::from_str::<serde_json::Value>(&text)
+                else {
                     self.message = Some(
                         "check arguments are a JSON object, e.g. {\"text\": \"Paris\"}".into(),
                     );
                     return Vec::new();
+                };
+                if let crate::model::Method::Check(ch) = &mut c.method {
+                    ch.args = args;
                 }
-            },
+            }
         }
         self.rubrics.edit = None;
         self.write_draft(rubric)
@@ -443,25 +443,23 @@ impl App {
                         Field::MinScore,
                         c.min_score.map(|m| m.to_string()).unwrap_or_default(),
                     ),
-                    Action::EditTemplate => match &c.method {
-                        crate::model::Method::Judge(j) => {
-                            (Field::Template, j.template.clone().unwrap_or_default())
-                        }
-                        _ => {
+                    Action::EditTemplate => {
+                        let crate::model::Method::Judge(j) = &c.method else {
                             self.message = Some("only a judged criterion has a template".into());
                             return Vec::new();
-                        }
-                    },
-                    Action::EditArgs => match &c.method {
-                        crate::model::Method::Check(ch) => (
-                            Field::Args,
-                            serde_json::Value::Object(ch.args.clone()).to_string(),
-                        ),
-                        _ => {
+                        };
+                        (Field::Template, j.template.clone().unwrap_or_default())
+                    }
+                    Action::EditArgs => {
+                        let crate::model::Method::Check(ch) = &c.method else {
                             self.message = Some("only a check has arguments".into());
                             return Vec::new();
-                        }
-                    },
+                        };
+                        (
+                            Field::Args,
+                            serde_json::Value::Object(ch.args.clone()).to_string(),
+                        )
+                    }
                     _ => (Field::Weight, c.weight.to_string()),
                 };
                 let lines: Vec<String> = if text.is_empty() {
