@@ -760,6 +760,10 @@ impl App {
         match m.kind {
             MouseEventKind::ScrollDown => self.act(Action::Down),
             MouseEventKind::ScrollUp => self.act(Action::Up),
+            MouseEventKind::Drag(_) if self.pane == Pane::Rubrics => {
+                let row = usize::from(m.row).saturating_sub(2);
+                self.drag_criterion(row)
+            }
             MouseEventKind::Down(_) if self.pane == Pane::Rubrics => {
                 // Tree lines start below the tab bar and the border.
                 let row = usize::from(m.row).saturating_sub(2);

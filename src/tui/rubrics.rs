@@ -58,6 +58,11 @@ pub enum Field {
     Template,
     /// A check's arguments, as JSON.
     Args,
+    /// The label (a level's, an option's) or text (an anchor's) of the n-th level, option
+    /// or anchor.
+    Label(usize),
+    /// Its score, value or scale point.
+    Value(usize),
 }
 
 impl Field {
@@ -70,6 +75,8 @@ impl Field {
             Field::MinScore => "min_score",
             Field::Template => "judge template",
             Field::Args => "check arguments (JSON)",
+            Field::Label(_) => "label",
+            Field::Value(_) => "value",
         }
     }
 }
@@ -115,6 +122,52 @@ fn next_kind(kind: &Kind) -> Kind {
         }),
         Kind::Scale(_) => Kind::Binary,
     }
+}
+
+/// What a tree line is: (criterion, the n-th level/option/anchor under it).
+pub fn node(r: &Rubric, line: usize) -> (Option<usize>, Option<usize>) {
+    let mut at = 1;
+    if line == 0 {
+        return (None, None);
+    }
+    for (i, c) in r.criteria.iter().enumerate() {
+        if line == at {
+            return (Some(i), None);
+        }
+        at += 1;
+        let subs = match &c.kind {
+            Kind::Levels(l) => l.len(),
+            Kind::Options { options, .. } => options.len(),
+            Kind::Scale(s) => s.anchors.len(),
+            Kind::Binary => 0,
+        };
+        if line < at + subs {
+            return (Some(i), Some(line - at));
+        }
+        at += subs;
+    }
+    (None, None)
+}
+
+fn sub_label(kind: &Kind, j: usize) -> String {
+    match kind {
+        Kind::Levels(l) => l.get(j).map(|l| l.label.clone()),
+        Kind::Options { options, .. } => options.get(j).map(|o| o.label.clone()),
+        Kind::Scale(s) => s.anchors.get(j).map(|a| a.text.clone()),
+        Kind::Binary => None,
+    }
+    .unwrap_or_default()
+}
+
+fn sub_value(kind: &Kind, j: usize) -> String {
+    match kind {
+        Kind::Levels(l) => l.get(j).map(|l| l.score),
+        Kind::Options { options, .. } => options.get(j).map(|o| o.value),
+        Kind::Scale(s) => s.anchors.get(j).map(|a| a.value),
+        Kind::Binary => None,
+    }
+    .map(|x| x.to_string())
+    .unwrap_or_default()
 }
 
 /// The tree's lines: (criterion index, text).
@@ -188,10 +241,10 @@ impl App {
     }
 
     fn commit_field(&mut self, edit: &FieldEdit) -> Vec<Effect> {
-        let Some(r) = self.current_rubric() else {
+        let Some(current) = self.current_rubric() else {
             return Vec::new();
         };
-        let mut rubric = (*r).clone();
+        let mut rubric = (*current).clone();
         let Some(c) = rubric.criteria.get_mut(edit.criterion) else {
             return Vec::new();
         };
@@ -228,6 +281,54 @@ impl App {
                     j.template = (!text.is_empty()).then_some(text);
                 }
             }
+            Field::Label(j) => {
+                if text.is_empty() {
+                    self.message = Some("a label cannot be empty".into());
+                    return Vec::new();
+                }
+                match &mut c.kind {
+                    Kind::Levels(levels) => {
+                        if let Some(level) = levels.get_mut(j) {
+                            level.label = text;
+                        }
+                    }
+                    Kind::Options { options, .. } => {
+                        if let Some(option) = options.get_mut(j) {
+                            option.label = text;
+                        }
+                    }
+                    Kind::Scale(scale) => {
+                        if let Some(anchor) = scale.anchors.get_mut(j) {
+                            anchor.text = text;
+                        }
+                    }
+                    Kind::Binary => {}
+                }
+            }
+            Field::Value(j) => {
+                let Ok(number) = text.parse::<f64>() else {
+                    self.message = Some(format!("'{text}' is not a number"));
+                    return Vec::new();
+                };
+                match &mut c.kind {
+                    Kind::Levels(levels) => {
+                        if let Some(level) = levels.get_mut(j) {
+                            level.score = number;
+                        }
+                    }
+                    Kind::Options { options, .. } => {
+                        if let Some(option) = options.get_mut(j) {
+                            option.value = number;
+                        }
+                    }
+                    Kind::Scale(scale) => {
+                        if let Some(anchor) = scale.anchors.get_mut(j) {
+                            anchor.value = number;
+                        }
+                    }
+                    Kind::Binary => {}
+                }
+            }
             Field::Args => {
                 let Ok(serde_json::Value::Object(args)) =
                     serde_json::from_str::<serde_json::Value>(&text)
@@ -243,6 +344,31 @@ impl App {
             }
         }
         self.rubrics.edit = None;
+        self.write_draft(rubric)
+    }
+
+    /// Dragging with the mouse: the criterion under the last click moves to the row under
+    /// the pointer.
+    pub(super) fn drag_criterion(&mut self, row: usize) -> Vec<Effect> {
+        let Some(r) = self.current_rubric() else {
+            return Vec::new();
+        };
+        let (Some(from), _) = node(&r, self.rubrics.line) else {
+            return Vec::new();
+        };
+        let (Some(to), _) = node(&r, row) else {
+            return Vec::new();
+        };
+        if from == to {
+            return Vec::new();
+        }
+        let mut rubric = (*r).clone();
+        let c = rubric.criteria.remove(from);
+        rubric.criteria.insert(to, c);
+        self.rubrics.line = tree(&rubric)
+            .iter()
+            .position(|(c, _)| *c == Some(to))
+            .unwrap_or(0);
         self.write_draft(rubric)
     }
 
@@ -435,32 +561,38 @@ impl App {
                 let Some(c) = r.criteria.get(i) else {
                     return Vec::new();
                 };
-                let (field, text) = match action {
-                    Action::EditId => (Field::Id, c.id.clone()),
-                    Action::EditName => (Field::Name, c.name.clone()),
-                    Action::EditRequirement => (Field::Requirement, c.requirement.clone()),
-                    Action::EditMinScore => (
-                        Field::MinScore,
-                        c.min_score.map(|m| m.to_string()).unwrap_or_default(),
-                    ),
-                    Action::EditTemplate => {
-                        let crate::model::Method::Judge(j) = &c.method else {
-                            self.message = Some("only a judged criterion has a template".into());
-                            return Vec::new();
-                        };
-                        (Field::Template, j.template.clone().unwrap_or_default())
-                    }
-                    Action::EditArgs => {
-                        let crate::model::Method::Check(ch) = &c.method else {
-                            self.message = Some("only a check has arguments".into());
-                            return Vec::new();
-                        };
-                        (
-                            Field::Args,
-                            serde_json::Value::Object(ch.args.clone()).to_string(),
-                        )
-                    }
-                    _ => (Field::Weight, c.weight.to_string()),
+                let sub = node(&r, self.rubrics.line).1;
+                let (field, text) = match (action, sub) {
+                    (Action::EditName, Some(j)) => (Field::Label(j), sub_label(&c.kind, j)),
+                    (Action::EditWeight, Some(j)) => (Field::Value(j), sub_value(&c.kind, j)),
+                    _ => match action {
+                        Action::EditId => (Field::Id, c.id.clone()),
+                        Action::EditName => (Field::Name, c.name.clone()),
+                        Action::EditRequirement => (Field::Requirement, c.requirement.clone()),
+                        Action::EditMinScore => (
+                            Field::MinScore,
+                            c.min_score.map(|m| m.to_string()).unwrap_or_default(),
+                        ),
+                        Action::EditTemplate => {
+                            let crate::model::Method::Judge(j) = &c.method else {
+                                self.message =
+                                    Some("only a judged criterion has a template".into());
+                                return Vec::new();
+                            };
+                            (Field::Template, j.template.clone().unwrap_or_default())
+                        }
+                        Action::EditArgs => {
+                            let crate::model::Method::Check(ch) = &c.method else {
+                                self.message = Some("only a check has arguments".into());
+                                return Vec::new();
+                            };
+                            (
+                                Field::Args,
+                                serde_json::Value::Object(ch.args.clone()).to_string(),
+                            )
+                        }
+                        _ => (Field::Weight, c.weight.to_string()),
+                    },
                 };
                 let lines: Vec<String> = if text.is_empty() {
                     vec![String::new()]
