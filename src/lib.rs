@@ -1,14 +1,21 @@
 //! rubricate: rubric-based evaluation of LLM (and human) outputs — the scoring engine, file
-//! formats and command line behind the `rubricate` binary.
+//! formats, workspace store, run engine, command line and terminal UI behind the
+//! `rubricate` binary.
 //!
-//! Dependencies point one way: `model` ← `formats` ← `engine` ← `cli` (and `tui`).
+//! Dependencies point one way: `core` ← `model` ← `formats` ← `engine` (+`llm`) ← `store`
+//! ← `metrics` ← `run` ← `cli`, `tui`. Nothing below `cli`/`tui` uses clap, ratatui or
+//! crossterm (`cargo check --no-default-features` builds the library without them), and
+//! `tui` never imports `cli`.
 
+#[cfg(feature = "cli")]
 pub mod cli;
+pub mod core;
 pub mod engine;
 pub mod formats;
 pub mod llm;
 pub mod metrics;
 pub mod model;
+pub mod run;
 pub mod store;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -429,6 +429,7 @@ mod grid {
         ui.press([Msg::GradeFinished {
             tag: 7,
             summary: "done".into(),
+            end: rubricate::tui::app::RunEnd::Finished,
             tokens: 0,
             cost: 0.0,
         }]);
@@ -458,6 +459,7 @@ mod grid {
         ui.press([Msg::GradeFinished {
             tag: 7,
             summary: "done".into(),
+            end: rubricate::tui::app::RunEnd::Finished,
             tokens: 0,
             cost: 0.0,
         }]);

@@ -1,17 +1,10 @@
 //! `rubricate artifacts`: create artifacts, submit them for review (every rubric their type
 //! requires is evaluated; approved only if all pass), review by hand, show and list.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
 use super::{CliError, JudgeArgs, exit};
-use crate::engine::executor::evaluate_item;
-use crate::engine::{ExecOptions, compile};
-use crate::formats::{LoadedRubric, load_rubric_as};
-use crate::model::Item;
 use crate::store::Workspace;
-use crate::store::artifacts::{Artifact, ArtifactError, Artifacts, Provenance, Review, Status};
-use crate::store::registry::Registry;
+use crate::store::artifacts::{Artifact, ArtifactError, Artifacts, Provenance, Status};
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ArtifactsAction {
@@ -65,7 +58,7 @@ pub enum ArtifactsAction {
     },
     /// Every artifact, optionally of one status.
     List {
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = super::choice::choice::<Status>())]
         status: Option<Status>,
     },
 }
@@ -75,6 +68,12 @@ pub enum Decision {
     Approve,
     RequestRevision,
     Reject,
+}
+
+impl From<crate::run::Error> for CliError {
+    fn from(e: crate::run::Error) -> Self {
+        CliError::input(e.message)
+    }
 }
 
 impl From<ArtifactError> for CliError {
@@ -236,32 +235,19 @@ fn describe(a: &Artifact) -> String {
     out
 }
 
-/// A rubric for review: the registry's current version when registered, else a file or
-/// built-in name.
-pub fn review_rubric(ws: &Workspace, spec: &str) -> Result<LoadedRubric, CliError> {
-    let registry = Registry::new(&ws.root);
-    if let Ok(snapshot) = registry.latest(spec) {
-        return Ok(LoadedRubric::detached(
-            snapshot.rubric,
-            &snapshot.path.display().to_string(),
-        ));
-    }
-    let path = ws.root.join(spec);
-    let spec = if path.is_file() {
-        path.display().to_string()
-    } else {
-        spec.to_owned()
-    };
-    Ok(load_rubric_as(&spec, None)?)
-}
-
 fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Result<u8, CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
-    let outcome = runtime.block_on(review(ws, store, id, judge, None))?;
+    let outcome = runtime.block_on(crate::run::review::review(
+        ws,
+        store,
+        id,
+        &judge.settings(),
+        None,
+    ))?;
     for r in &outcome.reviews {
         println!(
             "{}@{}: {} ({})",
@@ -291,123 +277,5 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
         exit::OK
     } else {
         exit::BELOW
-    })
-}
-
-/// How a review ended: the artifact as saved, this review's evaluations, and whether one
-/// could not be completed (then the artifact stays in review).
-pub struct ReviewOutcome {
-    pub artifact: Artifact,
-    pub reviews: Vec<Review>,
-    pub incomplete: bool,
-}
-
-/// Submits an artifact for review: every required rubric is loaded and compiled first, the
-/// status moves to `in_review` (each step saved), every rubric is evaluated and the
-/// evaluations stored; then `approved` if all pass, else `needs_revision`.
-/// Cell events of a review as it runs: (the rubric's position among the required ones,
-/// the event). Each rubric ends with an `ItemDone` naming it.
-pub type ReviewWatch = tokio::sync::mpsc::Sender<(usize, crate::engine::GradeEvent)>;
-
-pub async fn review(
-    ws: &Workspace,
-    store: &Artifacts,
-    id: &str,
-    judge: &JudgeArgs,
-    watch: Option<ReviewWatch>,
-) -> Result<ReviewOutcome, CliError> {
-    let mut a = store.get(id)?;
-    let rubrics: Vec<LoadedRubric> = a
-        .rubrics
-        .iter()
-        .map(|spec| review_rubric(ws, spec))
-        .collect::<Result<_, _>>()?;
-    let compiled: Vec<_> = rubrics.iter().map(compile).collect::<Result<_, _>>()?;
-    // Each step is saved: a crash leaves the artifact where it stopped, never half-moved.
-    if a.status != Status::InReview {
-        a.transition(Status::PendingReview, "submitted for review")?;
-        store.save(&a)?;
-        a.transition(Status::InReview, "")?;
-        store.save(&a)?;
-    }
-    let item = Item {
-        id: a.id.clone(),
-        submission: a.submission(),
-        origin: format!("artifact {}", a.id),
-        ..Item::default()
-    };
-    let mut reviews = Vec::new();
-    for (k, (loaded, compiled)) in rubrics.iter().zip(&compiled).enumerate() {
-        let judges = super::judges::build(judge, Some(loaded), None, &ws.config)?;
-        let opts = ExecOptions {
-            allow_commands: ws.config.allow_commands,
-            judge: judges.map(|j| Arc::clone(&j.panel)),
-            cell_events: watch.is_some(),
-            ..ExecOptions::default()
-        };
-        let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
-        let item = &item;
-        let evaluate = async move {
-            let e = evaluate_item(Some(compiled), item, 0, &opts, &tx).await;
-            drop(tx);
-            e
-        };
-        // The events are passed on as they come (or dropped when nobody watches).
-        let forward = async {
-            while let Some(ev) = rx.recv().await {
-                if let Some(w) = &watch {
-                    let _ = w.send((k, ev)).await;
-                }
-            }
-        };
-        let (e, ()) = tokio::join!(evaluate, forward);
-        if let Some(w) = &watch {
-            let mut done = e.clone();
-            done.target_id = format!("{}@{}", e.rubric_id, e.rubric_version);
-            let _ = w
-                .send((
-                    k,
-                    crate::engine::GradeEvent {
-                        run: 0,
-                        item: 0,
-                        criterion: None,
-                        kind: crate::engine::EventKind::ItemDone(Box::new(done)),
-                    },
-                ))
-                .await;
-        }
-        reviews.push(Review {
-            rubric_id: e.rubric_id.clone(),
-            rubric_version: e.rubric_version.clone(),
-            passed: e.passed,
-            score: e.score,
-            evaluation: serde_json::to_value(super::output::item_json(&e)).unwrap_or_default(),
-            time: jiff::Timestamp::now().to_string(),
-        });
-    }
-    let incomplete = reviews
-        .iter()
-        .any(|r| r.evaluation["incomplete"] == serde_json::Value::Bool(true));
-    a.reviews.extend(reviews.iter().cloned());
-    if !incomplete {
-        let all = reviews.iter().all(|r| r.passed);
-        a.transition(
-            if all {
-                Status::Approved
-            } else {
-                Status::NeedsRevision
-            },
-            if all {
-                "every required rubric passed"
-            } else {
-                "a required rubric failed"
-            },
-        )?;
-    }
-    store.save(&a)?;
-    Ok(ReviewOutcome {
-        artifact: a,
-        reviews,
-        incomplete,
     })
 }

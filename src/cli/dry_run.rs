@@ -5,25 +5,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::CliError;
-use super::judges::RunJudges;
 use crate::engine::checks::plural;
+use crate::formats::LoadedRubric;
 use crate::formats::dataset::Dataset;
-use crate::formats::{Diagnostic, LoadedRubric};
-use crate::llm::{Price, estimate_input_tokens};
-use crate::model::{Criterion, Method};
-
-/// A judge reply is a reason of a sentence or two and a verdict: about this many tokens.
-const TYPICAL_REPLY_TOKENS: u64 = 100;
-
-#[derive(Debug, Default)]
-struct PerModel {
-    calls: u64,
-    cached: u64,
-    input: u64,
-    output: u64,
-    output_max: u64,
-    price: Option<Price>,
-}
+use crate::run::RunJudges;
+use crate::run::estimate::{PerModel, Walk, estimate, group};
 
 /// Walks the dataset (streamed) and prints the estimate to stdout.
 pub fn run(
@@ -32,45 +18,16 @@ pub fn run(
     override_rubric: bool,
     judges: Option<&RunJudges>,
 ) -> Result<u8, CliError> {
-    let file = dataset.file.clone();
-    let mut items = 0u64;
-    let mut models: BTreeMap<String, PerModel> = BTreeMap::new();
-    for item in dataset.items {
-        let mut item = item.map_err(|d: Diagnostic| CliError::input(d.to_string()))?;
-        items += 1;
-        if override_rubric {
-            item.rubric = None;
-        }
-        let Some(r) = item
-            .rubric
-            .clone()
-            .or_else(|| rubric.map(|r| r.rubric.clone()))
-        else {
-            return Err(CliError::input(format!(
-                "item '{}' has no rubric and {file} has none; pass --rubric FILE or NAME",
-                item.id
-            )));
-        };
-        let Some(judges) = judges else { continue };
-        let by_llm: Vec<&Criterion> = r
-            .criteria
-            .iter()
-            .filter(|c| matches!(c.method, Method::Judge(_)))
-            .collect();
-        for (judge, request) in judges.panel.plan(&r, &by_llm, &item) {
-            let m = models.entry(judge.client.id.clone()).or_default();
-            m.price = judge.client.price();
-            m.calls += 1;
-            if judge.client.is_cached(&request) {
-                m.cached += 1;
-                continue;
-            }
-            m.input += estimate_input_tokens(&request);
-            m.output += TYPICAL_REPLY_TOKENS.min(u64::from(request.max_tokens));
-            m.output_max += u64::from(request.max_tokens);
-        }
-    }
-    println!("{}", report(items, &models));
+    let e = estimate(
+        dataset,
+        rubric,
+        override_rubric,
+        judges,
+        Walk::default(),
+        &mut |_| {},
+    )
+    .map_err(|e| CliError::input(e.message))?;
+    println!("{}", report(e.items, &e.models));
     Ok(super::exit::OK)
 }
 
@@ -130,22 +87,10 @@ fn count(n: u64, what: &str) -> String {
     }
 }
 
-/// 1234567 → "1,234,567".
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::Price;
 
     #[test]
     fn figures_are_grouped_and_priced() {

@@ -1,15 +1,16 @@
-//! `rubricate grade`: stream a dataset through the executor and write results in order
-//! (and, with `--save`, journal them as a run in the workspace).
+//! `rubricate grade`: the run engine over a dataset, results written in input order as a
+//! table, JSON, JSONL, CSV or `JUnit` (and, with `--save`, the run recorded in the workspace).
 
 use std::fmt::Write as _;
 
-use super::execute::{Job, execute};
-use super::output::Sink;
-use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, judges, style};
+use super::output::{Sink, summary_line};
+use super::progress::Progress;
+use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
-use crate::formats::dataset::{Dataset, ReadOptions, open_dataset};
-use crate::formats::{LoadedRubric, load_rubric_as};
+use crate::formats::dataset::{Dataset, open_dataset};
+use crate::formats::load_rubric_as;
 use crate::llm;
+use crate::run::{self, Control, Env, GradeSettings, NewRun, RunEvent, RunSettings, Stop};
 
 pub fn run(
     common: &CommonArgs,
@@ -17,86 +18,103 @@ pub fn run(
     opts: &GradeOptions,
     workspace: Option<&std::path::Path>,
 ) -> Result<u8, CliError> {
-    if !(0.0..=1.0).contains(&opts.max_error_rate) {
+    if !(0.0..=1.0).contains(&opts.grade.max_error_rate) {
         return Err(CliError::input("--max-error-rate must be between 0 and 1"));
     }
     check_fail_under(common.fail_under)?;
     let config = workspace_config()?;
-    let dataset = open(common)?;
-    let rubric = effective_rubric(common, &dataset)?;
-    let override_rubric = common.rubric.is_some();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let env = Env {
+        config: &config,
+        cache_from: &cwd,
+    };
+    let settings = RunSettings {
+        judge: judge_args.settings(),
+        grade: opts.grade.clone(),
+        override_rubric: common.rubric.is_some(),
+        max_item_mb: common.max_item_mb,
+    };
+    let rubric = match &common.rubric {
+        Some(spec) => Some(load_rubric_as(spec, common.from)?),
+        None => None,
+    };
     if judge_args.dry_run {
-        let judges = judges::build(judge_args, rubric.as_ref(), opts.concurrency, &config)?;
-        return super::dry_run::run(dataset, rubric.as_ref(), override_rubric, judges.as_ref());
+        let dataset = open(common)?;
+        let rubric = rubric.or_else(|| dataset.header.rubric.clone());
+        let judges = run::judges::build(
+            &settings.judge,
+            rubric.as_ref(),
+            &run::JudgeEnv {
+                config: &config,
+                concurrency: settings.grade.concurrency,
+                cache_from: &cwd,
+                gate: None,
+            },
+        )?;
+        return super::dry_run::run(
+            dataset,
+            rubric.as_ref(),
+            settings.override_rubric,
+            judges.as_ref(),
+        );
     }
-    let suite = rubric
-        .as_ref()
-        .map_or_else(|| dataset.file.clone(), |r| r.rubric.id.clone());
+    let record = match &opts.save {
+        Some(save) => {
+            let ws = super::runs::workspace(workspace)?;
+            Some((run::RunsHome::of(&ws), save.name.clone()))
+        }
+        None => None,
+    };
+    let control = Control::default();
+    let session = run::start(
+        NewRun {
+            dataset: &common.dataset,
+            rubric,
+            settings,
+            record,
+            cell_events: false,
+            copied: Vec::new(),
+        },
+        env,
+        &control,
+    )?;
+    for w in &session.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(id) = session.run_id() {
+        eprintln!("run {id}: recording in the workspace's runs/{id}");
+    }
+    let main_rubric = session.rubric().cloned();
+    let suite = main_rubric.as_ref().map_or_else(
+        || common.dataset.display().to_string(),
+        |r| r.rubric.id.clone(),
+    );
     let format = common.format.unwrap_or_else(default_format);
     let mut sink = Sink::open(
         format,
         common.out.as_deref(),
-        rubric.as_ref().map(|r| &*r.rubric),
+        main_rubric.as_ref().map(|r| &*r.rubric),
         &suite,
     )?;
-    let mut saved = match &opts.save {
-        Some(save) => Some(super::runs::SavedRun::start(
-            workspace,
-            save.name.as_deref(),
-            common,
-            rubric.as_ref(),
-            judge_args,
-            opts,
-        )?),
-        None => None,
-    };
-    let ended = execute(
-        Job {
-            dataset,
-            rubric,
-            override_rubric,
-            judge_args,
-            concurrency: opts.concurrency,
-            allow_commands: opts.allow_commands,
-            config: &config,
-            done: None,
-        },
-        |index, e| {
-            if let Some(run) = &mut saved {
-                run.append(index, &e)?;
-            }
-            sink.write(&e)
-        },
-    )?;
+    let outcome = drive(session, &config, |e| sink.write(e).map_err(|e| e.message))?;
     let prints = sink.prints_summary();
     let summary = sink.finish()?;
     let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if !prints {
-        eprintln!("{}", summary.line(color));
+        eprintln!("{}", summary_line(&summary, color));
     }
-    let usage = ended.meter.snapshot();
-    if usage.requests + usage.cache_hits > 0 {
-        eprintln!("{}", usage_line(&usage));
+    if outcome.usage.requests + outcome.usage.cache_hits > 0 {
+        eprintln!("{}", usage_line(&outcome.usage));
     }
-    if let Some(run) = saved {
-        run.finish(
-            &summary,
-            &usage,
-            ended.input_error.is_none() && ended.stopped_for_cost.is_none(),
-        )?;
-    }
-    if let Some(d) = ended.input_error {
+    report_record(&outcome);
+    if let Some(d) = &outcome.ended.input_error {
         return Err(CliError::input(format!(
             "{d}\n(results cover the {} before this point)",
             plural(summary.items, "item")
         )));
     }
-    if let Some(why) = ended.stopped_for_cost {
-        eprintln!(
-            "stopped: {why}; {} graded, the rest not started",
-            plural(summary.items, "item")
-        );
-        return Ok(exit::FAILURES);
+    if let Some(code) = stopped(outcome.ended.stop.as_ref(), summary.items) {
+        return code;
     }
     if summary.items == 0 {
         return Err(CliError::input(format!(
@@ -107,8 +125,75 @@ pub fn run(
     Ok(decide(
         &summary,
         common.fail_under,
-        Some(opts.max_error_rate),
+        Some(opts.grade.max_error_rate),
     ))
+}
+
+/// Drives a session on a runtime of its own, with the progress line on a terminal, handing
+/// each finished item (input order) to `on_item`.
+pub fn drive(
+    session: run::Session,
+    config: &crate::store::WorkspaceConfig,
+    mut on_item: impl FnMut(&crate::model::Evaluation) -> Result<(), String>,
+) -> Result<run::Outcome, CliError> {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores.min(config.judge.concurrency.unwrap_or(16)).max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
+    Ok(runtime.block_on(async {
+        let meter = session.meter();
+        let show = meter.is_some() && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let mut progress = Progress::new(show, meter.unwrap_or_default());
+        let outcome = session
+            .run(|ev| {
+                let result = match ev {
+                    RunEvent::Item { evaluation, .. } => {
+                        progress.item_done(&evaluation);
+                        on_item(&evaluation)
+                    }
+                    RunEvent::Cell(_) => Ok(()),
+                };
+                std::future::ready(result)
+            })
+            .await;
+        progress.finish();
+        outcome
+    }))
+}
+
+/// What happened to the saved run, on stderr.
+pub fn report_record(outcome: &run::Outcome) {
+    if let Some(e) = &outcome.record_error {
+        eprintln!("error: the run's record could not be completed: {e}");
+    }
+    if let Some(id) = &outcome.run_id
+        && !outcome.finished
+    {
+        eprintln!("run {id} is unfinished; `rubricate runs resume {id}` grades what is missing");
+    }
+}
+
+/// The exit for a run that stopped early (`None`: it did not).
+pub fn stopped(stop: Option<&Stop>, items: usize) -> Option<Result<u8, CliError>> {
+    match stop? {
+        Stop::Cost(why) => {
+            eprintln!(
+                "stopped: {why}; {} graded, the rest not started",
+                plural(items, "item")
+            );
+            Some(Ok(exit::FAILURES))
+        }
+        Stop::Cancelled => {
+            eprintln!("stopped: the run was cancelled");
+            Some(Ok(exit::FAILURES))
+        }
+        Stop::Journal(e) => Some(Err(CliError::input(format!(
+            "stopped: the run's journal could not be written ({e}); nothing more was graded. Free space or fix the folder, then `rubricate runs resume`"
+        )))),
+        Stop::Output(e) => Some(Err(CliError::input(e.clone()))),
+    }
 }
 
 /// A run to record, with its name if it has one.
@@ -117,14 +202,11 @@ pub struct SaveAs {
     pub name: Option<String>,
 }
 
-/// `grade`'s options beyond the dataset and the judge (kept in a saved run's manifest).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+/// `grade`'s options beyond the dataset and the judge.
+#[derive(Debug, Clone)]
 pub struct GradeOptions {
-    pub concurrency: Option<usize>,
-    pub allow_commands: bool,
-    pub max_error_rate: f64,
+    pub grade: GradeSettings,
     /// Record the run in the workspace.
-    #[serde(skip)]
     pub save: Option<SaveAs>,
 }
 
@@ -160,23 +242,23 @@ pub fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {
     }
 }
 
-pub fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
-    let opts = ReadOptions {
-        max_item_bytes: common.max_item_mb.max(1) * 1024 * 1024,
-        ..ReadOptions::default()
-    };
-    Ok(open_dataset(&common.dataset, opts)?)
-}
-
 /// `--rubric` first, else the dataset's own rubric; `None` when items must bring theirs.
 pub fn effective_rubric(
     common: &CommonArgs,
     dataset: &Dataset,
-) -> Result<Option<LoadedRubric>, CliError> {
+) -> Result<Option<crate::formats::LoadedRubric>, CliError> {
     match &common.rubric {
         Some(spec) => Ok(Some(load_rubric_as(spec, common.from)?)),
         None => Ok(dataset.header.rubric.clone()),
     }
+}
+
+pub fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
+    let opts = crate::formats::dataset::ReadOptions {
+        max_item_bytes: common.max_item_mb.max(1) * 1024 * 1024,
+        ..crate::formats::dataset::ReadOptions::default()
+    };
+    Ok(open_dataset(&common.dataset, opts)?)
 }
 
 pub fn default_format() -> OutputFormat {
@@ -188,11 +270,7 @@ pub fn default_format() -> OutputFormat {
 }
 
 /// The exit code for a finished run.
-pub fn decide(
-    summary: &super::output::Summary,
-    fail_under: Option<f64>,
-    max_error_rate: Option<f64>,
-) -> u8 {
+pub fn decide(summary: &run::Summary, fail_under: Option<f64>, max_error_rate: Option<f64>) -> u8 {
     if max_error_rate.is_some_and(|max| summary.error_rate() > max + 1e-12) {
         return exit::FAILURES;
     }

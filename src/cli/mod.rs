@@ -2,13 +2,12 @@
 //! otherwise, and the exit codes CI gates on.
 
 pub mod artifacts;
+mod choice;
 mod convert;
 mod datasets;
 mod dry_run;
-mod execute;
 mod grade;
 mod inspect;
-pub mod judges;
 mod labels;
 mod lint;
 mod metrics;
@@ -284,9 +283,9 @@ pub struct CommonArgs {
     pub max_item_mb: usize,
 }
 
-/// The LLM judge for `method: judge` criteria (kept in a saved run's manifest, so a
-/// resumed run is judged the same way).
-#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
+/// The LLM judge for `method: judge` criteria (the run engine's `JudgeSettings`, kept in a
+/// saved run's manifest so a resumed run is judged the same way).
+#[derive(Debug, Clone, Args)]
 pub struct JudgeArgs {
     /// A judge model: `openai/MODEL`, `anthropic/MODEL`, `ollama/MODEL` or `NAME/MODEL` for a
     /// provider named in rubricate.yaml; repeat for an ensemble, `MODEL=WEIGHT` for a
@@ -297,16 +296,16 @@ pub struct JudgeArgs {
     pub judge: Vec<String>,
     /// How criteria are put to the judge (default: the rubric's `judge.strategy`, else
     /// per-criterion).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::choice::<crate::engine::judge::Strategy>())]
     pub strategy: Option<crate::engine::judge::Strategy>,
     /// Answers per judge for each call, combined like an ensemble (use a temperature above 0).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub samples: u32,
     /// How the votes of several judges or samples make a verdict.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_parser = choice::choice::<crate::engine::judge::Rule>(), default_value = "majority")]
     pub ensemble: crate::engine::judge::Rule,
     /// How graded votes (options, levels, scales, holistic scores) combine.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_parser = choice::choice::<crate::engine::judge::ValueRule>(), default_value = "mean")]
     pub combine: crate::engine::judge::ValueRule,
     /// Judge temperature (default: the rubric's, else 0).
     #[arg(long)]
@@ -350,19 +349,36 @@ pub struct JudgeArgs {
     pub no_cache: bool,
     /// `llm`: feedback written by the (first) judge, 3–5 sentences; falls back to the
     /// deterministic summary on any failure.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_parser = choice::choice::<FeedbackMode>(), default_value = "deterministic")]
     pub feedback: FeedbackMode,
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum FeedbackMode {
-    #[default]
-    Deterministic,
-    Llm,
+impl JudgeArgs {
+    /// The run engine's judge settings from these flags.
+    pub fn settings(&self) -> crate::run::JudgeSettings {
+        crate::run::JudgeSettings {
+            judge: self.judge.clone(),
+            strategy: self.strategy,
+            samples: self.samples,
+            ensemble: self.ensemble,
+            combine: self.combine,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            seed: self.seed,
+            system_prompt: self.system_prompt.clone(),
+            stream: self.stream,
+            rpm: self.rpm,
+            tpm: self.tpm,
+            timeout: self.timeout,
+            max_retries: self.max_retries,
+            max_cost: self.max_cost,
+            no_cache: self.no_cache,
+            feedback: self.feedback,
+        }
+    }
 }
+
+pub use crate::run::FeedbackMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -482,9 +498,11 @@ pub fn run(cli: Cli) -> ExitCode {
             &common,
             &judge,
             &grade::GradeOptions {
-                concurrency,
-                allow_commands,
-                max_error_rate,
+                grade: crate::run::GradeSettings {
+                    concurrency,
+                    allow_commands,
+                    max_error_rate,
+                },
                 save: (save || name.is_some()).then_some(grade::SaveAs { name }),
             },
             cli.workspace.as_deref(),

@@ -5,183 +5,26 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::json;
 
 use super::style;
 use super::{CliError, OutputFormat};
-use crate::model::{Evaluation, Failure, Rubric, Verdict};
+use crate::model::{Evaluation, Rubric};
 use crate::store::AtomicFile;
 
-/// Totals over a run.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub items: usize,
-    pub passed: usize,
-    pub incomplete: usize,
-    pub unscored: usize,
-    pub score_sum: f64,
-    pub cells: usize,
-    pub failed_cells: usize,
+pub use crate::run::Summary;
+
+/// The summary line, coloured on a terminal that wants colour.
+pub fn summary_line(s: &Summary, color: bool) -> String {
+    use crate::run::Tone;
+    s.line_styled(&|tone, text| match tone {
+        Tone::Good => style::green(text, color),
+        Tone::Bad => style::red(text, color),
+        Tone::Warn => style::yellow(text, color),
+    })
 }
 
-impl Summary {
-    pub fn add(&mut self, e: &Evaluation) {
-        self.items += 1;
-        self.passed += usize::from(e.passed);
-        self.incomplete += usize::from(e.incomplete);
-        match e.score {
-            Some(s) => self.score_sum += s,
-            None => self.unscored += 1,
-        }
-        self.cells += e.results.len();
-        self.failed_cells += e.failures;
-    }
-
-    /// Mean score over all items, unscored items counting 0.
-    pub fn mean_score(&self) -> Option<f64> {
-        (self.items > 0).then(|| self.score_sum / self.items as f64)
-    }
-
-    pub fn error_rate(&self) -> f64 {
-        if self.cells == 0 {
-            0.0
-        } else {
-            self.failed_cells as f64 / self.cells as f64
-        }
-    }
-
-    pub fn line(&self, color: bool) -> String {
-        let failed = self.items - self.passed;
-        let mean = self
-            .mean_score()
-            .map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
-        let passed = style::green(&format!("{} passed", self.passed), color && self.passed > 0);
-        let failed = style::red(&format!("{failed} failed"), color && failed > 0);
-        let mut s = format!("{} items: {passed}, {failed}", self.items);
-        if self.incomplete > 0 {
-            let _ = write!(
-                s,
-                ", {}",
-                style::yellow(&format!("{} incomplete", self.incomplete), color)
-            );
-        }
-        let _ = write!(
-            s,
-            " · mean score {mean} · {} of {} criterion results failed ({:.1}%)",
-            self.failed_cells,
-            self.cells,
-            self.error_rate() * 100.0
-        );
-        s
-    }
-}
-
-/// The stable per-item JSON shape of JSON/JSONL output, serialised without building an
-/// intermediate JSON tree (this is on the hot path of every batch run).
-#[derive(Serialize)]
-pub struct ItemOut<'a> {
-    item: &'a str,
-    rubric: &'a str,
-    rubric_version: &'a str,
-    score: Option<f64>,
-    raw: Option<f64>,
-    passed: bool,
-    incomplete: bool,
-    criteria: Vec<CriterionOut<'a>>,
-    feedback: &'a str,
-}
-
-#[derive(Serialize)]
-struct CriterionOut<'a> {
-    id: &'a str,
-    verdict: Option<PlainVerdict<'a>>,
-    value: Option<f64>,
-    reason: &'a str,
-    evidence: &'a [String],
-    failure: Option<&'a Failure>,
-    /// The LLM call behind a judged result.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    invocation: Option<&'a crate::model::Invocation>,
-    /// The votes behind an ensemble's (or several samples') verdict.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ensemble: Option<EnsembleOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct EnsembleOut<'a> {
-    rule: &'a str,
-    agreement: Option<f64>,
-    votes: Vec<VoteOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct VoteOut<'a> {
-    judge: &'a str,
-    sample: u32,
-    verdict: Option<PlainVerdict<'a>>,
-    reason: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    failure: Option<&'a Failure>,
-}
-
-fn ensemble_out(e: &crate::model::Ensemble) -> EnsembleOut<'_> {
-    EnsembleOut {
-        rule: &e.rule,
-        agreement: e.agreement,
-        votes: e
-            .votes
-            .iter()
-            .map(|v| VoteOut {
-                judge: &v.judge,
-                sample: v.sample,
-                verdict: v.verdict.as_ref().map(PlainVerdict),
-                reason: &v.reason,
-                failure: v.failure.as_ref(),
-            })
-            .collect(),
-    }
-}
-
-/// A verdict as a plain string, or a number for scales.
-struct PlainVerdict<'a>(&'a Verdict);
-
-impl Serialize for PlainVerdict<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Verdict::Score(x) => s.serialize_f64(*x),
-            Verdict::Level(t) | Verdict::Choice(t) => s.serialize_str(t),
-            other => s.collect_str(other),
-        }
-    }
-}
-
-pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
-    ItemOut {
-        item: &e.target_id,
-        rubric: &e.rubric_id,
-        rubric_version: &e.rubric_version,
-        score: e.score,
-        raw: e.raw,
-        passed: e.passed,
-        incomplete: e.incomplete,
-        criteria: e
-            .results
-            .iter()
-            .map(|r| CriterionOut {
-                id: &r.criterion_id,
-                verdict: r.verdict.as_ref().map(PlainVerdict),
-                value: r.value,
-                reason: &r.reason,
-                evidence: &r.evidence,
-                failure: r.failure.as_ref(),
-                invocation: r.invocation.as_ref(),
-                ensemble: r.ensemble.as_ref().map(ensemble_out),
-            })
-            .collect(),
-        feedback: &e.feedback,
-    }
-}
+pub use crate::formats::results::{ItemOut, item_json};
 
 enum Dest {
     Stdout(io::BufWriter<io::Stdout>),
@@ -437,7 +280,7 @@ impl Sink {
                 self.dest.write_all(self.junit.as_bytes())?;
                 writeln!(self.dest, "  </testsuite>\n</testsuites>")
             }
-            OutputFormat::Table => writeln!(self.dest, "\n{}", s.line(self.color)),
+            OutputFormat::Table => writeln!(self.dest, "\n{}", summary_line(s, self.color)),
             OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
         }
     }

@@ -47,7 +47,7 @@ pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
     let summary = sink.finish()?;
     let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if !prints {
-        eprintln!("{}", summary.line(color));
+        eprintln!("{}", super::output::summary_line(&summary, color));
     }
     if skipped > 0 {
         eprintln!("skipped {skipped} items without ground_truth");

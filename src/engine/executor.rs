@@ -79,6 +79,9 @@ pub struct ExecOptions {
     /// Cells already graded (item position, criterion id), skipped: a resumed run grades
     /// only what its journal lacks. Items whose every cell is done should not be sent.
     pub done: Option<Arc<std::collections::HashSet<(usize, String)>>>,
+    /// The run's gate: while it is paused no new item starts (its judge calls wait at the
+    /// same gate); once stopped, no item starts at all.
+    pub gate: Option<crate::llm::Gate>,
 }
 
 impl Default for ExecOptions {
@@ -92,6 +95,7 @@ impl Default for ExecOptions {
             judge: None,
             llm_feedback: false,
             done: None,
+            gate: None,
         }
     }
 }
@@ -124,6 +128,14 @@ impl Executor {
             let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
                 break;
             };
+            if let Some(gate) = &self.opts.gate
+                && gate.wait().await.is_err()
+            {
+                break;
+            }
+            if cancel.is_cancelled() {
+                break;
+            }
             let rubric = rubric.clone();
             let events = events.clone();
             let opts = self.opts.clone();

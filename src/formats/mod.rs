@@ -16,6 +16,7 @@ pub mod json;
 pub mod library;
 pub mod native;
 pub mod node;
+pub mod results;
 pub mod rubric_lib;
 pub mod source;
 mod text;

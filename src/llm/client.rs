@@ -84,6 +84,7 @@ pub struct Client {
     opts: ClientOptions,
     cache: Option<Cache>,
     flights: Flights,
+    gate: super::Gate,
 }
 
 impl Client {
@@ -137,6 +138,7 @@ impl Client {
             opts,
             cache: None,
             flights: Arc::default(),
+            gate: super::Gate::default(),
         }
     }
 
@@ -144,6 +146,13 @@ impl Client {
     #[must_use]
     pub fn with_cache(mut self, cache: Option<Cache>) -> Self {
         self.cache = cache;
+        self
+    }
+
+    /// Waits at the run's gate before every request (pause, stop).
+    #[must_use]
+    pub fn with_gate(mut self, gate: super::Gate) -> Self {
+        self.gate = gate;
         self
     }
 
@@ -255,6 +264,10 @@ impl Client {
                 on_piece(Piece::Retry);
             }
             let result = {
+                // A paused run sends nothing new; a stopped one gives up here.
+                let Ok(_passage) = self.gate.pass().await else {
+                    return Err((LlmError::Cancelled, attempts));
+                };
                 let Some(_slot) = self.limits.enter(reserve).await else {
                     return Err((
                         LlmError::Config("the client was shut down".into()),

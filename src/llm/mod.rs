@@ -6,6 +6,7 @@
 mod anthropic;
 mod cache;
 mod client;
+mod gate;
 mod limits;
 mod meter;
 mod model_id;
@@ -18,6 +19,7 @@ use std::time::Duration;
 
 pub use cache::{Cache, CacheStats};
 pub use client::{Client, ClientOptions, Completion, estimate_input_tokens, estimate_tokens};
+pub use gate::{Gate, Passage, Stopped};
 pub use limits::Limits;
 pub use meter::{Meter, Price, Usage as RunUsage};
 pub use model_id::{NamedProvider, ProviderKind, ProviderSpec, resolve};
@@ -115,6 +117,9 @@ pub enum LlmError {
     BadResponse(String),
     #[error("{0}")]
     Config(String),
+    /// The run was stopped (cancelled) before this call was sent.
+    #[error("not sent: the run was stopped")]
+    Cancelled,
 }
 
 impl LlmError {

@@ -19,7 +19,8 @@ pub use item::{GroundTruth, Item};
 pub use rubric::{AbstainPolicy, AggregateMode, ErrorPolicy, JudgeSettings, Rubric, Scoring};
 pub use validate::{Problem, validate_rubric};
 pub use verdict::{
-    CriterionResult, Ensemble, Failure, FailureKind, Invocation, Usage, Verdict, Vote,
+    CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BUDGET, UNSENT_CANCELLED,
+    Usage, Verdict, Vote,
 };
 
 /// Turns a display name into an identifier: lowercase ASCII letters, digits, `_` and `-`.

@@ -81,7 +81,18 @@ pub struct Failure {
     pub message: String,
 }
 
+/// The failure category of a judge call the cost limit kept from being sent.
+pub const UNSENT_BUDGET: &str = "budget";
+/// The failure category of a judge call a stopped (cancelled) run never sent.
+pub const UNSENT_CANCELLED: &str = "cancelled";
+
 impl Failure {
+    /// The cell was never graded (the run stopped first): a run's journal leaves it out,
+    /// so resuming grades it.
+    pub fn unsent(&self) -> bool {
+        self.category == UNSENT_BUDGET || self.category == UNSENT_CANCELLED
+    }
+
     pub fn error(category: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             kind: FailureKind::Error,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AtomicFile;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Draft,
@@ -20,6 +20,15 @@ pub enum Status {
     NeedsRevision,
     Rejected,
 }
+
+crate::choice_enum!(Status, "review status", {
+    Status::Draft => "draft",
+    Status::PendingReview => "pending_review",
+    Status::InReview => "in_review",
+    Status::Approved => "approved",
+    Status::NeedsRevision => "needs_revision",
+    Status::Rejected => "rejected",
+});
 
 impl Status {
     pub fn as_str(self) -> &'static str {

@@ -29,6 +29,9 @@ const JUDGE_KNOWN: &[&str] = &[
     "tpm",
     "timeout",
     "max_retries",
+    "max_cost",
+    "confirm_calls",
+    "confirm_cost",
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
 const PRICE_KNOWN: &[&str] = &["input", "output"];
@@ -65,7 +68,19 @@ pub struct JudgeDefaults {
     pub tpm: Option<u32>,
     pub timeout: Option<f64>,
     pub max_retries: Option<u32>,
+    /// The cost limit of every run in dollars (`--max-cost` wins).
+    pub max_cost: Option<f64>,
+    /// The terminal UI asks before starting a run that sends more judge calls than this
+    /// (default [`CONFIRM_CALLS`]).
+    pub confirm_calls: Option<u64>,
+    /// … or that is estimated to cost more dollars than this (default [`CONFIRM_COST`]).
+    pub confirm_cost: Option<f64>,
 }
+
+/// Judge calls above which the terminal UI asks before starting a run.
+pub const CONFIRM_CALLS: u64 = 10_000;
+/// Estimated dollars above which the terminal UI asks before starting a run.
+pub const CONFIRM_COST: f64 = 1.0;
 
 /// The nearest `rubricate.yaml` at or above `start`.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
@@ -155,6 +170,19 @@ fn whole_number<T: TryFrom<u64>>(
     ok
 }
 
+/// A positive number of dollars.
+fn dollars(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, key: &str) -> Option<f64> {
+    let n = f.take(key)?;
+    let x = n.as_f64().filter(|x| x.is_finite() && *x > 0.0);
+    if x.is_none() {
+        ctx.err(
+            n.pos,
+            format!("`{key}` must be a positive number of dollars"),
+        );
+    }
+    x
+}
+
 fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>) -> JudgeDefaults {
     let mut out = JudgeDefaults::default();
     let Some(mut f) = Fields::of(ctx, node, "`judge`") else {
@@ -193,6 +221,9 @@ fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>)
             ctx.err(n.pos, "`max_retries` must be a whole number from 0 to 100");
         }
     }
+    out.max_cost = dollars(ctx, &mut f, "max_cost");
+    out.confirm_cost = dollars(ctx, &mut f, "confirm_cost");
+    out.confirm_calls = whole_number(ctx, &mut f, "confirm_calls");
     finish_warning(ctx, f, JUDGE_KNOWN, unknown);
     out
 }

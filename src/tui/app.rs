@@ -133,14 +133,30 @@ pub enum Msg {
         tag: u64,
         event: Box<crate::engine::GradeEvent>,
     },
+    /// Cells already in a run's journal (copied, or graded in an earlier sitting).
+    Preload {
+        tag: u64,
+        cells: Vec<crate::store::runs::Cell>,
+    },
+    /// Judge calls still in flight while the run pauses.
+    InFlight {
+        tag: u64,
+        calls: usize,
+    },
     GradeFinished {
         tag: u64,
         summary: String,
+        end: RunEnd,
         tokens: u64,
         cost: f64,
     },
-    /// The dry-run estimate for the chosen rubric and judge.
-    Estimate(String),
+    /// The estimate for the chosen rubric and judge, and what to do with it.
+    Estimate {
+        result: Result<crate::run::estimate::Estimate, String>,
+        after: super::grade::AfterEstimate,
+    },
+    /// How far an estimate has walked the dataset.
+    EstimateProgress(u64),
     /// A rubric read (and linted), with what happened.
     RubricLoaded {
         view: super::rubrics::RubricView,
@@ -163,6 +179,15 @@ pub enum Msg {
     Error(String),
 }
 
+/// How a run's sitting ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEnd {
+    /// Every cell graded; the run is marked finished.
+    Finished,
+    /// Stopped, or cells are missing (why): the run stays resumable.
+    Unfinished(String),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// What grading would cost: calls, cached, tokens, money (nothing is sent).
@@ -171,6 +196,8 @@ pub enum Effect {
         rubric: PathBuf,
         judge: Option<String>,
         strategy: Option<crate::engine::judge::Strategy>,
+        max_cost: Option<f64>,
+        after: super::grade::AfterEstimate,
     },
     /// Grades the dataset with the rubric (and judge), journalled as a run in the workspace.
     StartRun {
@@ -179,6 +206,8 @@ pub enum Effect {
         rubric: PathBuf,
         judge: Option<String>,
         strategy: Option<crate::engine::judge::Strategy>,
+        /// Stop sending judge calls once this many dollars are spent.
+        max_cost: Option<f64>,
         /// Only the cells whose criterion changed since the last run of this rubric; the
         /// rest are copied from that run.
         changed_only: bool,
@@ -458,13 +487,22 @@ impl App {
                 self.grade_event(tag, &event);
                 Vec::new()
             }
+            Msg::Preload { tag, cells } => {
+                self.grade_preload(tag, &cells);
+                Vec::new()
+            }
+            Msg::InFlight { tag, calls } => {
+                self.grade_in_flight(tag, calls);
+                Vec::new()
+            }
             Msg::GradeFinished {
                 tag,
                 summary,
+                end,
                 tokens,
                 cost,
             } => {
-                self.grade_finished(tag, summary, tokens, cost);
+                self.grade_finished(tag, summary, end, tokens, cost);
                 // The Results pane shows the latest run: read it again.
                 match &self.browse {
                     Some(b) => vec![Effect::Open { dataset: b.dataset }],
@@ -530,8 +568,11 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::Estimate(text) => {
-                self.grade.estimate = Some(text);
+            Msg::Estimate { result, after } => self.grade_estimate(result, after),
+            Msg::EstimateProgress(items) => {
+                if self.grade.estimating.is_some() {
+                    self.grade.estimating = Some(items);
+                }
                 Vec::new()
             }
             Msg::Info(text) => {

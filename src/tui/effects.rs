@@ -25,6 +25,8 @@ pub struct Runtime {
     /// Where runs send their events (set by the event loop).
     pub tx: Mutex<Option<tokio::sync::mpsc::Sender<Msg>>>,
     runs: super::run::Runs,
+    /// Set when the UI quits: long walks (estimates) stop at once.
+    quitting: std::sync::atomic::AtomicBool,
 }
 
 impl Runtime {
@@ -38,7 +40,19 @@ impl Runtime {
             latest_scan: AtomicU64::new(0),
             tx: Mutex::new(None),
             runs: super::run::Runs::default(),
+            quitting: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// The UI is quitting: runs stop sending (their journals keep what was graded; they
+    /// can be continued), and estimates stop walking.
+    pub fn quit(&self) {
+        self.quitting.store(true, Ordering::SeqCst);
+        self.runs.cancel_all();
+    }
+
+    fn ui(&self) -> Option<tokio::sync::mpsc::Sender<Msg>> {
+        self.tx.lock().ok()?.clone()
     }
 
     fn annotator(&self) -> String {
@@ -116,14 +130,26 @@ impl Runtime {
                 rubric,
                 judge,
                 strategy,
+                max_cost,
+                after,
             } => {
                 let d = self.datasets.get(dataset)?;
-                Some(
-                    match super::run::estimate(&self.ws, d, &rubric, judge.as_deref(), strategy) {
-                        Ok(text) => Msg::Estimate(text),
-                        Err(e) => Msg::Error(e),
-                    },
-                )
+                let spec = super::run::RunSpec {
+                    rubric: &rubric,
+                    judge: judge.as_deref(),
+                    strategy,
+                    max_cost,
+                    changed_only: false,
+                };
+                let ui = self.ui();
+                let mut progress = |items| {
+                    if let Some(ui) = &ui {
+                        let _ = ui.try_send(Msg::EstimateProgress(items));
+                    }
+                };
+                let result =
+                    super::run::estimate(&self.ws, d, &spec, &self.quitting, &mut progress);
+                Some(Msg::Estimate { result, after })
             }
             Effect::StartRun {
                 tag,
@@ -131,19 +157,21 @@ impl Runtime {
                 rubric,
                 judge,
                 strategy,
+                max_cost,
                 changed_only,
             } => {
                 let d = self.datasets.get(dataset)?;
-                let tx = self.tx.lock().ok()?.clone()?;
+                let tx = self.ui()?;
                 let spec = super::run::RunSpec {
                     rubric: &rubric,
                     judge: judge.as_deref(),
                     strategy,
+                    max_cost,
                     changed_only,
                 };
                 match super::run::start(&self.ws, tag, d, &spec, tx) {
-                    Ok(control) => {
-                        self.runs.insert(tag, control);
+                    Ok((control, id)) => {
+                        self.runs.insert(tag, control, id, d.clone());
                         None
                     }
                     Err(e) => Some(Msg::Error(format!("the run did not start: {e}"))),
@@ -155,17 +183,17 @@ impl Runtime {
                 run_id,
             } => {
                 let d = self.datasets.get(dataset)?;
-                let tx = self.tx.lock().ok()?.clone()?;
-                match super::run::resume(&self.ws, tag, d, &run_id, tx) {
+                let tx = self.ui()?;
+                match super::run::reopen(&self.ws, tag, d, &run_id, &[], tx) {
                     Ok(control) => {
-                        self.runs.insert(tag, control);
+                        self.runs.insert(tag, control, run_id, d.clone());
                         None
                     }
                     Err(e) => Some(Msg::Error(format!("run {run_id} did not continue: {e}"))),
                 }
             }
             Effect::PauseRun { tag, paused } => {
-                self.runs.pause(tag, paused);
+                self.runs.pause(tag, paused, self.ui());
                 None
             }
             Effect::CancelRun { tag } => {
@@ -173,7 +201,7 @@ impl Runtime {
                 None
             }
             Effect::RetryCells { tag, cells } => {
-                let tx = self.tx.lock().ok()?.clone()?;
+                let tx = self.ui()?;
                 self.runs
                     .retry(&self.ws, tag, &cells, tx)
                     .err()
@@ -282,18 +310,18 @@ impl Runtime {
     /// Submits an artifact: its rubrics are evaluated here (a worker thread), with the
     /// workspace's judge when one is set.
     fn submit_artifact(&self, id: &str, tag: u64) -> Msg {
-        let judge = super::run::judge_args(None, None);
+        let judge = super::run::judge_settings(None, None, None);
         let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return self.artifacts(Some(format!("{id}: no runtime to evaluate on")));
         };
         let watch = self.watch_review(&store, id, tag, &handle);
-        let message = match handle.block_on(crate::cli::artifacts::review(
+        let message = match handle.block_on(crate::run::review::review(
             &self.ws, &store, id, &judge, watch,
         )) {
             Ok(o) if o.incomplete => format!("{id}: the review is incomplete; it stays in review"),
             Ok(o) => format!("{id}: {}", o.artifact.status.as_str()),
-            Err(e) => format!("{id}: {}", e.message),
+            Err(e) => format!("{id}: {e}"),
         };
         self.artifacts(Some(message))
     }
@@ -306,13 +334,13 @@ impl Runtime {
         id: &str,
         tag: u64,
         handle: &tokio::runtime::Handle,
-    ) -> Option<crate::cli::artifacts::ReviewWatch> {
+    ) -> Option<crate::run::review::ReviewWatch> {
         let ui = self.tx.lock().ok()?.clone()?;
         let artifact = store.get(id).ok()?;
         let rubrics: Vec<_> = artifact
             .rubrics
             .iter()
-            .filter_map(|spec| crate::cli::artifacts::review_rubric(&self.ws, spec).ok())
+            .filter_map(|spec| crate::run::review::review_rubric(&self.ws, spec).ok())
             .collect();
         let mut columns: Vec<(String, bool)> = Vec::new();
         let mut maps: Vec<Vec<usize>> = Vec::new();
@@ -359,6 +387,7 @@ impl Runtime {
                 .send(Msg::GradeFinished {
                     tag,
                     summary: "review finished".into(),
+                    end: super::app::RunEnd::Finished,
                     tokens: 0,
                     cost: 0.0,
                 })

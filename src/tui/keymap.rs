@@ -49,6 +49,7 @@ pub enum Action {
     Estimate,
     Strategy,
     Model,
+    MaxCost,
     Continue,
     RegradeChanged,
     Pause,
@@ -121,6 +122,7 @@ impl Action {
             "regrade_changed" => Action::RegradeChanged,
             "strategy" => Action::Strategy,
             "model" => Action::Model,
+            "max_cost" => Action::MaxCost,
             "continue" => Action::Continue,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
@@ -194,6 +196,7 @@ impl Action {
             Action::Continue => "continue the dataset's unfinished run".into(),
             Action::Strategy => "next judging strategy".into(),
             Action::Model => "type the judge model".into(),
+            Action::MaxCost => "type the run's cost limit in dollars".into(),
             Action::RegradeChanged => {
                 "re-grade only the criteria changed since the last run".into()
             }

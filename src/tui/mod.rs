@@ -150,7 +150,12 @@ pub fn run(ws: Workspace) -> Result<(), String> {
     let annotator = app.annotator.clone();
     let effects = Arc::new(Runtime::new(ws, datasets, annotator));
     tracing::info!("terminal UI started");
-    runtime.block_on(event_loop(app, &mut terminal, effects))
+    let result = runtime.block_on(event_loop(app, &mut terminal, Arc::clone(&effects)));
+    // Runs stop sending and estimates stop walking; whatever is still busy (a dataset
+    // being indexed) is not waited for: the journals hold what was confirmed.
+    effects.quit();
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    result
 }
 
 async fn event_loop(

@@ -7,17 +7,7 @@
 use super::record::merge;
 use crate::model::{Criterion, CriterionResult, Ensemble, Failure, Kind, Verdict, Vote};
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     #[default]
@@ -30,17 +20,7 @@ pub enum Rule {
     Any,
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueRule {
     #[default]
@@ -73,6 +53,21 @@ impl ValueRule {
         }
     }
 }
+
+crate::choice_enum!(Rule, "ensemble rule", {
+    Rule::Majority => "majority",
+    Rule::Weighted => "weighted",
+    Rule::Unanimous => "unanimous",
+    Rule::Any => "any",
+});
+
+crate::choice_enum!(ValueRule, "value rule", {
+    ValueRule::Mean => "mean",
+    ValueRule::Median => "median",
+    ValueRule::Mode => "mode",
+    ValueRule::Min => "min",
+    ValueRule::Max => "max",
+});
 
 /// One judge's (or sample's) result for the criterion.
 #[derive(Debug, Clone)]

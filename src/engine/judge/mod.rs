@@ -106,17 +106,7 @@ impl Judge {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// One call per criterion, the calls of an item in parallel.
@@ -140,7 +130,7 @@ impl Strategy {
         }
     }
 
-    /// A strategy as rubrics write it (`per_criterion`, `one-shot`, …).
+    /// A strategy as rubrics write it (`per_criterion`, `one-shot`, `batch`, …).
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
             "per_criterion" | "criterion" => Some(Strategy::PerCriterion),
@@ -149,6 +139,38 @@ impl Strategy {
             "holistic" => Some(Strategy::Holistic),
             _ => None,
         }
+    }
+}
+
+impl crate::core::choice::Choice for Strategy {
+    const ALL: &'static [Self] = &[
+        Strategy::PerCriterion,
+        Strategy::OneShot,
+        Strategy::DoublePass,
+        Strategy::Holistic,
+    ];
+    const WHAT: &'static str = "judge strategy";
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+    // The names rubrics use too (`batch`, `reversed`).
+    fn parse_choice(s: &str) -> Result<Self, String> {
+        Strategy::parse(s).ok_or_else(|| {
+            format!("'{s}' is not a judge strategy; use one of: per_criterion, one_shot, double_pass, holistic")
+        })
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        <Self as crate::core::choice::Choice>::parse_choice(s)
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -59,10 +59,10 @@ impl Record {
             }
             Err((e, attempts)) => {
                 self.attempts += attempts;
-                let category = if matches!(e, LlmError::Budget(_)) {
-                    "budget"
-                } else {
-                    "judge"
+                let category = match e {
+                    LlmError::Budget(_) => crate::model::UNSENT_BUDGET,
+                    LlmError::Cancelled => crate::model::UNSENT_CANCELLED,
+                    _ => "judge",
                 };
                 Err(Failure::error(
                     category,

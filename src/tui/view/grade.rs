@@ -11,7 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Wrap};
 
-use crate::tui::app::App;
+use crate::tui::app::{App, RunEnd};
 use crate::tui::grade::{Cell, GridRun};
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -47,6 +47,13 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
                 .strategy
                 .map_or("the rubric's (else per criterion)", |s| s.as_str())
         )),
+        Line::raw(match (&app.grade.max_cost_input, app.grade.max_cost) {
+            (Some(t), _) => format!("cost limit ${t}▏ (enter keeps, empty for none, esc drops)"),
+            (None, Some(c)) => {
+                format!("cost limit ${c:.2}  ($ to change; needs prices for every judge)")
+            }
+            (None, None) => "cost limit none  ($ to set one)".to_owned(),
+        }),
         Line::raw(""),
         Line::styled("rubric (↑/↓ to choose):", app.theme.header),
     ];
@@ -80,10 +87,19 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
         ));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::raw(match &app.grade.estimate {
-        Some(e) => format!("estimate: {e}"),
-        None => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: grade all · u: only what changed since the last run of this rubric".into(),
+    lines.push(Line::raw(match (&app.grade.estimating, &app.grade.estimate) {
+        (Some(0), _) => "estimating… (q still quits)".to_owned(),
+        (Some(n), _) => format!("estimating… {n} items walked (q still quits)"),
+        (None, Some(e)) => format!("estimate: {e}"),
+        (None, None) => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: grade all · u: only what changed since the last run of this rubric".into(),
     }));
+    if let Some(c) = &app.grade.confirm {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("This run is large: {}. Start it? y yes · n no", c.text),
+            app.theme.disagree,
+        ));
+    }
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -99,23 +115,30 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
     let total = run
         .items_total
         .map_or_else(|| "?".into(), |t| t.to_string());
-    let state = if run.finished {
-        "finished"
-    } else if run.cancelled {
-        "cancelling"
-    } else if run.paused {
-        "paused"
-    } else {
-        "running"
+    let state = match (&run.end, run.finished) {
+        (Some(RunEnd::Unfinished(_)), _) => "stopped (unfinished; c continues it)".to_owned(),
+        (_, true) => "finished".to_owned(),
+        _ if run.cancelled => "cancelling".to_owned(),
+        _ if run.paused => match run.in_flight {
+            Some(0) => "paused (nothing in flight)".to_owned(),
+            Some(n) => format!("pausing: {n} calls still in flight"),
+            None => "paused".to_owned(),
+        },
+        _ => "running".to_owned(),
     };
     let eta = run.eta().map_or_else(|| "-".into(), |s| format!("{s:.0}s"));
+    // Money only once some was spent (a run without prices costs nothing we know of).
+    let cost = if run.cost > 0.0 {
+        format!(" · ${:.4}", run.cost)
+    } else {
+        String::new()
+    };
     let text = format!(
-        "{state} · {}/{total} items · {} cells · {:.1} cells/s · {} tokens · ${:.4} · {} errors · ETA {eta}",
+        "{state} · {}/{total} items · {} cells · {:.1} cells/s · {} tokens{cost} · {} errors · ETA {eta}",
         run.items_done,
         run.cells_done,
         run.rate(),
         run.tokens,
-        run.cost,
         run.failures
     );
     f.render_widget(

@@ -1,12 +1,13 @@
-//! The judges of a `grade` run, from flags, the rubric's `judge:` settings and the
+//! The judges of a run, from its judge settings, the rubric's `judge:` block and the
 //! workspace config (in that order of precedence): models and weights, strategy, samples
-//! and ensemble rule, limits per endpoint, the cache, prices and the cost budget.
+//! and ensemble rule, limits per endpoint, the cache, prices, the cost budget and the
+//! run's pause gate.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{CliError, JudgeArgs};
+use super::{Error, JudgeSettings};
 use crate::engine::judge::{Judge, JudgeOptions, Panel, Strategy};
 use crate::formats::LoadedRubric;
 use crate::llm::{self, Cache, Client, ClientOptions, Limits, Meter};
@@ -17,16 +18,31 @@ use crate::store::WorkspaceConfig;
 pub struct RunJudges {
     pub panel: Arc<Panel>,
     pub meter: Arc<Meter>,
+    /// Settings that work but probably not as meant (the front end shows them).
+    pub warnings: Vec<String>,
+}
+
+/// Where the judges get their cache and which gate they wait at.
+#[derive(Debug, Clone)]
+pub struct JudgeEnv<'a> {
+    pub config: &'a WorkspaceConfig,
+    /// Judge calls in flight per endpoint (`None`: the workspace's, else 16).
+    pub concurrency: Option<usize>,
+    /// Where the response cache is looked for (the workspace, or the current folder).
+    pub cache_from: &'a std::path::Path,
+    /// Every call of the run waits here while the run is paused.
+    pub gate: Option<llm::Gate>,
 }
 
 /// `None` when no judge model is named anywhere (judge criteria then fail with "no judge
 /// configured").
 pub fn build(
-    args: &JudgeArgs,
+    args: &JudgeSettings,
     rubric: Option<&LoadedRubric>,
-    concurrency: Option<usize>,
-    config: &WorkspaceConfig,
-) -> Result<Option<RunJudges>, CliError> {
+    env: &JudgeEnv<'_>,
+) -> Result<Option<RunJudges>, Error> {
+    let config = env.config;
+    let concurrency = env.concurrency;
     let rubric = rubric.map(|r| &*r.rubric);
     let settings = rubric.and_then(|r| r.judge.clone()).unwrap_or_default();
     let models: Vec<String> = if args.judge.is_empty() {
@@ -47,7 +63,7 @@ pub fn build(
         Some(s) => s,
         None => match settings.strategy.as_deref() {
             Some(s) => Strategy::parse(s).ok_or_else(|| {
-                CliError::input(format!(
+                Error::input(format!(
                     "the rubric's judge.strategy '{s}' is not per_criterion, one_shot, double_pass or holistic"
                 ))
             })?,
@@ -61,39 +77,41 @@ pub fn build(
             .iter()
             .find(|c| !matches!(c.method, Method::Judge(_)))
     {
-        return Err(CliError::input(format!(
+        return Err(Error::input(format!(
             "holistic judging scores the whole rubric with one number, but criterion '{}' is graded by a {}; use --strategy per-criterion or one-shot",
             c.id,
             c.method.kind().as_str()
         )));
     }
     if models.is_empty() && strategy == Strategy::Holistic {
-        return Err(CliError::input(
+        return Err(Error::input(
             "holistic judging needs a judge: pass --judge MODEL",
         ));
     }
     let timeout = args.timeout.or(config.judge.timeout).unwrap_or(120.0);
     if !(timeout.is_finite() && timeout > 0.0) {
-        return Err(CliError::input(
+        return Err(Error::input(
             "--timeout must be a positive number of seconds",
         ));
     }
-    if let Some(max) = args.max_cost
+    let max_cost = args.max_cost.or(config.judge.max_cost);
+    if let Some(max) = max_cost
         && !(max.is_finite() && max > 0.0)
     {
-        return Err(CliError::input(
+        return Err(Error::input(
             "--max-cost must be a positive number of dollars",
         ));
     }
     if args.samples == 0 || args.samples > 100 {
-        return Err(CliError::input("--samples must be from 1 to 100"));
+        return Err(Error::input("--samples must be from 1 to 100"));
     }
     let opts = judge_options(args, &settings)?;
+    let mut warnings = Vec::new();
     if args.samples > 1 && opts.temperature == 0.0 {
-        eprintln!(
-            "warning: --samples {} at temperature 0 asks the same question several times; most providers answer the same way (pass --temperature 0.7)",
+        warnings.push(format!(
+            "--samples {} at temperature 0 asks the same question several times; most providers answer the same way (pass --temperature 0.7)",
             args.samples
-        );
+        ));
     }
     let client_opts = ClientOptions {
         concurrency: concurrency
@@ -106,12 +124,11 @@ pub fn build(
         timeout: Duration::from_secs_f64(timeout.min(86_400.0)),
         ..ClientOptions::default()
     };
-    let meter = Arc::new(Meter::new(args.max_cost));
+    let meter = Arc::new(Meter::new(max_cost));
     let cache = if args.no_cache {
         None
     } else {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        Cache::locate(&cwd).map(Cache::new)
+        Cache::locate(env.cache_from).map(Cache::new)
     };
     let mut factory = Factory {
         config,
@@ -120,7 +137,8 @@ pub fn build(
         meter: Arc::clone(&meter),
         cache,
         limits: HashMap::new(),
-        needs_price: args.max_cost.is_some(),
+        needs_price: max_cost.is_some(),
+        gate: env.gate.clone(),
     };
     let mut judges = Vec::new();
     for spec in &models {
@@ -149,6 +167,7 @@ pub fn build(
     Ok(Some(RunJudges {
         panel: Arc::new(panel),
         meter,
+        warnings,
     }))
 }
 
@@ -167,20 +186,20 @@ fn criterion_models(r: &Rubric) -> Vec<String> {
 }
 
 fn judge_options(
-    args: &JudgeArgs,
+    args: &JudgeSettings,
     settings: &crate::model::JudgeSettings,
-) -> Result<JudgeOptions, CliError> {
+) -> Result<JudgeOptions, Error> {
     let defaults = JudgeOptions::default();
     let temperature = args
         .temperature
         .or(settings.temperature)
         .unwrap_or(defaults.temperature);
     if !(0.0..=2.0).contains(&temperature) {
-        return Err(CliError::input("--temperature must be from 0 to 2"));
+        return Err(Error::input("--temperature must be from 0 to 2"));
     }
     let system_prompt = match &args.system_prompt {
         Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
-            CliError::input(format!(
+            Error::input(format!(
                 "{}: cannot read the system prompt: {e}",
                 path.display()
             ))
@@ -200,13 +219,13 @@ fn judge_options(
 }
 
 /// `MODEL=WEIGHT` → the model and its weight (1 when not given).
-fn split_weight(spec: &str) -> Result<(&str, f64), CliError> {
+fn split_weight(spec: &str) -> Result<(&str, f64), Error> {
     let Some((id, w)) = spec.rsplit_once('=') else {
         return Ok((spec, 1.0));
     };
     match w.trim().parse::<f64>() {
         Ok(w) if w.is_finite() && w > 0.0 => Ok((id, w)),
-        _ => Err(CliError::input(format!(
+        _ => Err(Error::input(format!(
             "--judge {spec}: the weight after '=' must be a positive number"
         ))),
     }
@@ -221,12 +240,13 @@ struct Factory<'a> {
     cache: Option<Cache>,
     limits: HashMap<String, Arc<Limits>>,
     needs_price: bool,
+    gate: Option<llm::Gate>,
 }
 
 impl Factory<'_> {
-    fn judge(&mut self, id: &str) -> Result<Judge, CliError> {
+    fn judge(&mut self, id: &str) -> Result<Judge, Error> {
         let spec = llm::resolve(id, &|k| std::env::var(k).ok(), &self.config.providers)
-            .map_err(|e| CliError::input(e.to_string()))?;
+            .map_err(|e| Error::input(e.to_string()))?;
         let limits = Arc::clone(self.limits.entry(spec.endpoint()).or_insert_with(|| {
             Arc::new(Limits::new(
                 self.client_opts.concurrency,
@@ -236,15 +256,19 @@ impl Factory<'_> {
         }));
         let price = self.config.prices.get(id).copied();
         if self.needs_price && price.is_none() {
-            return Err(CliError::input(format!(
+            return Err(Error::input(format!(
                 "--max-cost needs the price of {id}: add it to rubricate.yaml, e.g.\nprices:\n  {id}: {{input: 0.15, output: 0.60}}   # dollars per million tokens"
             )));
         }
         let client = Client::new(id, spec, self.client_opts.clone())
-            .map_err(|e| CliError::input(e.to_string()))?
+            .map_err(|e| Error::input(e.to_string()))?
             .with_cache(self.cache.clone())
             .with_limits(limits)
             .with_meter(Arc::clone(&self.meter), price);
+        let client = match &self.gate {
+            Some(gate) => client.with_gate(gate.clone()),
+            None => client,
+        };
         Ok(Judge::new(client, self.opts.clone()))
     }
 }

@@ -1,0 +1,3 @@
+//! The ground floor, below `model`: small things every layer needs and none owns.
+
+pub mod choice;

@@ -1,0 +1,390 @@
+//! The grading loop every run goes through, whatever started it: items read on a thread
+//! of their own, graded by the executor, each finished item's cells appended to the run's
+//! journal (the one writer) in input order and only then handed to the front end; the cost
+//! budget, pause and cancel enforced here. A journal write error stops the run.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use super::Summary;
+use super::control::Control;
+use super::judges::RunJudges;
+use crate::engine::judge::{HOLISTIC_ID, Strategy};
+use crate::engine::{CompiledRubric, EventKind, ExecOptions, Executor, GradeEvent};
+use crate::formats::Diagnostic;
+use crate::formats::dataset::Dataset;
+use crate::llm;
+use crate::model::{CriterionResult, Evaluation, Item};
+use crate::store::runs::RunWriter;
+
+/// Cells as (item position, criterion id).
+pub type CellSet = HashSet<(usize, String)>;
+
+/// What one pass over a dataset grades, and where it goes.
+pub struct Job {
+    pub dataset: Dataset,
+    /// The run's rubric, compiled; `None` when every item brings its own.
+    pub rubric: Option<Arc<CompiledRubric>>,
+    /// The run's rubric replaces items' own.
+    pub override_rubric: bool,
+    pub judges: Option<RunJudges>,
+    /// Items graded at once.
+    pub concurrency: usize,
+    pub allow_commands: bool,
+    pub llm_feedback: bool,
+    /// Per-cell events for a front end that draws cells.
+    pub cell_events: bool,
+    /// Only these item positions (`None`: every item).
+    pub items: Option<HashSet<usize>>,
+    /// Cells not graded (already in the journal).
+    pub skip: Option<Arc<CellSet>>,
+    /// The run's journal; `None` for a run that is not recorded.
+    pub journal: Option<RunWriter>,
+    pub control: Control,
+}
+
+/// What the loop tells its front end.
+#[derive(Debug, Clone)]
+pub enum RunEvent {
+    /// A cell's progress (only with `cell_events`).
+    Cell(GradeEvent),
+    /// An item finished, its new cells already in the journal (input order).
+    Item {
+        index: usize,
+        evaluation: Box<Evaluation>,
+    },
+}
+
+/// Why a run stopped before its end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// The cost budget was spent (why).
+    Cost(String),
+    /// Cancelled by the user.
+    Cancelled,
+    /// The journal could not be written: the run must not go on.
+    Journal(String),
+    /// The front end could not take a result (its output failed).
+    Output(String),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Cost(why) => write!(f, "{why}"),
+            Stop::Cancelled => f.write_str("the run was cancelled"),
+            Stop::Journal(e) => write!(f, "the run's journal could not be written: {e}"),
+            Stop::Output(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// How a pass ended.
+pub struct Ended {
+    /// The dataset stopped being readable here (results cover what came before).
+    pub input_error: Option<Diagnostic>,
+    pub stop: Option<Stop>,
+    pub meter: Arc<llm::Meter>,
+    /// The items finished in this pass.
+    pub summary: Summary,
+    /// Items the reader went through (graded now, skipped as done, or not selected).
+    pub items_read: usize,
+    /// The journal, to be finished by the caller.
+    pub journal: Option<RunWriter>,
+}
+
+/// Grades `job`, handing events to `on_event` (items in input order). An error from
+/// `on_event` stops the run (no new call starts) and is reported as [`Stop::Output`].
+pub async fn drive<F, Fut>(mut job: Job, mut on_event: F) -> Ended
+where
+    F: FnMut(RunEvent) -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    let meter = job
+        .judges
+        .as_ref()
+        .map_or_else(|| Arc::new(llm::Meter::default()), |j| Arc::clone(&j.meter));
+    let holistic = job
+        .judges
+        .as_ref()
+        .is_some_and(|j| j.panel.strategy == Strategy::Holistic);
+    let opts = ExecOptions {
+        concurrency: job.concurrency.max(1),
+        allow_commands: job.allow_commands,
+        cell_events: job.cell_events,
+        judge: job.judges.as_ref().map(|j| Arc::clone(&j.panel)),
+        llm_feedback: job.llm_feedback,
+        done: job.skip.clone(),
+        gate: Some(job.control.gate().clone()),
+        ..ExecOptions::default()
+    };
+    let order = Arc::new(Mutex::new(VecDeque::new()));
+    let input_error: Arc<Mutex<Option<Diagnostic>>> = Arc::default();
+    let read = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let reader = Reader {
+        override_rubric: job.override_rubric,
+        default_ids: job
+            .rubric
+            .as_ref()
+            .map(|r| r.rubric().criteria.iter().map(|c| c.id.clone()).collect()),
+        holistic,
+        items: job.items.take(),
+        skip: job.skip.clone(),
+        order: Arc::clone(&order),
+        error: Arc::clone(&input_error),
+        read: Arc::clone(&read),
+        control: job.control.clone(),
+    };
+    let file = job.dataset.file.clone();
+    let (item_tx, item_rx) = mpsc::channel(64);
+    let (event_tx, mut event_rx) = mpsc::channel(4096);
+    let feeder = reader.spawn(job.dataset, item_tx);
+    let executor = Executor::new(opts);
+    let cancel = job.control.cancel_token();
+    let rubric = job.rubric.clone();
+    let run = tokio::spawn(async move { executor.run(rubric, item_rx, event_tx, cancel).await });
+    let mut reorder = Reorder {
+        order,
+        ready: HashMap::new(),
+    };
+    let mut stop = None;
+    let mut summary = Summary::default();
+    let mut journal = job.journal.take();
+    while let Some(ev) = event_rx.recv().await {
+        let EventKind::ItemDone(evaluation) = ev.kind else {
+            if job.cell_events
+                && stop.is_none()
+                && let Err(e) = on_event(RunEvent::Cell(ev)).await
+            {
+                stop_with(&job.control, &mut stop, Stop::Output(e));
+            }
+            continue;
+        };
+        // The budget is spent: no new call starts; calls in flight finish.
+        if stop.is_none()
+            && let Some(why) = meter.over_budget()
+        {
+            stop_with(&job.control, &mut stop, Stop::Cost(why));
+        }
+        for (index, evaluation) in reorder.push(ev.item, *evaluation) {
+            deliver(
+                index,
+                evaluation,
+                &mut journal,
+                &mut summary,
+                &mut stop,
+                &job.control,
+                &mut on_event,
+            )
+            .await;
+        }
+    }
+    let _ = run.await;
+    for (index, evaluation) in reorder.flush() {
+        deliver(
+            index,
+            evaluation,
+            &mut journal,
+            &mut summary,
+            &mut stop,
+            &job.control,
+            &mut on_event,
+        )
+        .await;
+    }
+    if feeder.join().is_err()
+        && let Ok(mut slot) = input_error.lock()
+    {
+        slot.get_or_insert_with(|| {
+            Diagnostic::whole(
+                &file,
+                "reading the dataset failed unexpectedly (a bug); results are incomplete",
+            )
+        });
+    }
+    if stop.is_none() && job.control.is_cancelled() {
+        stop = Some(Stop::Cancelled);
+    }
+    Ended {
+        input_error: input_error.lock().ok().and_then(|mut g| g.take()),
+        stop,
+        meter,
+        summary,
+        items_read: read.load(std::sync::atomic::Ordering::SeqCst),
+        journal,
+    }
+}
+
+fn stop_with(control: &Control, stop: &mut Option<Stop>, why: Stop) {
+    control.cancel();
+    stop.get_or_insert(why);
+}
+
+/// Journals an item's graded cells (never those the run stopped before sending), then
+/// hands it on. Once the journal fails, nothing more is journalled or handed on.
+async fn deliver<F, Fut>(
+    index: usize,
+    evaluation: Evaluation,
+    journal: &mut Option<RunWriter>,
+    summary: &mut Summary,
+    stop: &mut Option<Stop>,
+    control: &Control,
+    on_event: &mut F,
+) where
+    F: FnMut(RunEvent) -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    if matches!(stop, Some(Stop::Journal(_) | Stop::Output(_))) {
+        return;
+    }
+    if let Some(writer) = journal.as_mut() {
+        let graded: Vec<CriterionResult> = evaluation
+            .results
+            .iter()
+            .filter(|r| {
+                !r.failure
+                    .as_ref()
+                    .is_some_and(crate::model::Failure::unsent)
+            })
+            .cloned()
+            .collect();
+        if !graded.is_empty()
+            && let Err(e) = writer.append(index, &evaluation.target_id, &graded)
+        {
+            stop_with(control, stop, Stop::Journal(e.to_string()));
+            return;
+        }
+    }
+    summary.add(&evaluation);
+    if let Err(e) = on_event(RunEvent::Item {
+        index,
+        evaluation: Box::new(evaluation),
+    })
+    .await
+    {
+        stop_with(control, stop, Stop::Output(e));
+    }
+}
+
+/// Restores input order: positions in the order the reader sent them, released as soon as
+/// every earlier one is done.
+struct Reorder {
+    order: Arc<Mutex<VecDeque<usize>>>,
+    ready: HashMap<usize, Evaluation>,
+}
+
+impl Reorder {
+    fn push(&mut self, index: usize, e: Evaluation) -> Vec<(usize, Evaluation)> {
+        self.ready.insert(index, e);
+        let mut out = Vec::new();
+        let Ok(mut order) = self.order.lock() else {
+            return out;
+        };
+        while let Some(front) = order.front().copied() {
+            let Some(e) = self.ready.remove(&front) else {
+                break;
+            };
+            order.pop_front();
+            out.push((front, e));
+        }
+        out
+    }
+
+    /// The rest, in order, once the executor is done (items it never finished — a stopped
+    /// run — are passed over).
+    fn flush(&mut self) -> Vec<(usize, Evaluation)> {
+        let Ok(mut order) = self.order.lock() else {
+            return Vec::new();
+        };
+        order
+            .drain(..)
+            .filter_map(|i| self.ready.remove(&i).map(|e| (i, e)))
+            .collect()
+    }
+}
+
+/// Reads items on a thread of its own (file I/O never blocks the executor) and sends them
+/// tagged with their position. The first input problem stops reading and is kept.
+struct Reader {
+    override_rubric: bool,
+    /// The run rubric's criterion ids (to tell when a resumed item is complete).
+    default_ids: Option<Vec<String>>,
+    holistic: bool,
+    items: Option<HashSet<usize>>,
+    skip: Option<Arc<CellSet>>,
+    order: Arc<Mutex<VecDeque<usize>>>,
+    error: Arc<Mutex<Option<Diagnostic>>>,
+    read: Arc<std::sync::atomic::AtomicUsize>,
+    control: Control,
+}
+
+impl Reader {
+    fn spawn(
+        self,
+        dataset: Dataset,
+        tx: mpsc::Sender<(usize, Item)>,
+    ) -> std::thread::JoinHandle<()> {
+        std::thread::spawn(move || {
+            let file = dataset.file.clone();
+            for (index, item) in dataset.items.enumerate() {
+                if self.control.is_cancelled() {
+                    return;
+                }
+                self.read.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let problem = match item {
+                    Ok(mut item) => {
+                        if self.override_rubric {
+                            item.rubric = None;
+                        }
+                        if item.rubric.is_none() && self.default_ids.is_none() {
+                            Some(Diagnostic::whole(
+                                &item.origin,
+                                format!(
+                                    "item '{}' has no rubric and {file} has none; pass --rubric FILE or NAME",
+                                    item.id
+                                ),
+                            ))
+                        } else if self.items.as_ref().is_some_and(|w| !w.contains(&index))
+                            || self.complete(index, &item)
+                        {
+                            None
+                        } else {
+                            if let Ok(mut order) = self.order.lock() {
+                                order.push_back(index);
+                            }
+                            if tx.blocking_send((index, item)).is_err() {
+                                return;
+                            }
+                            None
+                        }
+                    }
+                    Err(d) => Some(d),
+                };
+                if let Some(d) = problem {
+                    if let Ok(mut slot) = self.error.lock() {
+                        *slot = Some(d);
+                    }
+                    return;
+                }
+            }
+        })
+    }
+
+    /// Every cell of the item is done already.
+    fn complete(&self, index: usize, item: &Item) -> bool {
+        let Some(done) = &self.skip else {
+            return false;
+        };
+        let has = |id: &str| done.contains(&(index, id.to_owned()));
+        if self.holistic {
+            return has(HOLISTIC_ID);
+        }
+        match (&item.rubric, &self.default_ids) {
+            (Some(r), _) => r.criteria.iter().all(|c| has(&c.id)),
+            (None, Some(ids)) => ids.iter().all(|id| has(id)),
+            (None, None) => false,
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! THE run engine, shared by every front end: `rubricate grade` (saved or not), `runs
+//! resume`, the TUI's Grade pane (start, continue, retry, re-grade what changed) and
+//! artifact reviews all start here. A run is opened (rubric compiled, judges built, the run
+//! recorded — nothing is written before everything validated), then driven by one loop
+//! (`grading`) that owns the journal writer, the budget, pause and cancel, and finished
+//! (totals replayed from the journal, the manifest marked finished only when no cell is
+//! missing). Front ends only render its events.
+
+pub mod control;
+mod error;
+pub mod estimate;
+pub mod grading;
+pub mod judges;
+pub mod record;
+pub mod regrade;
+pub mod review;
+pub mod settings;
+mod summary;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use control::Control;
+pub use error::Error;
+pub use grading::{CellSet, Ended, Job, RunEvent, Stop};
+pub use judges::{JudgeEnv, RunJudges};
+pub use record::{Recording, Replay, RunsHome};
+pub use settings::{FeedbackMode, GradeSettings, JudgeSettings, RunSettings};
+pub use summary::{Summary, Tone};
+
+use crate::engine::compile;
+use crate::formats::LoadedRubric;
+use crate::formats::dataset::open_dataset;
+use crate::llm::RunUsage;
+use crate::store::WorkspaceConfig;
+use crate::store::runs::{Cell, Cells};
+
+/// Where a run finds its configuration and its response cache.
+#[derive(Debug, Clone, Copy)]
+pub struct Env<'a> {
+    pub config: &'a WorkspaceConfig,
+    /// The folder the response cache is looked for from (the workspace or the current one).
+    pub cache_from: &'a Path,
+}
+
+/// A new run.
+pub struct NewRun<'a> {
+    pub dataset: &'a Path,
+    /// The run's rubric; `None`: the dataset's own, else each item's.
+    pub rubric: Option<LoadedRubric>,
+    pub settings: RunSettings,
+    /// Record it in the workspace, with this name.
+    pub record: Option<(RunsHome, Option<String>)>,
+    /// Per-cell events for a front end that draws cells.
+    pub cell_events: bool,
+    /// Cells taken over from an earlier run (re-grading only what changed): journalled
+    /// first, not graded again.
+    pub copied: Vec<Cell>,
+}
+
+/// An opened run, ready to drive.
+pub struct Session {
+    job: Job,
+    recording: Option<Recording>,
+    rubric: Option<LoadedRubric>,
+    /// Rubric criteria as (id, is a penalty), for front ends that draw columns.
+    pub criteria: Vec<(String, bool)>,
+    /// Cells already in the journal when this pass began (continue, retry, copied).
+    pub prior: Cells,
+    /// Settings that work but probably not as meant.
+    pub warnings: Vec<String>,
+    /// Whether the whole dataset is graded (not only chosen cells).
+    whole: bool,
+}
+
+/// How a run's pass ended.
+pub struct Outcome {
+    pub ended: Ended,
+    pub usage: RunUsage,
+    /// The saved run's id.
+    pub run_id: Option<String>,
+    /// The whole run's totals, replayed from its journal (a saved run).
+    pub totals: Option<Summary>,
+    /// The saved run is complete and marked finished.
+    pub finished: bool,
+    /// Finishing the journal or writing the manifest failed.
+    pub record_error: Option<String>,
+}
+
+impl Outcome {
+    /// The totals to show: the whole run's when it is saved, else this pass's.
+    pub fn summary(&self) -> &Summary {
+        self.totals.as_ref().unwrap_or(&self.ended.summary)
+    }
+}
+
+/// Opens a new run: loads the dataset, compiles the rubric and builds the judges, and only
+/// then records the run (so a rubric that does not compile leaves nothing behind).
+pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session, Error> {
+    let settings = new.settings;
+    let dataset = open_dataset(new.dataset, settings.read_options())?;
+    let rubric = match new.rubric {
+        Some(r) => Some(r),
+        None => dataset.header.rubric.clone(),
+    };
+    let override_rubric = settings.override_rubric && rubric.is_some();
+    let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
+    let judges = judges::build(
+        &settings.judge,
+        rubric.as_ref(),
+        &JudgeEnv {
+            config: env.config,
+            concurrency: settings.grade.concurrency,
+            cache_from: env.cache_from,
+            gate: Some(control.gate().clone()),
+        },
+    )?;
+    let mut prior = Cells::new();
+    let (recording, journal) = match &new.record {
+        Some((home, name)) => {
+            let (rec, mut writer) =
+                Recording::create(home, name.as_deref(), rubric.as_ref(), new.dataset, &{
+                    let mut s = settings.clone();
+                    s.override_rubric = override_rubric;
+                    s
+                })?;
+            write_copied(&mut writer, &new.copied)?;
+            (Some(rec), Some(writer))
+        }
+        None => (None, None),
+    };
+    for c in new.copied {
+        prior.insert((c.item, c.result.criterion_id.clone()), c);
+    }
+    let skip: CellSet = prior.keys().cloned().collect();
+    let job = job(JobParts {
+        dataset,
+        compiled,
+        override_rubric,
+        judges,
+        settings: &settings,
+        config: env.config,
+        cell_events: new.cell_events,
+        items: None,
+        skip: (!skip.is_empty()).then(|| Arc::new(skip)),
+        journal,
+        control,
+    });
+    Ok(Session {
+        criteria: criteria_of(rubric.as_ref()),
+        rubric,
+        warnings: job
+            .judges
+            .as_ref()
+            .map(|j| j.warnings.clone())
+            .unwrap_or_default(),
+        job,
+        recording,
+        prior,
+        whole: true,
+    })
+}
+
+/// Opens a saved run again: after a crash, a quit or a cancel (`redo` empty: every cell
+/// its journal lacks is graded), or to grade chosen cells again (`redo`: a retry of failed
+/// cells; a later journal line for a cell wins). Its rubric snapshot, settings and dataset
+/// are checked against their hashes first.
+pub fn reopen(
+    runs_dir: &Path,
+    id: &str,
+    redo: &[(usize, String)],
+    env: Env<'_>,
+    control: &Control,
+    cell_events: bool,
+) -> Result<Session, Error> {
+    let recording = Recording::open(runs_dir, id)?;
+    let rubric = recording.rubric()?;
+    let mut settings = recording.settings()?;
+    settings.judge.stream |= cell_events;
+    let path = recording.check_dataset()?;
+    let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
+    let judges = judges::build(
+        &settings.judge,
+        rubric.as_ref(),
+        &JudgeEnv {
+            config: env.config,
+            concurrency: settings.grade.concurrency,
+            cache_from: env.cache_from,
+            gate: Some(control.gate().clone()),
+        },
+    )?;
+    let dataset = open_dataset(&path, settings.read_options())?;
+    let (prior, writer) = recording.reopen()?;
+    let redo_set: HashSet<&(usize, String)> = redo.iter().collect();
+    let skip: CellSet = prior
+        .keys()
+        .filter(|k| !redo_set.contains(k))
+        .cloned()
+        .collect();
+    let items = (!redo.is_empty()).then(|| redo.iter().map(|(i, _)| *i).collect());
+    let job = job(JobParts {
+        dataset,
+        compiled,
+        override_rubric: settings.override_rubric,
+        judges,
+        settings: &settings,
+        config: env.config,
+        cell_events,
+        items,
+        skip: Some(Arc::new(skip)),
+        journal: Some(writer),
+        control,
+    });
+    Ok(Session {
+        criteria: criteria_of(rubric.as_ref()),
+        rubric,
+        warnings: Vec::new(),
+        job,
+        recording: Some(recording),
+        prior,
+        whole: redo.is_empty(),
+    })
+}
+
+impl Session {
+    pub fn run_id(&self) -> Option<&str> {
+        self.recording.as_ref().map(Recording::id)
+    }
+
+    /// The run's rubric (`None`: each item's own).
+    pub fn rubric(&self) -> Option<&LoadedRubric> {
+        self.rubric.as_ref()
+    }
+
+    /// The judges' meter (`None`: nothing is judged).
+    pub fn meter(&self) -> Option<Arc<crate::llm::Meter>> {
+        self.job.judges.as_ref().map(|j| Arc::clone(&j.meter))
+    }
+
+    /// Grades, then finishes the record: totals replayed from the journal, the manifest
+    /// marked finished only when the run stopped for nothing and no cell is missing.
+    pub async fn run<F, Fut>(self, on_event: F) -> Outcome
+    where
+        F: FnMut(RunEvent) -> Fut,
+        Fut: Future<Output = Result<(), String>>,
+    {
+        let Session {
+            job,
+            recording,
+            whole,
+            ..
+        } = self;
+        let mut ended = grading::drive(job, on_event).await;
+        let usage = ended.meter.snapshot();
+        let Some(mut rec) = recording else {
+            return Outcome {
+                ended,
+                usage,
+                run_id: None,
+                totals: None,
+                finished: false,
+                record_error: None,
+            };
+        };
+        let mut record_error = ended
+            .journal
+            .take()
+            .and_then(|w| w.finish().err())
+            .map(|e| e.to_string());
+        let replay = match rec.replay(|_, _| {}) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                record_error.get_or_insert(e.to_string());
+                None
+            }
+        };
+        let old = rec.manifest.totals.unwrap_or_default();
+        let complete = ended.stop.is_none()
+            && ended.input_error.is_none()
+            && record_error.is_none()
+            && replay.as_ref().is_some_and(|r| {
+                r.partial_items == 0
+                    && (!whole || r.summary.items + r.without_rubric >= ended.items_read)
+            });
+        if let Some(r) = &replay {
+            rec.manifest.totals = Some(r.summary.totals(
+                old.input_tokens + usage.input_tokens,
+                old.output_tokens + usage.output_tokens,
+                old.cost + usage.cost,
+            ));
+        }
+        // A retry of chosen cells keeps the run's state (finished stays finished).
+        if complete && (whole || rec.manifest.finished_at.is_some()) {
+            rec.manifest
+                .finished_at
+                .get_or_insert_with(|| jiff::Timestamp::now().to_string());
+        } else if !complete {
+            rec.manifest.finished_at = None;
+        }
+        if let Err(e) = rec.run.write_manifest(&rec.manifest) {
+            record_error.get_or_insert(e.to_string());
+        }
+        Outcome {
+            usage,
+            run_id: Some(rec.manifest.id.clone()),
+            totals: replay.map(|r| r.summary),
+            finished: rec.manifest.finished_at.is_some() && record_error.is_none(),
+            record_error,
+            ended,
+        }
+    }
+}
+
+struct JobParts<'a> {
+    dataset: crate::formats::dataset::Dataset,
+    compiled: Option<Arc<crate::engine::CompiledRubric>>,
+    override_rubric: bool,
+    judges: Option<RunJudges>,
+    settings: &'a RunSettings,
+    config: &'a WorkspaceConfig,
+    cell_events: bool,
+    items: Option<HashSet<usize>>,
+    skip: Option<Arc<CellSet>>,
+    journal: Option<crate::store::runs::RunWriter>,
+    control: &'a Control,
+}
+
+fn job(p: JobParts<'_>) -> Job {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    // Judge calls are capped per endpoint by the client; items at once follow the same
+    // number (an item waits on its calls), or the cores when nothing is judged.
+    let default = if p.judges.is_some() {
+        p.config.judge.concurrency.unwrap_or(16)
+    } else {
+        cores
+    };
+    Job {
+        dataset: p.dataset,
+        rubric: p.compiled,
+        override_rubric: p.override_rubric,
+        concurrency: p.settings.grade.concurrency.unwrap_or(default).max(1),
+        allow_commands: p.settings.grade.allow_commands || p.config.allow_commands,
+        llm_feedback: p.settings.judge.feedback == FeedbackMode::Llm,
+        judges: p.judges,
+        cell_events: p.cell_events,
+        items: p.items,
+        skip: p.skip,
+        journal: p.journal,
+        control: p.control.clone(),
+    }
+}
+
+fn criteria_of(rubric: Option<&LoadedRubric>) -> Vec<(String, bool)> {
+    rubric
+        .map(|r| {
+            r.rubric
+                .criteria
+                .iter()
+                .map(|c| (c.id.clone(), c.weight < 0.0))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Journals copied cells, one item at a time, in item order.
+fn write_copied(writer: &mut crate::store::runs::RunWriter, cells: &[Cell]) -> Result<(), Error> {
+    let mut by_item: std::collections::BTreeMap<usize, (&str, Vec<crate::model::CriterionResult>)> =
+        std::collections::BTreeMap::new();
+    for c in cells {
+        by_item
+            .entry(c.item)
+            .or_insert_with(|| (c.item_id.as_str(), Vec::new()))
+            .1
+            .push(c.result.clone());
+    }
+    for (item, (id, results)) in by_item {
+        writer.append(item, id, &results)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,240 @@
+//! A run recorded in the workspace: its manifest (rubric snapshot and hash, dataset and its
+//! hash, typed settings, totals) and its journal. Creating one, opening one again (checked
+//! against its hashes), and replaying its journal into evaluations — the one place a saved
+//! run is read back, for `runs show|compare|resume`, the TUI and the totals.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Error, RunSettings, Summary};
+use crate::engine::executor::{build_evaluation, holistic_evaluation};
+use crate::engine::judge::{HOLISTIC_ID, HolisticOutcome};
+use crate::formats::dataset::open_dataset;
+use crate::formats::{LoadedRubric, parse_rubric_text};
+use crate::model::{Evaluation, Item, Rubric};
+use crate::store::runs::{
+    Cell, Cells, DatasetRef, Manifest, RunDir, RunWriter, file_hash, new_run_id, text_hash,
+};
+
+/// Where runs are recorded: the workspace's `runs/` and its root (datasets inside it are
+/// recorded relative to it, so the workspace can move).
+#[derive(Debug, Clone)]
+pub struct RunsHome {
+    pub runs_dir: PathBuf,
+    pub root: PathBuf,
+}
+
+impl RunsHome {
+    pub fn of(ws: &crate::store::Workspace) -> Self {
+        Self {
+            runs_dir: ws.runs_dir(),
+            root: ws.root.clone(),
+        }
+    }
+}
+
+/// A saved run: its folder and manifest.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub run: RunDir,
+    pub manifest: Manifest,
+}
+
+impl Recording {
+    /// Writes a new run's manifest and starts its journal.
+    pub fn create(
+        home: &RunsHome,
+        name: Option<&str>,
+        rubric: Option<&LoadedRubric>,
+        dataset: &Path,
+        settings: &RunSettings,
+    ) -> Result<(Self, RunWriter), Error> {
+        let snapshot = rubric.map_or(serde_json::Value::Null, |r| {
+            crate::formats::native::rubric_to_json(&r.rubric)
+        });
+        let abs = std::fs::canonicalize(dataset).unwrap_or_else(|_| dataset.to_path_buf());
+        let root = std::fs::canonicalize(&home.root).unwrap_or_else(|_| home.root.clone());
+        let recorded = abs
+            .strip_prefix(&root)
+            .map_or_else(|_| abs.clone(), Path::to_path_buf);
+        let id = new_run_id();
+        let manifest = Manifest {
+            id: id.clone(),
+            name: name.map(str::to_owned),
+            rubric_id: rubric
+                .map_or_else(|| "(each item's own)".to_owned(), |r| r.rubric.id.clone()),
+            rubric_version: rubric.map(|r| r.rubric.version.clone()).unwrap_or_default(),
+            rubric_hash: text_hash(&snapshot.to_string()),
+            rubric: snapshot,
+            dataset: DatasetRef {
+                path: recorded.display().to_string(),
+                hash: file_hash(&abs)?,
+            },
+            settings: settings.to_value(),
+            started_at: jiff::Timestamp::now().to_string(),
+            finished_at: None,
+            totals: None,
+        };
+        let run = RunDir::new(&home.runs_dir, &id);
+        run.write_manifest(&manifest)?;
+        let writer = RunWriter::create(&run, &manifest)?;
+        Ok((Self { run, manifest }, writer))
+    }
+
+    /// A saved run by id (or a unique prefix).
+    pub fn open(runs_dir: &Path, id: &str) -> Result<Self, Error> {
+        let run = RunDir::find(runs_dir, id)?;
+        let manifest = run.read_manifest()?;
+        Ok(Self { run, manifest })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.manifest.id
+    }
+
+    pub fn settings(&self) -> Result<RunSettings, Error> {
+        RunSettings::of(&self.manifest)
+    }
+
+    /// The run's rubric snapshot, checked against its hash (`None`: items' own rubrics).
+    pub fn rubric(&self) -> Result<Option<LoadedRubric>, Error> {
+        let m = &self.manifest;
+        if m.rubric.is_null() {
+            return Ok(None);
+        }
+        let text = m.rubric.to_string();
+        if text_hash(&text) != m.rubric_hash {
+            return Err(Error::input(format!(
+                "{}: the rubric snapshot does not match its hash; the manifest was edited or damaged",
+                self.run.manifest_path().display()
+            )));
+        }
+        let file = format!("{}#rubric", self.run.manifest_path().display());
+        Ok(Some(parse_rubric_text(
+            &file,
+            &text,
+            &m.rubric_id,
+            &self.run.dir,
+            None,
+        )?))
+    }
+
+    /// The run's dataset: a relative path is inside the workspace (`runs/<id>/../..`).
+    pub fn dataset_path(&self) -> PathBuf {
+        let p = Path::new(&self.manifest.dataset.path);
+        match self.run.dir.parent().and_then(Path::parent) {
+            Some(root) if p.is_relative() => root.join(p),
+            _ => p.to_path_buf(),
+        }
+    }
+
+    /// Refuses to go on when the dataset changed since the run started.
+    pub fn check_dataset(&self) -> Result<PathBuf, Error> {
+        let path = self.dataset_path();
+        if file_hash(&path)? != self.manifest.dataset.hash {
+            return Err(Error::input(format!(
+                "{}: the dataset changed since run {} started; continuing would mix two datasets (start a new run)",
+                path.display(),
+                self.manifest.id
+            )));
+        }
+        Ok(path)
+    }
+
+    /// The journal's cells (a later line for a cell wins) and the length of its valid part.
+    pub fn cells(&self) -> Result<(Cells, u64), Error> {
+        Ok(self.run.read_cells(&self.manifest)?)
+    }
+
+    /// Reopens the journal for more cells (its torn tail cut).
+    pub fn reopen(&self) -> Result<(Cells, RunWriter), Error> {
+        let (cells, valid) = self.cells()?;
+        let writer = RunWriter::reopen(&self.run, &self.manifest, valid)?;
+        Ok((cells, writer))
+    }
+
+    /// Rebuilds every item's evaluation from the journal, in dataset order, handing each to
+    /// `each`. The run's rubric snapshot scores them; items with their own rubric (no
+    /// snapshot, or not overridden) take it from the dataset.
+    pub fn replay(&self, mut each: impl FnMut(usize, &Evaluation)) -> Result<Replay, Error> {
+        let rubric = self.rubric()?;
+        let settings = self.settings()?;
+        let (cells, _) = self.cells()?;
+        let mut by_item: BTreeMap<usize, Vec<Cell>> = BTreeMap::new();
+        for ((item, _), cell) in cells {
+            by_item.entry(item).or_default().push(cell);
+        }
+        let mut own: BTreeMap<usize, Arc<Rubric>> = BTreeMap::new();
+        if (rubric.is_none() || !settings.override_rubric)
+            && let Ok(dataset) = open_dataset(&self.dataset_path(), settings.read_options())
+        {
+            for (i, item) in dataset.items.enumerate() {
+                if let Ok(Item {
+                    rubric: Some(r), ..
+                }) = item
+                    && by_item.contains_key(&i)
+                {
+                    own.insert(i, r);
+                }
+            }
+        }
+        let mut out = Replay::default();
+        for (index, cells) in by_item {
+            let Some(r) = own
+                .get(&index)
+                .cloned()
+                .or_else(|| rubric.as_ref().map(|r| Arc::clone(&r.rubric)))
+            else {
+                out.without_rubric += 1;
+                continue;
+            };
+            let e = evaluation_of(&r, cells);
+            if e.results.len() < expected_cells(&r, &e) {
+                out.partial_items += 1;
+            }
+            out.summary.add(&e);
+            each(index, &e);
+        }
+        Ok(out)
+    }
+}
+
+/// What replaying a journal found.
+#[derive(Debug, Clone, Default)]
+pub struct Replay {
+    /// Over every item with at least one cell.
+    pub summary: Summary,
+    /// Items with some of their cells missing.
+    pub partial_items: usize,
+    /// Items whose rubric could not be found (their own, in a dataset that changed).
+    pub without_rubric: usize,
+}
+
+fn expected_cells(r: &Rubric, e: &Evaluation) -> usize {
+    if e.results.len() == 1 && e.results[0].criterion_id == HOLISTIC_ID {
+        1
+    } else {
+        r.criteria.len()
+    }
+}
+
+/// An item's evaluation from its journalled cells.
+fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
+    let item = Item {
+        id: cells.first().map(|c| c.item_id.clone()).unwrap_or_default(),
+        ..Item::default()
+    };
+    let mut results: Vec<_> = cells.into_iter().map(|c| c.result).collect();
+    if results.len() == 1 && results[0].criterion_id == HOLISTIC_ID {
+        let result = results.remove(0);
+        let score = match &result.verdict {
+            Some(crate::model::Verdict::Score(x)) => Some(*x),
+            _ => None,
+        };
+        return holistic_evaluation(r, &item, HolisticOutcome { score, result }, "rubricate");
+    }
+    // Journal order is by criterion id; the rubric's order reads better.
+    results.sort_by_key(|res| r.criteria.iter().position(|c| c.id == res.criterion_id));
+    build_evaluation(r, &item, results, "rubricate")
+}

@@ -1,0 +1,105 @@
+//! A run's totals: items, passes, scores, cells and failures, added up one evaluation at
+//! a time (so they never need the run in memory), and the one-line summary every front
+//! end prints.
+
+use std::fmt::Write as _;
+
+use crate::model::Evaluation;
+use crate::store::runs::Totals;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub items: usize,
+    pub passed: usize,
+    pub incomplete: usize,
+    pub unscored: usize,
+    pub score_sum: f64,
+    pub cells: usize,
+    pub failed_cells: usize,
+}
+
+/// How a part of the summary line reads, for front ends that colour it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Good,
+    Bad,
+    Warn,
+}
+
+impl Summary {
+    pub fn add(&mut self, e: &Evaluation) {
+        self.items += 1;
+        self.passed += usize::from(e.passed);
+        self.incomplete += usize::from(e.incomplete);
+        match e.score {
+            Some(s) => self.score_sum += s,
+            None => self.unscored += 1,
+        }
+        self.cells += e.results.len();
+        self.failed_cells += e.failures;
+    }
+
+    /// Mean score over all items, unscored items counting 0.
+    pub fn mean_score(&self) -> Option<f64> {
+        (self.items > 0).then(|| self.score_sum / self.items as f64)
+    }
+
+    pub fn error_rate(&self) -> f64 {
+        if self.cells == 0 {
+            0.0
+        } else {
+            self.failed_cells as f64 / self.cells as f64
+        }
+    }
+
+    /// `5 items: 3 passed, 2 failed · mean score 0.704 · 0 of 20 criterion results failed (0.0%)`
+    pub fn line(&self) -> String {
+        self.line_styled(&|_, text| text.to_owned())
+    }
+
+    /// The line with each counted part passed through `paint` (only when it is non-zero).
+    pub fn line_styled(&self, paint: &dyn Fn(Tone, &str) -> String) -> String {
+        let failed = self.items - self.passed;
+        let mean = self
+            .mean_score()
+            .map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
+        let plain = |tone, text: String, on: bool| if on { paint(tone, &text) } else { text };
+        let passed = plain(
+            Tone::Good,
+            format!("{} passed", self.passed),
+            self.passed > 0,
+        );
+        let failed = plain(Tone::Bad, format!("{failed} failed"), failed > 0);
+        let mut s = format!("{} items: {passed}, {failed}", self.items);
+        if self.incomplete > 0 {
+            let _ = write!(
+                s,
+                ", {}",
+                paint(Tone::Warn, &format!("{} incomplete", self.incomplete))
+            );
+        }
+        let _ = write!(
+            s,
+            " · mean score {mean} · {} of {} criterion results failed ({:.1}%)",
+            self.failed_cells,
+            self.cells,
+            self.error_rate() * 100.0
+        );
+        s
+    }
+
+    /// The manifest's totals: these counts, and the tokens and cost spent.
+    pub fn totals(&self, input_tokens: u64, output_tokens: u64, cost: f64) -> Totals {
+        Totals {
+            items: self.items,
+            passed: self.passed,
+            incomplete: self.incomplete,
+            cells: self.cells,
+            failed_cells: self.failed_cells,
+            mean_score: self.mean_score(),
+            input_tokens,
+            output_tokens,
+            cost,
+        }
+    }
+}
