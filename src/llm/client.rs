@@ -264,15 +264,17 @@ impl Client {
                 on_piece(Piece::Retry);
             }
             let result = {
-                // A paused run sends nothing new; a stopped one gives up here.
-                let Ok(_passage) = self.gate.pass().await else {
-                    return Err((LlmError::Cancelled, attempts));
-                };
                 let Some(_slot) = self.limits.enter(reserve).await else {
                     return Err((
                         LlmError::Config("the client was shut down".into()),
                         attempts,
                     ));
+                };
+                // Checked with the slot held, right before sending: once a run is paused,
+                // at most the calls already past this point (the concurrency limit) go out;
+                // a stopped run gives up here.
+                let Ok(_passage) = self.gate.pass().await else {
+                    return Err((LlmError::Cancelled, attempts));
                 };
                 self.meter.sent();
                 self.provider.complete(req, on_piece).await
