@@ -575,7 +575,7 @@ fn the_cost_limit_stops_dispatching_new_calls() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("--max-cost needs the price of openai/j"),
+        stderr(&out).contains("a cost limit (--max-cost, judge.max_cost or the Grade pane's $) needs the price of openai/j"),
         "{}",
         stderr(&out)
     );
@@ -601,7 +601,7 @@ fn the_cost_limit_stops_dispatching_new_calls() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("stopped: the cost limit (--max-cost 0.0035) was reached ($0.0040 spent)"),
+        err.contains("stopped: the cost limit ($0.0035) was reached ($0.0040 spent)"),
         "{err}"
     );
     assert!(err.contains("$0.0040"), "{err}");

@@ -363,7 +363,7 @@ async fn no_call_is_sent_once_the_budget_is_spent() {
         let (err, attempts) = client.complete(&req, None).await.unwrap_err();
 
         assert!(matches!(err, LlmError::Budget(_)), "{kind:?}: {err:?}");
-        assert!(err.to_string().contains("--max-cost 0.0015"), "{err}");
+        assert!(err.to_string().contains("cost limit ($0.0015)"), "{err}");
         assert_eq!(attempts, 0, "{kind:?}");
         assert_eq!(server.seen().len(), 2, "{kind:?}: the third never left");
         let usage = client.meter().snapshot();

@@ -62,8 +62,7 @@ impl Meter {
     pub fn over_budget(&self) -> Option<String> {
         let max = self.max_cost?;
         let spent = self.snapshot().cost;
-        (spent >= max)
-            .then(|| format!("the cost limit (--max-cost {max}) was reached (${spent:.4} spent)"))
+        (spent >= max).then(|| format!("the cost limit (${max}) was reached (${spent:.4} spent)"))
     }
 
     pub fn sent(&self) {
@@ -109,7 +108,7 @@ mod tests {
         assert!(m.over_budget().is_none());
         m.answered(2_000, 1_000, Some(price));
         let why = m.over_budget().unwrap();
-        assert!(why.contains("--max-cost 0.001"), "{why}");
+        assert!(why.contains("cost limit ($0.001)"), "{why}");
         assert_eq!(m.snapshot().input_tokens, 4_000);
     }
 }

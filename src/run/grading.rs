@@ -154,8 +154,10 @@ where
     let mut journal = job.journal.take();
     while let Some(ev) = event_rx.recv().await {
         let EventKind::ItemDone(evaluation) = ev.kind else {
+            // Cells keep arriving after a cost stop or a cancel (calls in flight finish);
+            // only a front end that failed hears nothing more.
             if job.cell_events
-                && stop.is_none()
+                && !matches!(stop, Some(Stop::Output(_)))
                 && let Err(e) = on_event(RunEvent::Cell(ev)).await
             {
                 stop_with(&job.control, &mut stop, Stop::Output(e));

@@ -257,7 +257,7 @@ impl Factory<'_> {
         let price = self.config.prices.get(id).copied();
         if self.needs_price && price.is_none() {
             return Err(Error::input(format!(
-                "--max-cost needs the price of {id}: add it to rubricate.yaml, e.g.\nprices:\n  {id}: {{input: 0.15, output: 0.60}}   # dollars per million tokens"
+                "a cost limit (--max-cost, judge.max_cost or the Grade pane's $) needs the price of {id}: add it to rubricate.yaml, e.g.\nprices:\n  {id}: {{input: 0.15, output: 0.60}}   # dollars per million tokens"
             )));
         }
         let client = Client::new(id, spec, self.client_opts.clone())

@@ -116,7 +116,9 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         .items_total
         .map_or_else(|| "?".into(), |t| t.to_string());
     let state = match (&run.end, run.finished) {
-        (Some(RunEnd::Unfinished(_)), _) => "stopped (unfinished; c continues it)".to_owned(),
+        (Some(RunEnd::Unfinished(why)), _) => {
+            format!("stopped: {why} · unfinished (c in the set-up continues it)")
+        }
         (_, true) => "finished".to_owned(),
         _ if run.cancelled => "cancelling".to_owned(),
         _ if run.paused => match run.in_flight {
@@ -134,7 +136,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         String::new()
     };
     let text = format!(
-        "{state} · {}/{total} items · {} cells · {:.1} cells/s · {} tokens{cost} · {} errors · ETA {eta}",
+        "{state} · {}/{total} items · {} cells · {:6.1} cells/s · {} tokens{cost} · {} errors · ETA {eta}",
         run.items_done,
         run.cells_done,
         run.rate(),
