@@ -1,7 +1,6 @@
 //! Writing evaluations as a table, JSON, JSONL, CSV or `JUnit` XML, streaming where the
 //! format allows, and the run summary.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -53,7 +52,9 @@ pub struct Sink {
     color: bool,
     criteria: Vec<String>,
     penalties: Vec<String>,
-    junit: String,
+    /// `JUnit` test cases, spooled to an unnamed temporary file until the counts for the
+    /// suite's header are known (memory stays flat however long the run).
+    junit: Option<io::BufWriter<std::fs::File>>,
     junit_failures: usize,
     junit_errors: usize,
     suite: String,
@@ -94,13 +95,22 @@ impl Sink {
             None => Dest::Stdout(io::BufWriter::with_capacity(256 * 1024, io::stdout())),
         };
         let color = out.is_none() && style::color_enabled(style::stdout_is_terminal());
+        let junit = if format == OutputFormat::Junit {
+            Some(io::BufWriter::new(tempfile::tempfile().map_err(|e| {
+                CliError::input(format!(
+                    "cannot make a temporary file for the JUnit report: {e}"
+                ))
+            })?))
+        } else {
+            None
+        };
         let mut sink = Self {
             format,
             dest,
             color,
             criteria,
             penalties,
-            junit: String::new(),
+            junit,
             junit_failures: 0,
             junit_errors: 0,
             suite: suite.to_owned(),
@@ -209,35 +219,37 @@ impl Sink {
                 )
             }
             OutputFormat::Junit => {
+                let Some(spool) = self.junit.as_mut() else {
+                    return Ok(());
+                };
                 let name = xml_escape(&e.target_id);
-                let _ = write!(
-                    self.junit,
+                write!(
+                    spool,
                     "    <testcase classname=\"{}\" name=\"{name}\">",
                     xml_escape(&e.rubric_id)
-                );
+                )?;
                 if e.incomplete {
                     self.junit_errors += 1;
-                    let _ = write!(
-                        self.junit,
+                    write!(
+                        spool,
                         "<error message=\"{}\">{}</error>",
                         xml_escape(&format!("{} criterion failures", e.failures)),
                         xml_escape(&e.feedback)
-                    );
+                    )?;
                 } else if !e.passed {
                     self.junit_failures += 1;
                     let msg = e.score.map_or_else(
                         || "not scored".into(),
                         |s| format!("score {s:.4} did not pass"),
                     );
-                    let _ = write!(
-                        self.junit,
+                    write!(
+                        spool,
                         "<failure message=\"{}\">{}</failure>",
                         xml_escape(&msg),
                         xml_escape(&e.feedback)
-                    );
+                    )?;
                 }
-                self.junit.push_str("</testcase>\n");
-                Ok(())
+                spool.write_all(b"</testcase>\n")
             }
         }
     }
@@ -277,7 +289,11 @@ impl Sink {
                     self.junit_failures,
                     self.junit_errors
                 )?;
-                self.dest.write_all(self.junit.as_bytes())?;
+                if let Some(spool) = self.junit.take() {
+                    let mut file = spool.into_inner().map_err(io::IntoInnerError::into_error)?;
+                    io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
+                    io::copy(&mut file, &mut self.dest)?;
+                }
                 writeln!(self.dest, "  </testsuite>\n</testsuites>")
             }
             OutputFormat::Table => writeln!(self.dest, "\n{}", summary_line(s, self.color)),
