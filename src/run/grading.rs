@@ -149,53 +149,44 @@ where
         order,
         ready: HashMap::new(),
     };
-    let mut stop = None;
-    let mut summary = Summary::default();
-    let mut journal = job.journal.take();
+    let mut out = Outbox {
+        journal: job.journal.take(),
+        summary: Summary::default(),
+        stop: None,
+        control: job.control.clone(),
+    };
     while let Some(ev) = event_rx.recv().await {
         let EventKind::ItemDone(evaluation) = ev.kind else {
             // Cells keep arriving after a cost stop or a cancel (calls in flight finish);
             // only a front end that failed hears nothing more.
             if job.cell_events
-                && !matches!(stop, Some(Stop::Output(_)))
+                && !matches!(out.stop, Some(Stop::Output(_)))
                 && let Err(e) = on_event(RunEvent::Cell(ev)).await
             {
-                stop_with(&job.control, &mut stop, Stop::Output(e));
+                out.stop_with(Stop::Output(e));
             }
             continue;
         };
         // The budget is spent: no new call starts; calls in flight finish.
-        if stop.is_none()
+        if out.stop.is_none()
             && let Some(why) = meter.over_budget()
         {
-            stop_with(&job.control, &mut stop, Stop::Cost(why));
+            out.stop_with(Stop::Cost(why));
         }
         for (index, evaluation) in reorder.push(ev.item, *evaluation) {
-            deliver(
-                index,
-                evaluation,
-                &mut journal,
-                &mut summary,
-                &mut stop,
-                &job.control,
-                &mut on_event,
-            )
-            .await;
+            out.deliver(index, evaluation, &mut on_event).await;
         }
     }
     let _ = run.await;
     for (index, evaluation) in reorder.flush() {
-        deliver(
-            index,
-            evaluation,
-            &mut journal,
-            &mut summary,
-            &mut stop,
-            &job.control,
-            &mut on_event,
-        )
-        .await;
+        out.deliver(index, evaluation, &mut on_event).await;
     }
+    let Outbox {
+        journal,
+        summary,
+        mut stop,
+        ..
+    } = out;
     if feeder.join().is_err()
         && let Ok(mut slot) = input_error.lock()
     {
@@ -219,54 +210,58 @@ where
     }
 }
 
-fn stop_with(control: &Control, stop: &mut Option<Stop>, why: Stop) {
-    control.cancel();
-    stop.get_or_insert(why);
+/// Where finished items go: the journal first, then the front end.
+struct Outbox {
+    journal: Option<RunWriter>,
+    summary: Summary,
+    stop: Option<Stop>,
+    control: Control,
 }
 
-/// Journals an item's graded cells (never those the run stopped before sending), then
-/// hands it on. Once the journal fails, nothing more is journalled or handed on.
-async fn deliver<F, Fut>(
-    index: usize,
-    evaluation: Evaluation,
-    journal: &mut Option<RunWriter>,
-    summary: &mut Summary,
-    stop: &mut Option<Stop>,
-    control: &Control,
-    on_event: &mut F,
-) where
-    F: FnMut(RunEvent) -> Fut,
-    Fut: Future<Output = Result<(), String>>,
-{
-    if matches!(stop, Some(Stop::Journal(_) | Stop::Output(_))) {
-        return;
+impl Outbox {
+    /// Stops the run (no new call starts); the first reason is kept.
+    fn stop_with(&mut self, why: Stop) {
+        self.control.cancel();
+        self.stop.get_or_insert(why);
     }
-    if let Some(writer) = journal.as_mut() {
-        let graded: Vec<CriterionResult> = evaluation
-            .results
-            .iter()
-            .filter(|r| {
-                !r.failure
-                    .as_ref()
-                    .is_some_and(crate::model::Failure::unsent)
-            })
-            .cloned()
-            .collect();
-        if !graded.is_empty()
-            && let Err(e) = writer.append(index, &evaluation.target_id, &graded)
-        {
-            stop_with(control, stop, Stop::Journal(e.to_string()));
+
+    /// Journals an item's graded cells (never those the run stopped before sending), then
+    /// hands it on. Once the journal or the front end failed, nothing more goes anywhere.
+    async fn deliver<F, Fut>(&mut self, index: usize, evaluation: Evaluation, on_event: &mut F)
+    where
+        F: FnMut(RunEvent) -> Fut,
+        Fut: Future<Output = Result<(), String>>,
+    {
+        if matches!(self.stop, Some(Stop::Journal(_) | Stop::Output(_))) {
             return;
         }
-    }
-    summary.add(&evaluation);
-    if let Err(e) = on_event(RunEvent::Item {
-        index,
-        evaluation: Box::new(evaluation),
-    })
-    .await
-    {
-        stop_with(control, stop, Stop::Output(e));
+        if let Some(writer) = self.journal.as_mut() {
+            let graded: Vec<CriterionResult> = evaluation
+                .results
+                .iter()
+                .filter(|r| {
+                    !r.failure
+                        .as_ref()
+                        .is_some_and(crate::model::Failure::unsent)
+                })
+                .cloned()
+                .collect();
+            if !graded.is_empty()
+                && let Err(e) = writer.append(index, &evaluation.target_id, &graded)
+            {
+                self.stop_with(Stop::Journal(e.to_string()));
+                return;
+            }
+        }
+        self.summary.add(&evaluation);
+        if let Err(e) = on_event(RunEvent::Item {
+            index,
+            evaluation: Box::new(evaluation),
+        })
+        .await
+        {
+            self.stop_with(Stop::Output(e));
+        }
     }
 }
 

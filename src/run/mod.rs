@@ -106,16 +106,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
     };
     let override_rubric = settings.override_rubric && rubric.is_some();
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
-    let judges = judges::build(
-        &settings.judge,
-        rubric.as_ref(),
-        &JudgeEnv {
-            config: env.config,
-            concurrency: settings.grade.concurrency,
-            cache_from: env.cache_from,
-            gate: Some(control.gate().clone()),
-        },
-    )?;
+    let judges = run_judges(&settings, rubric.as_ref(), env, control)?;
     let mut prior = Cells::new();
     let (recording, journal) = match &new.record {
         Some((home, name)) => {
@@ -180,16 +171,7 @@ pub fn reopen(
     settings.judge.stream |= cell_events;
     let path = recording.check_dataset()?;
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
-    let judges = judges::build(
-        &settings.judge,
-        rubric.as_ref(),
-        &JudgeEnv {
-            config: env.config,
-            concurrency: settings.grade.concurrency,
-            cache_from: env.cache_from,
-            gate: Some(control.gate().clone()),
-        },
-    )?;
+    let judges = run_judges(&settings, rubric.as_ref(), env, control)?;
     let dataset = open_dataset(&path, settings.read_options())?;
     let (prior, writer) = recording.reopen()?;
     let redo_set: HashSet<&(usize, String)> = redo.iter().collect();
@@ -349,6 +331,25 @@ fn job(p: JobParts<'_>) -> Job {
         journal: p.journal,
         control: p.control.clone(),
     }
+}
+
+/// The judges of a run, waiting at its gate.
+fn run_judges(
+    settings: &RunSettings,
+    rubric: Option<&LoadedRubric>,
+    env: Env<'_>,
+    control: &Control,
+) -> Result<Option<RunJudges>, Error> {
+    judges::build(
+        &settings.judge,
+        rubric,
+        &JudgeEnv {
+            config: env.config,
+            concurrency: settings.grade.concurrency,
+            cache_from: env.cache_from,
+            gate: Some(control.gate().clone()),
+        },
+    )
 }
 
 fn criteria_of(rubric: Option<&LoadedRubric>) -> Vec<(String, bool)> {

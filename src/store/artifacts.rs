@@ -32,14 +32,7 @@ crate::choice_enum!(Status, "review status", {
 
 impl Status {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Draft => "draft",
-            Status::PendingReview => "pending_review",
-            Status::InReview => "in_review",
-            Status::Approved => "approved",
-            Status::NeedsRevision => "needs_revision",
-            Status::Rejected => "rejected",
-        }
+        crate::core::choice::Choice::name(self)
     }
 
     /// The moves the review flow allows.

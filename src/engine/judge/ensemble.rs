@@ -33,24 +33,13 @@ pub enum ValueRule {
 
 impl Rule {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Rule::Majority => "majority",
-            Rule::Weighted => "weighted",
-            Rule::Unanimous => "unanimous",
-            Rule::Any => "any",
-        }
+        crate::core::choice::Choice::name(self)
     }
 }
 
 impl ValueRule {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ValueRule::Mean => "mean",
-            ValueRule::Median => "median",
-            ValueRule::Mode => "mode",
-            ValueRule::Min => "min",
-            ValueRule::Max => "max",
-        }
+        crate::core::choice::Choice::name(self)
     }
 }
 
