@@ -29,6 +29,7 @@ const JUDGE_KNOWN: &[&str] = &[
     "tpm",
     "timeout",
     "max_retries",
+    "max_reply_bytes",
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
 const PRICE_KNOWN: &[&str] = &["input", "output"];
@@ -65,7 +66,14 @@ pub struct JudgeDefaults {
     pub tpm: Option<u32>,
     pub timeout: Option<f64>,
     pub max_retries: Option<u32>,
+    /// The most bytes one judge reply may take (`llm::ClientOptions::max_reply_bytes`).
+    pub max_reply_bytes: Option<usize>,
 }
+
+/// The bounds of `judge.max_reply_bytes`: a verdict fits in far less than the least, and
+/// the most keeps one reply from straining memory.
+const MIN_REPLY_BYTES: usize = 1024;
+const MAX_REPLY_BYTES: usize = 1024 * 1024 * 1024;
 
 /// The nearest `rubricate.yaml` at or above `start`.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
@@ -191,6 +199,19 @@ fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>)
             });
         if out.max_retries.is_none() {
             ctx.err(n.pos, "`max_retries` must be a whole number from 0 to 100");
+        }
+    }
+    if let Some(n) = f.take("max_reply_bytes") {
+        out.max_reply_bytes = n
+            .as_f64()
+            .filter(|x| x.fract() == 0.0)
+            .filter(|x| (MIN_REPLY_BYTES as f64..=MAX_REPLY_BYTES as f64).contains(x))
+            .map(|x| x as usize); // checked: whole, from 1 KiB to 1 GiB
+        if out.max_reply_bytes.is_none() {
+            ctx.err(
+                n.pos,
+                "`max_reply_bytes` must be a whole number of bytes from 1024 (1 KiB) to 1073741824 (1 GiB); the default is 4194304 (4 MiB)",
+            );
         }
     }
     finish_warning(ctx, f, JUDGE_KNOWN, unknown);
@@ -425,5 +446,30 @@ mod tests {
             err.contains(":8:16: `concurrency` must be a whole number of at least 1"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_reply_size_cap_is_a_whole_number_of_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "judge:\n  max_reply_bytes: 1048576\n",
+        )
+        .unwrap();
+        let (config, warnings) = load_config(dir.path()).unwrap();
+        assert_eq!(config.judge.max_reply_bytes, Some(1_048_576));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        for bad in ["12", "2.5e9", "1.5", "lots"] {
+            std::fs::write(
+                dir.path().join(CONFIG_FILE),
+                format!("judge:\n  max_reply_bytes: {bad}\n"),
+            )
+            .unwrap();
+            let err = load_config(dir.path()).unwrap_err().to_string();
+            assert!(
+                err.contains(":2:20: `max_reply_bytes` must be a whole number of bytes from 1024"),
+                "{bad}: {err}"
+            );
+        }
     }
 }
