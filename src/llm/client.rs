@@ -1,7 +1,8 @@
-//! The client every judge call goes through: the response cache, one request for identical
-//! calls in flight, the endpoint's limits (concurrency that adapts to 429s, requests and
-//! tokens per minute), the run's cost budget, and retries with exponential backoff and
-//! jitter that honour `Retry-After`.
+//! The client every judge call goes through: the response cache (which holds only replies
+//! the caller read), one request for identical calls in flight, the run's pause gate, the
+//! endpoint's limits (concurrency that adapts to 429s, requests and tokens per minute), the
+//! run's cost budget, and retries with exponential backoff and jitter that honour
+//! `Retry-After`, for failed requests and for replies that could not be read alike.
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -1,5 +1,6 @@
 //! LLM providers behind one trait, and the client around them that every judge call goes
-//! through: a concurrency cap, timeouts, and retries with backoff that honour `Retry-After`.
+//! through: a concurrency cap, timeouts, a cap on a reply's size, a pause gate, and retries
+//! with backoff that honour `Retry-After`.
 //! API keys are read here (environment or config) and never leave: not in results, errors
 //! or logs.
 
