@@ -1,11 +1,15 @@
 //! LLM judging against the loopback server in `tests/support/`: every criterion kind through
 //! the real binary, both wire formats, faults (429 with Retry-After, 500, hangs, unreadable
-//! replies), the concurrency cap, where keys go, and what the judge is shown.
+//! replies, retried before they are repaired, and never cached; replies that never end),
+//! the concurrency cap, where keys go, and what the judge is shown.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
+use std::collections::HashMap;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -260,7 +264,7 @@ fn an_unreadable_reply_gets_one_repair_then_is_unable_to_evaluate() {
         &setup,
         &server,
         "openai/judge-1",
-        &["--max-error-rate", "1"],
+        &["--max-error-rate", "1", "--max-retries", "1"],
     );
     let r = results(&out);
     assert_eq!(criterion(&r[0], "correct")["verdict"], "MET");
@@ -273,12 +277,19 @@ fn an_unreadable_reply_gets_one_repair_then_is_unable_to_evaluate() {
             .unwrap()
             .contains("not JSON")
     );
-    let repairs = server
-        .seen()
+    let seen = server.seen();
+    let (repairs, asked): (Vec<&Seen>, Vec<&Seen>) = seen
         .iter()
-        .filter(|s| s.prompt().contains("could not be read"))
-        .count();
-    assert_eq!(repairs, 2);
+        .filter(|s| s.prompt().contains("Criterion \"correct\""))
+        .partition(|s| s.prompt().contains("could not be read"));
+    assert_eq!(repairs.len(), 2);
+    assert_eq!(
+        asked.len(),
+        4,
+        "each unreadable reply was first sent again (--max-retries 1)"
+    );
+    let attempts = &criterion(&r[1], "correct")["invocation"]["attempts"];
+    assert_eq!(attempts, 3, "two tries and the repair");
 }
 
 #[test]
@@ -482,5 +493,236 @@ fn an_unchanged_regrade_is_answered_from_the_cache() {
         String::from_utf8_lossy(&clear.stdout).contains("removed 20 responses"),
         "{}",
         String::from_utf8_lossy(&clear.stdout)
+    );
+}
+
+/// `rule`'s replies, healthy or all unreadable (prose that holds no verdict) while `broken`.
+fn switchable(broken: &Arc<AtomicBool>) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
+    let broken = Arc::clone(broken);
+    move |seen| {
+        if broken.load(Ordering::SeqCst) {
+            Reply::Text("Let me think about this carefully before answering.".into())
+        } else {
+            rule(seen)
+        }
+    }
+}
+
+#[test]
+fn replies_that_could_not_be_read_are_not_cached_so_a_regrade_asks_again() {
+    let broken = Arc::new(AtomicBool::new(true));
+    let server = LlmServer::start(Duration::ZERO, switchable(&broken));
+    let setup = Setup::new(&[
+        item("a", "Paris is the capital of France."),
+        item("b", "Lyon."),
+    ]);
+    let args = ["--max-error-rate", "1", "--max-retries", "1"];
+    let first = grade(&setup, &server, "openai/judge-1", &args);
+    let r = results(&first);
+    assert_eq!(r.len(), 2, "{}", String::from_utf8_lossy(&first.stderr));
+    for e in &r {
+        for c in e["criteria"].as_array().unwrap() {
+            assert_eq!(c["failure"]["kind"], "unable_to_evaluate", "{c}");
+        }
+    }
+    // Each of the 10 cells: the first try, one retry and the repair request.
+    assert_eq!(server.seen().len(), 30);
+
+    broken.store(false, Ordering::SeqCst);
+    let second = grade(&setup, &server, "openai/judge-1", &args);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(
+        server.seen().len(),
+        30 + 10,
+        "every call is sent again: {stderr}"
+    );
+    assert!(
+        stderr.contains("judge: 10 requests sent, 0 answered from the cache"),
+        "{stderr}"
+    );
+    let r = results(&second);
+    assert_eq!(r[0]["passed"], true, "{}", r[0]);
+    for e in &r {
+        for c in e["criteria"].as_array().unwrap() {
+            assert!(c["failure"].is_null(), "{c}");
+            assert_eq!(c["invocation"]["cache_hit"], false);
+        }
+    }
+    // Now that they were read, they are cached.
+    let _ = grade(&setup, &server, "openai/judge-1", &args);
+    assert_eq!(server.seen().len(), 40);
+}
+
+/// What goes wrong with a reply in [`faulty`].
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// HTTP 500.
+    Status,
+    /// A 200 that is not the provider's JSON.
+    Garbage,
+    /// A reply with no verdict in it.
+    Prose,
+    /// A verdict that is not one the criterion allows.
+    Invalid,
+    /// A stream cut off before its end (only for streamed runs).
+    Truncated,
+}
+
+/// `rule`, except that the first reply to 3 of every 10 distinct prompts (in the order they
+/// arrive) is `fault`, and to 1 of every 10 the second reply too: about 30 % of the first
+/// replies fail, and every cell gets an answer within two retries.
+fn faulty(fault: Fault) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
+    let asked: Mutex<HashMap<String, (usize, usize)>> = Mutex::new(HashMap::new());
+    move |seen| {
+        let prompt = seen.prompt();
+        let (index, times) = {
+            let mut asked = asked.lock().unwrap();
+            let next = asked.len();
+            let entry = asked.entry(prompt).or_insert((next, 0));
+            entry.1 += 1;
+            *entry
+        };
+        let fails = index % 10 < 3 && (times == 1 || (times == 2 && index % 10 == 0));
+        if !fails {
+            return rule(seen);
+        }
+        match fault {
+            Fault::Status => Reply::Status(500, None, "overloaded".into()),
+            Fault::Garbage => Reply::Garbage("<html><body>502 Bad Gateway</body></html>".into()),
+            Fault::Prose => Reply::Text("The answer looks reasonable to me.".into()),
+            Fault::Invalid => verdict("unsure", json!("PERHAPS")),
+            Fault::Truncated => {
+                let Reply::Text(text) = rule(seen) else {
+                    unreachable!()
+                };
+                Reply::Truncated(text, 9)
+            }
+        }
+    }
+}
+
+#[test]
+fn malformed_replies_are_tried_again_like_server_errors_before_any_repair() {
+    let items: Vec<Value> = (0..6)
+        .map(|i| item(&format!("i{i}"), &format!("Paris is the capital ({i}).")))
+        .collect();
+    let cells = 6 * 5;
+    for (fault, stream) in [
+        (Fault::Status, false),
+        (Fault::Garbage, false),
+        (Fault::Prose, false),
+        (Fault::Invalid, false),
+        (Fault::Truncated, true),
+    ] {
+        let server = LlmServer::start(Duration::ZERO, faulty(fault));
+        let setup = Setup::new(&items);
+        let mut args = vec!["--max-retries", "2"];
+        if stream {
+            args.push("--stream");
+        }
+        let out = grade(&setup, &server, "openai/judge-1", &args);
+        let r = results(&out);
+        assert_eq!(
+            r.len(),
+            6,
+            "{fault:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let failed: Vec<&Value> = r
+            .iter()
+            .flat_map(|e| e["criteria"].as_array().unwrap())
+            .filter(|c| !c["failure"].is_null())
+            .collect();
+        assert!(failed.is_empty(), "{fault:?} stream {stream}: {failed:?}");
+        let seen = server.seen();
+        assert_eq!(
+            seen.iter()
+                .filter(|s| s.prompt().contains("could not be read"))
+                .count(),
+            0,
+            "{fault:?}: retried, never repaired"
+        );
+        // 9 of the 30 first replies failed, 3 of them twice.
+        assert_eq!(seen.len(), cells + 9 + 3, "{fault:?} stream {stream}");
+        let attempts: u64 = r
+            .iter()
+            .flat_map(|e| e["criteria"].as_array().unwrap())
+            .map(|c| c["invocation"]["attempts"].as_u64().unwrap())
+            .sum();
+        assert_eq!(attempts, 30 + 9 + 3, "{fault:?}: every try is counted");
+        assert_eq!(out.status.code(), Some(0), "{fault:?}");
+    }
+}
+
+#[test]
+fn a_reply_that_never_ends_fails_its_cell_at_the_size_cap() {
+    for stream in [false, true] {
+        let server = LlmServer::start(Duration::ZERO, |seen| {
+            if seen.prompt().contains("Criterion \"correct\"") {
+                Reply::Endless
+            } else {
+                rule(seen)
+            }
+        });
+        let setup = Setup::new(&[item("a", "Paris is the capital of France.")]);
+        let mut args = vec!["--max-error-rate", "1"];
+        if stream {
+            args.push("--stream");
+        }
+        let out = grade(&setup, &server, "openai/judge-1", &args);
+        let r = results(&out);
+        assert_eq!(r.len(), 1, "{}", String::from_utf8_lossy(&out.stderr));
+        let c = criterion(&r[0], "correct");
+        assert_eq!(c["verdict"], Value::Null);
+        assert_eq!(c["failure"]["category"], "judge");
+        let message = c["failure"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("the reply exceeded 4 MiB (judge.max_reply_bytes)"),
+            "stream {stream}: {message}"
+        );
+        let asked = server
+            .seen()
+            .iter()
+            .filter(|s| s.prompt().contains("Criterion \"correct\""))
+            .count();
+        assert_eq!(asked, 1, "stream {stream}: not tried again");
+        assert_eq!(criterion(&r[0], "clarity")["verdict"], "great");
+    }
+}
+
+#[test]
+fn a_repair_request_quotes_only_the_start_of_a_long_unreadable_reply() {
+    let rambling = "I keep thinking about this. ".repeat(1_000);
+    let long = rambling.clone();
+    let server = LlmServer::start(Duration::ZERO, move |seen| {
+        if seen.prompt().contains("could not be read") {
+            verdict("fixed", json!("MET"))
+        } else if seen.prompt().contains("Criterion \"correct\"") {
+            Reply::Text(long.clone())
+        } else {
+            rule(seen)
+        }
+    });
+    let setup = Setup::new(&[item("a", "Paris is the capital of France.")]);
+    let out = grade(&setup, &server, "openai/judge-1", &["--max-retries", "0"]);
+    assert_eq!(criterion(&results(&out)[0], "correct")["verdict"], "MET");
+    let seen = server.seen();
+    let repair = seen
+        .iter()
+        .find(|s| s.prompt().contains("could not be read"))
+        .unwrap();
+    let quoted = repair.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(rambling.starts_with(&quoted[..2_000]));
+    assert!(quoted.chars().count() < 2_100, "{}", quoted.len());
+    assert!(
+        quoted.ends_with("[… cut here: the reply went on for 28000 characters in all]"),
+        "{quoted}"
     );
 }

@@ -2,7 +2,8 @@
 //! loopback server: one-shot (with a repair for missing criteria), the reversed double pass,
 //! holistic scores, ensembles and samples with their agreement, criterion-level models,
 //! streaming, identical calls in flight, the cost budget, dry runs, named providers and
-//! LLM feedback.
+//! LLM feedback; under every strategy, only replies that were read are cached, and a
+//! reply with nothing readable is sent again before it is repaired.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -732,4 +733,117 @@ fn progress_and_usage_go_to_stderr_never_stdout() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_one_shot_reply_is_cached_only_once_every_criterion_in_it_was_read() {
+    let whole = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let answer_all = std::sync::Arc::clone(&whole);
+    let server = LlmServer::start(Duration::ZERO, move |seen| {
+        let p = seen.prompt();
+        if p.contains("for these criteria only") {
+            return Reply::Text(
+                json!({"rude": {"reason": "polite", "verdict": "UNMET"}}).to_string(),
+            );
+        }
+        let ids = ids_in(&p);
+        if answer_all.load(Ordering::SeqCst) {
+            return one_shot_reply(&ids, fair);
+        }
+        // Leaves `rude` out.
+        let some: Vec<String> = ids.into_iter().filter(|id| id != "rude").collect();
+        one_shot_reply(&some, fair)
+    });
+    let run = Run::new(RUBRIC, &[item("a", "Paris.")]);
+    let args = ["--judge", "openai/j", "--strategy", "one-shot"];
+    let out = run.grade(&server, &args, &[]);
+    assert_eq!(criterion(&results(&out)[0], "rude")["verdict"], "UNMET");
+    assert_eq!(server.seen().len(), 2, "the call and its repair");
+    // The partial reply was not cached: it is asked again. The repair's reply was read in
+    // full, so it is answered from the cache.
+    let out = run.grade(&server, &args, &[]);
+    assert_eq!(results(&out)[0]["score"], 1.0, "{}", stderr(&out));
+    assert_eq!(server.seen().len(), 3);
+    assert!(
+        stderr(&out).contains("judge: 1 requests sent, 1 answered from the cache"),
+        "{}",
+        stderr(&out)
+    );
+    // A reply that answers everything is cached.
+    whole.store(true, Ordering::SeqCst);
+    let _ = run.grade(&server, &args, &[]);
+    assert_eq!(server.seen().len(), 4);
+    let _ = run.grade(&server, &args, &[]);
+    assert_eq!(server.seen().len(), 4, "answered from the cache");
+}
+
+#[test]
+fn a_reply_with_nothing_readable_is_sent_again_before_any_repair_in_every_strategy() {
+    let holistic =
+        "id: h\nname: Holistic\ncriteria:\n  - { id: a, requirement: Correct, weight: 1 }\n";
+    for (strategy, rubric) in [("one-shot", RUBRIC), ("holistic", holistic)] {
+        let first = std::sync::Arc::new(AtomicUsize::new(0));
+        let count = std::sync::Arc::clone(&first);
+        let server = LlmServer::start(Duration::ZERO, move |seen| {
+            // The first reply is prose with no verdict in it, the next ones are fine.
+            if count.fetch_add(1, Ordering::SeqCst) == 0 {
+                return Reply::Text("Hmm, let me think about it.".into());
+            }
+            if strategy == "holistic" {
+                return Reply::Text(json!({"reason": "ok", "score": 90}).to_string());
+            }
+            one_shot_reply(&ids_in(&seen.prompt()), fair)
+        });
+        let run = Run::new(rubric, &[item("a", "Paris.")]);
+        let args = [
+            "--judge",
+            "openai/j",
+            "--strategy",
+            strategy,
+            "--max-retries",
+            "1",
+        ];
+        let out = run.grade(&server, &args, &[]);
+        let r = results(&out);
+        assert_eq!(r.len(), 1, "{strategy}: {}", stderr(&out));
+        for c in r[0]["criteria"].as_array().unwrap() {
+            assert!(c["failure"].is_null(), "{strategy}: {c}");
+            assert_eq!(c["invocation"]["attempts"], 2, "{strategy}: {c}");
+        }
+        let seen = server.seen();
+        assert_eq!(seen.len(), 2, "{strategy}: sent again, not repaired");
+        assert_eq!(seen[0].body, seen[1].body, "{strategy}: the same request");
+        let _ = run.grade(&server, &args, &[]);
+        assert_eq!(
+            server.seen().len(),
+            2,
+            "{strategy}: the read reply is cached"
+        );
+    }
+}
+
+#[test]
+fn feedback_that_was_not_prose_is_not_cached() {
+    let prose = "The answer names Paris correctly and stays polite. It is formal throughout. A sentence of context would help.";
+    let wants_list = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let list_reply = std::sync::Arc::clone(&wants_list);
+    let server = LlmServer::start(Duration::ZERO, move |seen| {
+        if seen.prompt().contains("Write the feedback now") {
+            if list_reply.load(Ordering::SeqCst) {
+                return Reply::Text("- good\n- also good".into());
+            }
+            return Reply::Text(prose.into());
+        }
+        verdict("ok", fair(about(seen)))
+    });
+    let run = Run::new(RUBRIC, &[item("a", "Paris.")]);
+    let args = ["--judge", "openai/j", "--feedback", "llm"];
+    let out = run.grade(&server, &args, &[]);
+    let feedback = results(&out)[0]["feedback"].as_str().unwrap().to_owned();
+    assert!(feedback.starts_with("Evaluation PASSED"), "{feedback}");
+    assert_eq!(server.seen().len(), 4);
+    wants_list.store(false, Ordering::SeqCst);
+    let out = run.grade(&server, &args, &[]);
+    assert_eq!(results(&out)[0]["feedback"], prose, "{}", stderr(&out));
+    assert_eq!(server.seen().len(), 5, "only the feedback was asked again");
 }

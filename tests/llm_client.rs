@@ -2,20 +2,22 @@
 //! in both wire formats where the format matters: streamed replies (pieces, usage, the
 //! request body), truncated and stalled streams (retried, or `Truncated` / `Idle` without
 //! retries), concurrency that halves on repeated 429s and creeps back, single-flight through
-//! the cache, the cost budget, and errors that never show the API key.
+//! the cache, the cost budget, and errors that never show the API key. Also: only replies
+//! the caller read are cached, unreadable and malformed replies are sent again, the cap on
+//! a reply's size, and the pause gate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, StatusCode};
 use futures_util::future::join_all;
 use rubricate::llm::{
-    Cache, ChatRequest, Client, ClientOptions, LlmError, Message, Meter, Piece, Price,
-    ProviderKind, ProviderSpec,
+    Cache, ChatRequest, ChatResponse, Client, ClientOptions, Gate, IfUnreadable, LlmError, Message,
+    Meter, Piece, Price, ProviderKind, ProviderSpec, ReadError, Reading,
 };
 use serde_json::json;
 use support::{LlmServer, Reply};
@@ -492,4 +494,459 @@ async fn a_server_error_page_that_echoes_the_key_does_not_show_it() {
         );
         assert_no_key(kind, &err);
     }
+}
+
+/// Reads only [`REPLY`]; anything else is rejected.
+fn only_reply(text: &str) -> Reading<String> {
+    if text == REPLY {
+        Reading::Accepted(text.to_owned())
+    } else {
+        Reading::Rejected(format!("not the reply: {text}"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_that_cannot_be_read_is_sent_again_and_only_the_read_one_cached() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        server.script([Reply::Text("I would rather not say.".into())]);
+        let dir = tempfile::tempdir().unwrap();
+        let client = client(kind, &server.url, quick(2)).with_cache(Some(Cache::new(dir.path())));
+        let pieces = Pieces::default();
+        let on_piece = |p: Piece<'_>| pieces.push(p);
+        let req = request("Why?");
+
+        let read = client
+            .complete_read(&req, Some(&on_piece), IfUnreadable::Retry, only_reply)
+            .await
+            .unwrap();
+
+        assert_eq!(read.value, REPLY, "{kind:?}");
+        assert!(read.complete);
+        assert_eq!(
+            (read.completion.attempts, read.completion.cache_hit),
+            (2, false),
+            "{kind:?}: the unreadable reply counts as an attempt"
+        );
+        assert_eq!(server.seen().len(), 2, "{kind:?}");
+        assert!(
+            pieces.all().contains(&Got::Retry),
+            "{kind:?}: the first text is void"
+        );
+        let usage = client.meter().snapshot();
+        assert_eq!((usage.requests, usage.failed_calls), (2, 0), "{kind:?}");
+        // The reply that was read is cached, and only it.
+        let again = client
+            .complete_read(&req, None, IfUnreadable::Retry, only_reply)
+            .await
+            .unwrap();
+        assert_eq!(
+            (again.completion.cache_hit, again.completion.attempts),
+            (true, 0)
+        );
+        assert_eq!(server.seen().len(), 2, "{kind:?}");
+        assert_eq!(Cache::new(dir.path()).stats().entries, 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_reply_is_never_cached_so_the_next_call_asks_again() {
+    let server = replying("Nothing to see here.");
+    let dir = tempfile::tempdir().unwrap();
+    let client = client(ProviderKind::OpenAi, &server.url, quick(3))
+        .with_cache(Some(Cache::new(dir.path())));
+    let req = request("Why?");
+
+    let err = client
+        .complete_read(&req, None, IfUnreadable::Retry, only_reply)
+        .await
+        .unwrap_err();
+    let ReadError::Unreadable {
+        completion,
+        problem,
+    } = err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(completion.attempts, 4, "the first try and three retries");
+    assert_eq!(completion.response.text, "Nothing to see here.");
+    assert!(problem.contains("not the reply"), "{problem}");
+    assert_eq!(server.seen().len(), 4);
+
+    // A repair-style call returns at once.
+    let err = client
+        .complete_read(&req, None, IfUnreadable::Return, only_reply)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ReadError::Unreadable { completion, .. } if completion.attempts == 1 && !completion.cache_hit),
+        "{err:?}"
+    );
+    assert_eq!(server.seen().len(), 5, "sent, not answered from the cache");
+    assert_eq!(Cache::new(dir.path()).stats().entries, 0, "nothing cached");
+    let usage = client.meter().snapshot();
+    assert_eq!(
+        (usage.cache_hits, usage.failed_calls),
+        (0, 0),
+        "an unreadable reply is the judge's to repair, not a failed call"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cached_reply_that_cannot_be_read_is_a_miss_and_is_replaced() {
+    let server = replying(REPLY);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::new(dir.path());
+    let client =
+        client(ProviderKind::OpenAi, &server.url, quick(0)).with_cache(Some(cache.clone()));
+    let req = request("Why?");
+    // What an older version left behind: an unreadable reply, cached.
+    let key = Cache::key(client.endpoint(), &req);
+    cache.put(
+        &key,
+        &ChatResponse {
+            text: "garbled".into(),
+            input_tokens: 1,
+            output_tokens: 1,
+        },
+    );
+
+    let read = client
+        .complete_read(&req, None, IfUnreadable::Retry, only_reply)
+        .await
+        .unwrap();
+    assert_eq!(
+        (read.completion.cache_hit, read.completion.attempts),
+        (false, 1)
+    );
+    assert_eq!(server.seen().len(), 1);
+    assert_eq!(cache.get(&key).unwrap().text, REPLY, "replaced");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callers_waiting_on_an_unreadable_reply_share_it_but_a_later_call_sends_its_own() {
+    let server = LlmServer::start(Duration::from_millis(200), |_| Reply::Text("junk".into()));
+    let dir = tempfile::tempdir().unwrap();
+    let client = client(ProviderKind::OpenAi, &server.url, quick(0))
+        .with_cache(Some(Cache::new(dir.path())));
+    let req = request("Why?");
+
+    let results =
+        join_all((0..4).map(|_| client.complete_read(&req, None, IfUnreadable::Retry, only_reply)))
+            .await;
+    assert_eq!(
+        server.seen().len(),
+        1,
+        "one request for four identical calls"
+    );
+    let shared = results
+        .iter()
+        .filter(|r| matches!(r, Err(ReadError::Unreadable { completion, .. }) if completion.cache_hit && completion.attempts == 0))
+        .count();
+    assert_eq!(shared, 3, "{results:?}");
+    assert_eq!(
+        client.meter().snapshot().cache_hits,
+        0,
+        "a shared failure is no hit"
+    );
+
+    // Retrying the failed call asks the server again: no failure is replayed.
+    let again = client
+        .complete_read(&req, None, IfUnreadable::Retry, only_reply)
+        .await;
+    assert!(matches!(again, Err(ReadError::Unreadable { .. })));
+    assert_eq!(server.seen().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_body_is_tried_again() {
+    for kind in KINDS {
+        let server = replying(REPLY);
+        server.script([Reply::Garbage("<html>Bad gateway</html>".into())]);
+        let client = client(kind, &server.url, quick(2));
+        let done = client.complete(&request("Why?"), None).await.unwrap();
+        assert_eq!(done.response.text, REPLY, "{kind:?}");
+        assert_eq!(done.attempts, 2, "{kind:?}");
+
+        server.script((0..3).map(|_| Reply::Garbage("<html>Bad gateway</html>".into())));
+        let (err, attempts) = client.complete(&request("Why?"), None).await.unwrap_err();
+        assert!(matches!(err, LlmError::BadResponse(_)), "{kind:?}: {err:?}");
+        assert_eq!(attempts, 3, "{kind:?}: bounded by max_retries");
+    }
+}
+
+/// Options with a small cap on a reply's size.
+fn capped(max_retries: u32) -> ClientOptions {
+    ClientOptions {
+        max_reply_bytes: 64 * 1024,
+        ..quick(max_retries)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_that_never_ends_is_cut_at_the_cap_and_not_tried_again() {
+    for kind in KINDS {
+        for streamed in [false, true] {
+            let server = LlmServer::start(Duration::ZERO, |_| Reply::Endless);
+            let client = client(kind, &server.url, capped(3));
+            let received = std::sync::atomic::AtomicUsize::new(0);
+            let on_piece = |p: Piece<'_>| {
+                if let Piece::Text(t) = p {
+                    received.fetch_add(t.len(), std::sync::atomic::Ordering::SeqCst);
+                }
+            };
+            let on_piece = streamed.then_some(&on_piece as &(dyn Fn(Piece<'_>) + Send + Sync));
+
+            let (err, attempts) = client
+                .complete(&request("Why?"), on_piece)
+                .await
+                .unwrap_err();
+
+            assert_eq!(
+                err,
+                LlmError::TooLarge { limit: 64 * 1024 },
+                "{kind:?} streamed {streamed}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.starts_with("the reply exceeded 64 KiB (judge.max_reply_bytes)"),
+                "{message}"
+            );
+            assert_eq!(attempts, 1, "{kind:?} streamed {streamed}: not tried again");
+            assert_eq!(server.seen().len(), 1);
+            assert!(received.into_inner() <= 64 * 1024);
+            assert_eq!(client.meter().snapshot().failed_calls, 1);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_longer_than_the_cap_is_refused_and_the_default_cap_is_4_mib() {
+    assert_eq!(ClientOptions::default().max_reply_bytes, 4 * 1024 * 1024);
+    let long = "word ".repeat(20_000); // 100 KB
+    for kind in KINDS {
+        let server = replying(&long);
+        let client = client(kind, &server.url, capped(0));
+        let (err, _) = client.complete(&request("Why?"), None).await.unwrap_err();
+        assert_eq!(err, LlmError::TooLarge { limit: 64 * 1024 }, "{kind:?}");
+        // Under the default cap it is a reply like any other.
+        let client = self::client(kind, &server.url, quick(0));
+        let done = client.complete(&request("Why?"), None).await.unwrap();
+        assert_eq!(done.response.text, long);
+    }
+    let message = LlmError::TooLarge {
+        limit: 4 * 1024 * 1024,
+    }
+    .to_string();
+    assert!(
+        message.starts_with("the reply exceeded 4 MiB (judge.max_reply_bytes); "),
+        "{message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_page_that_never_ends_is_read_only_in_part() {
+    for kind in KINDS {
+        for streamed in [false, true] {
+            let server = LlmServer::start(Duration::ZERO, |_| Reply::EndlessError(503));
+            let client = client(kind, &server.url, capped(1));
+            let on_piece = |_: Piece<'_>| {};
+            let on_piece = streamed.then_some(&on_piece as &(dyn Fn(Piece<'_>) + Send + Sync));
+            let (err, attempts) = client
+                .complete(&request("Why?"), on_piece)
+                .await
+                .unwrap_err();
+            let LlmError::Server { status, message } = &err else {
+                panic!("{kind:?}: {err:?}");
+            };
+            assert_eq!(*status, 503);
+            assert!(
+                message.starts_with("{\"error\": {\"message\": \"la la"),
+                "{message}"
+            );
+            assert!(message.chars().count() <= 301, "{}", message.len());
+            assert_eq!(attempts, 2, "{kind:?}: a server error is retried as usual");
+        }
+    }
+}
+
+/// Polls `done` until it holds, failing after five seconds.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_gate_holds_new_requests_until_it_is_resumed() {
+    let server = replying(REPLY);
+    let gate = Gate::new();
+    let client = client(ProviderKind::OpenAi, &server.url, quick(0)).with_gate(gate.clone());
+    client.complete(&request("before"), None).await.unwrap();
+    assert_eq!(server.seen().len(), 1, "an open gate lets calls through");
+
+    gate.pause();
+    assert!(gate.is_paused());
+    let calls: Vec<_> = (0..3)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move { client.complete(&request(&format!("q{i}")), None).await })
+        })
+        .collect();
+    until("three calls held at the gate", || gate.waiting() == 3).await;
+    assert_eq!(server.seen().len(), 1, "nothing new was sent while paused");
+    assert_eq!(gate.in_flight(), 0);
+
+    gate.resume();
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap().attempts, 1);
+    }
+    assert_eq!(server.seen().len(), 4);
+    assert_eq!(gate.waiting(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_gate_cancels_waiting_calls_without_counting_a_failure() {
+    let server = replying(REPLY);
+    let gate = Gate::new();
+    let client = client(ProviderKind::OpenAi, &server.url, quick(0)).with_gate(gate.clone());
+    gate.pause();
+    let calls: Vec<_> = (0..3)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move { client.complete(&request(&format!("q{i}")), None).await })
+        })
+        .collect();
+    until("three calls held at the gate", || gate.waiting() == 3).await;
+    gate.stop();
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap_err(), (LlmError::Cancelled, 0));
+    }
+    assert_eq!(server.seen().len(), 0);
+    // A stop is for good: a new call does not start either.
+    gate.resume();
+    assert_eq!(
+        client.complete(&request("later"), None).await.unwrap_err(),
+        (LlmError::Cancelled, 0)
+    );
+    let usage = client.meter().snapshot();
+    assert_eq!((usage.requests, usage.failed_calls), (0, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_already_sent_finish_while_the_next_wait_even_for_a_slot() {
+    let server = LlmServer::start(Duration::ZERO, |_| Reply::Held(REPLY.into()));
+    let gate = Gate::new();
+    let opts = ClientOptions {
+        concurrency: 2,
+        ..quick(0)
+    };
+    let client = client(ProviderKind::Anthropic, &server.url, opts).with_gate(gate.clone());
+    let calls: Vec<_> = (0..3)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move { client.complete(&request(&format!("q{i}")), None).await })
+        })
+        .collect();
+    // Two are sent (the concurrency cap); the third waits for a slot.
+    until("two requests in flight", || {
+        gate.in_flight() == 2 && server.seen().len() == 2
+    })
+    .await;
+    gate.pause();
+    server.release();
+    // The two finish; the third gets a slot, finds the gate paused and waits there.
+    until("the third held at the gate", || gate.waiting() == 1).await;
+    assert_eq!(gate.in_flight(), 0);
+    assert_eq!(server.seen().len(), 2);
+    gate.resume();
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap().response.text, REPLY);
+    }
+    assert_eq!(server.seen().len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_ends_a_call_waiting_to_retry() {
+    let server = LlmServer::start(Duration::ZERO, |_| Reply::Status(500, None, "down".into()));
+    let gate = Gate::new();
+    let opts = ClientOptions {
+        max_retries: 5,
+        backoff: Duration::from_secs(600),
+        max_backoff: Duration::from_secs(600),
+        ..ClientOptions::default()
+    };
+    let client = client(ProviderKind::OpenAi, &server.url, opts).with_gate(gate.clone());
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.complete(&request("Why?"), None).await }
+    });
+    until("the first attempt", || {
+        server.seen().len() == 1 && gate.in_flight() == 0
+    })
+    .await;
+    gate.stop();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the stop ends the backoff")
+        .unwrap();
+    assert_eq!(outcome.unwrap_err(), (LlmError::Cancelled, 1));
+    assert_eq!(server.seen().len(), 1);
+    assert_eq!(client.meter().snapshot().failed_calls, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panel_given_a_gate_holds_every_judge_and_a_stop_is_no_judge_error() {
+    use rubricate::engine::judge::{CANCELLED, Judge, JudgeOptions, Panel};
+    use rubricate::model::{Criterion, Item};
+
+    let server = replying(r#"{"reason": "ok", "verdict": "MET"}"#);
+    let loaded = rubricate::formats::parse_rubric_text(
+        "r.yaml",
+        "id: r\ncriteria:\n  - {id: a, requirement: Names Paris}\n",
+        "r",
+        std::path::Path::new("."),
+        None,
+    )
+    .unwrap();
+    let rubric = &loaded.rubric;
+    let c = Criterion::binary("a", "Names Paris", 1.0);
+    let item = Item {
+        id: "i".into(),
+        submission: "Paris.".into(),
+        prompt: None,
+        reference: None,
+        description: None,
+        ground_truth: None,
+        rubric: None,
+        metadata: serde_json::Map::new(),
+        origin: "test".into(),
+    };
+    let judge = Judge::new(
+        client(ProviderKind::OpenAi, &server.url, quick(0)),
+        JudgeOptions::default(),
+    );
+    let gate = Gate::new();
+    let panel = Panel::single(Arc::new(judge)).with_gate(&gate);
+    let judged = [(0, &c)];
+
+    let done = panel.judge_criteria(rubric, &judged, &item, None).await;
+    assert!(done[0].1.failure.is_none(), "{:?}", done[0].1);
+
+    gate.pause();
+    let held = tokio::spawn({
+        let panel = panel.clone();
+        let (rubric, c, item) = (rubric.clone(), c.clone(), item.clone());
+        async move { panel.judge_criteria(&rubric, &[(0, &c)], &item, None).await }
+    });
+    until("the judge call held at the gate", || gate.waiting() == 1).await;
+    gate.stop();
+    let cancelled = held.await.unwrap();
+    let failure = cancelled[0].1.failure.as_ref().unwrap();
+    assert_eq!(failure.category, CANCELLED, "{failure:?}");
+    assert_eq!(server.seen().len(), 1);
+    let judge = &panel.judges[0];
+    assert_eq!(judge.client.meter().snapshot().failed_calls, 0);
 }

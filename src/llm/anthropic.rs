@@ -20,6 +20,8 @@ pub struct Anthropic {
     pub key_var: String,
     pub http: reqwest::Client,
     pub timeouts: Timeouts,
+    /// The most bytes a reply may take.
+    pub max_reply_bytes: usize,
 }
 
 impl Anthropic {
@@ -81,9 +83,11 @@ impl Anthropic {
         on_piece: OnPiece<'_>,
     ) -> Result<ChatResponse, LlmError> {
         let reply = Mutex::new(ChatResponse::default());
+        let cap = self.max_reply_bytes;
         super::send_stream(
             self.request(&Self::body(req, true)),
             self.timeouts,
+            cap,
             &self.key(),
             |event| {
                 if event.name == "ping" {
@@ -114,7 +118,7 @@ impl Anthropic {
                     }
                     "content_block_delta" => {
                         if let Some(text) = v.pointer("/delta/text").and_then(Value::as_str) {
-                            r.text.push_str(text);
+                            super::push_text(&mut r.text, text, cap)?;
                             on_piece(Piece::Text(text));
                         }
                     }
@@ -188,7 +192,15 @@ impl Provider for Anthropic {
                 return self.stream(req, on_piece).await;
             }
             let request = self.request(&Self::body(req, false));
-            parse(&super::send(request, self.timeouts.whole, &self.key()).await?)
+            parse(
+                &super::send(
+                    request,
+                    self.timeouts.whole,
+                    self.max_reply_bytes,
+                    &self.key(),
+                )
+                .await?,
+            )
         })
     }
 }

@@ -1,9 +1,11 @@
-//! The client every judge call goes through: the response cache, one request for identical
-//! calls in flight, the endpoint's limits (concurrency that adapts to 429s, requests and
-//! tokens per minute), the run's cost budget, and retries with exponential backoff and
-//! jitter that honour `Retry-After`.
+//! The client every judge call goes through: the response cache (which holds only replies
+//! the caller read), one request for identical calls in flight, the run's pause gate, the
+//! endpoint's limits (concurrency that adapts to 429s, requests and tokens per minute), the
+//! run's cost budget, and retries with exponential backoff and jitter that honour
+//! `Retry-After`, for failed requests and for replies that could not be read alike.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -11,13 +13,18 @@ use rand::RngExt as _;
 use tokio::sync::OnceCell;
 
 use super::anthropic::Anthropic;
-use super::limits::Limits;
+use super::gate::Gate;
+use super::limits::{Limits, Slot};
 use super::meter::{Meter, Price};
 use super::openai::OpenAi;
 use super::{
     Cache, ChatRequest, ChatResponse, LlmError, OnPiece, Piece, Provider, ProviderKind,
     ProviderSpec, Timeouts,
 };
+
+/// The most bytes a reply may take unless configured (`judge.max_reply_bytes`): far more
+/// than any verdict, far less than would strain memory.
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
@@ -37,6 +44,9 @@ pub struct ClientOptions {
     /// The first backoff; it doubles each retry (with jitter), up to `max_backoff`.
     pub backoff: Duration,
     pub max_backoff: Duration,
+    /// The most bytes one reply may take (body or stream, error bodies included); a longer
+    /// one fails the call with [`LlmError::TooLarge`] and is not tried again.
+    pub max_reply_bytes: usize,
 }
 
 impl Default for ClientOptions {
@@ -51,6 +61,7 @@ impl Default for ClientOptions {
             idle_timeout: Duration::from_secs(30),
             backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
         }
     }
 }
@@ -67,8 +78,58 @@ pub struct Completion {
     pub cache_hit: bool,
 }
 
+/// What the caller made of a reply's text (see [`Client::complete_read`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading<T> {
+    /// Read in full: returned, and stored in the cache.
+    Accepted(T),
+    /// Read in part (a one-shot reply that leaves criteria out): returned for the caller
+    /// to repair the rest; neither cached nor tried again.
+    Partial(T),
+    /// Not read at all, and why: tried again like a failed request when the call allows
+    /// it, then returned as [`ReadError::Unreadable`]. Never cached.
+    Rejected(String),
+}
+
+/// Whether a reply that was [`Reading::Rejected`] is sent again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IfUnreadable {
+    /// Sent again up to `max_retries` times, each counted as an attempt, with the same
+    /// backoff as any other retry (and never answered from the cache or a shared flight).
+    Retry,
+    /// Returned at once (a repair request, whose reply is the last word).
+    Return,
+}
+
+/// A reply that was read.
+#[derive(Debug, Clone)]
+pub struct Read<T> {
+    pub value: T,
+    pub completion: Completion,
+    /// Read in full ([`Reading::Accepted`], and cached), not only in part.
+    pub complete: bool,
+}
+
+/// Why a call gave nothing to read.
+#[derive(Debug, Clone)]
+pub enum ReadError {
+    /// No reply: the last error and the requests sent.
+    Call { error: LlmError, attempts: u32 },
+    /// Replies came but none could be read: the last of them (its `attempts` count every
+    /// request sent) and what is wrong with it.
+    Unreadable {
+        completion: Completion,
+        problem: String,
+    },
+}
+
 type Outcome = Result<Completion, (LlmError, u32)>;
-type Flights = Arc<Mutex<HashMap<String, Arc<OnceCell<Outcome>>>>>;
+/// What one request in flight gives every identical call waiting on it.
+type Shared = Result<Completion, ReadError>;
+type Flight = Arc<OnceCell<Shared>>;
+type Flights = Arc<Mutex<HashMap<String, Flight>>>;
+/// Reads a reply's text.
+type Reader<'r, T> = &'r (dyn Fn(&str) -> Reading<T> + Send + Sync);
 
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -84,7 +145,7 @@ pub struct Client {
     opts: ClientOptions,
     cache: Option<Cache>,
     flights: Flights,
-    gate: super::Gate,
+    gate: Gate,
 }
 
 impl Client {
@@ -107,6 +168,7 @@ impl Client {
                 &spec.key_var,
                 http,
                 timeouts,
+                opts.max_reply_bytes,
             )),
             ProviderKind::Anthropic => Arc::new(Anthropic {
                 base_url: spec.base_url,
@@ -114,6 +176,7 @@ impl Client {
                 key_var: spec.key_var,
                 http,
                 timeouts,
+                max_reply_bytes: opts.max_reply_bytes,
             }),
         };
         let mut client = Self::with_provider(id, &spec.model, provider, opts);
@@ -138,21 +201,14 @@ impl Client {
             opts,
             cache: None,
             flights: Arc::default(),
-            gate: super::Gate::default(),
+            gate: Gate::default(),
         }
     }
 
-    /// Answers repeated requests from `cache` (and stores new answers there).
+    /// Answers repeated requests from `cache` (and stores accepted answers there).
     #[must_use]
     pub fn with_cache(mut self, cache: Option<Cache>) -> Self {
         self.cache = cache;
-        self
-    }
-
-    /// Waits at the run's gate before every request (pause, stop).
-    #[must_use]
-    pub fn with_gate(mut self, gate: super::Gate) -> Self {
-        self.gate = gate;
         self
     }
 
@@ -169,6 +225,18 @@ impl Client {
         self.meter = meter;
         self.price = price;
         self
+    }
+
+    /// Makes every attempt wait at `gate` (the run's pause and stop) before it takes a
+    /// concurrency slot and is sent. Without one, a client has an open gate of its own.
+    #[must_use]
+    pub fn with_gate(mut self, gate: Gate) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    pub fn gate(&self) -> &Gate {
+        &self.gate
     }
 
     pub fn endpoint(&self) -> &str {
@@ -195,127 +263,266 @@ impl Client {
     }
 
     /// Sends one request (streamed when `on_piece` is given), retrying what is worth
-    /// retrying. On failure, the last error and the number of attempts.
+    /// retrying, and accepts whatever reply arrives (it is cached). Judges use
+    /// [`complete_read`](Self::complete_read), which caches only replies they could read.
+    /// On failure, the last error and the number of attempts.
     pub async fn complete(&self, req: &ChatRequest, on_piece: Option<OnPiece<'_>>) -> Outcome {
-        let start = Instant::now();
-        let Some(cache) = &self.cache else {
-            return self.fetch(req, on_piece, start).await;
-        };
-        let key = Cache::key(&self.endpoint, req);
-        if let Some(response) = cache.get(&key) {
-            self.meter.cache_hit();
-            return Ok(hit(response, start));
-        }
-        // Identical calls in flight share one request: the first sends it, the others
-        // wait for its answer.
-        let cell = self
-            .flights
-            .lock()
-            .ok()
-            .map(|mut f| Arc::clone(f.entry(key.clone()).or_default()));
-        let Some(cell) = cell else {
-            return self.fetch(req, on_piece, start).await;
-        };
-        let mut leader = false;
-        let outcome = cell
-            .get_or_init(|| {
-                leader = true;
-                async {
-                    let outcome = self.fetch(req, on_piece, start).await;
-                    if let Ok(done) = &outcome {
-                        cache.put(&key, &done.response);
-                    }
-                    outcome
-                }
+        match self
+            .complete_read(req, on_piece, IfUnreadable::Return, |_| {
+                Reading::Accepted(())
             })
             .await
-            .clone();
-        if leader {
-            if let Ok(mut f) = self.flights.lock() {
-                f.remove(&key);
-            }
-            return outcome;
-        }
-        match outcome {
-            Ok(done) => {
-                self.meter.cache_hit();
-                Ok(hit(done.response, start))
-            }
-            Err(e) => Err(e),
+        {
+            Ok(read) => Ok(read.completion),
+            Err(ReadError::Call { error, attempts }) => Err((error, attempts)),
+            // Every reply is accepted above; kept whole should that ever change.
+            Err(ReadError::Unreadable { completion, .. }) => Ok(completion),
         }
     }
 
-    async fn fetch(
+    /// Sends one request (streamed when `on_piece` is given) and reads its reply with
+    /// `read`. Only a reply read in full is stored in the cache (and a cached entry counts
+    /// only if `read` accepts it). A rejected reply is sent again like a failed request
+    /// under [`IfUnreadable::Retry`]; when the tries run out, the last reply comes back as
+    /// [`ReadError::Unreadable`] for the caller to repair. Identical calls in flight share
+    /// one request: each reads the shared reply itself, and only calls that were already
+    /// waiting share it (a later call sends its own).
+    pub async fn complete_read<T: Send>(
+        &self,
+        req: &ChatRequest,
+        on_piece: Option<OnPiece<'_>>,
+        if_unreadable: IfUnreadable,
+        read: impl Fn(&str) -> Reading<T> + Send + Sync,
+    ) -> Result<Read<T>, ReadError> {
+        let start = Instant::now();
+        let read: Reader<'_, T> = &read;
+        let Some(cache) = &self.cache else {
+            return self.fetch(req, on_piece, start, if_unreadable, read).await;
+        };
+        let key = Cache::key(&self.endpoint, req);
+        if let Some(response) = cache.get(&key) {
+            // An entry the reader cannot accept (older versions cached every reply) is a
+            // miss, replaced once a new reply is accepted.
+            if let Reading::Accepted(value) = read(&response.text) {
+                self.meter.cache_hit();
+                return Ok(Read {
+                    value,
+                    completion: hit(response, start),
+                    complete: true,
+                });
+            }
+        }
+        let Some(cell) = self.flight(&key) else {
+            let outcome = self.fetch(req, on_piece, start, if_unreadable, read).await;
+            if let Ok(r) = &outcome
+                && r.complete
+            {
+                cache.put(&key, &r.completion.response);
+            }
+            return outcome;
+        };
+        // The first call sends the request; identical calls arriving meanwhile wait for it.
+        let mut mine: Option<Result<Read<T>, ReadError>> = None;
+        let shared = cell
+            .get_or_init(|| async {
+                let outcome = self.fetch(req, on_piece, start, if_unreadable, read).await;
+                if let Ok(r) = &outcome
+                    && r.complete
+                {
+                    cache.put(&key, &r.completion.response);
+                }
+                // Off the board before anyone hears the outcome: a call that comes later
+                // finds the cache or sends its own request, and never gets a failure it
+                // did not wait for.
+                self.land(&key, &cell);
+                let shared = match &outcome {
+                    Ok(r) => Ok(r.completion.clone()),
+                    Err(e) => Err(e.clone()),
+                };
+                mine = Some(outcome);
+                shared
+            })
+            .await;
+        if let Some(outcome) = mine {
+            return outcome;
+        }
+        match shared.clone() {
+            Ok(done) => {
+                let completion = hit(done.response, start);
+                match read(&completion.response.text) {
+                    Reading::Accepted(value) => {
+                        self.meter.cache_hit();
+                        Ok(Read {
+                            value,
+                            completion,
+                            complete: true,
+                        })
+                    }
+                    Reading::Partial(value) => {
+                        self.meter.cache_hit();
+                        Ok(Read {
+                            value,
+                            completion,
+                            complete: false,
+                        })
+                    }
+                    Reading::Rejected(problem) => Err(ReadError::Unreadable {
+                        completion,
+                        problem,
+                    }),
+                }
+            }
+            Err(ReadError::Unreadable {
+                completion,
+                problem,
+            }) => Err(ReadError::Unreadable {
+                completion: hit(completion.response, start),
+                problem,
+            }),
+            Err(e @ ReadError::Call { .. }) => Err(e),
+        }
+    }
+
+    /// The flight for `key`: joined if one is under way, else started.
+    fn flight(&self, key: &str) -> Option<Flight> {
+        self.flights
+            .lock()
+            .ok()
+            .map(|mut f| Arc::clone(f.entry(key.to_owned()).or_default()))
+    }
+
+    /// Takes a finished flight off the board.
+    fn land(&self, key: &str, cell: &Flight) {
+        if let Ok(mut f) = self.flights.lock()
+            && f.get(key).is_some_and(|c| Arc::ptr_eq(c, cell))
+        {
+            f.remove(key);
+        }
+    }
+
+    /// Sends `req` until a reply is read or the tries run out.
+    async fn fetch<T>(
         &self,
         req: &ChatRequest,
         on_piece: Option<OnPiece<'_>>,
         start: Instant,
-    ) -> Outcome {
+        if_unreadable: IfUnreadable,
+        read: Reader<'_, T>,
+    ) -> Result<Read<T>, ReadError> {
         let reserve = estimate_tokens(req);
         let mut attempts = 0;
         loop {
-            if let Some(why) = self.meter.over_budget() {
-                return Err((LlmError::Budget(why), attempts));
-            }
-            attempts += 1;
-            if attempts > 1
-                && let Some(on_piece) = on_piece
-            {
-                on_piece(Piece::Retry);
-            }
+            let call = |error: LlmError, attempts: u32| ReadError::Call { error, attempts };
             let result = {
-                let Some(_slot) = self.limits.enter(reserve).await else {
-                    return Err((
-                        LlmError::Config("the client was shut down".into()),
-                        attempts,
-                    ));
-                };
-                // Checked with the slot held, right before sending: once a run is paused,
-                // at most the calls already past this point (the concurrency limit) go out;
-                // a stopped run gives up here.
-                let Ok(_passage) = self.gate.pass().await else {
-                    return Err((LlmError::Cancelled, attempts));
-                };
+                let slot = self.slot(reserve).await;
+                let _slot = slot.map_err(|e| call(e, attempts))?;
+                if let Some(why) = self.meter.over_budget() {
+                    return Err(call(LlmError::Budget(why), attempts));
+                }
+                attempts += 1;
+                if attempts > 1
+                    && let Some(on_piece) = on_piece
+                {
+                    on_piece(Piece::Retry);
+                }
+                let _sending = self.gate.sending();
                 self.meter.sent();
                 self.provider.complete(req, on_piece).await
             };
-            match result {
+            let wait = match result {
                 Ok(response) => {
                     self.limits.succeeded();
                     self.limits
                         .settle(reserve, response.input_tokens + response.output_tokens);
                     self.meter
                         .answered(response.input_tokens, response.output_tokens, self.price);
-                    return Ok(Completion {
+                    let completion = Completion {
                         response,
                         attempts,
                         latency: start.elapsed(),
                         cache_hit: false,
-                    });
+                    };
+                    let problem = match read(&completion.response.text) {
+                        Reading::Accepted(value) => {
+                            return Ok(Read {
+                                value,
+                                completion,
+                                complete: true,
+                            });
+                        }
+                        Reading::Partial(value) => {
+                            return Ok(Read {
+                                value,
+                                completion,
+                                complete: false,
+                            });
+                        }
+                        Reading::Rejected(problem) => problem,
+                    };
+                    if if_unreadable == IfUnreadable::Return || attempts > self.opts.max_retries {
+                        return Err(ReadError::Unreadable {
+                            completion,
+                            problem,
+                        });
+                    }
+                    self.delay(None, attempts)
                 }
                 Err(e) => {
                     if matches!(e, LlmError::RateLimited { .. }) {
                         self.limits.rate_limited();
                         self.meter.rate_limited();
                     }
-                    if e.retryable() && attempts <= self.opts.max_retries {
-                        tokio::time::sleep(self.delay(&e, attempts)).await;
-                        continue;
+                    if !e.retryable() || attempts > self.opts.max_retries {
+                        self.meter.failed();
+                        return Err(call(e, attempts));
                     }
-                    self.meter.failed();
-                    return Err((e, attempts));
+                    let retry_after = match e {
+                        LlmError::RateLimited { retry_after } => retry_after,
+                        _ => None,
+                    };
+                    self.delay(retry_after, attempts)
                 }
-            }
+            };
+            self.until_stopped(tokio::time::sleep(wait))
+                .await
+                .map_err(|e| call(e, attempts))?;
+        }
+    }
+
+    /// A concurrency slot, taken only while the gate is open: a call paused while it
+    /// waited for one gives it back and waits at the gate again. Fails once the gate is
+    /// stopped.
+    async fn slot(&self, reserve: u64) -> Result<Slot<'_>, LlmError> {
+        let shut = || LlmError::Config("the client was shut down".into());
+        self.gate.wait().await?;
+        let mut slot = self
+            .until_stopped(self.limits.enter(reserve))
+            .await?
+            .ok_or_else(shut)?;
+        while !self.gate.is_open() {
+            drop(slot);
+            self.gate.wait().await?;
+            slot = self
+                .until_stopped(self.limits.acquire())
+                .await?
+                .ok_or_else(shut)?;
+        }
+        Ok(slot)
+    }
+
+    /// `work`, unless the gate is stopped first.
+    async fn until_stopped<F: Future>(&self, work: F) -> Result<F::Output, LlmError> {
+        tokio::select! {
+            biased;
+            out = work => Ok(out),
+            () = self.gate.stopped() => Err(LlmError::Cancelled),
         }
     }
 
     /// `Retry-After` when the server gives one, else base · 2^(n−1) with ±25 % jitter.
-    fn delay(&self, e: &LlmError, attempt: u32) -> Duration {
-        if let LlmError::RateLimited {
-            retry_after: Some(d),
-        } = e
-        {
-            return *d;
+    fn delay(&self, retry_after: Option<Duration>, attempt: u32) -> Duration {
+        if let Some(d) = retry_after {
+            return d;
         }
         let exp = self
             .opts

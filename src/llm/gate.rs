@@ -1,106 +1,152 @@
-//! The run's gate: every judge call waits here before it is sent, so that pausing a run
-//! means no new call starts (calls already sent finish), and stopping it means waiting
-//! calls give up. Open, it costs one atomic load.
+//! The run's pause gate: every attempt of every call (the first, each retry, repair
+//! requests) waits here before it takes a concurrency slot and is sent. Paused, no new
+//! request leaves; stopped, waiting calls end with [`LlmError::Cancelled`]. Requests already
+//! sent always finish. Open, passing costs one atomic load.
 
+use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
-#[derive(Debug, Clone)]
+use super::LlmError;
+
+const OPEN: u8 = 0;
+const PAUSED: u8 = 1;
+const STOPPED: u8 = 2;
+
+/// Shared by every client of a run (clones are the same gate).
+#[derive(Debug, Clone, Default)]
 pub struct Gate {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Inner {
-    /// `true` while paused.
-    paused: watch::Sender<bool>,
-    stopped: AtomicBool,
+    state: AtomicU8,
+    changed: Notify,
+    /// Requests being sent now.
     in_flight: AtomicUsize,
-}
-
-impl Default for Gate {
-    fn default() -> Self {
-        Self {
-            inner: Arc::new(Inner {
-                paused: watch::Sender::new(false),
-                stopped: AtomicBool::new(false),
-                in_flight: AtomicUsize::new(0),
-            }),
-        }
-    }
-}
-
-/// The gate was stopped: the call was never sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stopped;
-
-/// A call being sent; counted in `in_flight` until dropped.
-#[derive(Debug)]
-pub struct Passage {
-    inner: Arc<Inner>,
-}
-
-impl Drop for Passage {
-    fn drop(&mut self) {
-        self.inner.in_flight.fetch_sub(1, Ordering::SeqCst);
-    }
+    /// Calls held at the gate now.
+    waiting: AtomicUsize,
 }
 
 impl Gate {
-    pub fn pause(&self) {
-        self.inner.paused.send_replace(true);
+    /// An open gate.
+    pub fn new() -> Self {
+        Self::default()
     }
 
+    /// No new request starts until [`resume`](Self::resume) (requests already sent finish).
+    /// Does nothing once stopped.
+    pub fn pause(&self) {
+        let _ =
+            self.inner
+                .state
+                .compare_exchange(OPEN, PAUSED, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// Lets held calls go. Does nothing once stopped.
     pub fn resume(&self) {
-        self.inner.paused.send_replace(false);
+        if self
+            .inner
+            .state
+            .compare_exchange(PAUSED, OPEN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.inner.changed.notify_waiters();
+        }
+    }
+
+    /// Cancels for good: no new request starts, and every call waiting (at the gate, for a
+    /// slot, or between retries) ends with [`LlmError::Cancelled`].
+    pub fn stop(&self) {
+        self.inner.state.store(STOPPED, Ordering::Release);
+        self.inner.changed.notify_waiters();
     }
 
     pub fn is_paused(&self) -> bool {
-        *self.inner.paused.borrow()
-    }
-
-    /// No call starts from now on; those waiting return [`Stopped`].
-    pub fn stop(&self) {
-        self.inner.stopped.store(true, Ordering::SeqCst);
-        // Wake the waiters so they see the stop.
-        self.inner.paused.send_replace(false);
+        self.state() == PAUSED
     }
 
     pub fn is_stopped(&self) -> bool {
-        self.inner.stopped.load(Ordering::SeqCst)
+        self.state() == STOPPED
     }
 
-    /// Calls sent through this gate and not yet answered.
+    /// Requests being sent now by the clients using this gate.
     pub fn in_flight(&self) -> usize {
-        self.inner.in_flight.load(Ordering::SeqCst)
+        self.inner.in_flight.load(Ordering::Acquire)
     }
 
-    /// Waits while paused; then the call may go (and counts as in flight until the
-    /// passage is dropped).
-    pub async fn pass(&self) -> Result<Passage, Stopped> {
-        self.wait().await?;
-        self.inner.in_flight.fetch_add(1, Ordering::SeqCst);
-        Ok(Passage {
-            inner: Arc::clone(&self.inner),
-        })
+    /// Calls held at the gate now (paused).
+    pub fn waiting(&self) -> usize {
+        self.inner.waiting.load(Ordering::Acquire)
     }
 
-    /// Waits while paused, without counting a call (an item about to start).
-    pub async fn wait(&self) -> Result<(), Stopped> {
-        let mut rx = self.inner.paused.subscribe();
+    fn state(&self) -> u8 {
+        self.inner.state.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn is_open(&self) -> bool {
+        self.state() == OPEN
+    }
+
+    /// Passes an open gate at once, waits while it is paused, and fails once it is stopped.
+    pub(crate) async fn wait(&self) -> Result<(), LlmError> {
+        match self.state() {
+            OPEN => return Ok(()),
+            STOPPED => return Err(LlmError::Cancelled),
+            _ => {}
+        }
+        self.inner.waiting.fetch_add(1, Ordering::AcqRel);
+        let _held = Held(&self.inner.waiting);
         loop {
-            if self.is_stopped() {
-                return Err(Stopped);
-            }
-            if !*rx.borrow_and_update() {
-                return Ok(());
-            }
-            if rx.changed().await.is_err() {
-                return Err(Stopped);
+            // Registered before the state is read again, so no change is missed.
+            let mut changed = pin!(self.inner.changed.notified());
+            changed.as_mut().enable();
+            match self.state() {
+                OPEN => return Ok(()),
+                STOPPED => return Err(LlmError::Cancelled),
+                _ => changed.await,
             }
         }
+    }
+
+    /// Resolves once the gate is stopped.
+    pub(crate) async fn stopped(&self) {
+        loop {
+            let mut changed = pin!(self.inner.changed.notified());
+            changed.as_mut().enable();
+            if self.state() == STOPPED {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    /// Counts a request in flight until the guard is dropped.
+    pub(crate) fn sending(&self) -> Sending<'_> {
+        self.inner.in_flight.fetch_add(1, Ordering::AcqRel);
+        Sending(&self.inner.in_flight)
+    }
+}
+
+/// A request in flight; uncounted when dropped.
+#[derive(Debug)]
+pub(crate) struct Sending<'a>(&'a AtomicUsize);
+
+impl Drop for Sending<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A call held at the gate; uncounted when it leaves (or is dropped).
+struct Held<'a>(&'a AtomicUsize);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -109,27 +155,48 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn paused_calls_wait_and_stopped_ones_give_up() {
-        let gate = Gate::default();
-        let p = gate.pass().await.unwrap();
-        assert_eq!(gate.in_flight(), 1);
-        drop(p);
-        assert_eq!(gate.in_flight(), 0);
+    async fn paused_calls_wait_resumed_they_go_stopped_they_are_cancelled() {
+        let gate = Gate::new();
+        assert!(gate.wait().await.is_ok(), "open by default");
         gate.pause();
-        let waiting = tokio::spawn({
+        assert!(gate.is_paused());
+        let waiter = tokio::spawn({
             let gate = gate.clone();
-            async move { gate.pass().await.map(|_| ()) }
+            async move { gate.wait().await }
         });
-        tokio::task::yield_now().await;
-        assert!(!waiting.is_finished());
+        while gate.waiting() == 0 {
+            tokio::task::yield_now().await;
+        }
         gate.resume();
-        assert_eq!(waiting.await.unwrap(), Ok(()));
+        assert_eq!(waiter.await.ok(), Some(Ok(())));
+        assert_eq!(gate.waiting(), 0);
+
         gate.pause();
-        let waiting = tokio::spawn({
+        let waiter = tokio::spawn({
             let gate = gate.clone();
-            async move { gate.pass().await.map(|_| ()) }
+            async move { gate.wait().await }
         });
+        while gate.waiting() == 0 {
+            tokio::task::yield_now().await;
+        }
         gate.stop();
-        assert_eq!(waiting.await.unwrap(), Err(Stopped));
+        assert_eq!(waiter.await.ok(), Some(Err(LlmError::Cancelled)));
+        gate.resume();
+        assert!(gate.is_stopped(), "a stop is for good");
+        assert_eq!(gate.wait().await, Err(LlmError::Cancelled));
+        gate.stopped().await;
+    }
+
+    #[test]
+    fn in_flight_counts_requests_being_sent() {
+        let gate = Gate::new();
+        let other = gate.clone();
+        let a = gate.sending();
+        let b = other.sending();
+        assert_eq!(gate.in_flight(), 2);
+        drop(a);
+        assert_eq!(other.in_flight(), 1);
+        drop(b);
+        assert_eq!(gate.in_flight(), 0);
     }
 }

@@ -33,6 +33,11 @@ impl Limits {
         self.gate.acquire().await
     }
 
+    /// A slot, without pacing (for a call that was paced already).
+    pub(crate) async fn acquire(&self) -> Option<Slot<'_>> {
+        self.gate.acquire().await
+    }
+
     /// Tokens reserved for a call and what it really used: the difference goes back.
     pub fn settle(&self, reserved: u64, used: u64) {
         self.pacer.settle(reserved, used);

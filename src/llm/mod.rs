@@ -1,5 +1,6 @@
 //! LLM providers behind one trait, and the client around them that every judge call goes
-//! through: a concurrency cap, timeouts, and retries with backoff that honour `Retry-After`.
+//! through: a concurrency cap, timeouts, a cap on a reply's size, a pause gate, and retries
+//! with backoff that honour `Retry-After`.
 //! API keys are read here (environment or config) and never leave: not in results, errors
 //! or logs.
 
@@ -18,8 +19,11 @@ use std::pin::Pin;
 use std::time::Duration;
 
 pub use cache::{Cache, CacheStats};
-pub use client::{Client, ClientOptions, Completion, estimate_input_tokens, estimate_tokens};
-pub use gate::{Gate, Passage, Stopped};
+pub use client::{
+    Client, ClientOptions, Completion, DEFAULT_MAX_REPLY_BYTES, IfUnreadable, Read, ReadError,
+    Reading, estimate_input_tokens, estimate_tokens,
+};
+pub use gate::Gate;
 pub use limits::Limits;
 pub use meter::{Meter, Price, Usage as RunUsage};
 pub use model_id::{NamedProvider, ProviderKind, ProviderSpec, resolve};
@@ -115,11 +119,29 @@ pub enum LlmError {
     Budget(String),
     #[error("the provider's reply could not be read: {0}")]
     BadResponse(String),
+    #[error(
+        "the reply exceeded {} (judge.max_reply_bytes); no verdict needs that much, so the call was stopped (raise judge.max_reply_bytes in rubricate.yaml if this judge's replies really are that long)",
+        human_bytes(*limit)
+    )]
+    TooLarge { limit: usize },
+    /// The run was stopped before this call was sent: not a failure of the call.
+    #[error("cancelled: the run was stopped before this call was sent")]
+    Cancelled,
     #[error("{0}")]
     Config(String),
-    /// The run was stopped (cancelled) before this call was sent.
-    #[error("not sent: the run was stopped")]
-    Cancelled,
+}
+
+/// `4 MiB`, `512 KiB`, `1000 bytes`.
+pub fn human_bytes(n: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else if n >= KIB && n.is_multiple_of(KIB) {
+        format!("{} KiB", n / KIB)
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 impl LlmError {
@@ -147,7 +169,9 @@ impl LlmError {
         }
     }
 
-    /// Worth another try: rate limits, server errors, lost connections, timeouts.
+    /// Worth another try: rate limits, server errors, lost connections, timeouts, and
+    /// replies that arrived malformed (cut short, or not the provider's JSON). A reply over
+    /// the size cap is not: the next one would be as long.
     pub fn retryable(&self) -> bool {
         matches!(
             self,
@@ -157,6 +181,7 @@ impl LlmError {
                 | LlmError::Timeout(_)
                 | LlmError::Idle(_)
                 | LlmError::Truncated(_)
+                | LlmError::BadResponse(_)
         )
     }
 }
@@ -219,14 +244,19 @@ fn error_message(body: &str) -> String {
     }
 }
 
-/// Sends a prepared request and returns the body of a successful answer; a failed status
-/// becomes the matching error (`key_var` names where the key comes from).
+/// The most of an error body read: enough for any message worth showing.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Sends a prepared request and returns the body of a successful answer (at most `cap`
+/// bytes, else `TooLarge`); a failed status becomes the matching error (`key_var` names
+/// where the key comes from).
 async fn send(
     request: reqwest::RequestBuilder,
     timeout: Duration,
+    cap: usize,
     key: &Key<'_>,
 ) -> Result<String, LlmError> {
-    send_inner(request, timeout, key.var)
+    send_inner(request, timeout, cap, key.var)
         .await
         .map_err(|e| e.redacted(key.value))
 }
@@ -241,21 +271,57 @@ pub(crate) struct Key<'a> {
 async fn send_inner(
     request: reqwest::RequestBuilder,
     timeout: Duration,
+    cap: usize,
     key_var: &str,
 ) -> Result<String, LlmError> {
-    let response = request
+    let mut response = request
         .timeout(timeout)
         .send()
         .await
         .map_err(|e| transport(&e, timeout))?;
     let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let text = response.text().await.map_err(|e| transport(&e, timeout))?;
-    if (200..300).contains(&status) {
-        Ok(text)
-    } else {
-        Err(status_error(status, &headers, &text, key_var))
+    if !(200..300).contains(&status) {
+        return Err(failed_status(response, timeout, cap, key_var).await);
     }
+    if response.content_length().is_some_and(|n| n > cap as u64) {
+        return Err(LlmError::TooLarge { limit: cap });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport(&e, timeout))? {
+        if body.len() + chunk.len() > cap {
+            return Err(LlmError::TooLarge { limit: cap });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// The error for a failed status, from at most [`MAX_ERROR_BODY`] (and `cap`) bytes of its
+/// body: the rest is never read.
+async fn failed_status(
+    mut response: reqwest::Response,
+    timeout: Duration,
+    cap: usize,
+    key_var: &str,
+) -> LlmError {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let limit = cap.min(MAX_ERROR_BODY);
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = limit - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                if chunk.len() >= room {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => return transport(&e, timeout),
+        }
+    }
+    status_error(status, &headers, &String::from_utf8_lossy(&body), key_var)
 }
 
 /// Whether a stream goes on after an event.
@@ -265,14 +331,16 @@ enum Flow {
 }
 
 /// Sends a streaming request and hands each server-sent event to `on_event` until it says
-/// `Done`. A stream that ends first is `Truncated`; one silent for `idle` is `Idle`.
+/// `Done`. A stream that ends first is `Truncated`; one silent for `idle` is `Idle`; one
+/// longer than `cap` bytes is `TooLarge`.
 async fn send_stream(
     request: reqwest::RequestBuilder,
     timeouts: Timeouts,
+    cap: usize,
     key: &Key<'_>,
     on_event: impl FnMut(sse::Event) -> Result<Flow, LlmError> + Send,
 ) -> Result<(), LlmError> {
-    stream_inner(request, timeouts, key.var, on_event)
+    stream_inner(request, timeouts, cap, key.var, on_event)
         .await
         .map_err(|e| e.redacted(key.value))
 }
@@ -280,6 +348,7 @@ async fn send_stream(
 async fn stream_inner(
     request: reqwest::RequestBuilder,
     timeouts: Timeouts,
+    cap: usize,
     key_var: &str,
     mut on_event: impl FnMut(sse::Event) -> Result<Flow, LlmError> + Send,
 ) -> Result<(), LlmError> {
@@ -290,14 +359,10 @@ async fn stream_inner(
         .map_err(|e| transport(&e, timeouts.whole))?;
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
-        let headers = response.headers().clone();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| transport(&e, timeouts.whole))?;
-        return Err(status_error(status, &headers, &text, key_var));
+        return Err(failed_status(response, timeouts.whole, cap, key_var).await);
     }
     let mut reader = sse::Reader::default();
+    let mut received = 0usize;
     loop {
         let chunk = tokio::time::timeout(timeouts.idle, response.chunk())
             .await
@@ -306,12 +371,25 @@ async fn stream_inner(
         let Some(bytes) = chunk else {
             return Err(LlmError::Truncated("no end-of-stream event".into()));
         };
+        received += bytes.len();
+        if received > cap {
+            return Err(LlmError::TooLarge { limit: cap });
+        }
         for event in reader.push(&bytes) {
             if let Flow::Done = on_event(event)? {
                 return Ok(());
             }
         }
     }
+}
+
+/// Adds a streamed piece to the reply's text, unless that would pass `cap` bytes.
+fn push_text(text: &mut String, piece: &str, cap: usize) -> Result<(), LlmError> {
+    if text.len() + piece.len() > cap {
+        return Err(LlmError::TooLarge { limit: cap });
+    }
+    text.push_str(piece);
+    Ok(())
 }
 
 /// An event's data as JSON.

@@ -21,6 +21,8 @@ pub struct OpenAi {
     pub key_var: String,
     pub http: reqwest::Client,
     pub timeouts: Timeouts,
+    /// The most bytes a reply may take.
+    pub max_reply_bytes: usize,
     /// Cleared after a server rejects `response_format`.
     structured: AtomicBool,
 }
@@ -33,6 +35,7 @@ impl OpenAi {
         key_var: &str,
         http: reqwest::Client,
         timeouts: Timeouts,
+        max_reply_bytes: usize,
     ) -> Self {
         Self {
             name: name.to_owned(),
@@ -41,6 +44,7 @@ impl OpenAi {
             key_var: key_var.to_owned(),
             http,
             timeouts,
+            max_reply_bytes,
             structured: AtomicBool::new(true),
         }
     }
@@ -93,14 +97,19 @@ impl OpenAi {
         on_piece: Option<OnPiece<'_>>,
     ) -> Result<ChatResponse, LlmError> {
         let body = Self::body(req, structured, on_piece.is_some());
+        let cap = self.max_reply_bytes;
         let Some(on_piece) = on_piece else {
             return parse(
-                &super::send(self.request(&body), self.timeouts.whole, &self.key()).await?,
+                &super::send(self.request(&body), self.timeouts.whole, cap, &self.key()).await?,
             );
         };
         let reply = Mutex::new((ChatResponse::default(), false));
-        let streamed =
-            super::send_stream(self.request(&body), self.timeouts, &self.key(), |event| {
+        let streamed = super::send_stream(
+            self.request(&body),
+            self.timeouts,
+            cap,
+            &self.key(),
+            |event| {
                 if event.data.trim() == "[DONE]" {
                     return Ok(Flow::Done);
                 }
@@ -123,7 +132,7 @@ impl OpenAi {
                     .and_then(Value::as_str)
                     && !text.is_empty()
                 {
-                    response.text.push_str(text);
+                    super::push_text(&mut response.text, text, cap)?;
                     on_piece(Piece::Text(text));
                 }
                 if v.pointer("/choices/0/finish_reason")
@@ -135,8 +144,9 @@ impl OpenAi {
                     read_usage(usage, response);
                 }
                 Ok(Flow::More)
-            })
-            .await;
+            },
+        )
+        .await;
         let (response, finished) = reply
             .into_inner()
             .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;

@@ -122,6 +122,10 @@ pub fn build(
         tpm: args.tpm.or(config.judge.tpm),
         max_retries: args.max_retries.or(config.judge.max_retries).unwrap_or(4),
         timeout: Duration::from_secs_f64(timeout.min(86_400.0)),
+        max_reply_bytes: config
+            .judge
+            .max_reply_bytes
+            .unwrap_or(llm::DEFAULT_MAX_REPLY_BYTES),
         ..ClientOptions::default()
     };
     let meter = Arc::new(Meter::new(max_cost));

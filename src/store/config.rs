@@ -32,6 +32,7 @@ const JUDGE_KNOWN: &[&str] = &[
     "max_cost",
     "confirm_calls",
     "confirm_cost",
+    "max_reply_bytes",
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
 const PRICE_KNOWN: &[&str] = &["input", "output"];
@@ -75,12 +76,19 @@ pub struct JudgeDefaults {
     pub confirm_calls: Option<u64>,
     /// … or that is estimated to cost more dollars than this (default [`CONFIRM_COST`]).
     pub confirm_cost: Option<f64>,
+    /// The most bytes one judge reply may take (`llm::ClientOptions::max_reply_bytes`).
+    pub max_reply_bytes: Option<usize>,
 }
 
 /// Judge calls above which the terminal UI asks before starting a run.
 pub const CONFIRM_CALLS: u64 = 10_000;
 /// Estimated dollars above which the terminal UI asks before starting a run.
 pub const CONFIRM_COST: f64 = 1.0;
+
+/// The bounds of `judge.max_reply_bytes`: a verdict fits in far less than the least, and
+/// the most keeps one reply from straining memory.
+const MIN_REPLY_BYTES: usize = 1024;
+const MAX_REPLY_BYTES: usize = 1024 * 1024 * 1024;
 
 /// The nearest `rubricate.yaml` at or above `start`.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
@@ -224,6 +232,19 @@ fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>)
     out.max_cost = dollars(ctx, &mut f, "max_cost");
     out.confirm_cost = dollars(ctx, &mut f, "confirm_cost");
     out.confirm_calls = whole_number(ctx, &mut f, "confirm_calls");
+    if let Some(n) = f.take("max_reply_bytes") {
+        out.max_reply_bytes = n
+            .as_f64()
+            .filter(|x| x.fract() == 0.0)
+            .filter(|x| (MIN_REPLY_BYTES as f64..=MAX_REPLY_BYTES as f64).contains(x))
+            .map(|x| x as usize); // checked: whole, from 1 KiB to 1 GiB
+        if out.max_reply_bytes.is_none() {
+            ctx.err(
+                n.pos,
+                "`max_reply_bytes` must be a whole number of bytes from 1024 (1 KiB) to 1073741824 (1 GiB); the default is 4194304 (4 MiB)",
+            );
+        }
+    }
     finish_warning(ctx, f, JUDGE_KNOWN, unknown);
     out
 }
@@ -456,5 +477,30 @@ mod tests {
             err.contains(":8:16: `concurrency` must be a whole number of at least 1"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_reply_size_cap_is_a_whole_number_of_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "judge:\n  max_reply_bytes: 1048576\n",
+        )
+        .unwrap();
+        let (config, warnings) = load_config(dir.path()).unwrap();
+        assert_eq!(config.judge.max_reply_bytes, Some(1_048_576));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        for bad in ["12", "2.5e9", "1.5", "lots"] {
+            std::fs::write(
+                dir.path().join(CONFIG_FILE),
+                format!("judge:\n  max_reply_bytes: {bad}\n"),
+            )
+            .unwrap();
+            let err = load_config(dir.path()).unwrap_err().to_string();
+            assert!(
+                err.contains(":2:20: `max_reply_bytes` must be a whole number of bytes from 1024"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

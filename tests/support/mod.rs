@@ -1,7 +1,9 @@
 //! A loopback LLM server for tests: speaks `OpenAI` chat completions (`/v1/chat/completions`)
 //! and Anthropic Messages (`/v1/messages`), plain or streamed as server-sent events when a
 //! request asks for `stream`, answers by a rule (or a script of faults first), with
-//! latency, and records every request and the most calls it saw in flight at once.
+//! latency, and records every request and the most calls it saw in flight at once. Faults
+//! include replies that never end (a body or a stream that goes on for ever, or an error
+//! page that does) and replies held until the test releases them.
 //! It runs on a thread of its own, so tests of the real binary can use it too.
 #![allow(
     dead_code,
@@ -11,7 +13,7 @@
 )]
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -38,6 +40,13 @@ pub enum Reply {
     Truncated(String, usize),
     /// A streamed reply that sends this many characters and then goes silent.
     Stall(String, usize),
+    /// A 200 that never ends: a plain body whose reply text goes on for ever, or a stream
+    /// of text events that never stops.
+    Endless,
+    /// This HTTP error status with a body that never ends.
+    EndlessError(u16),
+    /// This text, once the test calls [`LlmServer::release`].
+    Held(String),
 }
 
 /// One request as the server saw it.
@@ -78,6 +87,8 @@ struct Inner {
     latency: Duration,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
+    released: AtomicBool,
+    release: tokio::sync::Notify,
 }
 
 pub struct LlmServer {
@@ -99,6 +110,8 @@ impl LlmServer {
             latency,
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
+            released: AtomicBool::new(false),
+            release: tokio::sync::Notify::new(),
         });
         let (tx, rx) = std::sync::mpsc::channel();
         let state = Arc::clone(&inner);
@@ -137,6 +150,24 @@ impl LlmServer {
     pub fn max_in_flight(&self) -> usize {
         self.inner.max_in_flight.load(Ordering::SeqCst)
     }
+
+    /// Answers every [`Reply::Held`] request, those waiting and those to come.
+    pub fn release(&self) {
+        self.inner.released.store(true, Ordering::SeqCst);
+        self.inner.release.notify_waiters();
+    }
+}
+
+/// Waits until the test releases held replies.
+async fn released(inner: &Inner) {
+    loop {
+        let mut notified = std::pin::pin!(inner.release.notified());
+        notified.as_mut().enable();
+        if inner.released.load(Ordering::SeqCst) {
+            return;
+        }
+        notified.await;
+    }
 }
 
 /// A model reply in JSON, as our judge asks for it.
@@ -167,9 +198,13 @@ async fn answer(
     inner.max_in_flight.fetch_max(now, Ordering::SeqCst);
     inner.seen.lock().unwrap().push(seen.clone());
     let scripted = inner.script.lock().unwrap().pop_front();
-    let reply = scripted.unwrap_or_else(|| (inner.rule)(&seen));
+    let mut reply = scripted.unwrap_or_else(|| (inner.rule)(&seen));
     if !inner.latency.is_zero() {
         tokio::time::sleep(inner.latency).await;
+    }
+    if let Reply::Held(text) = reply {
+        released(&inner).await;
+        reply = Reply::Text(text);
     }
     let anthropic = seen.path == "/v1/messages";
     let stream = seen.body.get("stream") == Some(&Value::Bool(true));
@@ -204,9 +239,62 @@ async fn answer(
             StatusCode::OK.into_response()
         }
         Reply::Garbage(text) => (StatusCode::OK, text).into_response(),
+        Reply::Endless => endless(StatusCode::OK, anthropic, stream),
+        Reply::EndlessError(code) => endless(StatusCode::from_u16(code).unwrap(), false, false),
+        Reply::Held(_) => unreachable!("answered once released"),
     };
     inner.in_flight.fetch_sub(1, Ordering::SeqCst);
     response
+}
+
+/// A body that never ends: text events when `stream`, else a JSON reply (or, for an error
+/// status, an error message) whose string never closes.
+fn endless(status: StatusCode, anthropic: bool, stream: bool) -> Response {
+    let text = "la ".repeat(1000);
+    let (head, piece) = if !stream {
+        let head = if !status.is_success() {
+            "{\"error\": {\"message\": \""
+        } else if anthropic {
+            "{\"type\": \"message\", \"content\": [{\"type\": \"text\", \"text\": \""
+        } else {
+            "{\"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": \""
+        };
+        (head.to_owned(), text)
+    } else if anthropic {
+        let start = format!(
+            "event: message_start\ndata: {}\n\n",
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 100, "output_tokens": 1}}})
+        );
+        let delta = format!(
+            "event: content_block_delta\ndata: {}\n\n",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
+        );
+        (start, delta)
+    } else {
+        let delta = format!(
+            "data: {}\n\n",
+            json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+        );
+        (String::new(), delta)
+    };
+    let piece = axum::body::Bytes::from(piece);
+    let body = futures_util::StreamExt::chain(
+        futures_util::stream::once(async move { axum::body::Bytes::from(head) }),
+        futures_util::stream::repeat(piece),
+    );
+    let body = futures_util::StreamExt::map(body, Ok::<_, std::convert::Infallible>);
+    Response::builder()
+        .status(status)
+        .header(
+            "content-type",
+            if stream {
+                "text/event-stream"
+            } else {
+                "application/json"
+            },
+        )
+        .body(axum::body::Body::from_stream(body))
+        .unwrap()
 }
 
 #[derive(Clone, Copy, PartialEq)]

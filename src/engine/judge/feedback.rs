@@ -52,8 +52,17 @@ pub async fn write(
         0,
     );
     request.max_tokens = request.max_tokens.min(400);
-    let done = judge.client.complete(&request, None).await.ok()?;
-    acceptable(&done.response.text)
+    // Only prose is accepted (and cached); anything else is not asked again.
+    let read = |text: &str| match acceptable(text) {
+        Some(prose) => crate::llm::Reading::Accepted(prose),
+        None => crate::llm::Reading::Rejected("not three to five sentences of prose".into()),
+    };
+    let done = judge
+        .client
+        .complete_read(&request, None, crate::llm::IfUnreadable::Return, read)
+        .await
+        .ok()?;
+    Some(done.value)
 }
 
 /// Plain prose of a sensible length.

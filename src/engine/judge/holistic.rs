@@ -1,8 +1,8 @@
 //! Holistic judging: one 0–100 score for the whole rubric, no per-criterion report.
 
-use super::record::{Record, unreadable};
+use super::record::{Record, Reply, unreadable};
 use super::{Judge, parse, prompt};
-use crate::llm::{ChatRequest, Message, OnPiece};
+use crate::llm::{ChatRequest, IfUnreadable, Message, OnPiece, Reading};
 use crate::model::{Failure, Invocation, Item, Rubric};
 
 /// A holistic answer: the score out of 100 (or why there is none), the reason, the record.
@@ -40,27 +40,37 @@ pub async fn judge(
             invocation: record.invocation(response),
         }
     };
-    let first = match record.call(judge, &request, on_piece, "").await {
-        Ok(text) => text,
+    let read = |text: &str| match parse::read_holistic(text) {
+        Ok(answer) => Reading::Accepted(answer),
+        Err(problem) => Reading::Rejected(problem),
+    };
+    let (first, problem) = match record
+        .call(judge, &request, on_piece, "", IfUnreadable::Retry, read)
+        .await
+    {
+        Ok(Reply::Read { value, text }) => return done(&record, Ok(value), &text),
+        Ok(Reply::Unreadable { text, problem }) => (text, problem),
         Err(f) => return done(&record, Err(f), ""),
     };
-    let problem = match parse::read_holistic(&first) {
-        Ok(answer) => return done(&record, Ok(answer), &first),
-        Err(p) => p,
-    };
-    messages.push(Message::assistant(first));
+    messages.push(Message::assistant(parse::quote_reply(&first)));
     messages.push(Message::user(format!(
-        "Your reply could not be read: {problem}. Reply again with JSON only: {{\"reason\": \"…\", \"score\": <a number from 0 to 100>}}"
+        "Your reply could not be read: {}. Reply again with JSON only: {{\"reason\": \"…\", \"score\": <a number from 0 to 100>}}",
+        parse::short(&problem)
     )));
     request.messages = messages;
     match record
-        .call(judge, &request, on_piece, " (repair request)")
+        .call(
+            judge,
+            &request,
+            on_piece,
+            " (repair request)",
+            IfUnreadable::Return,
+            read,
+        )
         .await
     {
-        Ok(second) => {
-            let outcome = parse::read_holistic(&second).map_err(|p| unreadable(&p));
-            done(&record, outcome, &second)
-        }
+        Ok(Reply::Read { value, text }) => done(&record, Ok(value), &text),
+        Ok(Reply::Unreadable { text, problem }) => done(&record, Err(unreadable(&problem)), &text),
         Err(f) => done(&record, Err(f), ""),
     }
 }

@@ -24,7 +24,7 @@ use futures_util::future::join_all;
 
 pub use ensemble::{Ballot, Rule, ValueRule};
 
-use crate::llm::{ChatRequest, Client, Message, OnPiece, Piece};
+use crate::llm::{ChatRequest, Client, Gate, Message, OnPiece, Piece};
 use crate::model::{
     Criterion, CriterionResult, Ensemble, Failure, Item, Method, MethodKind, Rubric, Verdict, Vote,
 };
@@ -207,6 +207,10 @@ pub struct HolisticOutcome {
 /// The id of the one result a holistic evaluation holds.
 pub const HOLISTIC_ID: &str = "holistic";
 
+/// The failure category of a call the run stopped before it was sent (its gate was
+/// stopped): not a judge error, and not a result to record; the cell is still to grade.
+pub const CANCELLED: &str = crate::model::UNSENT_CANCELLED;
+
 impl Panel {
     pub fn single(judge: Arc<Judge>) -> Self {
         Self {
@@ -218,6 +222,16 @@ impl Panel {
             strategy: Strategy::default(),
             stream: false,
         }
+    }
+
+    /// Every judge's client waits at `gate` (the run's pause and stop; see [`Gate`]).
+    #[must_use]
+    pub fn with_gate(mut self, gate: &Gate) -> Self {
+        for judge in self.judges.iter_mut().chain(self.by_model.values_mut()) {
+            let j = Arc::make_mut(judge);
+            j.client = j.client.clone().with_gate(gate.clone());
+        }
+        self
     }
 
     /// Every distinct judge of the panel.

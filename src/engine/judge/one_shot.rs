@@ -2,11 +2,12 @@
 //! criteria out (or answers them unreadably) gets one repair request for just those; what
 //! is still missing is `unable_to_evaluate`, never UNMET.
 
+use super::parse::Answer;
 use super::per_criterion::option_order;
-use super::record::{Record, merge, share_usage, unreadable};
+use super::record::{Record, Reply, merge, share_usage, unreadable};
 use super::{Judge, parse, prompt};
 use crate::engine::aggregate::reconcile_double_pass;
-use crate::llm::{Message, OnPiece};
+use crate::llm::{IfUnreadable, Message, OnPiece, Reading};
 use crate::model::{Criterion, CriterionResult, Item, Kind, Rubric, Verdict};
 
 /// Judges `criteria` in one call; results come back in the order given. With `reversed`
@@ -30,12 +31,25 @@ pub async fn judge(
     let mut messages = request.messages.clone();
     let strategy = if reversed { "double_pass" } else { "one_shot" };
     let mut record = Record::new(judge, strategy, &messages);
-    let first = match record.call(judge, &request, on_piece, "").await {
-        Ok(text) => text,
+    let in_order: Vec<&Criterion> = shown.iter().map(|&i| criteria[i]).collect();
+    // A reply with nothing readable is sent again like a failed request; one that answers
+    // some criteria goes straight to the repair for the rest.
+    let (first, found, problems) = match record
+        .call(judge, &request, on_piece, "", IfUnreadable::Retry, |text| {
+            reading(&in_order, text)
+        })
+        .await
+    {
+        Ok(Reply::Read {
+            value: (found, problems),
+            text,
+        }) => (text, found, problems),
+        Ok(Reply::Unreadable { text, .. }) => {
+            let (found, problems) = parse::read_one_shot(&in_order, &text);
+            (text, found, problems)
+        }
         Err(f) => return criteria.iter().map(|c| record.fail(c, f.clone())).collect(),
     };
-    let in_order: Vec<&Criterion> = shown.iter().map(|&i| criteria[i]).collect();
-    let (found, problems) = parse::read_one_shot(&in_order, &first);
     let mut answers: Vec<Option<(String, Verdict)>> = vec![None; criteria.len()];
     for (pos, answer) in found.into_iter().enumerate() {
         answers[shown[pos]] = answer;
@@ -44,7 +58,7 @@ pub async fn judge(
     let mut still: Vec<(usize, String)> = Vec::new();
     if !problems.is_empty() {
         let missing: Vec<usize> = problems.iter().map(|(pos, _)| shown[*pos]).collect();
-        let list: Vec<String> = problems.iter().map(|(_, p)| p.clone()).collect();
+        let list: Vec<String> = problems.iter().map(|(_, p)| parse::short(p)).collect();
         let ids: Vec<String> = missing
             .iter()
             .map(|&i| {
@@ -55,7 +69,7 @@ pub async fn judge(
                 )
             })
             .collect();
-        messages.push(Message::assistant(first));
+        messages.push(Message::assistant(parse::quote_reply(&first)));
         messages.push(Message::user(format!(
             "Part of your reply could not be read: {}. Reply again with JSON only, for these criteria only: {}. Form: {{\"<id>\": {{\"reason\": \"…\", \"verdict\": …}}}}",
             list.join("; "),
@@ -63,24 +77,25 @@ pub async fn judge(
         )));
         request.messages = messages;
         request.schema = Some(schema_of(&missing));
-        match record
-            .call(judge, &request, on_piece, " (repair request)")
-            .await
-        {
-            Ok(second) => {
-                let asked: Vec<&Criterion> = missing.iter().map(|&i| criteria[i]).collect();
-                let (found, problems) = parse::read_one_shot(&asked, &second);
-                for (pos, answer) in found.into_iter().enumerate() {
-                    if answer.is_some() {
-                        answers[missing[pos]] = answer;
-                    }
-                }
-                still = problems
-                    .into_iter()
-                    .map(|(pos, p)| (missing[pos], p))
-                    .collect();
-                responses.push('\n');
-                responses.push_str(&second);
+        let asked: Vec<&Criterion> = missing.iter().map(|&i| criteria[i]).collect();
+        let repaired = record
+            .call(
+                judge,
+                &request,
+                on_piece,
+                " (repair request)",
+                IfUnreadable::Return,
+                |text| reading(&asked, text),
+            )
+            .await;
+        let (second, found, problems) = match repaired {
+            Ok(Reply::Read {
+                value: (found, problems),
+                text,
+            }) => (text, found, problems),
+            Ok(Reply::Unreadable { text, .. }) => {
+                let (found, problems) = parse::read_one_shot(&asked, &text);
+                (text, found, problems)
             }
             Err(f) => {
                 let mut out: Vec<CriterionResult> = Vec::new();
@@ -93,7 +108,18 @@ pub async fn judge(
                 share_usage(&mut out);
                 return out;
             }
+        };
+        for (pos, answer) in found.into_iter().enumerate() {
+            if answer.is_some() {
+                answers[missing[pos]] = answer;
+            }
         }
+        still = problems
+            .into_iter()
+            .map(|(pos, p)| (missing[pos], p))
+            .collect();
+        responses.push('\n');
+        responses.push_str(&second);
     }
     let mut out: Vec<CriterionResult> = criteria
         .iter()
@@ -111,6 +137,25 @@ pub async fn judge(
         .collect();
     share_usage(&mut out);
     out
+}
+
+/// Each criterion's answer where it could be read, and what is wrong with the others.
+type OneShotReading = (Vec<Option<Answer>>, Vec<(usize, String)>);
+
+/// A one-shot reply as the client sees it: accepted (and cached) only when every criterion
+/// asked was read, partial when some were, rejected when none was.
+fn reading(criteria: &[&Criterion], text: &str) -> Reading<OneShotReading> {
+    let (found, problems) = parse::read_one_shot(criteria, text);
+    if problems.is_empty() {
+        Reading::Accepted((found, problems))
+    } else if found.iter().any(Option::is_some) {
+        Reading::Partial((found, problems))
+    } else {
+        let why = problems
+            .first()
+            .map_or_else(|| "no answer".to_owned(), |(_, p)| p.clone());
+        Reading::Rejected(why)
+    }
 }
 
 /// The first request of a one-shot call, and what reading its reply needs.

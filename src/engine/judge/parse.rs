@@ -7,6 +7,32 @@ use serde_json::Value;
 use crate::engine::executor::parse_verdict_text;
 use crate::model::{Criterion, Kind, Verdict, find_option};
 
+/// The most characters of an unreadable reply a repair request quotes back.
+pub const QUOTE_CHARS: usize = 2_000;
+/// The most characters of a problem shown in a repair request or a failure.
+const PROBLEM_CHARS: usize = 300;
+
+/// An unreadable reply as a repair request quotes it back: its first [`QUOTE_CHARS`]
+/// characters, with a note when the rest was cut.
+pub fn quote_reply(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!(
+            "{}\n[… cut here: the reply went on for {} characters in all]",
+            &text[..cut],
+            text.chars().count()
+        ),
+    }
+}
+
+/// A problem as messages show it: one that quotes a huge value is cut short.
+pub fn short(problem: &str) -> String {
+    match problem.char_indices().nth(PROBLEM_CHARS) {
+        None => problem.to_owned(),
+        Some((cut, _)) => format!("{}…", &problem[..cut]),
+    }
+}
+
 /// The judge's reason and verdict, already checked against the criterion.
 pub fn read_reply(c: &Criterion, text: &str) -> Result<(String, Verdict), String> {
     if let Some(v) = json_object(text) {
@@ -254,6 +280,23 @@ mod tests {
         );
         assert!(problems.is_empty());
         assert_eq!(found[0].as_ref().unwrap().1, Verdict::Unmet);
+    }
+
+    #[test]
+    fn a_long_reply_is_quoted_in_part_and_a_long_problem_cut() {
+        assert_eq!(quote_reply("short"), "short");
+        let long = "é".repeat(10_000);
+        let quoted = quote_reply(&long);
+        assert!(quoted.starts_with(&"é".repeat(QUOTE_CHARS)));
+        assert!(
+            quoted.ends_with("[… cut here: the reply went on for 10000 characters in all]"),
+            "{quoted}"
+        );
+        assert!(quoted.chars().count() < QUOTE_CHARS + 100);
+        let c = Criterion::binary("a", "req", 1.0);
+        let problem =
+            read_reply(&c, &format!("{{\"verdict\": \"{}\"}}", "x".repeat(5_000))).unwrap_err();
+        assert!(short(&problem).chars().count() <= PROBLEM_CHARS + 1);
     }
 
     #[test]

@@ -6,9 +6,9 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
 
-use super::record::{Record, unreadable};
+use super::record::{Record, Reply, unreadable};
 use super::{Judge, parse, prompt};
-use crate::llm::{ChatRequest, Message, OnPiece};
+use crate::llm::{ChatRequest, IfUnreadable, Message, OnPiece, Reading};
 use crate::model::{Criterion, CriterionResult, Failure, Item, Kind, Method, MethodKind, Rubric};
 
 /// Judges one criterion of one item (sample `sample` of it). Never panics; every problem is
@@ -27,27 +27,44 @@ pub async fn judge(
     };
     let mut messages = request.messages.clone();
     let mut record = Record::new(judge, "per_criterion", &messages);
-    let first = match record.call(judge, &request, on_piece, "").await {
-        Ok(text) => text,
+    let read = |text: &str| match parse::read_reply(c, text) {
+        Ok(answer) => Reading::Accepted(answer),
+        Err(problem) => Reading::Rejected(problem),
+    };
+    // An unreadable reply is first sent again like a failed request; the repair comes after.
+    let (first, problem) = match record
+        .call(judge, &request, on_piece, "", IfUnreadable::Retry, read)
+        .await
+    {
+        Ok(Reply::Read {
+            value: (reason, verdict),
+            text,
+        }) => return record.scored(c, reason, verdict, &text),
+        Ok(Reply::Unreadable { text, problem }) => (text, problem),
         Err(f) => return record.fail(c, f),
     };
-    let problem = match parse::read_reply(c, &first) {
-        Ok((reason, verdict)) => return record.scored(c, reason, verdict, &first),
-        Err(p) => p,
-    };
-    messages.push(Message::assistant(first));
+    messages.push(Message::assistant(parse::quote_reply(&first)));
     messages.push(Message::user(format!(
-        "Your reply could not be read: {problem}. Reply again with JSON only: {{\"reason\": \"…\", \"verdict\": …}}, where {answer}"
+        "Your reply could not be read: {}. Reply again with JSON only: {{\"reason\": \"…\", \"verdict\": …}}, where {answer}",
+        parse::short(&problem)
     )));
     request.messages = messages;
     match record
-        .call(judge, &request, on_piece, " (repair request)")
+        .call(
+            judge,
+            &request,
+            on_piece,
+            " (repair request)",
+            IfUnreadable::Return,
+            read,
+        )
         .await
     {
-        Ok(second) => match parse::read_reply(c, &second) {
-            Ok((reason, verdict)) => record.scored(c, reason, verdict, &second),
-            Err(p) => record.fail(c, unreadable(&p)),
-        },
+        Ok(Reply::Read {
+            value: (reason, verdict),
+            text,
+        }) => record.scored(c, reason, verdict, &text),
+        Ok(Reply::Unreadable { problem, .. }) => record.fail(c, unreadable(&problem)),
         Err(f) => record.fail(c, f),
     }
 }

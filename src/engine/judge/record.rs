@@ -4,8 +4,10 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{Judge, prompt};
-use crate::llm::{ChatRequest, LlmError, Message, OnPiece};
+use super::{CANCELLED, Judge, parse, prompt};
+use crate::llm::{
+    ChatRequest, Completion, IfUnreadable, LlmError, Message, OnPiece, ReadError, Reading,
+};
 use crate::model::{
     Criterion, CriterionResult, Failure, FailureKind, Invocation, MethodKind, Usage, Verdict,
 };
@@ -38,38 +40,64 @@ impl Record {
         }
     }
 
-    /// Sends `request`; the reply's text, or the failure (`judge`, or `budget` when the cost
-    /// limit stopped it before it was sent).
-    pub async fn call(
+    /// Sends `request` and reads its reply with `read` (only a reply read in full is
+    /// cached; see [`crate::llm::Client::complete_read`]). The reading and the reply's
+    /// text, the text of a reply that could not be read and why (for the repair request),
+    /// or the failure: `judge`, `budget` when the cost limit stopped it before it was sent,
+    /// [`CANCELLED`] when the run was stopped first.
+    pub async fn call<T: Send>(
         &mut self,
         judge: &Judge,
         request: &ChatRequest,
         on_piece: Option<OnPiece<'_>>,
         what: &str,
-    ) -> Result<String, Failure> {
-        match judge.client.complete(request, on_piece).await {
-            Ok(done) => {
-                self.usage.input_tokens += done.response.input_tokens;
-                self.usage.output_tokens += done.response.output_tokens;
-                self.attempts += done.attempts;
-                self.calls += 1;
-                self.cache_hit &= done.cache_hit;
-                self.latency_ms += u64::try_from(done.latency.as_millis()).unwrap_or(u64::MAX);
-                Ok(done.response.text)
+        if_unreadable: IfUnreadable,
+        read: impl Fn(&str) -> Reading<T> + Send + Sync,
+    ) -> Result<Reply<T>, Failure> {
+        match judge
+            .client
+            .complete_read(request, on_piece, if_unreadable, read)
+            .await
+        {
+            Ok(r) => {
+                self.count(&r.completion);
+                Ok(Reply::Read {
+                    value: r.value,
+                    text: r.completion.response.text,
+                })
             }
-            Err((e, attempts)) => {
+            Err(ReadError::Unreadable {
+                completion,
+                problem,
+            }) => {
+                self.count(&completion);
+                Ok(Reply::Unreadable {
+                    text: completion.response.text,
+                    problem,
+                })
+            }
+            Err(ReadError::Call { error, attempts }) => {
                 self.attempts += attempts;
-                let category = match e {
+                let category = match error {
                     LlmError::Budget(_) => crate::model::UNSENT_BUDGET,
-                    LlmError::Cancelled => crate::model::UNSENT_CANCELLED,
+                    LlmError::Cancelled => CANCELLED,
                     _ => "judge",
                 };
                 Err(Failure::error(
                     category,
-                    format!("{}{what}: {e}", judge.client.id),
+                    format!("{}{what}: {error}", judge.client.id),
                 ))
             }
         }
+    }
+
+    fn count(&mut self, done: &Completion) {
+        self.usage.input_tokens += done.response.input_tokens;
+        self.usage.output_tokens += done.response.output_tokens;
+        self.attempts += done.attempts;
+        self.calls += 1;
+        self.cache_hit &= done.cache_hit;
+        self.latency_ms += u64::try_from(done.latency.as_millis()).unwrap_or(u64::MAX);
     }
 
     pub fn invocation(&self, response: &str) -> Invocation {
@@ -124,6 +152,15 @@ impl Record {
         r.invocation = Some(self.invocation(""));
         r
     }
+}
+
+/// What a judge call gave.
+#[derive(Debug)]
+pub enum Reply<T> {
+    /// A reply that was read (in full, or in part for a one-shot call), and its text.
+    Read { value: T, text: String },
+    /// A reply that could not be read, after its retries: its text and why.
+    Unreadable { text: String, problem: String },
 }
 
 /// One record for several calls (the two passes of a double pass, an ensemble's votes):
@@ -193,7 +230,8 @@ pub fn unreadable(problem: &str) -> Failure {
         kind: FailureKind::UnableToEvaluate,
         category: "judge".into(),
         message: format!(
-            "the judge's reply could not be read, even after a repair request: {problem}"
+            "the judge's reply could not be read, even after a repair request: {}",
+            parse::short(problem)
         ),
     }
 }
