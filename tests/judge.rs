@@ -691,6 +691,55 @@ fn a_reply_that_never_ends_fails_its_cell_at_the_size_cap() {
 }
 
 #[test]
+fn the_workspace_sets_the_reply_size_cap() {
+    let server = LlmServer::start(Duration::ZERO, |seen| {
+        if seen.prompt().contains("Criterion \"correct\"") {
+            // A readable verdict, padded past the workspace's 2 KiB cap.
+            verdict(&"because ".repeat(400), json!("MET"))
+        } else {
+            rule(seen)
+        }
+    });
+    let setup = Setup::new(&[item("a", "Paris is the capital of France.")]);
+    std::fs::write(
+        setup.dir.path().join("rubricate.yaml"),
+        "judge:\n  max_reply_bytes: 2048\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(setup.dir.path())
+        .args([
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--format",
+            "jsonl",
+            "--judge",
+            "openai/judge-1",
+            "--max-error-rate",
+            "1",
+        ])
+        .env("NO_COLOR", "1")
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url))
+        .env("OPENAI_API_KEY", "sk-test-secret-4f9a")
+        .env("RUBRICATE_CACHE_DIR", setup.path("cache"))
+        .output()
+        .unwrap();
+    let r = results(&out);
+    let message = criterion(&r[0], "correct")["failure"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.contains("the reply exceeded 2 KiB (judge.max_reply_bytes)"),
+        "{message} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(criterion(&r[0], "clarity")["verdict"], "great");
+}
+
+#[test]
 fn a_repair_request_quotes_only_the_start_of_a_long_unreadable_reply() {
     let rambling = "I keep thinking about this. ".repeat(1_000);
     let long = rambling.clone();
