@@ -177,6 +177,44 @@ fn the_last_criterion_moves_to_the_next_item_in_the_queue() {
 }
 
 #[test]
+fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    // q33 is the first item alice has not labelled.
+    ui.press((0..32).map(|_| code(KeyCode::Down)));
+    ui.press([key('L')]);
+    let current = |ui: &Ui| {
+        ui.app
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id
+            .clone()
+    };
+    assert_eq!(current(&ui), "q33");
+    assert_eq!(ui.app.label.criterion, 0);
+    // Answer the first criterion, then move on before finishing the item.
+    ui.press([key('m')]);
+    assert_eq!(ui.app.label.criterion, 1);
+    ui.press([key('n')]);
+    assert_eq!(current(&ui), "q34");
+    assert_eq!(
+        ui.app.label.criterion, 0,
+        "a new item starts at its first unanswered criterion, not where the last one was left"
+    );
+    // Back on q33, the first criterion without a label is the second.
+    ui.press([key('p')]);
+    assert_eq!(current(&ui), "q33");
+    assert_eq!(ui.app.label.criterion, 1);
+    // A fully labelled item starts at the top.
+    ui.press([key('p')]);
+    assert_eq!(current(&ui), "q32");
+    assert_eq!(ui.app.label.criterion, 0);
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -411,6 +411,9 @@ impl App {
                         info.items = Some(total);
                     }
                 }
+                if self.label.refocus {
+                    self.focus_first_unanswered();
+                }
                 Vec::new()
             }
             Msg::Scanned { tag, matches, ids } => {

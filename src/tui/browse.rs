@@ -217,12 +217,16 @@ impl App {
             return Vec::new();
         }
         let target = b.cursor.saturating_add_signed(delta).min(rows - 1);
+        let moved = target != b.cursor;
         b.cursor = target;
         b.detail_scroll = 0;
         if b.cursor < b.offset {
             b.offset = b.cursor;
         } else if b.cursor >= b.offset + height {
             b.offset = b.cursor + 1 - height;
+        }
+        if moved {
+            self.focus_first_unanswered();
         }
         self.scrolled()
     }

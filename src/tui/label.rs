@@ -52,6 +52,9 @@ pub struct LabelState {
     pub saved: Vec<(u64, String, String)>,
     /// Labels sent but not yet acknowledged (synced to disk).
     pub unsaved: usize,
+    /// The item changed before it was read: focus its first unanswered criterion once it
+    /// arrives.
+    pub refocus: bool,
 }
 
 impl Default for LabelState {
@@ -64,11 +67,36 @@ impl Default for LabelState {
             started: Instant::now(),
             saved: Vec::new(),
             unsaved: 0,
+            refocus: false,
         }
     }
 }
 
 impl App {
+    /// Focuses the current item's first criterion without a label (the first one when all
+    /// have one), so the next key always answers what the screen shows first. Called
+    /// whenever the item changes; when the item is not read yet, again once it is.
+    pub(super) fn focus_first_unanswered(&mut self) {
+        let criteria = self.label_criteria();
+        let Some(b) = &self.browse else {
+            return;
+        };
+        let id = b.position(b.cursor).and_then(|p| {
+            b.window
+                .get(&p)
+                .map(|i| i.id.clone())
+                .or_else(|| b.ids.get(p).cloned())
+        });
+        self.label.refocus = id.is_none();
+        self.label.criterion = id
+            .and_then(|id| {
+                criteria
+                    .iter()
+                    .position(|c| !self.labels.contains_key(&(id.clone(), c.id.clone())))
+            })
+            .unwrap_or(0);
+    }
+
     /// The criteria being labelled.
     pub fn label_criteria(&self) -> Vec<crate::model::Criterion> {
         self.browse
