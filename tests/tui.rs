@@ -831,6 +831,74 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
 }
 
 #[test]
+fn rapid_edits_each_start_from_the_last_and_all_land_in_the_draft_in_order() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([
+        key('B'),
+        code(KeyCode::Down),
+        code(KeyCode::Enter),
+        code(KeyCode::Down),
+    ]);
+    let count = |ui: &Ui| {
+        ui.app
+            .rubrics
+            .view
+            .as_ref()
+            .unwrap()
+            .rubric
+            .as_ref()
+            .unwrap()
+            .criteria
+            .len()
+    };
+    let before = count(&ui);
+    // 25 presses faster than any write returns: every one duplicates, on screen at once.
+    let mut effects = Vec::new();
+    for _ in 0..25 {
+        effects.extend(ui.app.update(key('y')));
+    }
+    assert_eq!(
+        count(&ui),
+        before + 25,
+        "every edit starts from the one before"
+    );
+    assert_eq!(ui.app.rubrics.saving, 25);
+    // Quitting waits for the draft writes.
+    ui.app.update(key('q'));
+    assert!(!ui.app.quit);
+    // The writes land in order (the last one last); answers to older ones change nothing.
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert_eq!(ui.app.rubrics.saving, 0);
+    assert_eq!(count(&ui), before + 25);
+    let draft = std::path::Path::new(&ui.root).join(".rubricate/drafts/support-answer.yaml");
+    let on_disk =
+        rubricate::formats::load_rubric(&draft.display().to_string()).expect("the draft loads");
+    assert_eq!(on_disk.rubric.criteria.len(), before + 25);
+}
+
+#[test]
+fn an_unrelated_error_does_not_let_quit_lose_a_pending_label() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let effects = ui.app.update(key('m'));
+    assert_eq!(ui.app.label.unsaved, 1);
+    // Something else fails meanwhile (an estimate, a run that did not start).
+    ui.app
+        .update(Msg::Error("the run did not start: no judge".into()));
+    ui.app.update(key('q'));
+    assert!(!ui.app.quit, "the label is still on its way to the disk");
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert_eq!(ui.app.label.unsaved, 0);
+    ui.app.update(key('q'));
+    assert!(ui.app.quit);
+}
+
+#[test]
 fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     let mut ui = Ui::new(120, 40);
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -157,10 +157,14 @@ pub enum Msg {
     },
     /// How far an estimate has walked the dataset.
     EstimateProgress(u64),
-    /// A rubric read (and linted), with what happened.
+    /// A label was NOT written (the disk said why).
+    LabelFailed(String),
+    /// A rubric read (and linted), with what happened; `draft` is the number of the draft
+    /// write it answers (`None`: a load or a save).
     RubricLoaded {
         view: super::rubrics::RubricView,
         message: Option<String>,
+        draft: Option<u64>,
     },
     /// A diff to show and how far back its base is (or why there is none).
     Diff(Result<(String, usize), String>),
@@ -247,6 +251,8 @@ pub enum Effect {
     WriteDraft {
         path: PathBuf,
         rubric: Box<Rubric>,
+        /// Draft writes are numbered: the answer to an older one never replaces a newer edit.
+        seq: u64,
     },
     /// Reads the run `back` places before the dataset's latest, to compare with it.
     LoadEarlierRun {
@@ -310,6 +316,22 @@ pub enum Effect {
         name: String,
         dataset: Option<usize>,
     },
+}
+
+impl Effect {
+    /// Effects that write a user's files: carried out one at a time, in the order they were
+    /// made (two writes to one file never race, and a later edit always lands last).
+    pub fn writes_in_order(&self) -> bool {
+        matches!(
+            self,
+            Effect::SaveLabel { .. }
+                | Effect::Undo { .. }
+                | Effect::SetAnnotator { .. }
+                | Effect::WriteDraft { .. }
+                | Effect::SaveRubric { .. }
+                | Effect::DecideArtifact { .. }
+        )
+    }
 }
 
 impl App {
@@ -549,7 +571,18 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::RubricLoaded { view, message } => {
+            Msg::RubricLoaded {
+                view,
+                message,
+                draft,
+            } => {
+                if let Some(seq) = draft {
+                    self.rubrics.saving = self.rubrics.saving.saturating_sub(1);
+                    // A later edit is already on screen (and queued after this write).
+                    if seq < self.rubrics.draft_seq && message.is_none() {
+                        return Vec::new();
+                    }
+                }
                 let lines = view
                     .rubric
                     .as_ref()
@@ -582,8 +615,12 @@ impl App {
                 self.message = Some(text);
                 Vec::new()
             }
+            Msg::LabelFailed(e) => {
+                self.label.unsaved = self.label.unsaved.saturating_sub(1);
+                self.message = Some(e);
+                Vec::new()
+            }
             Msg::Error(e) => {
-                self.label.unsaved = 0;
                 self.message = Some(e);
                 Vec::new()
             }
@@ -695,6 +732,11 @@ impl App {
                         "{} label(s) are still being saved; press q again in a moment",
                         self.unsaved()
                     ));
+                } else if self.rubrics.saving > 0 {
+                    self.message = Some(
+                        "a rubric edit is still being written to its draft; press q again in a moment"
+                            .into(),
+                    );
                 } else {
                     self.quit = true;
                 }

@@ -92,6 +92,7 @@ impl Runtime {
             Effect::LoadRubric { path, draft } => Some(Msg::RubricLoaded {
                 view: super::rubric_files::load(&self.ws, &path, draft.as_deref()),
                 message: None,
+                draft: None,
             }),
             // The event loop hands the terminal to the editor itself.
             Effect::EditRubric { .. } => None,
@@ -99,9 +100,9 @@ impl Runtime {
                 Some(super::rubric_files::save(&self.ws, &path, &draft, &note))
             }
             Effect::DiffRubric { id, back } => Some(super::rubric_files::diff(&self.ws, &id, back)),
-            Effect::WriteDraft { path, rubric } => {
-                Some(super::rubric_files::write_draft(&self.ws, &path, &rubric))
-            }
+            Effect::WriteDraft { path, rubric, seq } => Some(super::rubric_files::write_draft(
+                &self.ws, &path, &rubric, seq,
+            )),
             Effect::LoadEarlierRun { dataset, back } => {
                 let d = self.datasets.get(dataset)?;
                 Some(Msg::EarlierRun {
@@ -276,7 +277,7 @@ impl Runtime {
                         criterion,
                         verdict,
                     },
-                    Err(e) => Msg::Error(format!("the label was NOT saved: {e}")),
+                    Err(e) => Msg::LabelFailed(format!("the label was NOT saved: {e}")),
                 })
             }
             Effect::Undo {

@@ -167,10 +167,16 @@ async fn event_loop(
     if let Ok(mut slot) = runtime.tx.lock() {
         *slot = Some(tx.clone());
     }
+    let writes = ordered_writer(&runtime, &tx);
+    let out = Dispatch {
+        runtime: &runtime,
+        ui: &tx,
+        writes: &writes,
+    };
     let mut events = EventStream::new();
     if let Ok(size) = terminal.size() {
         let effects = app.update(Msg::Resize(size.width, size.height));
-        dispatch(&runtime, &tx, effects);
+        out.send(effects);
     }
     let mut dirty = true;
     let mut last_draw = Instant::now()
@@ -200,10 +206,10 @@ async fn event_loop(
             () = tokio::time::sleep_until(next_frame), if dirty => continue,
         };
         let effects = app.update(msg);
-        run_effects(&mut app, terminal, &runtime, &tx, effects)?;
+        run_effects(&mut app, terminal, &out, effects)?;
         while let Ok(m) = rx.try_recv() {
             let effects = app.update(m);
-            run_effects(&mut app, terminal, &runtime, &tx, effects)?;
+            run_effects(&mut app, terminal, &out, effects)?;
         }
         dirty = true;
         if app.quit {
@@ -251,10 +257,10 @@ pub fn render_text(app: &App, width: u16, height: u16) -> String {
 fn run_effects(
     app: &mut App,
     terminal: &mut Terminal<CrosstermBackend<Stderr>>,
-    runtime: &Arc<Runtime>,
-    tx: &mpsc::Sender<Msg>,
+    out: &Dispatch<'_>,
     effects: Vec<app::Effect>,
 ) -> Result<(), String> {
+    let runtime = out.runtime;
     let mut rest = Vec::new();
     for effect in effects {
         let app::Effect::EditRubric { path } = effect else {
@@ -293,19 +299,57 @@ fn run_effects(
             draft: Some(draft),
         });
     }
-    dispatch(runtime, tx, rest);
+    out.send(rest);
     Ok(())
 }
 
-fn dispatch(runtime: &Arc<Runtime>, tx: &mpsc::Sender<Msg>, effects: Vec<app::Effect>) {
-    for effect in effects {
-        runtime.note(&effect);
-        let runtime = Arc::clone(runtime);
-        let tx = tx.clone();
-        tokio::task::spawn_blocking(move || {
-            if let Some(msg) = runtime.handle(effect) {
-                let _ = tx.blocking_send(msg);
+/// Where effects go: writes to a user's files to the one ordered writer, everything else
+/// to a blocking worker of its own.
+struct Dispatch<'a> {
+    runtime: &'a Arc<Runtime>,
+    ui: &'a mpsc::Sender<Msg>,
+    writes: &'a mpsc::UnboundedSender<app::Effect>,
+}
+
+impl Dispatch<'_> {
+    fn send(&self, effects: Vec<app::Effect>) {
+        for effect in effects {
+            self.runtime.note(&effect);
+            if effect.writes_in_order() {
+                let _ = self.writes.send(effect);
+                continue;
             }
-        });
+            let runtime = Arc::clone(self.runtime);
+            let tx = self.ui.clone();
+            tokio::task::spawn_blocking(move || {
+                if let Some(msg) = runtime.handle(effect) {
+                    let _ = tx.blocking_send(msg);
+                }
+            });
+        }
     }
+}
+
+/// The one writer of a user's files: effects are carried out one after another, in the
+/// order they were made, each on a blocking worker; the answers go back to the UI in the
+/// same order.
+fn ordered_writer(
+    runtime: &Arc<Runtime>,
+    ui: &mpsc::Sender<Msg>,
+) -> mpsc::UnboundedSender<app::Effect> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<app::Effect>();
+    let runtime = Arc::clone(runtime);
+    let ui = ui.clone();
+    tokio::spawn(async move {
+        while let Some(effect) = rx.recv().await {
+            let runtime = Arc::clone(&runtime);
+            let answer = tokio::task::spawn_blocking(move || runtime.handle(effect)).await;
+            if let Ok(Some(msg)) = answer
+                && ui.send(msg).await.is_err()
+            {
+                return;
+            }
+        }
+    });
+    tx
 }

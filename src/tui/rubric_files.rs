@@ -93,6 +93,7 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str) -> Msg {
     Msg::RubricLoaded {
         view,
         message: Some(message.unwrap_or_else(|e| format!("not saved: {e}"))),
+        draft: None,
     }
 }
 
@@ -124,7 +125,7 @@ pub fn diff(ws: &Workspace, id: &str, back: usize) -> Msg {
 
 /// Writes an edited rubric to the draft of `path` (native YAML; atomically), then reads it
 /// back and lints it. Every edit is on disk at once: nothing is lost to a crash.
-pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric) -> Msg {
+pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric, seq: u64) -> Msg {
     let draft = draft_path(ws, path);
     let written = draft
         .parent()
@@ -138,6 +139,9 @@ pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric) -
     let view = load(ws, path, Some(&draft));
     Msg::RubricLoaded {
         view,
-        message: written.err().map(|e| format!("{}: {e}", draft.display())),
+        message: written
+            .err()
+            .map(|e| format!("the edit was NOT written to {}: {e}", draft.display())),
+        draft: Some(seq),
     }
 }

@@ -42,6 +42,9 @@ pub struct RubricsState {
     /// A diff being shown, and how many versions back its base is (1: the previous).
     pub diff: Option<String>,
     pub diff_back: usize,
+    /// Draft writes made, and how many are not yet on disk ("saving…" until 0).
+    pub draft_seq: u64,
+    pub saving: usize,
     /// A field being edited in place.
     pub edit: Option<FieldEdit>,
 }
@@ -229,14 +232,19 @@ impl App {
         self.rubrics.view.as_ref()?.rubric.clone()
     }
 
-    /// Writes `rubric` to the draft (which is then read back and linted).
+    /// Shows `rubric` at once (the next edit starts from it) and writes it to the draft, in
+    /// order after any earlier write; the draft is then read back and linted.
     fn write_draft(&mut self, rubric: Rubric) -> Vec<Effect> {
-        let Some(v) = &self.rubrics.view else {
+        let Some(v) = &mut self.rubrics.view else {
             return Vec::new();
         };
+        v.rubric = Some(Arc::new(rubric.clone()));
+        self.rubrics.draft_seq += 1;
+        self.rubrics.saving += 1;
         vec![Effect::WriteDraft {
             path: v.path.clone(),
             rubric: Box::new(rubric),
+            seq: self.rubrics.draft_seq,
         }]
     }
 
