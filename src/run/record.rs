@@ -323,3 +323,158 @@ fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
     results.sort_by_key(|res| r.criteria.iter().position(|c| c.id == res.criterion_id));
     build_evaluation(r, &item, results, "rubricate")
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt as _, SeedableRng as _};
+
+    use super::*;
+    use crate::model::{CriterionResult, MethodKind, Verdict};
+
+    const RUBRIC: &str = "
+id: r
+name: R
+version: 1.0.0
+criteria:
+  - id: a
+    requirement: A
+    method: { check: contains, args: { text: x } }
+  - id: b
+    requirement: B
+    weight: 2
+    method: { check: contains, args: { text: y } }
+";
+
+    fn own(id: &str) -> Item {
+        let loaded = parse_rubric_text("r.yaml", RUBRIC, "r", Path::new("."), None).unwrap();
+        let mut r = (*loaded.rubric).clone();
+        r.id = id.into();
+        Item {
+            id: id.into(),
+            rubric: Some(Arc::new(r)),
+            ..Item::default()
+        }
+    }
+
+    #[test]
+    fn own_rubrics_are_read_forward_to_the_item_asked_for() {
+        let items: Vec<Result<Item, crate::formats::Diagnostic>> = vec![
+            Ok(own("r0")),
+            Ok(Item::default()),
+            Err(crate::formats::Diagnostic::whole("d.jsonl", "bad")),
+            Ok(own("r3")),
+            Ok(own("r4")),
+            Ok(own("r5")),
+        ];
+        let mut o = OwnRubrics {
+            items: (Box::new(items.into_iter())
+                as Box<dyn Iterator<Item = Result<Item, crate::formats::Diagnostic>> + Send>)
+                .fuse(),
+            next: 0,
+        };
+        let id = |r: Option<Arc<Rubric>>| r.map(|r| r.id.clone());
+        assert_eq!(id(o.of(0)), Some("r0".into()));
+        assert_eq!(id(o.of(1)), None, "no rubric of its own");
+        assert_eq!(id(o.of(2)), None, "unreadable");
+        assert_eq!(id(o.of(4)), Some("r4".into()), "3 passed over");
+        assert_eq!(id(o.of(9)), None, "past the end");
+        assert_eq!(id(o.of(10)), None);
+    }
+
+    #[test]
+    fn replay_streams_what_the_whole_journal_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = RunsHome {
+            runs_dir: dir.path().join("runs"),
+            root: dir.path().to_path_buf(),
+        };
+        let dataset = dir.path().join("d.jsonl");
+        std::fs::write(&dataset, "{\"id\": \"x\"}\n").unwrap();
+        let rubric = parse_rubric_text("r.yaml", RUBRIC, "r", dir.path(), None).unwrap();
+        for seed in 0..20 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let (rec, mut w) = Recording::create(
+                &home,
+                None,
+                Some(&rubric),
+                &dataset,
+                &RunSettings::default(),
+            )
+            .unwrap();
+            // A run, then passes that resume and retry, out of order now and then.
+            for _ in 0..rng.random_range(1..4) {
+                for item in 0..40 {
+                    if rng.random_range(0..3) == 0 {
+                        continue;
+                    }
+                    let at = if rng.random_range(0..10) == 0 {
+                        rng.random_range(0..40)
+                    } else {
+                        item
+                    };
+                    let results: Vec<CriterionResult> = ["b", "a"]
+                        .iter()
+                        .map(|c| (c, rng.random_range(0..4)))
+                        .filter(|(_, v)| *v > 0)
+                        .map(|(c, v)| {
+                            let mut r = CriterionResult::failed(
+                                c,
+                                MethodKind::Check,
+                                crate::model::Failure::error("x", "y"),
+                            );
+                            if v > 1 {
+                                r.failure = None;
+                                r.verdict =
+                                    Some(if v == 2 { Verdict::Met } else { Verdict::Unmet });
+                                r.value = Some(if v == 2 { 1.0 } else { 0.0 });
+                            }
+                            r
+                        })
+                        .collect();
+                    w.append(at, &format!("i{at}"), &results).unwrap();
+                }
+            }
+            w.finish().unwrap();
+            // What replay gave when it read the whole journal into a map.
+            let (cells, _) = rec.cells().unwrap();
+            let mut by_item = std::collections::BTreeMap::<usize, Vec<Cell>>::new();
+            for ((item, _), cell) in cells {
+                by_item.entry(item).or_default().push(cell);
+            }
+            let mut expected = Replay::default();
+            let mut want = Vec::new();
+            for (index, cells) in by_item {
+                let e = evaluation_of(&rubric.rubric, cells);
+                if e.results.len() < expected_cells(&rubric.rubric, &e) {
+                    expected.partial_items += 1;
+                }
+                expected.summary.add(&e);
+                want.push((
+                    index,
+                    e.target_id,
+                    e.score,
+                    e.passed,
+                    e.incomplete,
+                    e.results,
+                ));
+            }
+            let mut got = Vec::new();
+            let replay = rec
+                .replay(|index, e| {
+                    got.push((
+                        index,
+                        e.target_id.clone(),
+                        e.score,
+                        e.passed,
+                        e.incomplete,
+                        e.results.clone(),
+                    ));
+                })
+                .unwrap();
+            assert_eq!(got, want, "seed {seed}");
+            assert_eq!(replay.summary, expected.summary, "seed {seed}");
+            assert_eq!(replay.partial_items, expected.partial_items, "seed {seed}");
+        }
+    }
+}
