@@ -1,8 +1,9 @@
 //! Runs in the workspace: `grade --save` records one (manifest + cell journal), and
 //! `rubricate runs list|show|resume|compare` read, finish and compare them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 use super::grade::{report_record, stopped, usage_line};
@@ -164,28 +165,31 @@ fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
 }
 
 fn show(run: &Recording, format: ShowFormat) -> Result<u8, CliError> {
-    let m = &run.manifest;
-    let mut lines = Vec::new();
-    let replay = run.replay(|_, e| match format {
-        ShowFormat::Jsonl => {
-            lines.push(serde_json::to_string(&super::output::item_json(e)).unwrap_or_default());
+    // Opened first: a rubric, settings or journal that cannot be read prints nothing.
+    let all = run.evaluations()?;
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    match write_show(&mut out, &run.manifest, all, format).and_then(|()| Ok(out.flush()?)) {
+        Ok(()) => Ok(exit::OK),
+        // A reader that went away (`| head`) is not an error.
+        Err(ShowError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
+        Err(ShowError::Write(e)) => Err(CliError::input(format!("cannot write to stdout: {e}"))),
+        Err(ShowError::Run(e)) => {
+            let _ = out.flush();
+            Err(e.into())
         }
-        ShowFormat::Table => {
-            let score = e
-                .score
-                .map_or_else(|| "-".into(), |s| format!("{:.1}%", s * 100.0));
-            let state = if e.incomplete {
-                "INCOMPLETE"
-            } else if e.passed {
-                "PASS"
-            } else {
-                "FAIL"
-            };
-            lines.push(format!("{:<28} {:>7}  {state}", e.target_id, score));
-        }
-    })?;
+    }
+}
+
+/// A run's items as `runs show` prints them, one at a time.
+fn write_show(
+    out: &mut impl std::io::Write,
+    m: &Manifest,
+    mut all: run::Evaluations,
+    format: ShowFormat,
+) -> Result<(), ShowError> {
     if format == ShowFormat::Table {
-        println!(
+        writeln!(
+            out,
             "run {}{} · {}@{} · {}",
             m.id,
             m.name
@@ -195,122 +199,278 @@ fn show(run: &Recording, format: ShowFormat) -> Result<u8, CliError> {
             m.rubric_id,
             m.rubric_version,
             m.dataset.path
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "started {} · {}",
             m.started_at,
             m.finished_at
                 .as_deref()
                 .map_or_else(|| "unfinished".to_owned(), |f| format!("finished {f}"))
-        );
-        println!("{:<28} {:>7}  RESULT", "ITEM", "SCORE");
+        )?;
+        writeln!(out, "{:<28} {:>7}  RESULT", "ITEM", "SCORE")?;
     }
-    for l in lines {
-        println!("{l}");
+    for next in &mut all {
+        let (_, e) = next?;
+        match format {
+            ShowFormat::Jsonl => {
+                let line = serde_json::to_string(&super::output::item_json(&e)).unwrap_or_default();
+                writeln!(out, "{line}")?;
+            }
+            ShowFormat::Table => {
+                let score = e
+                    .score
+                    .map_or_else(|| "-".into(), |s| format!("{:.1}%", s * 100.0));
+                let state = if e.incomplete {
+                    "INCOMPLETE"
+                } else if e.passed {
+                    "PASS"
+                } else {
+                    "FAIL"
+                };
+                writeln!(out, "{:<28} {:>7}  {state}", e.target_id, score)?;
+            }
+        }
     }
     if format == ShowFormat::Table {
-        println!("\n{}", replay.summary.line());
+        writeln!(out, "\n{}", all.finish().summary.line())?;
     }
-    Ok(exit::OK)
+    Ok(())
+}
+
+/// Why `runs show` stopped.
+enum ShowError {
+    Run(run::Error),
+    Write(std::io::Error),
+}
+
+impl From<run::Error> for ShowError {
+    fn from(e: run::Error) -> Self {
+        Self::Run(e)
+    }
+}
+
+impl From<std::io::Error> for ShowError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Write(e)
+    }
 }
 
 fn compare(a: &Recording, b: &Recording, top: usize) -> Result<u8, CliError> {
-    let collect = |run: &Recording| -> Result<(Manifest, BTreeMap<String, Evaluation>), CliError> {
+    let report = if a.manifest.dataset.hash == b.manifest.dataset.hash {
+        match compare_by_position(a, b, top)? {
+            Some(c) => c,
+            None => compare_by_id(a, b, top)?,
+        }
+    } else {
+        compare_by_id(a, b, top)?
+    };
+    println!("{}", report.report(&a.manifest, &b.manifest));
+    Ok(exit::OK)
+}
+
+/// Two runs over the same dataset, read side by side in item order (memory does not grow
+/// with the runs). `None` when an item's id differs between them at the same position
+/// (the dataset read otherwise): then they are joined by id.
+fn compare_by_position(
+    run_a: &Recording,
+    run_b: &Recording,
+    top: usize,
+) -> Result<Option<Comparison>, CliError> {
+    fn pull(all: &mut run::Evaluations) -> Result<Option<(usize, Evaluation)>, CliError> {
+        Ok(all.next().transpose()?)
+    }
+    let (mut all_a, mut all_b) = (run_a.evaluations()?, run_b.evaluations()?);
+    let mut sum = Comparison::new(top);
+    let (mut next_a, mut next_b) = (pull(&mut all_a)?, pull(&mut all_b)?);
+    loop {
+        match (&next_a, &next_b) {
+            (None, None) => break,
+            (Some((at_a, in_a)), Some((at_b, in_b))) if at_a == at_b => {
+                if in_a.target_id != in_b.target_id {
+                    return Ok(None);
+                }
+                sum.pair(&in_a.target_id, in_a, in_b);
+                (next_a, next_b) = (pull(&mut all_a)?, pull(&mut all_b)?);
+            }
+            (Some((at_a, _)), Some((at_b, _))) if at_a < at_b => {
+                sum.only_a += 1;
+                next_a = pull(&mut all_a)?;
+            }
+            (Some(_), None) => {
+                sum.only_a += 1;
+                next_a = pull(&mut all_a)?;
+            }
+            _ => {
+                sum.only_b += 1;
+                next_b = pull(&mut all_b)?;
+            }
+        }
+    }
+    Ok(Some(sum))
+}
+
+/// Two runs joined by item id, in memory (runs over different datasets).
+fn compare_by_id(a: &Recording, b: &Recording, top: usize) -> Result<Comparison, CliError> {
+    let collect = |run: &Recording| -> Result<BTreeMap<String, Evaluation>, CliError> {
         let mut out = BTreeMap::new();
         run.replay(|_, e| {
             out.insert(e.target_id.clone(), e.clone());
         })?;
-        Ok((run.manifest.clone(), out))
+        Ok(out)
     };
-    let (ma, ea) = collect(a)?;
-    let (mb, eb) = collect(b)?;
-    println!("{}", compare_report(&ma, &ea, &mb, &eb, top));
-    Ok(exit::OK)
+    let (ea, eb) = (collect(a)?, collect(b)?);
+    let mut c = Comparison::new(top);
+    for (id, x) in &ea {
+        if let Some(y) = eb.get(id) {
+            c.pair(id, x, y);
+        }
+    }
+    c.only_a = ea.len() - c.both;
+    c.only_b = eb.len() - c.both;
+    Ok(c)
 }
 
-/// Per criterion: pass rates and changed verdicts; per item: score deltas, regressions
-/// first, then the largest changes.
-fn compare_report(
-    ma: &Manifest,
-    ea: &BTreeMap<String, Evaluation>,
-    mb: &Manifest,
-    eb: &BTreeMap<String, Evaluation>,
+/// What comparing two runs adds up: per criterion, pass rates and changed verdicts; per
+/// item, score deltas, of which only the `top` most changed are kept (regressions first).
+struct Comparison {
+    both: usize,
+    only_a: usize,
+    only_b: usize,
+    /// Per criterion: items in both, full marks in A, in B, verdict changed.
+    criteria: BTreeMap<String, (usize, usize, usize, usize)>,
+    /// Items whose score or pass changed.
+    changed: usize,
     top: usize,
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "A = {} ({}@{})\nB = {} ({}@{})",
-        ma.id, ma.rubric_id, ma.rubric_version, mb.id, mb.rubric_id, mb.rubric_version
-    );
-    let common: Vec<&String> = ea.keys().filter(|k| eb.contains_key(*k)).collect();
-    let _ = writeln!(
-        out,
-        "{} in both · {} only in A · {} only in B\n",
-        plural(common.len(), "item"),
-        ea.len() - common.len(),
-        eb.len() - common.len()
-    );
-    // Per criterion: share of items whose value is full marks, and verdict changes.
-    let mut criteria: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
-    for id in &common {
-        let (Some(x), Some(y)) = (ea.get(*id), eb.get(*id)) else {
-            continue;
-        };
+    /// The `top` first in rank; the last in rank at the root.
+    ranked: BinaryHeap<Changed>,
+}
+
+/// An item whose score or pass changed.
+struct Changed {
+    id: String,
+    delta: f64,
+    regression: bool,
+}
+
+impl Ord for Changed {
+    /// Rank order: regressions first, then the largest changes, then by id.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .regression
+            .cmp(&self.regression)
+            .then(other.delta.abs().total_cmp(&self.delta.abs()))
+            .then_with(|| self.id.cmp(&other.id))
+    }
+}
+
+impl PartialOrd for Changed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Changed {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Changed {}
+
+impl Comparison {
+    fn new(top: usize) -> Self {
+        Self {
+            both: 0,
+            only_a: 0,
+            only_b: 0,
+            criteria: BTreeMap::new(),
+            changed: 0,
+            top,
+            ranked: BinaryHeap::new(),
+        }
+    }
+
+    /// An item in both runs: `x` in A, `y` in B.
+    fn pair(&mut self, id: &str, x: &Evaluation, y: &Evaluation) {
+        self.both += 1;
+        // Per criterion: share of items whose value is full marks, and verdict changes.
         for rx in &x.results {
             let Some(ry) = y.results.iter().find(|r| r.criterion_id == rx.criterion_id) else {
                 continue;
             };
-            let entry = criteria.entry(rx.criterion_id.clone()).or_default();
+            let entry = match self.criteria.get_mut(&rx.criterion_id) {
+                Some(e) => e,
+                None => self.criteria.entry(rx.criterion_id.clone()).or_default(),
+            };
             entry.0 += 1;
             entry.1 += usize::from(rx.value.is_some_and(|v| v >= 1.0 - 1e-9));
             entry.2 += usize::from(ry.value.is_some_and(|v| v >= 1.0 - 1e-9));
             entry.3 += usize::from(rx.verdict != ry.verdict);
         }
+        let delta = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);
+        if delta.abs() > 1e-12 || x.passed != y.passed {
+            self.changed += 1;
+            if self.top > 0 {
+                self.ranked.push(Changed {
+                    id: id.to_owned(),
+                    delta,
+                    regression: x.passed && !y.passed,
+                });
+                if self.ranked.len() > self.top {
+                    self.ranked.pop();
+                }
+            }
+        }
     }
-    let _ = writeln!(
-        out,
-        "{:<28} {:>8} {:>8} {:>8} {:>8}",
-        "CRITERION", "A FULL", "B FULL", "DELTA", "CHANGED"
-    );
-    for (id, (n, full_a, full_b, changed)) in &criteria {
-        #[allow(clippy::cast_precision_loss)] // counts
-        let (pa, pb) = (*full_a as f64 / *n as f64, *full_b as f64 / *n as f64);
+
+    /// The report `runs compare` prints.
+    fn report(self, ma: &Manifest, mb: &Manifest) -> String {
+        let mut out = String::new();
         let _ = writeln!(
             out,
-            "{id:<28} {:>7.1}% {:>7.1}% {:>+7.1}  {changed:>8}",
-            pa * 100.0,
-            pb * 100.0,
-            (pb - pa) * 100.0
+            "A = {} ({}@{})\nB = {} ({}@{})",
+            ma.id, ma.rubric_id, ma.rubric_version, mb.id, mb.rubric_id, mb.rubric_version
         );
-    }
-    let mut deltas: Vec<(&String, f64, bool)> = common
-        .iter()
-        .filter_map(|id| {
-            let (x, y) = (ea.get(*id)?, eb.get(*id)?);
-            let d = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);
-            let regression = x.passed && !y.passed;
-            (d.abs() > 1e-12 || x.passed != y.passed).then_some((*id, d, regression))
-        })
-        .collect();
-    deltas.sort_by(|p, q| {
-        q.2.cmp(&p.2)
-            .then(p.1.abs().total_cmp(&q.1.abs()).reverse())
-    });
-    let _ = writeln!(
-        out,
-        "\n{} changed; regressions (passed in A, not in B) first:",
-        plural(deltas.len(), "item")
-    );
-    for (id, d, regression) in deltas.iter().take(top) {
         let _ = writeln!(
             out,
-            "  {id:<28} {:>+7.1} points{}",
-            d * 100.0,
-            if *regression { "  REGRESSION" } else { "" }
+            "{} in both · {} only in A · {} only in B\n",
+            plural(self.both, "item"),
+            self.only_a,
+            self.only_b
         );
+        let _ = writeln!(
+            out,
+            "{:<28} {:>8} {:>8} {:>8} {:>8}",
+            "CRITERION", "A FULL", "B FULL", "DELTA", "CHANGED"
+        );
+        for (id, (n, full_a, full_b, changed)) in &self.criteria {
+            #[allow(clippy::cast_precision_loss)] // counts
+            let (pa, pb) = (*full_a as f64 / *n as f64, *full_b as f64 / *n as f64);
+            let _ = writeln!(
+                out,
+                "{id:<28} {:>7.1}% {:>7.1}% {:>+7.1}  {changed:>8}",
+                pa * 100.0,
+                pb * 100.0,
+                (pb - pa) * 100.0
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\n{} changed; regressions (passed in A, not in B) first:",
+            plural(self.changed, "item")
+        );
+        for c in self.ranked.into_sorted_vec() {
+            let _ = writeln!(
+                out,
+                "  {:<28} {:>+7.1} points{}",
+                c.id,
+                c.delta * 100.0,
+                if c.regression { "  REGRESSION" } else { "" }
+            );
+        }
+        out
     }
-    out
 }
 
 /// `rubricate` with no command and no terminal: grades the workspace's latest run again —
@@ -368,4 +528,196 @@ pub fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliError> {
         None,
         Some(max_error_rate),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt as _, SeedableRng as _};
+
+    use super::*;
+    use crate::model::{CriterionResult, MethodKind, Verdict};
+    use crate::run::{RunSettings, RunsHome};
+
+    const RUBRIC: &str = "
+id: r
+name: R
+version: 1.0.0
+pass_threshold: 0.6
+criteria:
+  - id: a
+    requirement: A
+    method: { check: contains, args: { text: x } }
+  - id: b
+    requirement: B
+    weight: 2
+    method: { check: contains, args: { text: y } }
+  - id: c
+    requirement: C
+    weight: -1
+    method: { check: contains, args: { text: z } }
+";
+
+    /// A saved run over `dataset` whose journal holds random verdicts of random items,
+    /// written in passes (as resumes and retries write them); ids `id-<position>`, or
+    /// `other-<position>` when `other_ids`.
+    fn random_run(home: &RunsHome, dataset: &Path, seed: u64, other_ids: bool) -> Recording {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let rubric =
+            crate::formats::parse_rubric_text("r.yaml", RUBRIC, "r", &home.root, None).unwrap();
+        let (rec, mut w) =
+            Recording::create(home, None, Some(&rubric), dataset, &RunSettings::default()).unwrap();
+        for _ in 0..rng.random_range(1..4) {
+            for item in 0..60 {
+                if rng.random_range(0..4) == 0 {
+                    continue;
+                }
+                let results: Vec<CriterionResult> = ["a", "b", "c"]
+                    .iter()
+                    .map(|c| (c, rng.random_range(0..5), rng.random_range(0..2) == 0))
+                    .filter(|(_, keep, _)| *keep > 0)
+                    .map(|(c, _, met)| {
+                        let mut r = CriterionResult::failed(
+                            c,
+                            MethodKind::Check,
+                            crate::model::Failure::error("x", "y"),
+                        );
+                        r.failure = None;
+                        r.verdict = Some(if met { Verdict::Met } else { Verdict::Unmet });
+                        r.value = Some(if met { 1.0 } else { 0.0 });
+                        r
+                    })
+                    .collect();
+                let id = format!("{}-{item}", if other_ids { "other" } else { "id" });
+                w.append(item, &id, &results).unwrap();
+            }
+        }
+        w.finish().unwrap();
+        rec
+    }
+
+    /// The report as `runs compare` wrote it before it streamed: the oracle.
+    fn compare_report(
+        ma: &Manifest,
+        ea: &BTreeMap<String, Evaluation>,
+        mb: &Manifest,
+        eb: &BTreeMap<String, Evaluation>,
+        top: usize,
+    ) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "A = {} ({}@{})\nB = {} ({}@{})",
+            ma.id, ma.rubric_id, ma.rubric_version, mb.id, mb.rubric_id, mb.rubric_version
+        );
+        let common: Vec<&String> = ea.keys().filter(|k| eb.contains_key(*k)).collect();
+        let _ = writeln!(
+            out,
+            "{} in both · {} only in A · {} only in B\n",
+            plural(common.len(), "item"),
+            ea.len() - common.len(),
+            eb.len() - common.len()
+        );
+        // Per criterion: share of items whose value is full marks, and verdict changes.
+        let mut criteria: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
+        for id in &common {
+            let (Some(x), Some(y)) = (ea.get(*id), eb.get(*id)) else {
+                continue;
+            };
+            for rx in &x.results {
+                let Some(ry) = y.results.iter().find(|r| r.criterion_id == rx.criterion_id) else {
+                    continue;
+                };
+                let entry = criteria.entry(rx.criterion_id.clone()).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(rx.value.is_some_and(|v| v >= 1.0 - 1e-9));
+                entry.2 += usize::from(ry.value.is_some_and(|v| v >= 1.0 - 1e-9));
+                entry.3 += usize::from(rx.verdict != ry.verdict);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{:<28} {:>8} {:>8} {:>8} {:>8}",
+            "CRITERION", "A FULL", "B FULL", "DELTA", "CHANGED"
+        );
+        for (id, (n, full_a, full_b, changed)) in &criteria {
+            #[allow(clippy::cast_precision_loss)] // counts
+            let (pa, pb) = (*full_a as f64 / *n as f64, *full_b as f64 / *n as f64);
+            let _ = writeln!(
+                out,
+                "{id:<28} {:>7.1}% {:>7.1}% {:>+7.1}  {changed:>8}",
+                pa * 100.0,
+                pb * 100.0,
+                (pb - pa) * 100.0
+            );
+        }
+        let mut deltas: Vec<(&String, f64, bool)> = common
+            .iter()
+            .filter_map(|id| {
+                let (x, y) = (ea.get(*id)?, eb.get(*id)?);
+                let d = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);
+                let regression = x.passed && !y.passed;
+                (d.abs() > 1e-12 || x.passed != y.passed).then_some((*id, d, regression))
+            })
+            .collect();
+        deltas.sort_by(|p, q| {
+            q.2.cmp(&p.2)
+                .then(p.1.abs().total_cmp(&q.1.abs()).reverse())
+        });
+        let _ = writeln!(
+            out,
+            "\n{} changed; regressions (passed in A, not in B) first:",
+            plural(deltas.len(), "item")
+        );
+        for (id, d, regression) in deltas.iter().take(top) {
+            let _ = writeln!(
+                out,
+                "  {id:<28} {:>+7.1} points{}",
+                d * 100.0,
+                if *regression { "  REGRESSION" } else { "" }
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn compare_streamed_by_position_reports_as_joined_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = RunsHome {
+            runs_dir: dir.path().join("runs"),
+            root: dir.path().to_path_buf(),
+        };
+        let dataset = dir.path().join("d.jsonl");
+        std::fs::write(&dataset, "{\"id\": \"x\"}\n").unwrap();
+        for seed in 0..12 {
+            let a = random_run(&home, &dataset, seed, false);
+            let b = random_run(&home, &dataset, seed + 100, false);
+            for top in [0, 1, 5, 1000] {
+                let streamed = compare_by_position(&a, &b, top)
+                    .unwrap()
+                    .unwrap()
+                    .report(&a.manifest, &b.manifest);
+                let joined = compare_by_id(&a, &b, top)
+                    .unwrap()
+                    .report(&a.manifest, &b.manifest);
+                assert_eq!(streamed, joined, "seed {seed}, top {top}");
+                let all = |r: &Recording| {
+                    let mut out = BTreeMap::new();
+                    r.replay(|_, e| {
+                        out.insert(e.target_id.clone(), e.clone());
+                    })
+                    .unwrap();
+                    out
+                };
+                let before = compare_report(&a.manifest, &all(&a), &b.manifest, &all(&b), top);
+                assert_eq!(streamed, before, "seed {seed}, top {top}");
+                assert!(streamed.contains(" in both · "), "{streamed}");
+            }
+            let c = random_run(&home, &dataset, seed + 200, true);
+            assert!(
+                compare_by_position(&a, &c, 5).unwrap().is_none(),
+                "other ids at the same positions: joined by id instead"
+            );
+        }
+    }
 }

@@ -78,7 +78,7 @@ pub struct ExecOptions {
     pub llm_feedback: bool,
     /// Cells already graded (item position, criterion id), skipped: a resumed run grades
     /// only what its journal lacks. Items whose every cell is done should not be sent.
-    pub done: Option<Arc<std::collections::HashSet<(usize, String)>>>,
+    pub done: Option<Arc<super::CellSet>>,
     /// The run's gate: while it is paused no new item starts (its judge calls wait at the
     /// same gate); once stopped, no item starts at all.
     pub gate: Option<crate::llm::Gate>,
@@ -237,11 +237,7 @@ async fn score_criteria(
     };
     if opts.cell_events {
         for (i, c) in rubric.rubric().criteria.iter().enumerate() {
-            if !opts
-                .done
-                .as_ref()
-                .is_some_and(|d| d.contains(&(index, c.id.clone())))
-            {
+            if !opts.done.as_ref().is_some_and(|d| d.contains(index, &c.id)) {
                 let _ = events.send(send(i, EventKind::Queued)).await;
             }
         }
@@ -250,11 +246,7 @@ async fn score_criteria(
     let mut results: Vec<Option<CriterionResult>> = vec![None; rubric.methods.len()];
     let mut judged = Vec::new();
     let criteria = &rubric.rubric().criteria;
-    let done = |c: &Criterion| {
-        opts.done
-            .as_ref()
-            .is_some_and(|d| d.contains(&(index, c.id.clone())))
-    };
+    let done = |c: &Criterion| opts.done.as_ref().is_some_and(|d| d.contains(index, &c.id));
     for (i, (criterion, method)) in criteria.iter().zip(&rubric.methods).enumerate() {
         if done(criterion) {
             continue;

@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod checks;
 pub mod compile;
+pub mod done;
 pub mod executor;
 pub mod feedback;
 pub mod judge;
@@ -13,4 +14,5 @@ pub mod scoring;
 pub mod template;
 
 pub use compile::{CompiledMethod, CompiledRubric, compile};
+pub use done::CellSet;
 pub use executor::{CancelToken, EventKind, ExecOptions, Executor, GradeEvent, InOrder};

@@ -19,8 +19,7 @@ use crate::llm;
 use crate::model::{CriterionResult, Evaluation, Item};
 use crate::store::runs::RunWriter;
 
-/// Cells as (item position, criterion id).
-pub type CellSet = HashSet<(usize, String)>;
+pub use crate::engine::CellSet;
 
 /// What one pass over a dataset grades, and where it goes.
 pub struct Job {
@@ -374,7 +373,7 @@ impl Reader {
         let Some(done) = &self.skip else {
             return false;
         };
-        let has = |id: &str| done.contains(&(index, id.to_owned()));
+        let has = |id: &str| done.contains(index, id);
         if self.holistic {
             return has(HOLISTIC_ID);
         }

@@ -25,7 +25,7 @@ pub use control::Control;
 pub use error::Error;
 pub use grading::{CellSet, Ended, Job, RunEvent, Stop};
 pub use judges::{JudgeEnv, RunJudges};
-pub use record::{Recording, Replay, RunsHome};
+pub use record::{Evaluations, Recording, Replay, RunsHome};
 pub use settings::{FeedbackMode, GradeSettings, JudgeSettings, RunSettings};
 pub use summary::{Summary, Tone};
 
@@ -34,7 +34,7 @@ use crate::formats::LoadedRubric;
 use crate::formats::dataset::open_dataset;
 use crate::llm::RunUsage;
 use crate::store::WorkspaceConfig;
-use crate::store::runs::{Cell, Cells};
+use crate::store::runs::Cell;
 
 /// Where a run finds its configuration and its response cache.
 #[derive(Debug, Clone, Copy)]
@@ -66,8 +66,11 @@ pub struct Session {
     rubric: Option<LoadedRubric>,
     /// Rubric criteria as (id, is a penalty), for front ends that draw columns.
     pub criteria: Vec<(String, bool)>,
-    /// Cells already in the journal when this pass began (continue, retry, copied).
-    pub prior: Cells,
+    /// Cells already in the journal when this pass began (continue, copied), less those
+    /// graded again (a retry): the cells this pass skips.
+    pub prior: Arc<CellSet>,
+    /// Copied cells of a run that is not recorded (a recorded run has them in its journal).
+    unrecorded: Vec<Cell>,
     /// Settings that work but probably not as meant.
     pub warnings: Vec<String>,
     /// Whether the whole dataset is graded (not only chosen cells).
@@ -107,7 +110,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
     let override_rubric = settings.override_rubric && rubric.is_some();
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     let judges = run_judges(&settings, rubric.as_ref(), env, control)?;
-    let mut prior = Cells::new();
+    let mut prior = CellSet::new();
     let (recording, journal) = match &new.record {
         Some((home, name)) => {
             let (rec, mut writer) =
@@ -121,10 +124,15 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
         }
         None => (None, None),
     };
-    for c in new.copied {
-        prior.insert((c.item, c.result.criterion_id.clone()), c);
+    for c in &new.copied {
+        prior.insert(c.item, &c.result.criterion_id);
     }
-    let skip: CellSet = prior.keys().cloned().collect();
+    let skip = Arc::new(prior);
+    let unrecorded = if recording.is_some() {
+        Vec::new()
+    } else {
+        new.copied
+    };
     let job = job(JobParts {
         dataset,
         compiled,
@@ -134,7 +142,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
         config: env.config,
         cell_events: new.cell_events,
         items: None,
-        skip: (!skip.is_empty()).then(|| Arc::new(skip)),
+        skip: (!skip.is_empty()).then(|| Arc::clone(&skip)),
         journal,
         control,
     });
@@ -148,7 +156,8 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
             .unwrap_or_default(),
         job,
         recording,
-        prior,
+        prior: skip,
+        unrecorded,
         whole: true,
     })
 }
@@ -173,13 +182,11 @@ pub fn reopen(
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     let judges = run_judges(&settings, rubric.as_ref(), env, control)?;
     let dataset = open_dataset(&path, settings.read_options())?;
-    let (prior, writer) = recording.reopen()?;
-    let redo_set: HashSet<&(usize, String)> = redo.iter().collect();
-    let skip: CellSet = prior
-        .keys()
-        .filter(|k| !redo_set.contains(k))
-        .cloned()
-        .collect();
+    let (mut skip, writer) = recording.reopen()?;
+    for (item, criterion) in redo {
+        skip.remove(*item, criterion);
+    }
+    let skip = Arc::new(skip);
     let items = (!redo.is_empty()).then(|| redo.iter().map(|(i, _)| *i).collect());
     let job = job(JobParts {
         dataset,
@@ -190,7 +197,7 @@ pub fn reopen(
         config: env.config,
         cell_events,
         items,
-        skip: Some(Arc::new(skip)),
+        skip: Some(Arc::clone(&skip)),
         journal: Some(writer),
         control,
     });
@@ -200,7 +207,8 @@ pub fn reopen(
         warnings: Vec::new(),
         job,
         recording: Some(recording),
-        prior,
+        prior: skip,
+        unrecorded: Vec::new(),
         whole: redo.is_empty(),
     })
 }
@@ -218,6 +226,36 @@ impl Session {
     /// The judges' meter (`None`: nothing is judged).
     pub fn meter(&self) -> Option<Arc<crate::llm::Meter>> {
         self.job.judges.as_ref().map(|j| Arc::clone(&j.meter))
+    }
+
+    /// Hands the cells this pass skips (`prior`) to `each`, in chunks of at most `chunk`
+    /// cells, in (item, criterion id) order — read back from the journal, never all held.
+    pub fn prior_cells(&self, chunk: usize, mut each: impl FnMut(Vec<Cell>)) -> Result<(), Error> {
+        let chunk = chunk.max(1);
+        let Some(rec) = &self.recording else {
+            for part in self.unrecorded.chunks(chunk) {
+                each(part.to_vec());
+            }
+            return Ok(());
+        };
+        if self.prior.is_empty() {
+            return Ok(());
+        }
+        let mut part = Vec::with_capacity(chunk);
+        for group in rec.stream()? {
+            for c in group?.cells {
+                if self.prior.contains(c.item, &c.result.criterion_id) {
+                    part.push(c);
+                    if part.len() == chunk {
+                        each(std::mem::replace(&mut part, Vec::with_capacity(chunk)));
+                    }
+                }
+            }
+        }
+        if !part.is_empty() {
+            each(part);
+        }
+        Ok(())
     }
 
     /// Grades, then finishes the record: totals replayed from the journal, the manifest

@@ -3,18 +3,18 @@
 //! against its hashes), and replaying its journal into evaluations — the one place a saved
 //! run is read back, for `runs show|compare|resume`, the TUI and the totals.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Error, RunSettings, Summary};
+use super::{CellSet, Error, RunSettings, Summary};
 use crate::engine::executor::{build_evaluation, holistic_evaluation};
 use crate::engine::judge::{HOLISTIC_ID, HolisticOutcome};
 use crate::formats::dataset::open_dataset;
 use crate::formats::{LoadedRubric, parse_rubric_text};
 use crate::model::{Evaluation, Item, Rubric};
 use crate::store::runs::{
-    Cell, Cells, DatasetRef, Manifest, RunDir, RunWriter, file_hash, new_run_id, text_hash,
+    Cell, CellStream, Cells, DatasetRef, Manifest, RunDir, RunWriter, file_hash, new_run_id,
+    text_hash,
 };
 
 /// Where runs are recorded: the workspace's `runs/` and its root (datasets inside it are
@@ -143,60 +143,145 @@ impl Recording {
     }
 
     /// The journal's cells (a later line for a cell wins) and the length of its valid part.
+    /// Holds them all: whole runs are read with [`Recording::evaluations`].
     pub fn cells(&self) -> Result<(Cells, u64), Error> {
         Ok(self.run.read_cells(&self.manifest)?)
     }
 
-    /// Reopens the journal for more cells (its torn tail cut).
-    pub fn reopen(&self) -> Result<(Cells, RunWriter), Error> {
-        let (cells, valid) = self.cells()?;
+    /// The journal item by item, in dataset order, each with its winning cells.
+    pub fn stream(&self) -> Result<CellStream, Error> {
+        Ok(self.run.stream_cells(&self.manifest)?)
+    }
+
+    /// Which cells the journal holds, and the length of its valid part.
+    pub fn done_cells(&self) -> Result<(CellSet, u64), Error> {
+        let mut stream = self.stream()?;
+        let mut done = CellSet::new();
+        for group in &mut stream {
+            let group = group?;
+            for c in &group.cells {
+                done.insert(group.item, &c.result.criterion_id);
+            }
+        }
+        Ok((done, stream.valid_len()))
+    }
+
+    /// Reopens the journal for more cells (its torn tail cut), with the cells it holds.
+    pub fn reopen(&self) -> Result<(CellSet, RunWriter), Error> {
+        let (done, valid) = self.done_cells()?;
         let writer = RunWriter::reopen(&self.run, &self.manifest, valid)?;
-        Ok((cells, writer))
+        Ok((done, writer))
+    }
+
+    /// Every item's evaluation rebuilt from the journal, one at a time in dataset order
+    /// (memory does not grow with the run). The run's rubric snapshot scores them; items
+    /// with their own rubric (no snapshot, or not overridden) take it from the dataset,
+    /// read alongside.
+    pub fn evaluations(&self) -> Result<Evaluations, Error> {
+        let rubric = self.rubric()?;
+        let settings = self.settings()?;
+        let cells = self.stream()?;
+        let own = if rubric.is_none() || !settings.override_rubric {
+            open_dataset(&self.dataset_path(), settings.read_options())
+                .ok()
+                .map(|d| OwnRubrics {
+                    items: d.items.fuse(),
+                    next: 0,
+                })
+        } else {
+            None
+        };
+        Ok(Evaluations {
+            cells,
+            rubric: rubric.map(|r| r.rubric),
+            own,
+            replay: Replay::default(),
+        })
     }
 
     /// Rebuilds every item's evaluation from the journal, in dataset order, handing each to
-    /// `each`. The run's rubric snapshot scores them; items with their own rubric (no
-    /// snapshot, or not overridden) take it from the dataset.
+    /// `each` (see [`Recording::evaluations`]; none is kept).
     pub fn replay(&self, mut each: impl FnMut(usize, &Evaluation)) -> Result<Replay, Error> {
-        let rubric = self.rubric()?;
-        let settings = self.settings()?;
-        let (cells, _) = self.cells()?;
-        let mut by_item: BTreeMap<usize, Vec<Cell>> = BTreeMap::new();
-        for ((item, _), cell) in cells {
-            by_item.entry(item).or_default().push(cell);
-        }
-        let mut own: BTreeMap<usize, Arc<Rubric>> = BTreeMap::new();
-        if (rubric.is_none() || !settings.override_rubric)
-            && let Ok(dataset) = open_dataset(&self.dataset_path(), settings.read_options())
-        {
-            for (i, item) in dataset.items.enumerate() {
-                if let Ok(Item {
-                    rubric: Some(r), ..
-                }) = item
-                    && by_item.contains_key(&i)
-                {
-                    own.insert(i, r);
-                }
-            }
-        }
-        let mut out = Replay::default();
-        for (index, cells) in by_item {
-            let Some(r) = own
-                .get(&index)
-                .cloned()
-                .or_else(|| rubric.as_ref().map(|r| Arc::clone(&r.rubric)))
-            else {
-                out.without_rubric += 1;
-                continue;
-            };
-            let e = evaluation_of(&r, cells);
-            if e.results.len() < expected_cells(&r, &e) {
-                out.partial_items += 1;
-            }
-            out.summary.add(&e);
+        let mut all = self.evaluations()?;
+        for next in &mut all {
+            let (index, e) = next?;
             each(index, &e);
         }
-        Ok(out)
+        Ok(all.finish())
+    }
+}
+
+/// A saved run's evaluations, item by item in dataset order: see
+/// [`Recording::evaluations`]. Items whose rubric cannot be found are passed over (and
+/// counted).
+pub struct Evaluations {
+    cells: CellStream,
+    rubric: Option<Arc<Rubric>>,
+    /// The dataset, read alongside for items' own rubrics.
+    own: Option<OwnRubrics>,
+    replay: Replay,
+}
+
+impl Evaluations {
+    /// What the items so far added up to (all of them, once the iterator is spent).
+    pub fn finish(self) -> Replay {
+        self.replay
+    }
+}
+
+impl Iterator for Evaluations {
+    type Item = Result<(usize, Evaluation), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let group = match self.cells.next()? {
+                Ok(g) => g,
+                Err(e) => return Some(Err(e.into())),
+            };
+            let Some(r) = self
+                .own
+                .as_mut()
+                .and_then(|o| o.of(group.item))
+                .or_else(|| self.rubric.clone())
+            else {
+                self.replay.without_rubric += 1;
+                continue;
+            };
+            let e = evaluation_of(&r, group.cells);
+            if e.results.len() < expected_cells(&r, &e) {
+                self.replay.partial_items += 1;
+            }
+            self.replay.summary.add(&e);
+            return Some(Ok((group.item, e)));
+        }
+    }
+}
+
+/// A dataset's items read forward, for the rubric an item brings.
+struct OwnRubrics {
+    items:
+        std::iter::Fuse<Box<dyn Iterator<Item = Result<Item, crate::formats::Diagnostic>> + Send>>,
+    /// The position of the item read next.
+    next: usize,
+}
+
+impl OwnRubrics {
+    /// The own rubric of the item at `index` (positions asked for only ever grow).
+    fn of(&mut self, index: usize) -> Option<Arc<Rubric>> {
+        while self.next < index {
+            let _ = self.items.next()?;
+            self.next += 1;
+        }
+        if self.next != index {
+            return None;
+        }
+        self.next += 1;
+        match self.items.next()? {
+            Ok(Item {
+                rubric: Some(r), ..
+            }) => Some(r),
+            _ => None,
+        }
     }
 }
 
@@ -237,4 +322,159 @@ fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
     // Journal order is by criterion id; the rubric's order reads better.
     results.sort_by_key(|res| r.criteria.iter().position(|c| c.id == res.criterion_id));
     build_evaluation(r, &item, results, "rubricate")
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt as _, SeedableRng as _};
+
+    use super::*;
+    use crate::model::{CriterionResult, MethodKind, Verdict};
+
+    const RUBRIC: &str = "
+id: r
+name: R
+version: 1.0.0
+criteria:
+  - id: a
+    requirement: A
+    method: { check: contains, args: { text: x } }
+  - id: b
+    requirement: B
+    weight: 2
+    method: { check: contains, args: { text: y } }
+";
+
+    fn own(id: &str) -> Item {
+        let loaded = parse_rubric_text("r.yaml", RUBRIC, "r", Path::new("."), None).unwrap();
+        let mut r = (*loaded.rubric).clone();
+        r.id = id.into();
+        Item {
+            id: id.into(),
+            rubric: Some(Arc::new(r)),
+            ..Item::default()
+        }
+    }
+
+    #[test]
+    fn own_rubrics_are_read_forward_to_the_item_asked_for() {
+        let items: Vec<Result<Item, crate::formats::Diagnostic>> = vec![
+            Ok(own("r0")),
+            Ok(Item::default()),
+            Err(crate::formats::Diagnostic::whole("d.jsonl", "bad")),
+            Ok(own("r3")),
+            Ok(own("r4")),
+            Ok(own("r5")),
+        ];
+        let mut o = OwnRubrics {
+            items: (Box::new(items.into_iter())
+                as Box<dyn Iterator<Item = Result<Item, crate::formats::Diagnostic>> + Send>)
+                .fuse(),
+            next: 0,
+        };
+        let id = |r: Option<Arc<Rubric>>| r.map(|r| r.id.clone());
+        assert_eq!(id(o.of(0)), Some("r0".into()));
+        assert_eq!(id(o.of(1)), None, "no rubric of its own");
+        assert_eq!(id(o.of(2)), None, "unreadable");
+        assert_eq!(id(o.of(4)), Some("r4".into()), "3 passed over");
+        assert_eq!(id(o.of(9)), None, "past the end");
+        assert_eq!(id(o.of(10)), None);
+    }
+
+    #[test]
+    fn replay_streams_what_the_whole_journal_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = RunsHome {
+            runs_dir: dir.path().join("runs"),
+            root: dir.path().to_path_buf(),
+        };
+        let dataset = dir.path().join("d.jsonl");
+        std::fs::write(&dataset, "{\"id\": \"x\"}\n").unwrap();
+        let rubric = parse_rubric_text("r.yaml", RUBRIC, "r", dir.path(), None).unwrap();
+        for seed in 0..20 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let (rec, mut w) = Recording::create(
+                &home,
+                None,
+                Some(&rubric),
+                &dataset,
+                &RunSettings::default(),
+            )
+            .unwrap();
+            // A run, then passes that resume and retry, out of order now and then.
+            for _ in 0..rng.random_range(1..4) {
+                for item in 0..40 {
+                    if rng.random_range(0..3) == 0 {
+                        continue;
+                    }
+                    let at = if rng.random_range(0..10) == 0 {
+                        rng.random_range(0..40)
+                    } else {
+                        item
+                    };
+                    let results: Vec<CriterionResult> = ["b", "a"]
+                        .iter()
+                        .map(|c| (c, rng.random_range(0..4)))
+                        .filter(|(_, v)| *v > 0)
+                        .map(|(c, v)| {
+                            let mut r = CriterionResult::failed(
+                                c,
+                                MethodKind::Check,
+                                crate::model::Failure::error("x", "y"),
+                            );
+                            if v > 1 {
+                                r.failure = None;
+                                r.verdict =
+                                    Some(if v == 2 { Verdict::Met } else { Verdict::Unmet });
+                                r.value = Some(if v == 2 { 1.0 } else { 0.0 });
+                            }
+                            r
+                        })
+                        .collect();
+                    w.append(at, &format!("i{at}"), &results).unwrap();
+                }
+            }
+            w.finish().unwrap();
+            // What replay gave when it read the whole journal into a map.
+            let (cells, _) = rec.cells().unwrap();
+            let mut by_item = std::collections::BTreeMap::<usize, Vec<Cell>>::new();
+            for ((item, _), cell) in cells {
+                by_item.entry(item).or_default().push(cell);
+            }
+            let mut expected = Replay::default();
+            let mut want = Vec::new();
+            for (index, cells) in by_item {
+                let e = evaluation_of(&rubric.rubric, cells);
+                if e.results.len() < expected_cells(&rubric.rubric, &e) {
+                    expected.partial_items += 1;
+                }
+                expected.summary.add(&e);
+                want.push((
+                    index,
+                    e.target_id,
+                    e.score,
+                    e.passed,
+                    e.incomplete,
+                    e.results,
+                ));
+            }
+            let mut got = Vec::new();
+            let replay = rec
+                .replay(|index, e| {
+                    got.push((
+                        index,
+                        e.target_id.clone(),
+                        e.score,
+                        e.passed,
+                        e.incomplete,
+                        e.results.clone(),
+                    ));
+                })
+                .unwrap();
+            assert_eq!(got, want, "seed {seed}");
+            assert_eq!(replay.summary, expected.summary, "seed {seed}");
+            assert_eq!(replay.partial_items, expected.partial_items, "seed {seed}");
+        }
+    }
 }

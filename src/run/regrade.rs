@@ -49,10 +49,14 @@ pub fn unchanged_cells(
         HashSet::new()
     };
     let rec = Recording::open(runs_dir, &earlier.id)?;
-    let (cells, _) = rec.cells()?;
-    let keep = cells
-        .into_values()
-        .filter(|c| c.result.failure.is_none() && unchanged.contains(&c.result.criterion_id))
-        .collect();
+    // Read item by item: only the cells kept are held.
+    let mut keep = Vec::new();
+    for group in rec.stream()? {
+        keep.extend(
+            group?.cells.into_iter().filter(|c| {
+                c.result.failure.is_none() && unchanged.contains(&c.result.criterion_id)
+            }),
+        );
+    }
     Ok((earlier.id.clone(), keep))
 }

@@ -131,18 +131,17 @@ pub fn load_run(run: &RunDir, m: Manifest) -> Option<RunData> {
     let loaded =
         crate::formats::parse_rubric_text(&file, &text, &m.rubric_id, &run.dir, None).ok()?;
     let rubric = Arc::clone(&loaded.rubric);
-    let (cells, _) = run.read_cells(&m).ok()?;
-    let mut grouped: BTreeMap<usize, (String, Vec<CriterionResult>)> = BTreeMap::new();
-    for ((item, _), cell) in cells {
-        grouped
-            .entry(item)
-            .or_insert_with(|| (cell.item_id.clone(), Vec::new()))
-            .1
-            .push(cell.result);
-    }
     let mut by_item = HashMap::new();
     let mut order = Vec::new();
-    for (_, (id, mut results)) in grouped {
+    // Read item by item (in dataset order); only the evaluations are kept.
+    for group in run.stream_cells(&m).ok()? {
+        let group = group.ok()?;
+        let id = group
+            .cells
+            .first()
+            .map(|c| c.item_id.clone())
+            .unwrap_or_default();
+        let mut results: Vec<CriterionResult> = group.cells.into_iter().map(|c| c.result).collect();
         results.sort_by_key(|r| rubric.criteria.iter().position(|c| c.id == r.criterion_id));
         let stub = Item {
             id: id.clone(),

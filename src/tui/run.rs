@@ -17,7 +17,6 @@ use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::run::estimate::{Walk, estimate as walk_estimate};
 use crate::run::{self, Control, Env, JudgeSettings, NewRun, RunEvent, RunSettings, RunsHome};
 use crate::store::Workspace;
-use crate::store::runs::Cell;
 
 /// Items an estimate walks before it scales up to the whole dataset.
 const ESTIMATE_SAMPLE: u64 = 2_000;
@@ -166,12 +165,10 @@ pub fn reopen(
     tx: mpsc::Sender<Msg>,
 ) -> Result<Control, String> {
     let control = Control::default();
-    let mut session = run::reopen(&ws.runs_dir(), run_id, redo, env(ws), &control, true)
+    // The cells graded again (`redo`) are not among the session's prior cells: they show
+    // as queued, not as their old failure.
+    let session = run::reopen(&ws.runs_dir(), run_id, redo, env(ws), &control, true)
         .map_err(|e| e.message)?;
-    // The cells graded again show as queued, not as their old failure.
-    for cell in redo {
-        session.prior.remove(cell);
-    }
     if redo.is_empty() {
         let _ = tx.blocking_send(Msg::Info(format!(
             "run {run_id} continues: {} cells already in its journal",
@@ -202,13 +199,11 @@ fn launch(
         criteria: session.criteria.clone(),
         items,
     });
-    let prior: Vec<Cell> = session.prior.values().cloned().collect();
-    for chunk in prior.chunks(1024) {
-        let _ = tx.blocking_send(Msg::Preload {
-            tag,
-            cells: chunk.to_vec(),
-        });
-    }
+    session
+        .prior_cells(1024, |cells| {
+            let _ = tx.blocking_send(Msg::Preload { tag, cells });
+        })
+        .map_err(|e| e.message)?;
     for w in &session.warnings {
         let _ = tx.blocking_send(Msg::Info(format!("warning: {w}")));
     }

@@ -1,0 +1,305 @@
+//! Reading saved runs back: `runs show`, `runs resume` (nothing left to grade) and `runs
+//! compare` on a 1,000,000-item × 5-criterion run, each as a child process of the release
+//! binary, next to the `grade --save` runs that recorded them.
+//!
+//! Generates, in a temporary workspace (`rubricate init`), a 1,000,000-line JSONL dataset,
+//! records two runs of it with `rubricate grade --save` (the 5 deterministic criteria of
+//! `benches/grade.rs`; the second with a stricter word count, so some items change), then
+//! runs `runs show A --format jsonl > /dev/null`, `runs resume A` and `runs compare A B`.
+//! Prints wall time and peak resident memory of each (`/usr/bin/time -f %M`, else the
+//! child's `VmHWM` polled from /proc, a lower bound), and each peak against the 200 MB
+//! floor as a ratio. Prints figures; asserts nothing.
+//!
+//! Run: `cargo bench --bench runs`. `BENCH_ITEMS=N` changes the size.
+
+// A benchmark stops at the first surprise; there is no user input here.
+#![allow(clippy::expect_used)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The floor every reading command must stay under: 200 MB of peak resident memory.
+const FLOOR_BYTES: f64 = 200e6;
+
+const RUBRIC: &str = r#"
+id: bench
+name: Bench
+version: 1.0.0
+pass_threshold: 0.6
+criteria:
+  - id: mentions_paris
+    requirement: Mentions Paris
+    weight: 2
+    method: { check: contains, args: { text: paris } }
+  - id: no_filler
+    requirement: Opens with filler
+    weight: -1
+    method: { check: regex, args: { pattern: '"answer": "(As an AI|Great question)', case_insensitive: true } }
+  - id: brief
+    requirement: At most WORDS words
+    method: { check: word_count, args: { max: WORDS } }
+  - id: cites
+    requirement: Cites at least two sources
+    method: { check: json_path, args: { path: $.sources, min_length: 2 } }
+  - id: shape
+    requirement: Matches the answer schema
+    method:
+      schema:
+        type: object
+        required: [answer, sources]
+        properties:
+          answer: { type: string, minLength: 1 }
+          sources: { type: array, items: { type: string } }
+          confidence: { type: number, minimum: 0, maximum: 1 }
+"#;
+
+fn write_dataset(path: &Path, n: usize) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let answers = [
+        "The capital of France is Paris.",
+        "Great question! Paris has been the capital of France since the tenth century.",
+        "Lyon is a large city in France, known for its food.",
+        "Paris. It sits on the Seine and has about two million people in the city proper.",
+    ];
+    for i in 0..n {
+        let answer = answers[i % answers.len()];
+        let sources: Vec<String> = (0..(i % 4))
+            .map(|k| format!("https://example.org/{k}"))
+            .collect();
+        let submission = serde_json::json!({ "answer": answer, "sources": sources, "confidence": (i % 10) as f64 / 10.0 }).to_string();
+        let line = serde_json::json!({ "id": format!("item-{i}"), "prompt": "What is the capital of France?", "submission": submission });
+        writeln!(w, "{line}")?;
+    }
+    w.flush()
+}
+
+/// The release binary built next to this bench.
+fn binary() -> PathBuf {
+    if let Some(p) = option_env!("CARGO_BIN_EXE_rubricate") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("rubricate"))
+        .filter(|p| p.exists())
+        .expect("target/release/rubricate: run `cargo build --release` first")
+}
+
+/// What one child process took.
+struct Measured {
+    wall: Duration,
+    /// Peak resident memory in bytes.
+    peak: Option<f64>,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Whether `/usr/bin/time -f %M` (GNU time: peak resident KiB of the child) works here.
+fn gnu_time() -> bool {
+    Command::new("/usr/bin/time")
+        .args(["-f", "%M", "true"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `bin args` in `dir` (stdout to /dev/null unless `keep_stdout`), measuring its
+/// wall time and peak resident memory.
+fn measure(bin: &Path, dir: &Path, args: &[&str], keep_stdout: bool) -> Measured {
+    let peak_file = dir.join(".bench-time");
+    let timed = gnu_time();
+    let mut cmd = if timed {
+        let mut c = Command::new("/usr/bin/time");
+        c.arg("-f").arg("%M").arg("-o").arg(&peak_file).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    cmd.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(if keep_stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("spawn");
+    let pid = child.id();
+    let pipes = (child.stdout.take(), child.stderr.take());
+    let readers = (
+        std::thread::spawn(move || read_all(pipes.0)),
+        std::thread::spawn(move || read_all(pipes.1)),
+    );
+    // Without GNU time: the child's high-water mark, read while it runs (a lower bound).
+    let mut polled: Option<f64> = None;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if !timed && let Some(kib) = vm_hwm_kib(pid) {
+            polled = Some(polled.map_or(kib, |p| p.max(kib)));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let wall = start.elapsed();
+    let peak = if timed {
+        std::fs::read_to_string(&peak_file)
+            .ok()
+            .and_then(|s| s.lines().last()?.trim().parse::<f64>().ok())
+    } else {
+        polled
+    };
+    Measured {
+        wall,
+        peak: peak.map(|kib| kib * 1024.0),
+        code: status.code(),
+        stdout: readers.0.join().unwrap_or_default(),
+        stderr: readers.1.join().unwrap_or_default(),
+    }
+}
+
+fn read_all(pipe: Option<impl std::io::Read>) -> String {
+    let mut s = String::new();
+    if let Some(mut p) = pipe {
+        let _ = p.read_to_string(&mut s);
+    }
+    s
+}
+
+fn vm_hwm_kib(pid: u32) -> Option<f64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn run_id(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|l| l.split(':').next())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("no run id in:\n{stderr}"))
+}
+
+fn row(what: &str, m: &Measured, floor: bool) {
+    let mb = m
+        .peak
+        .map_or_else(|| "?".to_owned(), |p| format!("{:.1}", p / 1e6));
+    let ratio = if floor {
+        m.peak
+            .map_or_else(|| "?".to_owned(), |p| format!("{:.3}", p / FLOOR_BYTES))
+    } else {
+        "-".to_owned()
+    };
+    println!(
+        "{what:<44} {:>9.2} {:>10} {:>12} {:>5}",
+        m.wall.as_secs_f64(),
+        mb,
+        ratio,
+        m.code.map_or_else(|| "-".to_owned(), |c| c.to_string())
+    );
+}
+
+fn main() {
+    let items: usize = std::env::var("BENCH_ITEMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let bin = binary();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ws = dir.path();
+    let init = measure(&bin, ws, &["init", "."], false);
+    assert_eq!(init.code, Some(0), "init: {}", init.stderr);
+    let data = ws.join("datasets").join("big.jsonl");
+    std::fs::create_dir_all(ws.join("datasets")).expect("datasets/");
+    let t = Instant::now();
+    write_dataset(&data, items).expect("dataset");
+    println!(
+        "dataset: {items} items, {:.1} MB, written in {:.1} s",
+        std::fs::metadata(&data).map_or(0.0, |m| m.len() as f64 / 1e6),
+        t.elapsed().as_secs_f64()
+    );
+    std::fs::write(ws.join("bench.yaml"), RUBRIC.replace("WORDS", "60")).expect("rubric");
+    std::fs::write(ws.join("stricter.yaml"), RUBRIC.replace("WORDS", "12")).expect("rubric");
+    let grade = |rubric: &str, name: &str| {
+        measure(
+            &bin,
+            ws,
+            &[
+                "grade",
+                "--rubric",
+                rubric,
+                "datasets/big.jsonl",
+                "--format",
+                "jsonl",
+                "--name",
+                name,
+            ],
+            false,
+        )
+    };
+    let graded_a = grade("bench.yaml", "a");
+    let a = run_id(&graded_a.stderr);
+    let graded_b = grade("stricter.yaml", "b");
+    let b = run_id(&graded_b.stderr);
+    let journal = ws.join("runs").join(&a).join("results.jsonl");
+    println!(
+        "run A {a}: journal {:.1} MB; run B {b}",
+        std::fs::metadata(&journal).map_or(0.0, |m| m.len() as f64 / 1e6)
+    );
+    let show = measure(&bin, ws, &["runs", "show", &a, "--format", "jsonl"], false);
+    let resume = measure(&bin, ws, &["runs", "resume", &a], false);
+    let compare = measure(&bin, ws, &["runs", "compare", &a, &b], true);
+    println!(
+        "\n{:<44} {:>9} {:>10} {:>12} {:>5}",
+        "command", "wall s", "peak MB", "peak/200 MB", "exit"
+    );
+    row(
+        &format!("grade --save ({items} items × 5), run A"),
+        &graded_a,
+        true,
+    );
+    row("grade --save, run B (stricter word count)", &graded_b, true);
+    row("runs show A --format jsonl > /dev/null", &show, true);
+    row("runs resume A (nothing left to grade)", &resume, true);
+    row("runs compare A B", &compare, true);
+    println!(
+        "\nfloor: each under 200 MB of peak resident memory (ratio < 1), flat in the run's size"
+    );
+    println!(
+        "resume said: {}",
+        resume
+            .stderr
+            .lines()
+            .find(|l| l.contains("already in the journal"))
+            .unwrap_or(resume.stderr.trim())
+    );
+    println!(
+        "compare said:\n{}",
+        compare
+            .stdout
+            .lines()
+            .take(12)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for (what, m) in [("show", &show), ("compare", &compare)] {
+        if m.code != Some(0) {
+            println!("{what} failed: {}", m.stderr.trim());
+        }
+    }
+}
