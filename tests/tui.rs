@@ -831,6 +831,77 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
 }
 
 #[test]
+fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([key('B'), code(KeyCode::Down), code(KeyCode::Enter)]);
+    let root = std::path::PathBuf::from(&ui.root);
+    let path = root.join("rubrics/support-answer.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::create_dir_all(root.join(".rubricate/drafts")).unwrap();
+    // A pattern that does not compile, and a new version number.
+    std::fs::write(
+        root.join(".rubricate/drafts/support-answer.yaml"),
+        text.replace("forgot password|reset (page|link)", "(unclosed")
+            .replace("version: 1.0.0", "version: 1.1.0"),
+    )
+    .unwrap();
+    settle(
+        &mut ui.app,
+        &ui.runtime,
+        vec![Effect::LoadRubric {
+            path: path.clone(),
+            draft: None,
+        }],
+    );
+    let problems = ui.app.rubrics.view.as_ref().unwrap().problems.clone();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("support-answer.yaml:16:") && p.contains("regex")),
+        "{problems:?}"
+    );
+    // Save refuses at once, naming the problem and where it is.
+    assert!(ui.app.update(key('s')).is_empty());
+    assert!(ui.app.rubrics.note.is_none(), "no note is asked for");
+    let message = ui.app.message.clone().unwrap_or_default();
+    assert!(
+        message.starts_with("not saved: the draft does not validate (")
+            && message.contains("support-answer.yaml:16:"),
+        "{message}"
+    );
+    // Even a save that reaches the disk layer (a draft changed behind the UI's back) is
+    // refused there.
+    let draft = root.join(".rubricate/drafts/support-answer.yaml");
+    settle(
+        &mut ui.app,
+        &ui.runtime,
+        vec![Effect::SaveRubric {
+            path: path.clone(),
+            draft,
+            note: "broken".into(),
+        }],
+    );
+    let message = ui.app.message.clone().unwrap_or_default();
+    assert!(message.starts_with("not saved:"), "{message}");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("version: 1.0.0"),
+        "the rubric file is unchanged"
+    );
+    let history = rubricate::store::registry::Registry::new(&root).history("support-answer");
+    assert!(
+        history.map_or(true, |h| h.iter().all(|e| e.version != "1.1.0")),
+        "no version 1.1.0 was registered"
+    );
+}
+
+#[test]
 fn rapid_edits_each_start_from_the_last_and_all_land_in_the_draft_in_order() {
     let mut ui = Ui::new(120, 40);
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -59,6 +59,11 @@ pub fn load(ws: &Workspace, path: &Path, draft: Option<&Path>) -> RubricView {
                     })
                     .collect();
             }
+            // What `rubricate validate` refuses (a pattern or schema that does not compile,
+            // a template with a syntax error) shows with its location, like a load error.
+            if let Err(d) = crate::engine::compile(&loaded) {
+                view.problems = d.0.iter().map(ToString::to_string).collect();
+            }
             view.rubric = Some(loaded.rubric);
         }
         Err(d) => view.problems = d.0.iter().map(ToString::to_string).collect(),
@@ -80,6 +85,8 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str) -> Msg {
     let message = (|| -> Result<String, String> {
         let loaded =
             crate::formats::load_rubric(&draft.display().to_string()).map_err(|e| e.to_string())?;
+        // Never register a version `rubricate validate` would refuse.
+        crate::engine::compile(&loaded).map_err(|e| e.to_string())?;
         let event = Registry::new(&ws.root)
             .save(&loaded.rubric, note)
             .map_err(|e| e.to_string())?;

@@ -547,8 +547,10 @@ impl App {
                     self.rubrics.note = Some(String::new());
                 }
                 Some(v) if v.draft.is_some() => {
-                    self.message =
-                        Some("the draft does not validate; fix it (ctrl-e) before saving".into());
+                    self.message = Some(format!(
+                        "not saved: the draft does not validate ({}); fix it before saving",
+                        v.problems.first().map_or("", String::as_str)
+                    ));
                 }
                 Some(_) => {
                     self.message = Some("nothing to save: edit the rubric first (ctrl-e)".into());
