@@ -215,6 +215,61 @@ fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
 }
 
 #[test]
+fn blind_mode_holds_the_item_until_the_reveal_is_seen_and_queues_wrap() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    ui.press((0..32).map(|_| code(KeyCode::Down)));
+    ui.press([key('L'), key('b')]);
+    let current = |ui: &Ui| {
+        ui.app
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id
+            .clone()
+    };
+    assert_eq!(current(&ui), "q33");
+    ui.press([key('m'), key('m'), key('u'), key('u')]);
+    assert_eq!(
+        current(&ui),
+        "q33",
+        "the reveal is shown on the item just labelled"
+    );
+    assert!(
+        ui.screen().contains("judge: "),
+        "the judge's verdicts are revealed"
+    );
+    assert!(!ui.screen().contains("hidden"));
+    ui.press([key('n')]);
+    assert_eq!(current(&ui), "q34");
+    // Unlabelled first, from the last item: back to the first unlabelled one, said.
+    ui.press([key('b'), key('o')]);
+    ui.press((0..16).map(|_| key('n')));
+    assert_eq!(current(&ui), "q50");
+    ui.app.update(key('m'));
+    ui.app.update(key('m'));
+    ui.app.update(key('m'));
+    let effects = ui.app.update(key('m'));
+    assert_eq!(
+        current(&ui),
+        "q34",
+        "the queue wraps to the first unlabelled item"
+    );
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap_or_default()
+            .contains("wrapped to the top"),
+        "{:?}",
+        ui.app.message
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKi
 pub use super::browse::{Browse, Filter};
 use super::data::{DatasetInfo, Labels, RunData};
 use super::keymap::{Action, Context, Key, Keymap};
-pub use super::label::{LabelState, Queue, label_text, verdict_for};
+pub use super::label::{LabelState, Queue, choice_keys, label_text, verdict_for};
 use crate::model::{Item, Rubric};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -150,7 +150,7 @@ impl Action {
             "queue" => Action::Queue,
             other => {
                 let n: u8 = other.strip_prefix("choice_")?.parse().ok()?;
-                return (1..=9).contains(&n).then_some(Action::Choice(n));
+                return (0..=9).contains(&n).then_some(Action::Choice(n));
             }
         })
     }

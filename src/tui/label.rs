@@ -182,9 +182,16 @@ impl App {
                     rubric_version: version,
                 };
                 self.label.unsaved += 1;
-                // On to the next criterion; after the last, the next item in the queue.
+                // On to the next criterion; after the last, the next item in the queue —
+                // except in blind mode, where the item stays until its reveal is seen.
                 if self.label.criterion + 1 < n {
                     self.label.criterion += 1;
+                    vec![effect]
+                } else if self.label.blind {
+                    self.message = Some(
+                        "labelled: the judge's verdicts are shown; n (or →) for the next item"
+                            .into(),
+                    );
                     vec![effect]
                 } else {
                     self.label.criterion = 0;
@@ -283,11 +290,33 @@ impl App {
             }
         };
         let from = b.cursor + 1;
-        let target = (from..rows)
-            .find(|r| wanted(*r))
-            .unwrap_or(from.min(rows.saturating_sub(1)));
-        let delta = isize::try_from(target).unwrap_or(0) - isize::try_from(b.cursor).unwrap_or(0);
-        self.move_cursor(delta)
+        let cursor = b.cursor;
+        // Past the end the queue starts again from the top, and says so.
+        let (target, note) = match (from..rows).find(|r| wanted(*r)) {
+            Some(r) => (r, None),
+            None => match (0..from.min(rows)).find(|r| wanted(*r)) {
+                Some(r) if r != cursor => (
+                    r,
+                    Some(format!(
+                        "queue {}: wrapped to the top",
+                        self.label.queue.name()
+                    )),
+                ),
+                _ => (
+                    from.min(rows.saturating_sub(1)),
+                    Some(format!(
+                        "queue {}: no other item left; on in order",
+                        self.label.queue.name()
+                    )),
+                ),
+            },
+        };
+        let delta = isize::try_from(target).unwrap_or(0) - isize::try_from(cursor).unwrap_or(0);
+        let out = self.move_cursor(delta);
+        if note.is_some() {
+            self.message = note;
+        }
+        out
     }
 }
 
@@ -296,23 +325,123 @@ pub fn label_text(v: &serde_json::Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_owned)
 }
 
-/// The verdict a key gives for a criterion: MET/UNMET/`CANNOT_ASSESS` for binary ones, the
-/// n-th option or level (or scale point) for the others.
+/// The verdict a key gives for a criterion: MET/UNMET/`CANNOT_ASSESS` for binary ones; for
+/// the others the answer [`choice_keys`] draws beside that digit.
 pub fn verdict_for(c: &crate::model::Criterion, action: Action) -> Option<Verdict> {
     match (action, &c.kind) {
         (Action::CannotAssess, _) => Some(Verdict::CannotAssess),
         (Action::Met, Kind::Binary) => Some(Verdict::Met),
         (Action::Unmet, Kind::Binary) => Some(Verdict::Unmet),
-        (Action::Choice(n), Kind::Options { options, .. }) => options
-            .get(usize::from(n) - 1)
-            .map(|o| Verdict::Choice(o.label.clone())),
-        (Action::Choice(n), Kind::Levels(levels)) => levels
-            .get(usize::from(n) - 1)
-            .map(|l| Verdict::Level(l.id.clone())),
-        (Action::Choice(n), Kind::Scale(s)) => {
-            let x = s.min + f64::from(n) - 1.0;
-            (x <= s.max).then_some(Verdict::Score(x))
-        }
+        (Action::Choice(n), _) => choice_keys(c)
+            .into_iter()
+            .find(|(key, _, _)| *key == n)
+            .map(|(_, verdict, _)| verdict),
         _ => None,
+    }
+}
+
+/// Each answer a criterion takes by a digit key, with the key and what the screen shows:
+/// options and levels are numbered from 1 in their order; a whole-number scale of at most
+/// ten points is answered by the point itself when it lies in 0–9 (key `5` is 5 on a 0–5
+/// scale), else by its position (1–9, then 0 for the tenth).
+pub fn choice_keys(c: &crate::model::Criterion) -> Vec<(u8, Verdict, String)> {
+    let positional = |n: usize| u8::try_from((n + 1) % 10).ok();
+    match &c.kind {
+        Kind::Binary => Vec::new(),
+        Kind::Options { options, .. } => options
+            .iter()
+            .take(9)
+            .enumerate()
+            .filter_map(|(k, o)| {
+                Some((
+                    positional(k)?,
+                    Verdict::Choice(o.label.clone()),
+                    o.label.clone(),
+                ))
+            })
+            .collect(),
+        Kind::Levels(levels) => levels
+            .iter()
+            .take(9)
+            .enumerate()
+            .filter_map(|(k, l)| {
+                Some((
+                    positional(k)?,
+                    Verdict::Level(l.id.clone()),
+                    l.label.clone(),
+                ))
+            })
+            .collect(),
+        Kind::Scale(s) => {
+            let whole = s.min.fract() == 0.0 && s.max.fract() == 0.0;
+            let points = s.max - s.min + 1.0;
+            if !whole || !(1.0..=10.0).contains(&points) {
+                return Vec::new();
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked above
+            let (lo, n) = (s.min as i64, points as usize);
+            let by_value = s.min >= 0.0 && s.max <= 9.0;
+            (0..n)
+                .filter_map(|k| {
+                    let value = lo + i64::try_from(k).ok()?;
+                    let key = if by_value {
+                        u8::try_from(value).ok()?
+                    } else {
+                        positional(k)?
+                    };
+                    #[allow(clippy::cast_precision_loss)] // a small whole number
+                    let v = value as f64;
+                    Some((key, Verdict::Score(v), value.to_string()))
+                })
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Criterion, Scale};
+
+    fn scale(min: f64, max: f64) -> Criterion {
+        let mut c = Criterion::binary("s", "a point", 1.0);
+        c.kind = Kind::Scale(Scale {
+            min,
+            max,
+            anchors: Vec::new(),
+        });
+        c
+    }
+
+    #[test]
+    fn a_small_scale_is_answered_by_its_point_and_a_larger_one_by_position() {
+        // Key 5 on a 0–5 scale is 5 (a user report: it used to store 4).
+        let c = scale(0.0, 5.0);
+        assert_eq!(
+            verdict_for(&c, Action::Choice(5)),
+            Some(Verdict::Score(5.0))
+        );
+        assert_eq!(
+            verdict_for(&c, Action::Choice(0)),
+            Some(Verdict::Score(0.0))
+        );
+        assert_eq!(verdict_for(&c, Action::Choice(6)), None);
+        let c = scale(1.0, 10.0);
+        assert_eq!(
+            verdict_for(&c, Action::Choice(1)),
+            Some(Verdict::Score(1.0))
+        );
+        assert_eq!(
+            verdict_for(&c, Action::Choice(0)),
+            Some(Verdict::Score(10.0)),
+            "the tenth point is 0"
+        );
+        let keys: Vec<String> = choice_keys(&c)
+            .iter()
+            .map(|(k, _, shown)| format!("{k}={shown}"))
+            .collect();
+        assert_eq!(keys.last().map(String::as_str), Some("0=10"));
+        // A scale with fractions or many points has no keys (and the pane says so).
+        assert!(choice_keys(&scale(0.0, 100.0)).is_empty());
     }
 }

@@ -8,7 +8,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::model::Kind;
-use crate::tui::app::{App, label_text};
+use crate::tui::app::{App, choice_keys, label_text};
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let Some(b) = &app.browse else {
@@ -54,6 +54,8 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .iter()
         .all(|c| app.labels.contains_key(&(item.id.clone(), c.id.clone())));
     let mut lines = Vec::new();
+    // The first line of the focused criterion, kept in view.
+    let mut focus = 0usize;
     for (i, c) in criteria.iter().enumerate() {
         let human = app
             .labels
@@ -82,24 +84,24 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             style,
         ));
         lines.push(Line::raw(format!("    {}", c.requirement)));
-        let choices = match &c.kind {
-            Kind::Binary => "m MET · u UNMET · c can't tell".to_owned(),
-            Kind::Options { options, .. } => options
-                .iter()
-                .enumerate()
-                .map(|(k, o)| format!("{} {}", k + 1, o.label))
-                .collect::<Vec<_>>()
-                .join(" · "),
-            Kind::Levels(levels) => levels
-                .iter()
-                .enumerate()
-                .map(|(k, l)| format!("{} {}", k + 1, l.label))
-                .collect::<Vec<_>>()
-                .join(" · "),
-            Kind::Scale(s) => format!("1 = {} … {}", s.min, s.max),
-        };
         if i == app.label.criterion {
-            lines.push(Line::raw(format!("    {choices}")));
+            focus = lines.len().saturating_sub(2);
+            // Every answer with the key that gives it, as `verdict_for` reads keys.
+            let keys = choice_keys(c);
+            let choices = match &c.kind {
+                Kind::Binary => "m MET · u UNMET · c can't tell".to_owned(),
+                Kind::Scale(s) if keys.is_empty() => format!(
+                    "{} to {}: no key for every point; use the CLI (rubricate labels set)",
+                    s.min, s.max
+                ),
+                _ => keys
+                    .iter()
+                    .map(|(key, _, shown)| format!("{key} {shown}"))
+                    .chain(std::iter::once("c can't tell".to_owned()))
+                    .collect::<Vec<_>>()
+                    .join(" · "),
+            };
+            lines.push(Line::raw(format!("    keys: {choices}")));
         }
         let judge_text = match (&judge, reveal) {
             (Some(j), true) => j.clone(),
@@ -143,12 +145,28 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .rubric
         .as_ref()
         .map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
+    let scroll = scroll_to(&lines, focus, right);
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::new()
-                .borders(Borders::ALL)
-                .title(format!(" {rubric} ")),
-        ),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .title(format!(" {rubric} ")),
+            ),
         right,
     );
+}
+
+/// How many rows to scroll so that the focused criterion (from line `focus`, its header,
+/// requirement, keys and answers) is in view: rows are counted as the lines wrap.
+fn scroll_to(lines: &[Line<'_>], focus: usize, area: Rect) -> u16 {
+    let width = usize::from(area.width.saturating_sub(2)).max(1);
+    let height = usize::from(area.height.saturating_sub(2)).max(1);
+    let rows = |l: &Line<'_>| l.width().div_ceil(width).max(1);
+    let top: usize = lines.iter().take(focus).map(rows).sum();
+    let block: usize = lines.iter().skip(focus).take(4).map(rows).sum();
+    let scroll = (top + block).saturating_sub(height).min(top);
+    u16::try_from(scroll).unwrap_or(u16::MAX)
 }
