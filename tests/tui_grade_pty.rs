@@ -1,58 +1,38 @@
 //! The real binary in tmux, end to end: edit a criterion (through `$EDITOR`), save it as a
 //! new version, grade 20 items with it against the loopback judge in the Grade pane, and
 //! find every cell in the run's journal; then change one criterion and re-grade only it.
-//! Skipped (with a note) where tmux is missing.
+//! Skipped (with a note) where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+#[path = "support/tmux.rs"]
+mod tmux;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use serde_json::json;
 use support::{LlmServer, verdict};
+use tmux::{Tmux, wait_for_condition};
 
-fn tmux(socket: &str, args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .arg("-L")
-        .arg(socket)
-        .args(args)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn wait_for(socket: &str, text: &str) {
-    let start = Instant::now();
-    loop {
-        let screen = tmux(socket, &["capture-pane", "-p", "-t", "e2e"]);
-        if screen.contains(text) {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "{text:?} never showed:\n{screen}"
-        );
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
-
-fn keys(socket: &str, keys: &[&str]) {
-    for k in keys {
-        tmux(socket, &["send-keys", "-t", "e2e", k]);
-        std::thread::sleep(Duration::from_millis(60));
-    }
+/// The UI in the workspace `ws`, judging against `server` (with `env` besides).
+fn ui(name: &str, ws: &Path, server: &LlmServer, size: (u16, u16), env: &[(&str, String)]) -> Tmux {
+    let mut all = vec![
+        ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
+        ("OPENAI_API_KEY", "sk-e2e".to_owned()),
+        (
+            "RUBRICATE_CACHE_DIR",
+            ws.join("cache").display().to_string(),
+        ),
+    ];
+    all.extend(env.iter().cloned());
+    Tmux::start(name, ws, size.0, size.1, &Tmux::rubricate(&all))
 }
 
 #[test]
 fn edit_save_a_version_then_grade_twenty_items_live() {
-    if !Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+    if !Tmux::required() {
         return;
     }
     let server = LlmServer::start(Duration::from_millis(5), |_| {
@@ -79,48 +59,42 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
         })
         .collect();
     std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
-    let socket = format!("rubricate-e2e-{}", std::process::id());
-    let command = format!(
-        "cd {} && exec env OPENAI_BASE_URL={}/v1 OPENAI_API_KEY=sk-e2e RUBRICATE_CACHE_DIR={}/cache TERM=xterm-256color EDITOR=\"sed -i 's/weight: 2/weight: 3/; s/version: 1.0.0/version: 1.1.0/'\" {}",
-        ws.display(),
-        server.url,
-        ws.display(),
-        env!("CARGO_BIN_EXE_rubricate")
-    );
-    let ok = Command::new("tmux")
-        .args([
-            "-L",
-            &socket,
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "140",
-            "-y",
-            "40",
-            &command,
-        ])
+    // The "editor" makes `correct` heavier and bumps the version.
+    let editor = ws.join("edit.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/weight: 2/weight: 3/; s/version: 1.0.0/version: 1.1.0/' \"$1\"\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
         .status()
         .unwrap();
-    assert!(ok.success());
-    wait_for(&socket, "answers");
+    let t = ui(
+        "e2e",
+        ws,
+        &server,
+        (140, 40),
+        &[("EDITOR", editor.display().to_string())],
+    );
+    t.wait_for("answers");
     // Rubrics: open the rubric, edit it in $EDITOR, save it as a new version.
-    keys(&socket, &["B"]);
-    wait_for(&socket, "answer.yaml");
-    keys(&socket, &["Enter"]);
-    wait_for(&socket, "correct — correct (weight 2");
-    keys(&socket, &["C-e"]);
-    wait_for(&socket, "correct — correct (weight 3");
-    keys(&socket, &["s", "heavier correctness", "Enter"]);
-    wait_for(&socket, "saved answer 1.1.0");
+    t.keys(&["B"]);
+    t.wait_for("answer.yaml");
+    t.keys(&["Enter"]);
+    t.wait_for("correct — correct (weight 2");
+    t.keys(&["C-e"]);
+    t.wait_for("correct — correct (weight 3");
+    t.keys(&["s", "heavier correctness", "Enter"]);
+    t.wait_for("saved answer 1.1.0");
     // Grade: open the dataset, start a run with the edited rubric, watch it finish.
-    keys(&socket, &["D", "Enter"]);
-    wait_for(&socket, "a0");
-    keys(&socket, &["G"]);
-    wait_for(&socket, "answer.yaml");
-    keys(&socket, &["Enter"]);
-    wait_for(&socket, "finished · 20/20 items");
+    t.keys(&["D", "Enter"]);
+    t.wait_for("a0");
+    t.keys(&["G"]);
+    t.wait_for("answer.yaml");
+    t.keys(&["Enter"]);
+    t.wait_for("finished · 20/20 items");
     let first_calls = server.seen().len();
     assert_eq!(first_calls, 40);
     // Edit only `polite` (a new version), then re-grade only what changed.
@@ -132,26 +106,26 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
             .replace("version: 1.1.0", "version: 1.2.0"),
     )
     .unwrap();
-    keys(&socket, &["B", "Escape"]);
-    std::thread::sleep(Duration::from_millis(300));
-    keys(&socket, &["Enter"]);
-    wait_for(&socket, "draft (s saves a version)");
-    keys(&socket, &["j", "j"]);
-    wait_for(&socket, "Is polite and warm");
-    keys(&socket, &["s", "warmer", "Enter"]);
-    wait_for(&socket, "saved answer 1.2.0");
-    keys(&socket, &["G", "Escape"]);
-    std::thread::sleep(Duration::from_millis(300));
-    keys(&socket, &["u"]);
-    wait_for(&socket, "20 cells of unchanged criteria copied");
-    wait_for(&socket, "finished · 20/20 items");
+    t.keys(&["B", "Escape"]);
+    t.wait_for("enter open");
+    t.keys(&["Enter"]);
+    t.wait_for("draft (s saves a version)");
+    t.keys(&["j", "j"]);
+    t.wait_for("Is polite and warm");
+    t.keys(&["s", "warmer", "Enter"]);
+    t.wait_for("saved answer 1.2.0");
+    t.keys(&["G", "Escape"]);
+    t.wait_for("rubric (↑/↓ to choose)");
+    t.keys(&["u"]);
+    t.wait_for("20 cells of unchanged criteria copied");
+    t.wait_for("finished · 20/20 items");
     assert_eq!(
         server.seen().len(),
         first_calls + 20,
         "only the changed criterion was asked"
     );
-    keys(&socket, &["q"]);
-    tmux(&socket, &["kill-server"]);
+    t.keys(&["q"]);
+    t.wait_gone();
 
     let registry = ws.join(".rubricate/registry/answer/1.1.0.yaml");
     assert!(
@@ -192,12 +166,7 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
 
 #[test]
 fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
-    if !Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+    if !Tmux::required() {
         return;
     }
     let server = LlmServer::start(Duration::from_millis(150), |_| {
@@ -224,53 +193,17 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
         })
         .collect();
     std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
-    let socket = format!("rubricate-resume-{}", std::process::id());
-    let command = format!(
-        "cd {} && exec env OPENAI_BASE_URL={}/v1 OPENAI_API_KEY=sk-e2e RUBRICATE_CACHE_DIR={}/cache TERM=xterm-256color {}",
-        ws.display(),
-        server.url,
-        ws.display(),
-        env!("CARGO_BIN_EXE_rubricate")
-    );
-    let start = |socket: &str| {
-        let ok = Command::new("tmux")
-            .args([
-                "-L",
-                socket,
-                "new-session",
-                "-d",
-                "-s",
-                "e2e",
-                "-x",
-                "140",
-                "-y",
-                "40",
-                &command,
-            ])
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    };
-    start(&socket);
-    wait_for(&socket, "answers");
-    keys(&socket, &["Enter"]);
-    wait_for(&socket, "a0");
-    keys(&socket, &["G", "Enter"]);
-    wait_for(&socket, "running ·");
+    let t = ui("resume", ws, &server, (140, 40), &[]);
+    t.wait_for("answers");
+    t.keys(&["Enter"]);
+    t.wait_for("a0");
+    t.keys(&["G", "Enter"]);
+    t.wait_for("running ·");
     // Quit in the middle of the run (2 calls at a time, 150 ms each: 40 calls take 3 s).
-    while server.seen().len() < 6 {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    keys(&socket, &["q"]);
-    let t = Instant::now();
-    while Command::new("tmux")
-        .args(["-L", &socket, "has-session", "-t", "e2e"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        assert!(t.elapsed() < Duration::from_secs(20), "the UI did not quit");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_condition("six judge calls", || server.seen().len() >= 6);
+    t.keys(&["q"]);
+    t.wait_gone();
+    drop(t);
     let run = std::fs::read_dir(ws.join("runs"))
         .unwrap()
         .next()
@@ -284,16 +217,16 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
         - 1;
     assert!(partial < 40, "the run was cut: {partial} cells");
     // Open again: the Grade pane offers to continue; the run ends with every cell once.
-    start(&socket);
-    wait_for(&socket, "answers");
-    keys(&socket, &["Enter"]);
-    wait_for(&socket, "a0");
-    keys(&socket, &["G"]);
-    wait_for(&socket, "is unfinished: c continues it");
-    keys(&socket, &["c"]);
-    wait_for(&socket, "finished · ");
-    keys(&socket, &["q"]);
-    tmux(&socket, &["kill-server"]);
+    let t = ui("resume", ws, &server, (140, 40), &[]);
+    t.wait_for("answers");
+    t.keys(&["Enter"]);
+    t.wait_for("a0");
+    t.keys(&["G"]);
+    t.wait_for("is unfinished: c continues it");
+    t.keys(&["c"]);
+    t.wait_for("finished · ");
+    t.keys(&["q"]);
+    t.wait_gone();
     let journal = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
     let mut seen = std::collections::HashSet::new();
     for line in journal.lines().skip(1) {
@@ -314,12 +247,7 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
 
 #[test]
 fn an_artifact_review_runs_live_in_the_grid() {
-    if !Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+    if !Tmux::required() {
         return;
     }
     let server = LlmServer::start(Duration::from_millis(5), |_| verdict("fine", json!("MET")));
@@ -341,7 +269,7 @@ fn an_artifact_review_runs_live_in_the_grid() {
         r#"{"questions": ["What is 2+2?", "Prove Fermat's last theorem."]}"#,
     )
     .unwrap();
-    let created = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+    let created = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
         .current_dir(ws)
         .args([
             "artifacts",
@@ -362,41 +290,17 @@ fn an_artifact_review_runs_live_in_the_grid() {
         "{}",
         String::from_utf8_lossy(&created.stderr)
     );
-    let socket = format!("rubricate-review-{}", std::process::id());
-    let command = format!(
-        "cd {} && exec env OPENAI_BASE_URL={}/v1 OPENAI_API_KEY=sk-e2e RUBRICATE_CACHE_DIR={}/cache TERM=xterm-256color {}",
-        ws.display(),
-        server.url,
-        ws.display(),
-        env!("CARGO_BIN_EXE_rubricate")
-    );
-    let ok = Command::new("tmux")
-        .args([
-            "-L",
-            &socket,
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "140",
-            "-y",
-            "30",
-            &command,
-        ])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    wait_for(&socket, "Datasets");
-    keys(&socket, &["V"]);
-    wait_for(&socket, "Maths");
-    keys(&socket, &["s"]);
-    wait_for(&socket, "approved");
-    keys(&socket, &["G"]);
-    wait_for(&socket, "review of art_");
-    wait_for(&socket, "finished · 1/1 items · 2 cells");
-    wait_for(&socket, "quiz@1.0.0");
-    keys(&socket, &["q"]);
-    tmux(&socket, &["kill-server"]);
+    let t = ui("review", ws, &server, (140, 30), &[]);
+    t.wait_for("Datasets");
+    t.keys(&["V"]);
+    t.wait_for("Maths");
+    t.keys(&["s"]);
+    t.wait_for("approved");
+    t.keys(&["G"]);
+    t.wait_for("review of art_");
+    t.wait_for("finished · 1/1 items · 2 cells");
+    t.wait_for("quiz@1.0.0");
+    t.keys(&["q"]);
+    t.wait_gone();
     assert_eq!(server.seen().len(), 2, "both criteria judged once");
 }

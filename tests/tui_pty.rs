@@ -1,128 +1,27 @@
 //! The real binary in a real pseudo-terminal (tmux), driven by keys the way a person would:
-//! label three criteria, quit, find the labels on disk; and SIGKILL right after a label is
-//! acknowledged on screen, then find that label on disk. Skipped (with a note) where tmux
-//! is not installed.
+//! label by keyboard, quit, find the labels on disk; SIGKILL right after a label is
+//! acknowledged on screen, then find that label on disk; the label cursor on a new item;
+//! 25 rapid edits; a rubric that does not validate refused before it is saved; the focused
+//! line kept in view at 80×24. Skipped where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/tmux.rs"]
+mod tmux;
+
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-struct Tmux {
-    socket: String,
-    session: String,
-}
+use tmux::{Tmux, wait_for_condition};
 
-impl Tmux {
-    fn available() -> bool {
-        Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    fn start(name: &str, home: &Path) -> Tmux {
-        let socket = format!("rubricate-test-{}-{name}", std::process::id());
-        let t = Tmux {
-            socket,
-            session: name.to_owned(),
-        };
-        let command = format!(
-            "exec env RUBRICATE_HOME={} RUBRICATE_ANNOTATOR=pat NO_COLOR=1 TERM=xterm-256color {}",
-            home.display(),
-            env!("CARGO_BIN_EXE_rubricate")
-        );
-        let ok = Command::new("tmux")
-            .args([
-                "-L",
-                &t.socket,
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                "120",
-                "-y",
-                "40",
-                &command,
-            ])
-            .status()
-            .unwrap();
-        assert!(ok.success());
-        t
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args([
-                "-L",
-                &self.socket,
-                "capture-pane",
-                "-p",
-                "-t",
-                &self.session,
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn alive(&self) -> bool {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "has-session", "-t", &self.session])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    /// Waits (polling the screen) until `text` shows, or fails after 20 s.
-    fn wait_for(&self, text: &str) {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(text) {
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "{text:?} never showed:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            Command::new("tmux")
-                .args(["-L", &self.socket, "send-keys", "-t", &self.session, k])
-                .status()
-                .unwrap();
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        let out = Command::new("tmux")
-            .args([
-                "-L",
-                &self.socket,
-                "display-message",
-                "-p",
-                "-t",
-                &self.session,
-                "#{pane_pid}",
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-    }
+/// The UI on the demo workspace in `home`, labelling as `pat`.
+fn demo(name: &str, home: &Path, width: u16, height: u16) -> Tmux {
+    let command = Tmux::rubricate(&[
+        ("RUBRICATE_HOME", home.display().to_string()),
+        ("RUBRICATE_ANNOTATOR", "pat".into()),
+        ("NO_COLOR", "1".into()),
+    ]);
+    Tmux::start(name, Path::new("/"), width, height, &command)
 }
 
 fn journal(home: &Path) -> Vec<serde_json::Value> {
@@ -135,14 +34,13 @@ fn journal(home: &Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn label_three_criteria_by_keyboard_then_survive_a_kill() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: the pseudo-terminal test is skipped");
+    if !Tmux::required() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
 
-    let t = Tmux::start("label", &home);
+    let t = demo("label", &home, 120, 40);
     t.wait_for("support-answers");
     t.keys(&["Enter"]);
     t.wait_for("q01");
@@ -153,14 +51,7 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
         t.wait_for(&format!("saved label {seq}"));
     }
     t.keys(&["q"]);
-    let start = Instant::now();
-    while t.alive() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the UI did not quit"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    t.wait_gone();
     let events = journal(&home);
     let got: Vec<(&str, &str)> = events
         .iter()
@@ -182,7 +73,7 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
     drop(t);
 
     // Killed right after the screen says a label is saved: the label is on disk.
-    let t = Tmux::start("kill", &home);
+    let t = demo("kill", &home, 120, 40);
     t.wait_for("support-answers");
     t.keys(&["Enter"]);
     t.wait_for("q01");
@@ -198,4 +89,125 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
     let events = journal(&home);
     assert_eq!(events.len(), 4, "{events:?}");
     assert_eq!(events[3]["verdict"], "CANNOT_ASSESS");
+}
+
+#[test]
+fn a_new_item_starts_at_its_first_unanswered_criterion_and_the_focus_stays_in_view_at_80x24() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let t = demo("cursor", &home, 80, 24);
+    t.wait_for("support-answers");
+    t.keys(&["Enter"]);
+    t.wait_for("q01");
+    // q33 is the first item nobody labelled.
+    for _ in 0..32 {
+        t.keys(&["Down"]);
+    }
+    t.keys(&["L"]);
+    t.wait_for("q33 (33 of 50)");
+    t.keys(&["m"]);
+    t.wait_for("saved label 1");
+    t.wait_for("▶ Gives steps");
+    t.keys(&["n"]);
+    t.wait_for("q34 (34 of 50)");
+    // The first key on the new item answers its first criterion, not the second.
+    t.wait_for("▶ Points to the reset");
+    t.keys(&["u"]);
+    t.wait_for("saved label 2");
+    let events = journal(&home);
+    assert_eq!(events[1]["item"], "q34");
+    assert_eq!(events[1]["criterion"], "reset-link");
+    // The last criterion, focused, is on screen at 80×24.
+    t.keys(&["m", "m"]);
+    t.wait_for("saved label 4");
+    t.wait_for("▶ Asks for the");
+}
+
+/// The demo workspace with `EDITOR` set to `editor` (a command taking the file).
+fn demo_with_editor(name: &str, home: &Path, editor: &str) -> Tmux {
+    let command = Tmux::rubricate(&[
+        ("RUBRICATE_HOME", home.display().to_string()),
+        ("RUBRICATE_ANNOTATOR", "pat".into()),
+        ("NO_COLOR", "1".into()),
+        ("EDITOR", editor.into()),
+    ]);
+    Tmux::start(name, Path::new("/"), 120, 40, &command)
+}
+
+fn draft_criteria(home: &Path) -> Option<usize> {
+    let draft = home.join(".rubricate/drafts/support-answer.yaml");
+    rubricate::formats::load_rubric(&draft.display().to_string())
+        .ok()
+        .map(|r| r.rubric.criteria.len())
+}
+
+#[test]
+fn twenty_five_rapid_duplicates_all_land_in_the_draft_and_on_screen() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let t = demo("rapid", &home, 120, 40);
+    t.wait_for("support-answers");
+    t.keys(&["B"]);
+    t.wait_for("support-answer.yaml");
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("reset-link");
+    t.keys(&["Down"]);
+    // 25 presses at once, faster than any draft write returns.
+    t.type_text(&"y".repeat(25));
+    wait_for_condition("29 criteria in the draft", || {
+        draft_criteria(&home) == Some(29)
+    });
+    t.wait_for("Support answer (29 criteria");
+    t.wait_for("draft (s saves a version)");
+    // Nothing is left to write: quit goes at once.
+    t.keys(&["q"]);
+    t.wait_gone();
+    assert_eq!(draft_criteria(&home), Some(29));
+}
+
+#[test]
+fn a_pattern_that_does_not_compile_is_shown_where_it_is_and_never_saved() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    // The "editor" breaks the reset-link pattern and bumps the version.
+    let editor = dir.path().join("edit.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/forgot password|reset (page|link)/(unclosed/; s/version: 1.0.0/version: 1.1.0/' \"$1\"\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .unwrap();
+    let t = demo_with_editor("invalid", &home, &editor.display().to_string());
+    t.wait_for("support-answers");
+    t.keys(&["B"]);
+    t.wait_for("support-answer.yaml");
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("reset-link");
+    t.keys(&["C-e"]);
+    t.wait_for("support-answer.yaml:16:");
+    t.keys(&["s"]);
+    t.wait_for("not saved: the draft does not validate");
+    t.keys(&["q"]);
+    t.wait_gone();
+    let rubric = std::fs::read_to_string(home.join("rubrics/support-answer.yaml")).unwrap();
+    assert!(rubric.contains("version: 1.0.0") && !rubric.contains("(unclosed"));
+    assert!(
+        !home
+            .join(".rubricate/registry/support-answer/1.1.0.yaml")
+            .exists(),
+        "no version was registered"
+    );
 }

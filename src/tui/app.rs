@@ -577,7 +577,7 @@ impl App {
                 draft,
             } => {
                 if let Some(seq) = draft {
-                    self.rubrics.saving = self.rubrics.saving.saturating_sub(1);
+                    self.rubrics.written_seq = self.rubrics.written_seq.max(seq);
                     // A later edit is already on screen (and queued after this write).
                     if seq < self.rubrics.draft_seq && message.is_none() {
                         return Vec::new();
@@ -732,7 +732,7 @@ impl App {
                         "{} label(s) are still being saved; press q again in a moment",
                         self.unsaved()
                     ));
-                } else if self.rubrics.saving > 0 {
+                } else if self.rubrics.saving() {
                     self.message = Some(
                         "a rubric edit is still being written to its draft; press q again in a moment"
                             .into(),

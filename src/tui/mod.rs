@@ -341,15 +341,45 @@ fn ordered_writer(
     let runtime = Arc::clone(runtime);
     let ui = ui.clone();
     tokio::spawn(async move {
-        while let Some(effect) = rx.recv().await {
-            let runtime = Arc::clone(&runtime);
-            let answer = tokio::task::spawn_blocking(move || runtime.handle(effect)).await;
-            if let Ok(Some(msg)) = answer
-                && ui.send(msg).await.is_err()
-            {
-                return;
+        while let Some(first) = rx.recv().await {
+            let mut batch = vec![first];
+            while let Ok(more) = rx.try_recv() {
+                batch.push(more);
+            }
+            for effect in superseded_drafts_dropped(batch) {
+                let runtime = Arc::clone(&runtime);
+                let answer = tokio::task::spawn_blocking(move || runtime.handle(effect)).await;
+                if let Ok(Some(msg)) = answer
+                    && ui.send(msg).await.is_err()
+                {
+                    return;
+                }
             }
         }
     });
     tx
+}
+
+/// A draft write followed in the same batch by another write of the same draft is left
+/// out: the later one holds every edit (each edit starts from the last), so rapid edits
+/// cost one write and one lint, not one each.
+fn superseded_drafts_dropped(batch: Vec<app::Effect>) -> Vec<app::Effect> {
+    let later_write = |i: usize, path: &std::path::Path| {
+        batch[i + 1..]
+            .iter()
+            .any(|e| matches!(e, app::Effect::WriteDraft { path: p, .. } if p == path))
+    };
+    let keep: Vec<bool> = batch
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match e {
+            app::Effect::WriteDraft { path, .. } => !later_write(i, path),
+            _ => true,
+        })
+        .collect();
+    batch
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(e, k)| k.then_some(e))
+        .collect()
 }

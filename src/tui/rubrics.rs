@@ -42,9 +42,10 @@ pub struct RubricsState {
     /// A diff being shown, and how many versions back its base is (1: the previous).
     pub diff: Option<String>,
     pub diff_back: usize,
-    /// Draft writes made, and how many are not yet on disk ("saving…" until 0).
+    /// The number of the last draft write made, and of the last one answered: the draft is
+    /// "saving…" while they differ (a write made redundant by a later one is skipped).
     pub draft_seq: u64,
-    pub saving: usize,
+    pub written_seq: u64,
     /// A field being edited in place.
     pub edit: Option<FieldEdit>,
 }
@@ -227,6 +228,13 @@ pub fn tree(r: &Rubric) -> Vec<(Option<usize>, String)> {
     out
 }
 
+impl RubricsState {
+    /// An edit is still on its way to the draft.
+    pub fn saving(&self) -> bool {
+        self.written_seq < self.draft_seq
+    }
+}
+
 impl App {
     fn current_rubric(&self) -> Option<Arc<Rubric>> {
         self.rubrics.view.as_ref()?.rubric.clone()
@@ -240,7 +248,6 @@ impl App {
         };
         v.rubric = Some(Arc::new(rubric.clone()));
         self.rubrics.draft_seq += 1;
-        self.rubrics.saving += 1;
         vec![Effect::WriteDraft {
             path: v.path.clone(),
             rubric: Box::new(rubric),

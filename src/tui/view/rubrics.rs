@@ -50,7 +50,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let draft = if view.draft.is_some() {
+    let draft = if app.rubrics.saving() {
+        " · saving…"
+    } else if view.draft.is_some() {
         " · draft (s saves a version)"
     } else {
         ""
