@@ -830,7 +830,9 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     settle(&mut ui.app, &ui.runtime, effects);
     assert_eq!(
         ui.app.message.as_deref(),
-        Some("saved support-answer 1.1.0 (steps count less)")
+        Some(
+            "saved support-answer 1.1.0 (steps count less); the original was recorded first as 1.0.0"
+        )
     );
     assert!(
         std::fs::read_to_string(&path)
@@ -841,15 +843,14 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
         ui.app.rubrics.view.as_ref().unwrap().draft.is_none(),
         "the draft is gone once saved"
     );
-    // One version only: no diff yet.
+    // The original and the edit are two versions: the diff is the edit.
     ui.press([key('d')]);
+    let diff = ui.app.rubrics.diff.clone().expect("a diff");
     assert!(
-        ui.app
-            .message
-            .as_deref()
-            .unwrap()
-            .contains("fewer than two saved versions")
+        diff.contains("-version: 1.0.0") && diff.contains("+version: 1.1.0"),
+        "{diff}"
     );
+    ui.press([key('x')]);
     // A second version; the diff shows what changed, from the one before.
     std::fs::write(
         root.join(".rubricate/drafts/support-answer.yaml"),
@@ -879,10 +880,61 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     );
     assert!(diff.contains("+  name: Brief"), "{diff}");
     // Older than the oldest stays on the oldest; any other key closes.
-    ui.press([key('[')]);
-    assert_eq!(ui.app.rubrics.diff_back, 1);
+    ui.press([key('['), key('['), key('[')]);
+    assert_eq!(ui.app.rubrics.diff_back, 2);
     ui.press([key('x')]);
     assert!(ui.app.rubrics.diff.is_none());
+}
+
+#[test]
+fn saving_an_edit_offers_the_next_version_and_records_the_original_first() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([
+        key('B'),
+        code(KeyCode::Down),
+        code(KeyCode::Enter),
+        code(KeyCode::Down),
+    ]);
+    // An edit in place keeps `version: 1.0.0` in the draft.
+    ui.press([key('y')]);
+    ui.press([key('s')]);
+    let dialog = ui.app.rubrics.save.clone().expect("the save asks");
+    assert_eq!(dialog.offers, ["1.0.1", "1.1.0", "2.0.0"]);
+    assert_eq!(dialog.version(), "1.0.1");
+    // Tab picks a minor version; the note is typed; enter saves.
+    ui.press([code(KeyCode::Tab)]);
+    assert!(ui.screen().contains("save as version 1.1.0"));
+    for c in "copy of reset-link".chars() {
+        ui.app.update(key(c));
+    }
+    let effects = ui.app.update(code(KeyCode::Enter));
+    assert!(matches!(&effects[0], Effect::SaveRubric { version, .. } if version == "1.1.0"));
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert_eq!(
+        ui.app.message.as_deref(),
+        Some(
+            "saved support-answer 1.1.0 (copy of reset-link); the original was recorded first as 1.0.0"
+        )
+    );
+    let root = std::path::PathBuf::from(&ui.root);
+    let registry = rubricate::store::registry::Registry::new(&root);
+    let original = registry.get("support-answer", Some("1.0.0")).unwrap();
+    assert_eq!(original.rubric.criteria.len(), 4, "the file as it was");
+    let saved = registry.get("support-answer", Some("1.1.0")).unwrap();
+    assert_eq!(saved.rubric.criteria.len(), 5);
+    let file = std::fs::read_to_string(root.join("rubrics/support-answer.yaml")).unwrap();
+    assert!(file.contains("version: 1.1.0"));
+    // The next save offers what comes after the highest saved version.
+    ui.press([key('y'), key('s')]);
+    assert_eq!(
+        ui.app.rubrics.save.as_ref().unwrap().offers,
+        ["1.1.1", "1.2.0", "2.0.0"]
+    );
 }
 
 #[test]
@@ -922,7 +974,7 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
     );
     // Save refuses at once, naming the problem and where it is.
     assert!(ui.app.update(key('s')).is_empty());
-    assert!(ui.app.rubrics.note.is_none(), "no note is asked for");
+    assert!(ui.app.rubrics.save.is_none(), "no note is asked for");
     let message = ui.app.message.clone().unwrap_or_default();
     assert!(
         message.starts_with("not saved: the draft does not validate (")
@@ -939,6 +991,7 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
             path: path.clone(),
             draft,
             note: "broken".into(),
+            version: "1.1.0".into(),
         }],
     );
     let message = ui.app.message.clone().unwrap_or_default();

@@ -21,7 +21,7 @@ mod semver;
 mod tests;
 
 pub use history::{Event, EventKind};
-pub use semver::Version;
+pub use semver::{Bump, Version};
 
 pub use files::sha256_hex;
 

@@ -241,6 +241,8 @@ pub enum Effect {
         path: PathBuf,
         draft: PathBuf,
         note: String,
+        /// The version it is saved as (written into the draft first).
+        version: String,
     },
     /// The diff from the version `back` places before the registry's last to the last.
     DiffRubric {

@@ -96,9 +96,14 @@ impl Runtime {
             }),
             // The event loop hands the terminal to the editor itself.
             Effect::EditRubric { .. } => None,
-            Effect::SaveRubric { path, draft, note } => {
-                Some(super::rubric_files::save(&self.ws, &path, &draft, &note))
-            }
+            Effect::SaveRubric {
+                path,
+                draft,
+                note,
+                version,
+            } => Some(super::rubric_files::save(
+                &self.ws, &path, &draft, &note, &version,
+            )),
             Effect::DiffRubric { id, back } => Some(super::rubric_files::diff(&self.ws, &id, back)),
             Effect::WriteDraft { path, rubric, seq } => Some(super::rubric_files::write_draft(
                 &self.ws, &path, &rubric, seq,

@@ -64,11 +64,32 @@ pub fn load(ws: &Workspace, path: &Path, draft: Option<&Path>) -> RubricView {
             if let Err(d) = crate::engine::compile(&loaded) {
                 view.problems = d.0.iter().map(ToString::to_string).collect();
             }
+            view.base_version = base_version(ws, path, &loaded.rubric.id);
             view.rubric = Some(loaded.rubric);
         }
         Err(d) => view.problems = d.0.iter().map(ToString::to_string).collect(),
     }
     view
+}
+
+/// What a new version must go above: the registry's highest saved version of `id`, else the
+/// rubric file's own version.
+fn base_version(ws: &Workspace, path: &Path, id: &str) -> Option<String> {
+    let saved = Registry::new(&ws.root).versions(id).ok().and_then(|v| {
+        v.into_iter()
+            .filter_map(|s| {
+                crate::store::registry::Version::parse(&s)
+                    .ok()
+                    .map(|v| (v, s))
+            })
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, s)| s)
+    });
+    saved.or_else(|| {
+        crate::formats::load_rubric(&path.display().to_string())
+            .ok()
+            .map(|r| r.rubric.version.clone())
+    })
 }
 
 /// `criteria[2].requirement` → 2.
@@ -80,21 +101,44 @@ fn criterion_of(path: &str) -> Option<usize> {
         .ok()
 }
 
-/// Saves the draft as a new version and over the rubric file, then drops the draft.
-pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str) -> Msg {
+/// Saves the draft as `version` (written into it first) in the registry and over the
+/// rubric file, then drops the draft. A rubric never saved before has its file, as it was
+/// before the edits, recorded first as its own version, so the original is never lost.
+pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str) -> Msg {
     let message = (|| -> Result<String, String> {
+        let text =
+            std::fs::read_to_string(draft).map_err(|e| format!("{}: {e}", draft.display()))?;
+        let text = with_version(&text, version);
+        crate::store::AtomicFile::write_whole(draft, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", draft.display()))?;
         let loaded =
             crate::formats::load_rubric(&draft.display().to_string()).map_err(|e| e.to_string())?;
         // Never register a version `rubricate validate` would refuse.
         crate::engine::compile(&loaded).map_err(|e| e.to_string())?;
-        let event = Registry::new(&ws.root)
+        let registry = Registry::new(&ws.root);
+        let mut said = String::new();
+        if registry
+            .versions(&loaded.rubric.id)
+            .map_or(true, |v| v.is_empty())
+            && let Ok(original) = crate::formats::load_rubric(&path.display().to_string())
+            && original.rubric.id == loaded.rubric.id
+            && crate::engine::compile(&original).is_ok()
+        {
+            let first = registry
+                .save(&original.rubric, "as it was before its first edit here")
+                .map_err(|e| format!("the original could not be recorded first: {e}"))?;
+            said = format!("; the original was recorded first as {}", first.version);
+        }
+        let event = registry
             .save(&loaded.rubric, note)
             .map_err(|e| e.to_string())?;
-        let text = std::fs::read(draft).map_err(|e| format!("{}: {e}", draft.display()))?;
-        crate::store::AtomicFile::write_whole(path, &text)
+        crate::store::AtomicFile::write_whole(path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let _ = std::fs::remove_file(draft);
-        Ok(format!("saved {} {} ({})", event.id, event.version, note))
+        Ok(format!(
+            "saved {} {} ({note}){said}",
+            event.id, event.version
+        ))
     })();
     let view = load(ws, path, None);
     Msg::RubricLoaded {
@@ -102,6 +146,32 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str) -> Msg {
         message: Some(message.unwrap_or_else(|e| format!("not saved: {e}"))),
         draft: None,
     }
+}
+
+/// The rubric text with its top-level `version:` set (added after `id:` when missing),
+/// everything else — comments, order — kept.
+fn with_version(text: &str, version: &str) -> String {
+    let line = format!("version: {version}");
+    let mut out: Vec<String> = Vec::new();
+    let mut done = false;
+    for l in text.lines() {
+        if !done && l.starts_with("version:") {
+            out.push(line.clone());
+            done = true;
+        } else {
+            out.push(l.to_owned());
+        }
+    }
+    if !done {
+        let at = out
+            .iter()
+            .position(|l| l.starts_with("id:"))
+            .map_or(0, |i| i + 1);
+        out.insert(at, line);
+    }
+    let mut joined = out.join("\n");
+    joined.push('\n');
+    joined
 }
 
 /// The unified diff from the version `back` places before the registry's last version of

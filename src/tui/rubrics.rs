@@ -28,6 +28,49 @@ pub struct RubricView {
     pub findings: Vec<(Option<usize>, String)>,
     /// The meta-rubric's structural score.
     pub score: Option<f64>,
+    /// The version a save must go above: the highest saved in the registry, else the
+    /// file's own (a version not above it is refused).
+    pub base_version: Option<String>,
+}
+
+/// Saving a draft: the version it gets (one of the offers, tab cycles) and the note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveDialog {
+    pub offers: Vec<String>,
+    pub chosen: usize,
+    pub note: String,
+}
+
+impl SaveDialog {
+    /// The draft's own version when it is above `base`, then the next patch, minor and
+    /// major version of `base` (or of the draft's version when nothing is saved).
+    pub fn new(draft_version: &str, base: Option<&str>) -> Self {
+        use crate::store::registry::{Bump, Version};
+        let draft = Version::parse(draft_version).ok();
+        let base = base.and_then(|b| Version::parse(b).ok());
+        let mut offers = Vec::new();
+        match (&draft, &base) {
+            (Some(d), Some(b)) if d > b => offers.push(d.to_string()),
+            (Some(d), None) => offers.push(d.to_string()),
+            _ => {}
+        }
+        let from = base.or(draft).unwrap_or_else(|| Version::new(1, 0, 0));
+        for part in [Bump::Patch, Bump::Minor, Bump::Major] {
+            let next = from.bumped(part).to_string();
+            if !offers.contains(&next) {
+                offers.push(next);
+            }
+        }
+        Self {
+            offers,
+            chosen: 0,
+            note: String::new(),
+        }
+    }
+
+    pub fn version(&self) -> &str {
+        self.offers.get(self.chosen).map_or("", String::as_str)
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -37,8 +80,8 @@ pub struct RubricsState {
     pub view: Option<RubricView>,
     /// The selected line of the tree.
     pub line: usize,
-    /// A change note being typed before saving.
-    pub note: Option<String>,
+    /// A draft being saved: its version and change note, typed before saving.
+    pub save: Option<SaveDialog>,
     /// A diff being shown, and how many versions back its base is (1: the previous).
     pub diff: Option<String>,
     pub diff_back: usize,
@@ -493,22 +536,28 @@ impl App {
             self.rubrics.diff = None;
             return Some(Vec::new());
         }
-        let note = self.rubrics.note.as_mut()?;
+        let dialog = self.rubrics.save.as_mut()?;
         match k.code {
-            KeyCode::Esc => self.rubrics.note = None,
+            KeyCode::Esc => self.rubrics.save = None,
             KeyCode::Backspace => {
-                note.pop();
+                dialog.note.pop();
             }
-            KeyCode::Char(c) => note.push(c),
+            KeyCode::Tab => dialog.chosen = (dialog.chosen + 1) % dialog.offers.len().max(1),
+            KeyCode::BackTab => {
+                let n = dialog.offers.len().max(1);
+                dialog.chosen = (dialog.chosen + n - 1) % n;
+            }
+            KeyCode::Char(c) => dialog.note.push(c),
             KeyCode::Enter => {
-                let note = note.clone();
-                self.rubrics.note = None;
+                let (note, version) = (dialog.note.clone(), dialog.version().to_owned());
+                self.rubrics.save = None;
                 let v = self.rubrics.view.as_ref()?;
                 let draft = v.draft.clone()?;
                 return Some(vec![Effect::SaveRubric {
                     path: v.path.clone(),
                     draft,
                     note,
+                    version,
                 }]);
             }
             _ => {}
@@ -551,7 +600,9 @@ impl App {
             }
             Action::Save => match &self.rubrics.view {
                 Some(v) if v.draft.is_some() && v.problems.is_empty() => {
-                    self.rubrics.note = Some(String::new());
+                    let draft_version = v.rubric.as_ref().map_or("", |r| r.version.as_str());
+                    self.rubrics.save =
+                        Some(SaveDialog::new(draft_version, v.base_version.as_deref()));
                 }
                 Some(v) if v.draft.is_some() => {
                     self.message = Some(format!(

@@ -19,7 +19,41 @@ enum Ident {
     Alpha(String),
 }
 
+/// Which part of a version goes up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bump {
+    Patch,
+    Minor,
+    Major,
+}
+
 impl Version {
+    pub fn new(major: u64, minor: u64, patch: u64) -> Version {
+        Version {
+            major,
+            minor,
+            patch,
+            pre: Vec::new(),
+        }
+    }
+
+    /// The next version: `1.2.3` → patch `1.2.4`, minor `1.3.0`, major `2.0.0` (a
+    /// prerelease is dropped).
+    #[must_use]
+    pub fn bumped(&self, part: Bump) -> Version {
+        let (major, minor, patch) = match part {
+            Bump::Patch => (self.major, self.minor, self.patch + 1),
+            Bump::Minor => (self.major, self.minor + 1, 0),
+            Bump::Major => (self.major + 1, 0, 0),
+        };
+        Version {
+            major,
+            minor,
+            patch,
+            pre: Vec::new(),
+        }
+    }
+
     /// Parses a version; the error says what is wrong with it.
     pub fn parse(text: &str) -> Result<Version, String> {
         let (rest, build) = match text.split_once('+') {
@@ -138,6 +172,14 @@ impl fmt::Display for Version {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_bump_by_part() {
+        let x = v("1.2.3-rc.1");
+        assert_eq!(x.bumped(Bump::Patch).to_string(), "1.2.4");
+        assert_eq!(x.bumped(Bump::Minor).to_string(), "1.3.0");
+        assert_eq!(x.bumped(Bump::Major).to_string(), "2.0.0");
+    }
 
     fn v(s: &str) -> Version {
         Version::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))

@@ -149,10 +149,23 @@ fn short(a: Action) -> &'static str {
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
     let text = match (search, &app.message) {
-        _ if app.rubrics.note.is_some() => format!(
-            "change note: {}▏ (enter saves the version, esc drops)",
-            app.rubrics.note.as_deref().unwrap_or_default()
-        ),
+        _ if app.rubrics.save.is_some() => {
+            let d = app.rubrics.save.as_ref();
+            format!(
+                "save as version {} (tab: {}) · change note: {}▏ (enter saves, esc drops)",
+                d.map_or("", |d| d.version()),
+                d.map(|d| {
+                    d.offers
+                        .iter()
+                        .filter(|v| v.as_str() != d.version())
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                })
+                .unwrap_or_default(),
+                d.map_or("", |d| d.note.as_str())
+            )
+        }
         _ if app.review.note.is_some() => {
             let (to, note) = app
                 .review
