@@ -1183,7 +1183,29 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
             "asks-password"
         ]
     );
+    // Delete asks first; any other key keeps the criterion.
     ui.press([key('X')]);
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("delete criterion 'new-1-1'?"),
+        "{:?}",
+        ui.app.message
+    );
+    ui.press([key('n')]);
+    assert_eq!(ids(&ui).len(), 6, "kept");
+    ui.press([key('X'), key('y')]);
+    assert_eq!(
+        ids(&ui),
+        ["reset-link", "steps", "new-1", "concise", "asks-password"]
+    );
+    // z brings it back (selected where it was); deleting it again.
+    ui.press([key('z')]);
+    assert_eq!(ids(&ui).len(), 6);
+    assert_eq!(ids(&ui)[1], "new-1-1");
+    ui.press([key('X'), key('y')]);
     assert_eq!(
         ids(&ui),
         ["reset-link", "steps", "new-1", "concise", "asks-password"]

@@ -585,6 +585,16 @@ impl App {
                         return Vec::new();
                     }
                 }
+                // Another rubric: the undo steps belonged to the one before.
+                if self
+                    .rubrics
+                    .view
+                    .as_ref()
+                    .is_none_or(|v| v.path != view.path)
+                {
+                    self.rubrics.undo.clear();
+                    self.rubrics.confirm_delete = None;
+                }
                 let lines = view
                     .rubric
                     .as_ref()

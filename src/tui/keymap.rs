@@ -221,7 +221,7 @@ impl Action {
             Action::PrevCriterion => "previous criterion".into(),
             Action::NextItem => "next item".into(),
             Action::PrevItem => "previous item".into(),
-            Action::Undo => "undo the last label".into(),
+            Action::Undo => "undo (the last label; in Rubrics the last edit)".into(),
             Action::Note => "a note on the current label".into(),
             Action::Blind => "blind mode on/off".into(),
             Action::Queue => "next queue order".into(),

@@ -89,6 +89,10 @@ pub struct RubricsState {
     /// "saving…" while they differ (a write made redundant by a later one is skipped).
     pub draft_seq: u64,
     pub written_seq: u64,
+    /// The rubric before each edit of this sitting, newest last (`z` goes back one).
+    pub undo: Vec<Arc<Rubric>>,
+    /// A criterion waiting for `y` before it is deleted.
+    pub confirm_delete: Option<usize>,
     /// A field being edited in place.
     pub edit: Option<FieldEdit>,
 }
@@ -271,6 +275,9 @@ pub fn tree(r: &Rubric) -> Vec<(Option<usize>, String)> {
     out
 }
 
+/// Edits `z` can take back in one sitting.
+const UNDO_DEPTH: usize = 100;
+
 impl RubricsState {
     /// An edit is still on its way to the draft.
     pub fn saving(&self) -> bool {
@@ -289,7 +296,12 @@ impl App {
         let Some(v) = &mut self.rubrics.view else {
             return Vec::new();
         };
-        v.rubric = Some(Arc::new(rubric.clone()));
+        if let Some(before) = v.rubric.replace(Arc::new(rubric.clone())) {
+            if self.rubrics.undo.len() >= UNDO_DEPTH {
+                self.rubrics.undo.remove(0);
+            }
+            self.rubrics.undo.push(before);
+        }
         self.rubrics.draft_seq += 1;
         vec![Effect::WriteDraft {
             path: v.path.clone(),
@@ -465,8 +477,13 @@ impl App {
                 i + 1
             }
             (Action::DeleteCriterion, Some(i)) if n > 1 => {
-                rubric.criteria.remove(i);
-                i.min(n - 2)
+                // Asked first: `y` deletes (and `z` brings it back).
+                self.rubrics.confirm_delete = Some(i);
+                self.message = Some(format!(
+                    "delete criterion '{}'? y deletes (z undoes) · any other key keeps it",
+                    rubric.criteria[i].id
+                ));
+                return Vec::new();
             }
             (Action::DeleteCriterion, Some(_)) => {
                 self.message = Some("a rubric keeps at least one criterion".into());
@@ -498,6 +515,40 @@ impl App {
         self.write_draft(rubric)
     }
 
+    /// Deletes criterion `i` (the user said yes).
+    fn delete_criterion(&mut self, i: usize) -> Vec<Effect> {
+        let Some(r) = self.current_rubric() else {
+            return Vec::new();
+        };
+        let mut rubric = (*r).clone();
+        if i >= rubric.criteria.len() || rubric.criteria.len() < 2 {
+            return Vec::new();
+        }
+        let gone = rubric.criteria.remove(i);
+        let select = i.min(rubric.criteria.len() - 1);
+        self.rubrics.line = tree(&rubric)
+            .iter()
+            .position(|(c, _)| *c == Some(select))
+            .unwrap_or(0);
+        self.message = Some(format!("deleted '{}' (z undoes)", gone.id));
+        self.write_draft(rubric)
+    }
+
+    /// Takes back the last edit of this sitting (written to the draft like any edit).
+    fn undo_edit(&mut self) -> Vec<Effect> {
+        let Some(before) = self.rubrics.undo.pop() else {
+            self.message = Some("nothing to undo in this sitting".into());
+            return Vec::new();
+        };
+        let effects = self.write_draft((*before).clone());
+        // Writing pushed the undone state: an undo is not itself undone by `z`.
+        self.rubrics.undo.pop();
+        let lines = tree(&before).len();
+        self.rubrics.line = self.rubrics.line.min(lines.saturating_sub(1));
+        self.message = Some("undone".into());
+        effects
+    }
+
     /// The criterion the tree's selected line belongs to.
     pub fn rubric_criterion(&self) -> Option<usize> {
         let r = self.rubrics.view.as_ref()?.rubric.as_ref()?;
@@ -507,6 +558,13 @@ impl App {
     /// The text area of a field being edited, the diff, then the change-note line take
     /// typed keys first.
     pub(super) fn rubrics_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
+        if let Some(i) = self.rubrics.confirm_delete.take() {
+            if k.code == KeyCode::Char('y') {
+                return Some(self.delete_criterion(i));
+            }
+            self.message = Some("kept".into());
+            return Some(Vec::new());
+        }
         if let Some(edit) = &mut self.rubrics.edit {
             // A template has lines: Enter breaks one and ctrl-s keeps it; elsewhere Enter keeps.
             let ctrl_s =
@@ -675,6 +733,7 @@ impl App {
                     area,
                 });
             }
+            Action::Undo => return self.undo_edit(),
             Action::ToggleRequired
             | Action::NextKind
             | Action::AddCriterion
