@@ -270,6 +270,38 @@ fn blind_mode_holds_the_item_until_the_reveal_is_seen_and_queues_wrap() {
 }
 
 #[test]
+fn the_annotator_is_chosen_among_the_workspaces_journals_and_remembered() {
+    let mut ui = Ui::new(120, 40);
+    // bob labelled q01 and q02 only (a copy of alice's first eight events, as his).
+    let journals = std::path::Path::new(&ui.root).join("labels/support-answers");
+    let alice = std::fs::read_to_string(journals.join("alice.jsonl")).unwrap();
+    let bob: String = alice
+        .lines()
+        .take(8)
+        .map(|l| l.replace("\"alice\"", "\"bob\"") + "\n")
+        .collect();
+    std::fs::write(journals.join("bob.jsonl"), bob).unwrap();
+    ui.press([code(KeyCode::Enter), key('L')]);
+    assert_eq!(ui.app.annotator, "alice");
+    assert_eq!(ui.app.labels.len(), 128);
+    ui.press([key('a')]);
+    assert_eq!(ui.app.annotator, "bob");
+    assert_eq!(ui.app.labels.len(), 8, "bob's labels are shown");
+    assert!(ui.screen().contains("annotator bob"));
+    // Remembered: written when chosen, and what the sitting leaves.
+    let ws = rubricate::store::Workspace::at(std::path::Path::new(&ui.root)).unwrap();
+    assert_eq!(
+        rubricate::tui::ui_state::load(&ws).annotator.as_deref(),
+        Some("bob")
+    );
+    let state = ui.app.ui_state();
+    assert_eq!(state.dataset.as_deref(), Some("support-answers"));
+    assert_eq!(state.pane.as_deref(), Some("Label"));
+    ui.press([key('a')]);
+    assert_eq!(ui.app.annotator, "alice", "round the journals");
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -69,6 +69,8 @@ pub struct App {
     pub size: (u16, u16),
     /// A note being typed for the current label (`Some` while the note line is open).
     pub note: Option<String>,
+    /// Everyone with labels for the open dataset (`a` cycles through them).
+    pub annotators: Vec<String>,
     /// The annotator's name being typed (asked once, when nothing configured it).
     pub annotator_prompt: Option<String>,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
@@ -107,6 +109,8 @@ pub enum Msg {
         run: Option<Arc<RunData>>,
         rubric: Option<Arc<Rubric>>,
         labels: Labels,
+        /// Everyone with a label journal for the dataset.
+        annotators: Vec<String>,
     },
     /// A label is on disk.
     LabelSaved {
@@ -362,6 +366,7 @@ impl App {
             compare_back: 0,
             size: (80, 24),
             note: None,
+            annotators: Vec::new(),
             annotator_prompt: None,
             annotator_confirmed: true,
             grade: super::grade::GradeState::default(),
@@ -379,6 +384,78 @@ impl App {
     /// A fresh tag for a request or a run.
     pub(super) fn new_tag(&mut self) -> u64 {
         self.tag()
+    }
+
+    /// Brings back what the last sitting left: the judge model typed, the dataset (selected)
+    /// and the pane.
+    pub fn restore(&mut self, state: &super::ui_state::UiState) {
+        if state.judge.is_some() {
+            self.grade.judge.clone_from(&state.judge);
+        }
+        if let Some(i) = state
+            .dataset
+            .as_ref()
+            .and_then(|n| self.datasets.iter().position(|d| &d.name == n))
+        {
+            self.selected = i;
+        }
+        if let Some(p) = state
+            .pane
+            .as_ref()
+            .and_then(|t| Pane::ALL.into_iter().find(|p| p.title() == t))
+        {
+            self.pane = p;
+        }
+    }
+
+    /// Shows (and labels as) the next annotator with labels for the open dataset.
+    fn next_annotator(&mut self) -> Vec<Effect> {
+        let mut names = self.annotators.clone();
+        if !names.contains(&self.annotator) {
+            names.push(self.annotator.clone());
+        }
+        names.sort();
+        let at = names.iter().position(|n| *n == self.annotator).unwrap_or(0);
+        let Some(next) = names.get((at + 1) % names.len().max(1)).cloned() else {
+            return Vec::new();
+        };
+        if next == self.annotator {
+            self.message = Some(format!(
+                "only {next} has labels for this dataset; type another name in rubricate.yaml (annotator:) or at the Label prompt"
+            ));
+            return Vec::new();
+        }
+        self.annotator.clone_from(&next);
+        self.annotator_confirmed = true;
+        self.annotator_prompt = None;
+        self.message = Some(format!(
+            "labels of {next}: shown, and new labels are {next}'s"
+        ));
+        vec![Effect::SetAnnotator {
+            name: next,
+            dataset: self.browse.as_ref().map(|b| b.dataset),
+        }]
+    }
+
+    /// The effects that bring back the pane restored: its dataset opened (and, for the
+    /// Review pane, the artifacts read).
+    pub fn resume_effects(&mut self) -> Vec<Effect> {
+        let pane = self.pane;
+        if pane == Pane::Datasets {
+            return Vec::new();
+        }
+        self.switch(pane)
+    }
+
+    /// What to remember of this sitting.
+    pub fn ui_state(&self) -> super::ui_state::UiState {
+        let dataset = self.browse.as_ref().map_or(self.selected, |b| b.dataset);
+        super::ui_state::UiState {
+            annotator: self.annotator_confirmed.then(|| self.annotator.clone()),
+            judge: self.grade.judge.clone(),
+            dataset: self.datasets.get(dataset).map(|d| d.name.clone()),
+            pane: Some(self.pane.title().to_owned()),
+        }
     }
 
     /// Where keys are looked up now.
@@ -460,6 +537,7 @@ impl App {
                 run,
                 rubric,
                 labels,
+                annotators,
             } => {
                 if let Some(b) = &mut self.browse
                     && b.dataset == dataset
@@ -469,6 +547,7 @@ impl App {
                         b.rubric = rubric;
                     }
                     self.labels = labels;
+                    self.annotators = annotators;
                 }
                 Vec::new()
             }
@@ -774,6 +853,9 @@ impl App {
             Action::GradePane => self.switch(Pane::Grade),
             Action::ReviewPane => self.switch(Pane::Review),
             Action::RubricsPane => self.switch(Pane::Rubrics),
+            Action::Annotator if matches!(self.pane, Pane::Label | Pane::Results) => {
+                self.next_annotator()
+            }
             _ => match self.pane {
                 Pane::Datasets => self.datasets_action(action),
                 Pane::Label => self.label_action(action),

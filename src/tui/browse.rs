@@ -177,9 +177,7 @@ impl App {
             Filter::Labelled => labelled > 0 && labelled == criteria.len(),
             // Any cell the judge or a check could not grade (an item can be complete, with
             // its failures handled by the rubric's error policy, and still have some).
-            Filter::Failed => {
-                result.is_some_and(|r| r.results.iter().any(|c| c.failure.is_some()))
-            }
+            Filter::Failed => result.is_some_and(|r| r.results.iter().any(|c| c.failure.is_some())),
             Filter::ScoreLow => result.and_then(|r| r.score).is_some_and(|x| x < 0.5),
             Filter::ScoreHigh => result.and_then(|r| r.score).is_some_and(|x| x >= 0.5),
             Filter::Cell { criterion, cell } => {

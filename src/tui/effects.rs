@@ -214,6 +214,9 @@ impl Runtime {
                     .map(Msg::Error)
             }
             Effect::SetAnnotator { name, dataset } => {
+                if let Err(e) = super::ui_state::remember_annotator(&self.ws, &name) {
+                    tracing::warn!("the annotator was not remembered: {e}");
+                }
                 if let Ok(mut a) = self.annotator.lock() {
                     *a = name;
                 }
@@ -227,6 +230,7 @@ impl Runtime {
                     run: data::latest_run(&self.ws, &d.path).map(Arc::new),
                     rubric: None,
                     labels: data::labels(&self.ws, &d.key, &self.annotator()),
+                    annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
                 })
             }
             Effect::Open { dataset } => {
@@ -239,6 +243,7 @@ impl Runtime {
                     run,
                     rubric,
                     labels,
+                    annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
                 })
             }
             Effect::LoadWindow {

@@ -50,6 +50,7 @@ pub enum Action {
     Strategy,
     Model,
     MaxCost,
+    Annotator,
     Continue,
     RegradeChanged,
     Pause,
@@ -123,6 +124,7 @@ impl Action {
             "strategy" => Action::Strategy,
             "model" => Action::Model,
             "max_cost" => Action::MaxCost,
+            "annotator" => Action::Annotator,
             "continue" => Action::Continue,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
@@ -197,6 +199,9 @@ impl Action {
             Action::Strategy => "next judging strategy".into(),
             Action::Model => "type the judge model".into(),
             Action::MaxCost => "type the run's cost limit in dollars".into(),
+            Action::Annotator => {
+                "next annotator (whose labels are shown, and who labels from now on)".into()
+            }
             Action::RegradeChanged => {
                 "re-grade only the criteria changed since the last run".into()
             }

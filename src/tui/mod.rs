@@ -16,6 +16,7 @@ mod rubric_files;
 pub mod rubrics;
 mod run;
 pub mod theme;
+pub mod ui_state;
 pub mod view;
 
 use std::io::Stderr;
@@ -66,11 +67,13 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
+    let remembered = ui_state::load(ws);
     let configured = ws
         .config
         .annotator
         .clone()
         .or_else(|| std::env::var("RUBRICATE_ANNOTATOR").ok())
+        .or_else(|| remembered.annotator.clone())
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok());
     let annotator = configured
         .clone()
@@ -92,6 +95,18 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
     app.rubrics.files.clone_from(&rubrics);
     app.grade.rubrics = rubrics;
     app.grade.judge.clone_from(&ws.config.judge.model);
+    app.grade.confirm_calls = ws
+        .config
+        .judge
+        .confirm_calls
+        .unwrap_or(crate::store::config::CONFIRM_CALLS);
+    app.grade.confirm_cost = ws
+        .config
+        .judge
+        .confirm_cost
+        .unwrap_or(crate::store::config::CONFIRM_COST);
+    app.grade.max_cost = ws.config.judge.max_cost;
+    app.restore(&remembered);
     Ok(app)
 }
 
@@ -155,14 +170,18 @@ pub fn run(ws: Workspace) -> Result<(), String> {
     // being indexed) is not waited for: the journals hold what was confirmed.
     effects.quit();
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
-    result
+    let state = result?;
+    if let Err(e) = ui_state::save(&effects.ws, &state) {
+        tracing::warn!("the UI's state was not remembered: {e}");
+    }
+    Ok(())
 }
 
 async fn event_loop(
     mut app: App,
     terminal: &mut Terminal<CrosstermBackend<Stderr>>,
     runtime: Arc<Runtime>,
-) -> Result<(), String> {
+) -> Result<ui_state::UiState, String> {
     let (tx, mut rx) = mpsc::channel::<Msg>(256);
     if let Ok(mut slot) = runtime.tx.lock() {
         *slot = Some(tx.clone());
@@ -178,6 +197,8 @@ async fn event_loop(
         let effects = app.update(Msg::Resize(size.width, size.height));
         out.send(effects);
     }
+    let effects = app.resume_effects();
+    out.send(effects);
     let mut dirty = true;
     let mut last_draw = Instant::now()
         .checked_sub(FRAME)
@@ -200,7 +221,7 @@ async fn event_loop(
                 Some(Ok(Event::Resize(w, h))) => Msg::Resize(w, h),
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(format!("reading the terminal failed: {e}")),
-                None => return Ok(()),
+                None => return Ok(app.ui_state()),
             },
             Some(m) = rx.recv() => m,
             () = tokio::time::sleep_until(next_frame), if dirty => continue,
@@ -214,7 +235,7 @@ async fn event_loop(
         dirty = true;
         if app.quit {
             tracing::info!("quit");
-            return Ok(());
+            return Ok(app.ui_state());
         }
     }
 }

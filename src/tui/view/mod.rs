@@ -71,12 +71,18 @@ fn hints(app: &App) -> String {
             Action::Note,
             Action::Blind,
             Action::Queue,
+            Action::Annotator,
         ],
         Pane::Grade if app.grade.run.is_none() => {
             &[Action::Estimate, Action::Open, Action::RegradeChanged]
         }
         Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
-        Pane::Results => &[Action::Down, Action::Choice(1), Action::Compare],
+        Pane::Results => &[
+            Action::Down,
+            Action::Choice(1),
+            Action::Compare,
+            Action::Annotator,
+        ],
         Pane::Rubrics if app.rubrics.view.is_none() => &[Action::Open],
         Pane::Rubrics => &[
             Action::EditRequirement,
@@ -93,18 +99,21 @@ fn hints(app: &App) -> String {
             Action::Reject,
         ],
     };
-    let mut parts: Vec<String> = wanted
-        .iter()
-        .filter_map(|a| {
+    // Help first: on a narrow terminal the end of the line is cut, and help lists the rest.
+    let global = |a: Action| {
+        app.keymap
+            .keys_for(Context::Global, a)
+            .first()
+            .map(|k| format!("{k} {}", short(a)))
+    };
+    let parts: Vec<String> = global(Action::Help)
+        .into_iter()
+        .chain(wanted.iter().filter_map(|a| {
             let keys = app.keymap.keys_for(ctx, *a);
             keys.first().map(|k| format!("{k} {}", short(*a)))
-        })
+        }))
+        .chain(global(Action::Quit))
         .collect();
-    for a in [Action::Help, Action::Quit] {
-        if let Some(k) = app.keymap.keys_for(Context::Global, a).first() {
-            parts.push(format!("{k} {}", short(a)));
-        }
-    }
     parts.join(" · ")
 }
 
@@ -121,6 +130,7 @@ fn short(a: Action) -> &'static str {
         Action::Undo => "undo",
         Action::Blind => "blind",
         Action::Queue => "queue",
+        Action::Annotator => "annotator",
         Action::Down => "criterion",
         Action::Choice(_) => "…4 items of a cell",
         Action::Estimate => "estimate",
