@@ -133,11 +133,11 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
             .unwrap()
             .contains("weight: 3")
     );
-    let mut runs: Vec<_> = std::fs::read_dir(ws.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    // Oldest first (two runs may begin within one second: their ids do not order them).
+    let runs: Vec<_> = rubricate::store::runs::list_runs(&ws.join("runs"))
+        .into_iter()
+        .map(|m| ws.join("runs").join(m.unwrap().id))
         .collect();
-    runs.sort();
     assert_eq!(runs.len(), 2);
     let second = std::fs::read_to_string(runs[1].join("results.jsonl")).unwrap();
     assert_eq!(

@@ -7,12 +7,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::{CliError, exit};
-use crate::engine::executor::{build_evaluation, parse_verdict_text};
+use crate::engine::executor::build_evaluation;
 use crate::metrics::{
-    AlphaLevel, Bootstrap, CriterionLabels, CriterionMetrics, LabelPair, LabelScale, MetricsReport,
-    ScoreMetrics, criterion_report, fleiss_kappa, krippendorff_alpha, score_metrics,
+    AlphaLevel, Bootstrap, CriterionMetrics, MetricsReport, ScoreMetrics, fleiss_kappa,
+    judge_vs_human, krippendorff_alpha, score_metrics,
 };
-use crate::model::{Criterion, CriterionResult, Item, Kind, MethodKind, Rubric, Verdict};
+use crate::model::{CriterionResult, Item, MethodKind, Rubric, Verdict};
 use crate::store::labels::{self, annotators, dataset_key, fold};
 use crate::store::runs::{Manifest, RunDir};
 
@@ -37,43 +37,6 @@ pub struct MetricsArgs {
 pub enum MetricsFormat {
     Table,
     Json,
-}
-
-/// The scale a criterion's labels are compared on.
-fn scale_of(c: &Criterion, categories: &mut BTreeMap<String, Vec<String>>) -> LabelScaleKind {
-    match &c.kind {
-        Kind::Binary => LabelScaleKind::Binary,
-        Kind::Scale(_) => LabelScaleKind::Interval,
-        // Levels and valued options are ordered by their score: quadratic-weighted κ.
-        Kind::Levels(levels) => {
-            let mut l: Vec<_> = levels.iter().collect();
-            l.sort_by(|a, b| a.score.total_cmp(&b.score));
-            categories.insert(c.id.clone(), l.iter().map(|l| l.id.clone()).collect());
-            LabelScaleKind::Ordinal
-        }
-        Kind::Options { options, .. } => {
-            let mut o: Vec<_> = options.iter().filter(|o| !o.na).collect();
-            o.sort_by(|a, b| a.value.total_cmp(&b.value));
-            categories.insert(c.id.clone(), o.iter().map(|o| o.label.clone()).collect());
-            LabelScaleKind::Ordinal
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LabelScaleKind {
-    Binary,
-    Ordinal,
-    Interval,
-}
-
-/// A label as a verdict of the criterion (`None` when it does not fit).
-fn label_verdict(c: &Criterion, v: &serde_json::Value) -> Option<Verdict> {
-    match v {
-        serde_json::Value::Number(n) => n.as_f64().map(Verdict::Score),
-        serde_json::Value::String(s) => parse_verdict_text(c, s).ok(),
-        _ => None,
-    }
 }
 
 pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
@@ -140,54 +103,16 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
             .or_default()
             .push(cell.result);
     }
-    let mut categories = BTreeMap::new();
-    let scales: Vec<LabelScaleKind> = rubric
-        .criteria
-        .iter()
-        .map(|c| scale_of(c, &mut categories))
-        .collect();
-    let mut human_verdicts: BTreeMap<(String, String), Verdict> = BTreeMap::new();
-    for ((item, crit), label) in &human {
-        if let Some(c) = rubric.criteria.iter().find(|c| &c.id == crit)
-            && let Some(v) = label_verdict(c, &label.verdict)
-        {
-            human_verdicts.insert((item.clone(), crit.clone()), v);
-        }
-    }
-    let labels_for: Vec<CriterionLabels<'_>> = rubric
-        .criteria
-        .iter()
-        .zip(&scales)
-        .map(|(c, kind)| CriterionLabels {
-            criterion: &c.id,
-            scale: match kind {
-                LabelScaleKind::Binary => LabelScale::Binary,
-                LabelScaleKind::Interval => LabelScale::Interval,
-                LabelScaleKind::Ordinal => {
-                    LabelScale::Ordinal(categories.get(&c.id).map_or(&[][..], |v| &v[..]))
-                }
-            },
-            pairs: human_verdicts
-                .iter()
-                .filter(|((_, crit), _)| crit == &c.id)
-                .filter_map(|((item, crit), h)| {
-                    judged
-                        .get(&(item.clone(), crit.clone()))
-                        .map(|j| LabelPair {
-                            item,
-                            human: h,
-                            judge: j,
-                        })
-                })
-                .collect(),
-        })
-        .collect();
+    let human_verdicts = judge_vs_human::human_verdicts(
+        &rubric,
+        human.iter().map(|(cell, label)| (cell, &label.verdict)),
+    );
     let bootstrap = (args.bootstrap > 0).then_some(Bootstrap {
         resamples: args.bootstrap,
         seed: args.seed,
         level: 0.95,
     });
-    let report = criterion_report(&labels_for, bootstrap.as_ref());
+    let report = judge_vs_human::agreement(&rubric, &human_verdicts, &judged, bootstrap.as_ref());
     // Item scores: the judge's against the human's, for items labelled on every criterion.
     let mut score_pairs = Vec::new();
     for (item, results) in &judge_results {

@@ -20,6 +20,7 @@
 pub mod agreement;
 pub mod bootstrap;
 pub mod classification;
+pub mod judge_vs_human;
 mod report;
 pub mod scores;
 mod special;

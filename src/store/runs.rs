@@ -680,7 +680,7 @@ impl RunWriter {
     }
 }
 
-/// Every run's manifest, oldest first; damaged ones are returned as errors in place.
+/// Every run's manifest, oldest first (by start time); damaged ones are returned as errors, last.
 pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, RunError>> {
     let Ok(entries) = std::fs::read_dir(runs) else {
         return Vec::new();
@@ -691,9 +691,22 @@ pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, RunError>> {
         .filter(|p| p.join(MANIFEST).is_file())
         .collect();
     dirs.sort();
-    dirs.into_iter()
+    let mut all: Vec<Result<Manifest, RunError>> = dirs
+        .into_iter()
         .map(|dir| RunDir { dir }.read_manifest())
-        .collect()
+        .collect();
+    // Oldest first by start time: ids name the second a run began, so two runs started
+    // within one second would sort by their random tail, not by which came first.
+    // Damaged manifests come last.
+    all.sort_by_key(|m| match m {
+        Ok(m) => (false, started(m), m.id.clone()),
+        Err(_) => (true, None, String::new()),
+    });
+    all
+}
+
+fn started(m: &Manifest) -> Option<jiff::Timestamp> {
+    m.started_at.parse().ok()
 }
 
 #[cfg(test)]

@@ -8,66 +8,32 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::metrics::{
-    CriterionLabels, CriterionMetrics, LabelPair, LabelScale, MetricsReport, criterion_report,
-};
-use crate::model::Verdict;
+use crate::metrics::{CriterionMetrics, MetricsReport, judge_vs_human};
 use crate::tui::app::App;
 use crate::tui::data::RunData;
+use std::fmt::Write as _;
 
-/// The run's verdicts against the annotator's labels, per criterion.
+/// The run's verdicts against the annotator's labels, per criterion, on each criterion's
+/// own scale — the report `rubricate metrics` prints.
 fn agreement(app: &App, run: &RunData) -> MetricsReport {
-    let criteria = &run.rubric.criteria;
-    let human: Vec<Vec<(String, Verdict, Verdict)>> = criteria
+    let judged = run
+        .by_item
         .iter()
-        .map(|c| {
-            run.by_item
-                .iter()
-                .filter_map(|(id, r)| {
-                    let judge = r
-                        .results
-                        .iter()
-                        .find(|x| x.criterion_id == c.id)?
-                        .verdict
-                        .clone()?;
-                    let label = app.labels.get(&(id.clone(), c.id.clone()))?;
-                    let h = match label {
-                        serde_json::Value::Number(n) => Verdict::Score(n.as_f64()?),
-                        other => {
-                            crate::engine::executor::parse_verdict_text(c, other.as_str()?).ok()?
-                        }
-                    };
-                    Some((id.clone(), h, judge))
-                })
-                .collect()
+        .flat_map(|(id, r)| {
+            r.results.iter().filter_map(move |x| {
+                Some(((id.clone(), x.criterion_id.clone()), x.verdict.clone()?))
+            })
         })
         .collect();
-    let labels: Vec<CriterionLabels<'_>> = criteria
-        .iter()
-        .zip(&human)
-        .map(|(c, pairs)| CriterionLabels {
-            criterion: &c.id,
-            scale: if matches!(c.kind, crate::model::Kind::Binary) {
-                LabelScale::Binary
-            } else {
-                LabelScale::Interval
-            },
-            pairs: pairs
-                .iter()
-                .map(|(id, h, j)| LabelPair {
-                    item: id,
-                    human: h,
-                    judge: j,
-                })
-                .collect(),
-        })
-        .collect();
-    criterion_report(&labels, None)
+    let human = judge_vs_human::human_verdicts(&run.rubric, &app.labels);
+    judge_vs_human::agreement(&run.rubric, &human, &judged, None)
 }
 
+/// κ of a criterion (quadratic-weighted for ordered kinds), where it is defined.
 fn kappa(report: &MetricsReport, i: usize) -> Option<f64> {
     match report.criteria.get(i).map(|r| &r.metrics) {
         Some(CriterionMetrics::Binary(b)) => b.metrics.kappa,
+        Some(CriterionMetrics::Nominal(c) | CriterionMetrics::Ordinal(c)) => c.metrics.kappa,
         _ => None,
     }
 }
@@ -204,6 +170,24 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
     );
 }
 
+/// An n×n confusion: rows the human's category, columns the judge's (in score order).
+fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'static>> {
+    let short = |s: &str| crate::tui::view::preview(s, 8);
+    let mut head = format!("{:<14}", "human \\ judge");
+    for cat in &c.categories {
+        let _ = write!(head, " {:>8}", short(cat));
+    }
+    let mut lines = vec![Line::raw(head)];
+    for (cat, row) in c.categories.iter().zip(&c.confusion) {
+        let mut line = format!("{:<14}", short(cat));
+        for n in row {
+            let _ = write!(line, " {n:>8}");
+        }
+        lines.push(Line::raw(line));
+    }
+    lines
+}
+
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     if let (Some(a), Some(b)) = (
         &app.compare,
@@ -326,7 +310,17 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 b.metrics.leniency,
                 b.metrics.support,
             ),
-            _ => (None, None, None, None, 0),
+            Some(CriterionMetrics::Nominal(c) | CriterionMetrics::Ordinal(c)) => (
+                c.metrics.kappa,
+                None,
+                c.metrics.accuracy,
+                None,
+                c.metrics.support,
+            ),
+            Some(CriterionMetrics::Interval(s)) => {
+                (None, None, None, s.metrics.bias, s.metrics.n as u64)
+            }
+            None => (None, None, None, None, 0),
         };
         let bar = "▇".repeat((rate * 6.0).round() as usize);
         let style = if i == app.results_cursor {
@@ -359,22 +353,31 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     );
 
     let selected = criteria.get(app.results_cursor);
-    let confusion =
-        selected.and_then(
-            |_| match report.criteria.get(app.results_cursor).map(|r| &r.metrics) {
-                Some(CriterionMetrics::Binary(b)) => Some(b.confusion),
-                _ => None,
-            },
-        );
-    let lines = match confusion {
-        Some(c) => vec![
-            Line::raw("                 judge MET   judge UNMET"),
-            Line::raw(format!("human MET       {:>9}   {:>11}", c.tp, c.fn_)),
-            Line::raw(format!("human UNMET     {:>9}   {:>11}", c.fp, c.tn)),
-        ],
-        None => vec![Line::raw(
-            "no binary labels to compare for this criterion yet",
-        )],
+    let metrics =
+        selected.and_then(|_| report.criteria.get(app.results_cursor).map(|r| &r.metrics));
+    let lines = match metrics {
+        Some(CriterionMetrics::Binary(c)) if c.metrics.support > 0 => {
+            let c = c.confusion;
+            vec![
+                Line::raw("                 judge MET   judge UNMET"),
+                Line::raw(format!("human MET       {:>9}   {:>11}", c.tp, c.fn_)),
+                Line::raw(format!("human UNMET     {:>9}   {:>11}", c.fp, c.tn)),
+            ]
+        }
+        Some(CriterionMetrics::Nominal(c) | CriterionMetrics::Ordinal(c))
+            if c.metrics.support > 0 =>
+        {
+            categorical_confusion(c)
+        }
+        Some(CriterionMetrics::Interval(s)) if s.metrics.n > 0 => vec![Line::raw(format!(
+            "{} pairs · MAE {} · RMSE {} · Pearson {} · bias (judge − human) {}",
+            s.metrics.n,
+            num(s.metrics.mae),
+            num(s.metrics.rmse),
+            num(s.metrics.pearson),
+            num(s.metrics.bias)
+        ))],
+        _ => vec![Line::raw("no labels to compare for this criterion yet")],
     };
     let title = format!(" Confusion: {} ", selected.map_or("", |c| c.name.as_str()));
     f.render_widget(
