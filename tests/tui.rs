@@ -721,6 +721,23 @@ mod grid {
     }
 
     #[test]
+    fn the_selected_row_stays_on_screen_at_80x24() {
+        let mut ui = watching(80, 24);
+        // Rows for 40 items, then the cursor taken far down the grid.
+        for item in 0..40 {
+            ui.press([ev(item, 0, EventKind::Queued)]);
+        }
+        ui.press((0..30).map(|_| code(KeyCode::Down)));
+        let run = ui.app.grade.run.as_ref().unwrap();
+        assert_eq!(run.cursor.0, 30);
+        let screen = ui.screen();
+        assert!(
+            screen.lines().any(|l| l.starts_with("│#31 ")),
+            "the grid draws the selected row:\n{screen}"
+        );
+    }
+
+    #[test]
     fn mid_stream_grids() {
         let ui = watching(120, 40);
         // Rates and the ETA depend on the clock.

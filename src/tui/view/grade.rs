@@ -173,7 +173,17 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         let _ = write!(head, "{name:<3}");
     }
     lines.push(Line::styled(head, app.theme.header));
-    for r in run.offset..(run.offset + height).min(run.rows.len()) {
+    // The selected row is always drawn: the grid is shorter than the list the cursor's
+    // offset was kept for (its header and the run's numbers take rows).
+    let rows = height.max(1);
+    let offset = if run.cursor.0 < run.offset {
+        run.cursor.0
+    } else if run.cursor.0 >= run.offset + rows {
+        run.cursor.0 + 1 - rows
+    } else {
+        run.offset
+    };
+    for r in offset..(offset + rows).min(run.rows.len()) {
         let Some(row) = &run.rows[r] else {
             lines.push(Line::raw(format!("{:<id_width$}", format!("#{}", r + 1))));
             continue;
