@@ -871,6 +871,38 @@ mod review {
 }
 
 #[test]
+fn runs_of_different_rubrics_compare_only_their_shared_criteria_and_say_so() {
+    let mut ui = Ui::new(120, 40);
+    // A later run of the demo dataset with the judged rubric (no judge: its judged
+    // criteria fail, but it is a run of another rubric all the same).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(&ui.root)
+        .args([
+            "grade",
+            "--rubric",
+            "rubrics/support-answer-judged.yaml",
+            "datasets/support-answers.jsonl",
+            "--save",
+            "--max-error-rate",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some(), "{out:?}");
+    ui.press([code(KeyCode::Enter), key('R'), key('c')]);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("different rubrics: only the 3 criteria both have are compared"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("their item scores are not compared"),
+        "{screen}"
+    );
+    assert!(!screen.contains("REGRESSION"), "{screen}");
+}
+
+#[test]
 fn two_runs_compare_per_criterion_and_regressions_first() {
     let mut ui = Ui::new(120, 40);
     // No earlier run yet.

@@ -59,13 +59,17 @@ fn full_rate(run: &RunData, id: &str) -> f64 {
 /// in each, and how many verdicts changed; then the items whose score changed most,
 /// regressions (passed in A, not in B) first.
 fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
-    let [top, table, items] = Layout::vertical([
-        Constraint::Length(4),
-        Constraint::Min(5),
-        Constraint::Min(5),
-    ])
-    .areas(area);
-    let head = vec![
+    // Runs of different rubrics share only some criteria, and their scores mean different
+    // things: only the shared criteria are compared, and no item is called a regression.
+    let same_rubric = a.manifest.rubric_id == b.manifest.rubric_id;
+    let shared: Vec<(usize, &crate::model::Criterion)> = b
+        .rubric
+        .criteria
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| a.rubric.criteria.iter().any(|x| x.id == c.id))
+        .collect();
+    let mut head = vec![
         Line::raw(format!(
             "A = {} ({}@{}, {} back)",
             a.manifest.id, a.manifest.rubric_id, a.manifest.rubric_version, app.compare_back
@@ -75,6 +79,21 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
             b.manifest.id, b.manifest.rubric_id, b.manifest.rubric_version
         )),
     ];
+    if !same_rubric {
+        head.push(Line::styled(
+            format!(
+                "different rubrics: only the {} criteria both have are compared; item scores are not",
+                shared.len()
+            ),
+            app.theme.disagree,
+        ));
+    }
+    let [top, table, items] = Layout::vertical([
+        Constraint::Length(u16::try_from(head.len() + 2).unwrap_or(4)),
+        Constraint::Min(5),
+        Constraint::Min(5),
+    ])
+    .areas(area);
     f.render_widget(
         Paragraph::new(head).block(
             Block::new()
@@ -92,7 +111,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         ),
         app.theme.header,
     )];
-    for (i, c) in b.rubric.criteria.iter().enumerate() {
+    for &(i, c) in &shared {
         let (fa, fb) = (full_rate(a, &c.id), full_rate(b, &c.id));
         let ia = a.rubric.criteria.iter().position(|x| x.id == c.id);
         let changed = b
@@ -127,6 +146,16 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Criteria ")),
         table,
     );
+    if !same_rubric {
+        f.render_widget(
+            Paragraph::new(
+                "the runs grade with different rubrics: their item scores are not compared",
+            )
+            .block(Block::new().borders(Borders::ALL).title(" Items ")),
+            items,
+        );
+        return;
+    }
     let mut moved: Vec<(&String, f64, bool)> = b
         .by_item
         .iter()
