@@ -424,6 +424,27 @@ fn results_show_agreement_for_levels_as_rubricate_metrics_does() {
 }
 
 #[test]
+fn ctrl_u_clears_a_typed_line_and_messages_stay_with_their_pane() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('G'), key('m')]);
+    for c in "openai/some-model".chars() {
+        ui.app.update(key(c));
+    }
+    let ctrl_u = Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    ui.press([ctrl_u]);
+    assert_eq!(ui.app.grade.judge_input.as_deref(), Some(""));
+    for c in "x/y".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter)]);
+    assert_eq!(ui.app.grade.judge.as_deref(), Some("x/y"));
+    // A message said in one pane is not carried into the next.
+    ui.app.message = Some("something about grading".into());
+    ui.press([key('L')]);
+    assert_ne!(ui.app.message.as_deref(), Some("something about grading"));
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

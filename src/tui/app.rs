@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
 pub use super::browse::{Browse, Filter};
 use super::data::{DatasetInfo, Labels, RunData};
@@ -718,7 +718,55 @@ impl App {
         }
     }
 
+    /// The one-line text being typed, if any (in the order keys reach them).
+    fn typed_text(&mut self) -> Option<&mut String> {
+        if let Some((_, note)) = &mut self.review.note {
+            return Some(note);
+        }
+        if self.pane == Pane::Rubrics
+            && self.rubrics.edit.is_none()
+            && let Some(d) = &mut self.rubrics.save
+        {
+            return Some(&mut d.note);
+        }
+        if self.pane == Pane::Grade {
+            if let Some(t) = &mut self.grade.max_cost_input {
+                return Some(t);
+            }
+            if let Some(t) = &mut self.grade.judge_input {
+                return Some(t);
+            }
+        }
+        if let Some(t) = &mut self.annotator_prompt {
+            return Some(t);
+        }
+        if let Some(t) = &mut self.note {
+            return Some(t);
+        }
+        None
+    }
+
     fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        // ctrl-u clears the line being typed (as in a shell); other ctrl keys type nothing.
+        if k.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(k.code, KeyCode::Char(_))
+            && self.rubrics.edit.is_none()
+            && let Some(text) = self.typed_text()
+        {
+            if k.code == KeyCode::Char('u') {
+                text.clear();
+            }
+            return Vec::new();
+        }
+        if k.modifiers.contains(KeyModifiers::CONTROL)
+            && k.code == KeyCode::Char('u')
+            && self.pane == Pane::Datasets
+            && let Some(b) = &mut self.browse
+            && let Some(query) = &mut b.search
+        {
+            query.clear();
+            return self.rescan(String::new());
+        }
         if let Some(effects) = self.review_key(&k) {
             return effects;
         }
@@ -868,6 +916,10 @@ impl App {
     }
 
     fn switch(&mut self, pane: Pane) -> Vec<Effect> {
+        // What was said belongs to the pane it was said in.
+        if pane != self.pane {
+            self.message = None;
+        }
         self.pane = pane;
         if pane == Pane::Review {
             return vec![Effect::LoadArtifacts];
