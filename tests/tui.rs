@@ -445,6 +445,34 @@ fn ctrl_u_clears_a_typed_line_and_messages_stay_with_their_pane() {
 }
 
 #[test]
+fn a_labels_note_is_shown_under_it() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    ui.press((0..32).map(|_| code(KeyCode::Down)));
+    ui.press([key('L'), key('m'), key('k')]);
+    assert_eq!(ui.app.label.criterion, 0);
+    ui.press([key('N')]);
+    for c in "the link is only hinted at".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter)]);
+    assert!(
+        ui.screen().contains("note: the link is only hinted at"),
+        "{}",
+        ui.screen()
+    );
+    // Read back from the journal when the dataset opens again.
+    ui.press([key('D'), code(KeyCode::Esc), code(KeyCode::Enter), key('L')]);
+    assert_eq!(
+        ui.app
+            .notes
+            .get(&("q33".to_owned(), "reset-link".to_owned()))
+            .map(String::as_str),
+        Some("the link is only hinted at")
+    );
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -3,7 +3,7 @@
 //! scanning for a search are effects the runtime carries out, answering with messages tagged
 //! so that an answer to a superseded request is dropped.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -71,6 +71,8 @@ pub struct App {
     pub note: Option<String>,
     /// Everyone with labels for the open dataset (`a` cycles through them).
     pub annotators: Vec<String>,
+    /// Notes on the current annotator's labels, by (item, criterion).
+    pub notes: BTreeMap<(String, String), String>,
     /// The annotator's name being typed (asked once, when nothing configured it).
     pub annotator_prompt: Option<String>,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
@@ -109,6 +111,8 @@ pub enum Msg {
         run: Option<Arc<RunData>>,
         rubric: Option<Arc<Rubric>>,
         labels: Labels,
+        /// The notes on those labels.
+        notes: BTreeMap<(String, String), String>,
         /// Everyone with a label journal for the dataset.
         annotators: Vec<String>,
     },
@@ -118,6 +122,7 @@ pub enum Msg {
         item: String,
         criterion: String,
         verdict: serde_json::Value,
+        note: String,
     },
     LabelUndone {
         item: String,
@@ -367,6 +372,7 @@ impl App {
             size: (80, 24),
             note: None,
             annotators: Vec::new(),
+            notes: BTreeMap::new(),
             annotator_prompt: None,
             annotator_confirmed: true,
             grade: super::grade::GradeState::default(),
@@ -537,6 +543,7 @@ impl App {
                 run,
                 rubric,
                 labels,
+                notes,
                 annotators,
             } => {
                 if let Some(b) = &mut self.browse
@@ -547,6 +554,7 @@ impl App {
                         b.rubric = rubric;
                     }
                     self.labels = labels;
+                    self.notes = notes;
                     self.annotators = annotators;
                 }
                 Vec::new()
@@ -556,7 +564,13 @@ impl App {
                 item,
                 criterion,
                 verdict,
+                note,
             } => {
+                if note.is_empty() {
+                    self.notes.remove(&(item.clone(), criterion.clone()));
+                } else {
+                    self.notes.insert((item.clone(), criterion.clone()), note);
+                }
                 self.label.unsaved = self.label.unsaved.saturating_sub(1);
                 self.label.sitting += 1;
                 self.label

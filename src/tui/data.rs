@@ -179,6 +179,19 @@ pub fn labels(ws: &Workspace, key: &str, annotator: &str) -> Labels {
         .collect()
 }
 
+/// The notes on an annotator's current labels of a dataset, by (item, criterion).
+pub fn notes(ws: &Workspace, key: &str, annotator: &str) -> BTreeMap<(String, String), String> {
+    let path = labels::journal_path(&ws.labels_dir(), key, annotator);
+    let Ok((events, _)) = labels::read(&path) else {
+        return BTreeMap::new();
+    };
+    fold(&events)
+        .into_iter()
+        .filter(|(_, l)| !l.note.is_empty())
+        .map(|(k, l)| (k, l.note))
+        .collect()
+}
+
 /// The rubric to label a dataset with: its latest run's, else the first in `rubrics/`.
 pub fn labelling_rubric(ws: &Workspace, run: Option<&RunData>) -> Option<Arc<Rubric>> {
     if let Some(r) = run {

@@ -230,6 +230,7 @@ impl Runtime {
                     run: data::latest_run(&self.ws, &d.path).map(Arc::new),
                     rubric: None,
                     labels: data::labels(&self.ws, &d.key, &self.annotator()),
+                    notes: data::notes(&self.ws, &d.key, &self.annotator()),
                     annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
                 })
             }
@@ -238,11 +239,13 @@ impl Runtime {
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
                 let rubric = data::labelling_rubric(&self.ws, run.as_deref());
                 let labels = data::labels(&self.ws, &d.key, &self.annotator());
+                let notes = data::notes(&self.ws, &d.key, &self.annotator());
                 Some(Msg::Opened {
                     dataset,
                     run,
                     rubric,
                     labels,
+                    notes,
                     annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
                 })
             }
@@ -274,7 +277,7 @@ impl Runtime {
                         item: item.clone(),
                         criterion: criterion.clone(),
                         verdict: verdict.clone(),
-                        note,
+                        note: note.clone(),
                         rubric,
                         rubric_version,
                     })
@@ -286,6 +289,7 @@ impl Runtime {
                         item,
                         criterion,
                         verdict,
+                        note,
                     },
                     Err(e) => Msg::LabelFailed(format!("the label was NOT saved: {e}")),
                 })

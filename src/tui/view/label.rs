@@ -109,6 +109,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             (None, _) => "—".into(),
         };
         let flag = if disagree { "  ≠ DISAGREE" } else { "" };
+        let note = app.notes.get(&(item.id.clone(), c.id.clone()));
         lines.push(Line::styled(
             format!(
                 "    you: {} · judge: {judge_text}{flag}",
@@ -120,6 +121,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 Style::new()
             },
         ));
+        if let Some(n) = note {
+            lines.push(Line::styled(format!("    note: {n}"), app.theme.muted));
+        }
     }
     let minutes = app.label.started.elapsed().as_secs_f64() / 60.0;
     #[allow(clippy::cast_precision_loss)]
