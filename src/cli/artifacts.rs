@@ -97,7 +97,7 @@ fn read_content(path: &Path) -> Result<serde_json::Value, CliError> {
 }
 
 pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
-    let ws = super::runs::workspace(ws_flag)?;
+    let ws = super::workspace(ws_flag)?;
     let store = Artifacts::new(&ws.root);
     match action {
         ArtifactsAction::Create {

@@ -37,7 +37,7 @@ impl From<DatasetError> for CliError {
 }
 
 pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
-    let ws = super::runs::workspace(ws_flag)?;
+    let ws = super::workspace(ws_flag)?;
     let datasets = Datasets::new(&ws.root);
     match action {
         DatasetsAction::Add { file, name } => {

@@ -60,7 +60,7 @@ pub fn run(
     }
     let record = match &opts.save {
         Some(save) => {
-            let ws = super::runs::workspace(workspace)?;
+            let ws = super::workspace(workspace)?;
             Some((run::RunsHome::of(&ws), save.name.clone()))
         }
         None => None,

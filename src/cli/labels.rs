@@ -105,7 +105,7 @@ fn annotator(who: &Who) -> Result<String, CliError> {
 }
 
 pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
-    let ws = super::runs::workspace(ws_flag)?;
+    let ws = super::workspace(ws_flag)?;
     let dir = ws.labels_dir();
     match action {
         LabelsAction::List => list(&dir),

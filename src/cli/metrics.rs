@@ -40,7 +40,7 @@ pub enum MetricsFormat {
 }
 
 pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
-    let ws = super::runs::workspace(ws_flag)?;
+    let ws = super::workspace(ws_flag)?;
     let run = RunDir::find(&ws.runs_dir(), &args.run)?;
     let m = run.read_manifest()?;
     let rubric: Rubric = if m.rubric.is_null() {

@@ -55,6 +55,29 @@ impl CliError {
     }
 }
 
+impl From<crate::store::runs::RunError> for CliError {
+    fn from(e: crate::store::runs::RunError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+impl From<crate::store::WorkspaceError> for CliError {
+    fn from(e: crate::store::WorkspaceError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+/// The workspace a command works in (`--workspace`, else found from the current folder,
+/// else the default one); its warnings go to stderr.
+pub fn workspace(flag: Option<&std::path::Path>) -> Result<crate::store::Workspace, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let ws = crate::store::Workspace::open(flag, &cwd)?;
+    for w in &ws.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(ws)
+}
+
 impl From<crate::formats::Diagnostics> for CliError {
     fn from(d: crate::formats::Diagnostics) -> Self {
         Self::input(d.to_string())
@@ -428,16 +451,16 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
 
 /// No command: the terminal UI on the workspace (or the demo) when on a terminal; else the
 /// workspace's latest run graded again (JSONL on stdout), or the help when it has none.
-fn open_ui(workspace: Option<&std::path::Path>) -> Result<u8, CliError> {
+fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
     use clap::CommandFactory;
     use std::io::IsTerminal as _;
     #[cfg(feature = "tui")]
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        let ws = runs::workspace(workspace)?;
+        let ws = workspace(flag)?;
         crate::tui::run(ws).map_err(CliError::input)?;
         return Ok(exit::OK);
     }
-    if let Some(code) = runs::regrade_latest(workspace)? {
+    if let Some(code) = runs::regrade_latest(flag)? {
         return Ok(code);
     }
     let _ = Cli::command().print_help();
@@ -511,7 +534,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
         Some(Command::Metrics { args }) => metrics::run(&args, cli.workspace.as_deref()),
         Some(Command::Rubrics { action }) => {
-            runs::workspace(cli.workspace.as_deref()).and_then(|ws| rubrics::run(&action, &ws.root))
+            workspace(cli.workspace.as_deref()).and_then(|ws| rubrics::run(&action, &ws.root))
         }
         Some(Command::Labels { action }) => labels::run(&action, cli.workspace.as_deref()),
         Some(Command::Datasets { action }) => datasets::run(&action, cli.workspace.as_deref()),

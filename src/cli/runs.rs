@@ -7,12 +7,12 @@ use std::io::Write as _;
 use std::path::Path;
 
 use super::grade::{report_record, stopped, usage_line};
-use super::{CliError, exit};
+use super::{CliError, exit, workspace};
 use crate::engine::checks::plural;
 use crate::model::Evaluation;
 use crate::run::{self, Control, Env, Recording};
+use crate::store::Workspace;
 use crate::store::runs::{Manifest, list_runs};
-use crate::store::{Workspace, WorkspaceError};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum RunsAction {
@@ -41,27 +41,6 @@ pub enum RunsAction {
 pub enum ShowFormat {
     Table,
     Jsonl,
-}
-
-impl From<crate::store::runs::RunError> for CliError {
-    fn from(e: crate::store::runs::RunError) -> Self {
-        CliError::input(e.to_string())
-    }
-}
-
-impl From<WorkspaceError> for CliError {
-    fn from(e: WorkspaceError) -> Self {
-        CliError::input(e.to_string())
-    }
-}
-
-pub fn workspace(flag: Option<&Path>) -> Result<Workspace, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let ws = Workspace::open(flag, &cwd)?;
-    for w in &ws.warnings {
-        eprintln!("warning: {w}");
-    }
-    Ok(ws)
 }
 
 pub fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
