@@ -473,6 +473,28 @@ fn a_labels_note_is_shown_under_it() {
 }
 
 #[test]
+fn help_starts_with_this_panes_keys_and_scrolls() {
+    let mut ui = Ui::new(80, 24);
+    ui.press([code(KeyCode::Enter), key('L'), key('?')]);
+    let screen = ui.screen();
+    let first = screen
+        .lines()
+        .find(|l| l.contains("(this pane)"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(first.contains("LABEL"), "{first}");
+    // Scrolling shows later keys; another key closes; the pane is as it was.
+    ui.press((0..40).map(|_| code(KeyCode::Down)));
+    assert!(ui.app.help);
+    assert!(
+        !ui.screen().contains("(this pane)"),
+        "scrolled past the first lines"
+    );
+    ui.press([key('x')]);
+    assert!(!ui.app.help);
+    assert_eq!(ui.app.pane, Pane::Label);
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

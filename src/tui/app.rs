@@ -52,6 +52,8 @@ pub struct App {
     pub keymap: Keymap,
     pub theme: super::theme::Theme,
     pub help: bool,
+    /// How far the help is scrolled.
+    pub help_scroll: usize,
     pub quit: bool,
     pub message: Option<String>,
     pub workspace: PathBuf,
@@ -357,6 +359,7 @@ impl App {
             keymap,
             theme: super::theme::Theme::load(None, false).unwrap_or_default(),
             help: false,
+            help_scroll: 0,
             quit: false,
             message: None,
             workspace,
@@ -864,16 +867,30 @@ impl App {
                 _ => return Vec::new(),
             }
         }
+        if self.help {
+            // The help scrolls with the arrows and pages; any other key closes it (quit
+            // still quits).
+            match k.code {
+                KeyCode::Down | KeyCode::Char('j') => self.help_scroll += 1,
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.help_scroll = self.help_scroll.saturating_sub(1);
+                }
+                KeyCode::PageDown | KeyCode::Char(' ') => self.help_scroll += 10,
+                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
+                _ => {
+                    self.help = false;
+                    let quit = self.keymap.action(self.context(), Key::from_event(&k))
+                        == Some(Action::Quit);
+                    if quit {
+                        return self.act(Action::Quit);
+                    }
+                }
+            }
+            return Vec::new();
+        }
         let Some(action) = self.keymap.action(self.context(), Key::from_event(&k)) else {
             return Vec::new();
         };
-        if self.help {
-            // Any key closes the help; quit still quits.
-            self.help = false;
-            if action != Action::Quit {
-                return Vec::new();
-            }
-        }
         self.act(action)
     }
 
@@ -897,6 +914,7 @@ impl App {
             }
             Action::Help => {
                 self.help = true;
+                self.help_scroll = 0;
                 Vec::new()
             }
             Action::NextPane | Action::PrevPane => {

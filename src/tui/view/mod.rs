@@ -12,7 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::app::{App, Pane};
 use super::keymap::{Action, Context};
@@ -207,8 +207,17 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
     let h = area.height.saturating_sub(2);
     let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
     let mut lines = Vec::new();
-    for (ctx, keys) in &app.keymap.bindings {
-        lines.push(Line::styled(ctx.name().to_uppercase(), app.theme.header));
+    // This pane's keys first, then the keys that work everywhere, then the other panes'.
+    let here = app.context();
+    let mut contexts: Vec<_> = app.keymap.bindings.iter().collect();
+    contexts.sort_by_key(|(ctx, _)| (**ctx != here, **ctx != Context::Global));
+    for (ctx, keys) in contexts {
+        let title = if *ctx == here {
+            format!("{} (this pane)", ctx.name().to_uppercase())
+        } else {
+            ctx.name().to_uppercase()
+        };
+        lines.push(Line::styled(title, app.theme.header));
         let mut by_action: std::collections::BTreeMap<Action, Vec<String>> =
             std::collections::BTreeMap::new();
         for (k, a) in keys {
@@ -222,13 +231,17 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
             )));
         }
     }
+    let visible = usize::from(h.saturating_sub(2)).max(1);
+    let scroll = app.help_scroll.min(lines.len().saturating_sub(visible));
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::new()
-                .borders(Borders::ALL)
-                .title(" Keys (any key closes) "),
-        ),
+        Paragraph::new(lines)
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
+            .block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .title(" Keys (↑/↓ scroll · any other key closes) "),
+            ),
         r,
     );
 }
