@@ -495,6 +495,26 @@ fn help_starts_with_this_panes_keys_and_scrolls() {
 }
 
 #[test]
+fn tabs_name_their_keys_and_a_click_opens_one() {
+    let mut ui = Ui::new(120, 40);
+    let top = ui.screen().lines().next().unwrap_or_default().to_owned();
+    assert!(
+        top.contains("D Datasets") && top.contains("V Review"),
+        "{top}"
+    );
+    // Click in the middle of "G Grade".
+    let at = top.find("G Grade").unwrap();
+    let column = u16::try_from(top[..at].chars().count() + 2).unwrap();
+    ui.press([Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column,
+        row: 0,
+        modifiers: KeyModifiers::NONE,
+    })]);
+    assert_eq!(ui.app.pane, Pane::Grade);
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -47,6 +47,9 @@ impl Pane {
     }
 }
 
+/// Where the first tab begins: after ` rubricate ` and a space.
+pub const TAB_BAR_START: usize = 12;
+
 pub struct App {
     pub pane: Pane,
     pub keymap: Keymap,
@@ -1020,7 +1023,44 @@ impl App {
         Vec::new()
     }
 
+    /// A tab's text: the key that opens the pane, then its name (`D Datasets`).
+    pub fn tab_label(&self, p: Pane) -> String {
+        let action = match p {
+            Pane::Datasets => Action::DatasetsPane,
+            Pane::Rubrics => Action::RubricsPane,
+            Pane::Label => Action::LabelPane,
+            Pane::Grade => Action::GradePane,
+            Pane::Results => Action::ResultsPane,
+            Pane::Review => Action::ReviewPane,
+        };
+        match self.keymap.keys_for(Context::Global, action).first() {
+            Some(k) => format!("{k} {}", p.title()),
+            None => p.title().to_owned(),
+        }
+    }
+
+    /// The pane whose tab is at `column` of the tab bar (laid out as the view draws it:
+    /// the name `rubricate`, then each tab with a space either side).
+    pub fn tab_at(&self, column: u16) -> Option<Pane> {
+        let mut x = TAB_BAR_START;
+        let column = usize::from(column);
+        for p in Pane::ALL {
+            let width = self.tab_label(p).chars().count() + 2;
+            if (x..x + width).contains(&column) {
+                return Some(p);
+            }
+            x += width;
+        }
+        None
+    }
+
     fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        if m.row == 0
+            && matches!(m.kind, MouseEventKind::Down(_))
+            && let Some(p) = self.tab_at(m.column)
+        {
+            return self.switch(p);
+        }
         match m.kind {
             MouseEventKind::ScrollDown => self.act(Action::Down),
             MouseEventKind::ScrollUp => self.act(Action::Up),

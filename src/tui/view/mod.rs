@@ -51,9 +51,14 @@ fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
         } else {
             Style::new()
         };
-        spans.push(Span::styled(format!(" {} ", p.title()), style));
+        spans.push(Span::styled(format!(" {} ", app.tab_label(p)), style));
     }
-    spans.push(Span::raw(format!("  {}", app.workspace.display())));
+    // The workspace's path, when it fits whole (a cut path names nothing).
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let path = format!("  {}", app.workspace.display());
+    if used + path.chars().count() <= usize::from(area.width) {
+        spans.push(Span::raw(path));
+    }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
