@@ -515,6 +515,23 @@ fn tabs_name_their_keys_and_a_click_opens_one() {
 }
 
 #[test]
+fn the_first_start_says_what_is_where() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut ui = Ui::new(w, h);
+        ui.app.first_start = true;
+        let screen = ui.screen();
+        assert!(
+            screen.contains("This workspace holds 1 dataset and 2 rubric files"),
+            "{screen}"
+        );
+        insta::assert_snapshot!(format!("overview_{w}x{h}"), screen);
+        // It is a part of the Datasets pane, not a dialog: keys work as ever.
+        ui.press([code(KeyCode::Enter)]);
+        assert!(ui.app.browse.is_some());
+    }
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -54,6 +54,9 @@ pub struct App {
     pub pane: Pane,
     pub keymap: Keymap,
     pub theme: super::theme::Theme,
+    /// The UI opens in this workspace for the first time: the Datasets pane says what is
+    /// where.
+    pub first_start: bool,
     pub help: bool,
     /// How far the help is scrolled.
     pub help_scroll: usize,
@@ -361,6 +364,7 @@ impl App {
             pane: Pane::Datasets,
             keymap,
             theme: super::theme::Theme::load(None, false).unwrap_or_default(),
+            first_start: false,
             help: false,
             help_scroll: 0,
             quit: false,

@@ -144,7 +144,8 @@ fn start_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
 /// Runs the UI on a workspace until the user quits.
 pub fn run(ws: Workspace) -> Result<(), String> {
     let _log = start_logging();
-    let app = build(&ws)?;
+    let mut app = build(&ws)?;
+    app.first_start = !ui_state::path(&ws).exists();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

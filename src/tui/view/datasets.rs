@@ -9,7 +9,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 
 use super::preview;
-use crate::tui::app::{App, Browse, label_text};
+use crate::tui::app::{App, Browse, Pane, label_text};
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     match &app.browse {
@@ -20,6 +20,18 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
 }
 
 fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
+    // The first time the UI opens here, the space below the list says what is where.
+    let area = if app.first_start {
+        let list_height = u16::try_from(app.datasets.len() + 3)
+            .unwrap_or(u16::MAX)
+            .max(4);
+        let [list, welcome] =
+            Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(area);
+        overview(app, f, welcome);
+        list
+    } else {
+        area
+    };
     let rows: Vec<Row> = app
         .datasets
         .iter()
@@ -54,6 +66,57 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
         " Datasets "
     }));
     f.render_widget(table, area);
+}
+
+/// What the workspace holds, what each pane is for, and where to begin.
+fn overview(app: &App, f: &mut Frame<'_>, area: Rect) {
+    let key = |p: Pane| app.tab_label(p);
+    let lines = vec![
+        Line::styled(
+            format!(
+                "This workspace holds {} and {}; you label as {}.",
+                crate::engine::checks::plural(app.datasets.len(), "dataset"),
+                crate::engine::checks::plural(app.rubrics.files.len(), "rubric file"),
+                app.annotator
+            ),
+            app.theme.header,
+        ),
+        Line::raw(""),
+        Line::raw(format!(
+            "{:<12} browse items, search and filter; enter opens a dataset",
+            key(Pane::Datasets)
+        )),
+        Line::raw(format!(
+            "{:<12} edit criteria with live lint; save versions; diff them",
+            key(Pane::Rubrics)
+        )),
+        Line::raw(format!(
+            "{:<12} label items by keyboard (the ground truth for judges)",
+            key(Pane::Label)
+        )),
+        Line::raw(format!(
+            "{:<12} grade with checks and LLM judges, cell by cell, live",
+            key(Pane::Grade)
+        )),
+        Line::raw(format!(
+            "{:<12} scores, agreement with your labels, run against run",
+            key(Pane::Results)
+        )),
+        Line::raw(format!(
+            "{:<12} artifacts and their review",
+            key(Pane::Review)
+        )),
+        Line::raw(""),
+        Line::raw(
+            "Begin: enter opens the selected dataset, then L labels it or G grades it · ? lists every key",
+        ),
+    ];
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(" Welcome ")),
+        area,
+    );
 }
 
 /// `labelled/criteria` for an item.
