@@ -532,6 +532,34 @@ fn the_first_start_says_what_is_where() {
 }
 
 #[test]
+fn a_search_says_how_far_it_has_read() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    let effects = ui.app.update(key('/'));
+    assert!(effects.is_empty());
+    let effects = ui.app.update(key('S'));
+    let Effect::Scan { tag, .. } = &effects[0] else {
+        panic!("{effects:?}")
+    };
+    assert!(
+        ui.screen().contains("searching… 0 of 50 items read"),
+        "{}",
+        ui.screen()
+    );
+    ui.app.update(Msg::ScanProgress {
+        tag: *tag,
+        read: 25,
+        total: Some(50),
+    });
+    assert!(ui.screen().contains("searching… 25 of 50 items read (50%)"));
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert!(
+        !ui.screen().contains("searching…"),
+        "done: the count replaces it"
+    );
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -107,6 +107,12 @@ pub enum Msg {
         total: usize,
         items: Vec<(usize, Item)>,
     },
+    /// How far a scan (search or filter) has read: items read, of how many when known.
+    ScanProgress {
+        tag: u64,
+        read: usize,
+        total: Option<usize>,
+    },
     /// A scan: matching positions and every item's id.
     Scanned {
         tag: u64,
@@ -533,10 +539,19 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::ScanProgress { tag, read, total } => {
+                if let Some(b) = &mut self.browse
+                    && b.scan_tag == tag
+                {
+                    b.scanning = Some((read, total));
+                }
+                Vec::new()
+            }
             Msg::Scanned { tag, matches, ids } => {
                 if let Some(b) = &mut self.browse
                     && b.scan_tag == tag
                 {
+                    b.scanning = None;
                     b.ids = ids;
                     b.total = Some(b.ids.len());
                     let keep = |p: &usize| Self::passes(b, &self.labels, *p);

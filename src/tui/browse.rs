@@ -79,6 +79,8 @@ pub struct Browse {
     /// The search being typed (`Some` while the search line is open).
     pub search: Option<String>,
     pub scan_tag: u64,
+    /// A scan in progress: items read, of how many (`None` when none is running).
+    pub scanning: Option<(usize, Option<usize>)>,
     /// Item ids by position (from the last scan), for filters on labels and results.
     pub ids: Vec<String>,
     pub run: Option<Arc<RunData>>,
@@ -121,6 +123,7 @@ impl App {
             filter: Filter::All,
             search: None,
             scan_tag: 0,
+            scanning: None,
             ids: Vec::new(),
             run: None,
             rubric: None,
@@ -144,11 +147,13 @@ impl App {
         };
         b.scan_tag = tag;
         if query.is_empty() && b.filter == Filter::All {
+            b.scanning = None;
             b.rows = None;
             b.cursor = 0;
             b.offset = 0;
             return self.scrolled();
         }
+        b.scanning = Some((0, b.total));
         vec![Effect::Scan {
             tag,
             dataset: b.dataset,

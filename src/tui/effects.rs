@@ -498,9 +498,21 @@ impl Runtime {
         };
         let mut ids = Vec::new();
         let mut matches = Vec::new();
+        let ui = self.ui();
         for (i, item) in items.enumerate() {
             if i % 4096 == 0 && self.latest_scan.load(Ordering::SeqCst) > tag {
                 return None; // superseded: a newer search is running
+            }
+            // Progress a few times a second on a large dataset (dropped when the UI is busy).
+            if i % 65_536 == 0
+                && i > 0
+                && let Some(ui) = &ui
+            {
+                let _ = ui.try_send(Msg::ScanProgress {
+                    tag,
+                    read: i,
+                    total: d.items,
+                });
             }
             let Ok(item) = item else {
                 ids.push(String::new());

@@ -177,9 +177,14 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
         .collect();
     let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
     let shown = b.rows.as_ref().map(Vec::len);
-    let title = match shown {
-        Some(n) => format!(" {name} — {n} of {total} items ({}) ", b.filter.name()),
-        None => format!(" {name} — {total} items "),
+    let title = match (b.scanning, shown) {
+        (Some((read, Some(of))), _) if of > 0 => format!(
+            " {name} — searching… {read} of {of} items read ({:.0}%) ",
+            read as f64 * 100.0 / of as f64
+        ),
+        (Some((read, _)), _) => format!(" {name} — searching… {read} items read "),
+        (None, Some(n)) => format!(" {name} — {n} of {total} items ({}) ", b.filter.name()),
+        (None, None) => format!(" {name} — {total} items "),
     };
     let table = Table::new(
         rows,
