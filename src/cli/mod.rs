@@ -453,9 +453,10 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
 /// workspace's latest run graded again (JSONL on stdout), or the help when it has none.
 fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
     use clap::CommandFactory;
-    use std::io::IsTerminal as _;
     #[cfg(feature = "tui")]
-    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin())
+        && std::io::IsTerminal::is_terminal(&std::io::stderr())
+    {
         let ws = workspace(flag)?;
         crate::tui::run(ws).map_err(CliError::input)?;
         return Ok(exit::OK);
