@@ -560,6 +560,25 @@ fn a_search_says_how_far_it_has_read() {
 }
 
 #[test]
+fn a_dataset_added_while_the_ui_runs_shows_up_in_the_list() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    std::fs::write(
+        std::path::Path::new(&ui.root).join("datasets/extra.jsonl"),
+        "{\"id\": \"e1\", \"submission\": \"Use the reset link.\"}\n",
+    )
+    .unwrap();
+    // Back on the list: the new file is there, after the ones already known.
+    ui.press([code(KeyCode::Esc)]);
+    assert_eq!(ui.app.datasets.len(), 2);
+    assert_eq!(ui.app.datasets[1].name, "extra");
+    assert!(ui.screen().contains("extra"));
+    // And it opens like any other (the runtime knows it at the same position).
+    ui.press([code(KeyCode::Down), code(KeyCode::Enter)]);
+    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "e1");
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -107,6 +107,8 @@ pub enum Msg {
         total: usize,
         items: Vec<(usize, Item)>,
     },
+    /// Datasets that appeared since the UI started (appended to the list).
+    DatasetsFound(Vec<DatasetInfo>),
     /// How far a scan (search or filter) has read: items read, of how many when known.
     ScanProgress {
         tag: u64,
@@ -250,6 +252,8 @@ pub enum Effect {
         run_id: String,
     },
     LoadArtifacts,
+    /// Looks for datasets added since the UI started.
+    FindDatasets,
     /// Reads a rubric (the draft being edited, when given) and lints it.
     LoadRubric {
         path: PathBuf,
@@ -537,6 +541,18 @@ impl App {
                 if self.label.refocus {
                     self.focus_first_unanswered();
                 }
+                Vec::new()
+            }
+            Msg::DatasetsFound(fresh) => {
+                self.message = Some(format!(
+                    "new: {}",
+                    fresh
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                self.datasets.extend(fresh);
                 Vec::new()
             }
             Msg::ScanProgress { tag, read, total } => {
@@ -977,6 +993,9 @@ impl App {
         self.pane = pane;
         if pane == Pane::Review {
             return vec![Effect::LoadArtifacts];
+        }
+        if pane == Pane::Datasets && self.browse.is_none() {
+            return vec![Effect::FindDatasets];
         }
         if pane == Pane::Label && !self.annotator_confirmed {
             // Nothing said who labels: ask once, with the login name offered.

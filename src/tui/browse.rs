@@ -312,10 +312,16 @@ impl App {
             }
             Action::Back => {
                 match &mut self.browse {
-                    Some(b) if b.detail => b.detail = false,
-                    _ => self.browse = None,
+                    Some(b) if b.detail => {
+                        b.detail = false;
+                        Vec::new()
+                    }
+                    // Back on the list of datasets: any added meanwhile show up.
+                    _ => {
+                        self.browse = None;
+                        vec![Effect::FindDatasets]
+                    }
                 }
-                Vec::new()
             }
             Action::Search => {
                 if let Some(b) = &mut self.browse {

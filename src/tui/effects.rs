@@ -15,7 +15,8 @@ use crate::store::labels::{Journal, Op};
 
 pub struct Runtime {
     pub ws: Workspace,
-    pub datasets: Vec<DatasetInfo>,
+    /// The datasets, by the position the UI knows them at (new ones are only appended).
+    datasets: std::sync::RwLock<Vec<DatasetInfo>>,
     annotator: Mutex<String>,
     /// The open label journal (its lock held while labelling one dataset).
     journal: Mutex<Option<(usize, Journal)>>,
@@ -33,7 +34,7 @@ impl Runtime {
     pub fn new(ws: Workspace, datasets: Vec<DatasetInfo>, annotator: String) -> Self {
         Self {
             ws,
-            datasets,
+            datasets: std::sync::RwLock::new(datasets),
             annotator: Mutex::new(annotator),
             journal: Mutex::new(None),
             indexes: Mutex::new(BTreeMap::new()),
@@ -53,6 +54,26 @@ impl Runtime {
 
     fn ui(&self) -> Option<tokio::sync::mpsc::Sender<Msg>> {
         self.tx.lock().ok()?.clone()
+    }
+
+    /// The dataset at `i` (as the UI numbers them).
+    fn dataset(&self, i: usize) -> Option<DatasetInfo> {
+        self.datasets.read().ok()?.get(i).cloned()
+    }
+
+    /// Datasets that appeared since the UI started (a file put in `datasets/`, one added
+    /// with `rubricate datasets add`), appended so every known position stays the same.
+    fn new_datasets(&self) -> Vec<DatasetInfo> {
+        let now = data::datasets(&self.ws);
+        let Ok(mut known) = self.datasets.write() else {
+            return Vec::new();
+        };
+        let fresh: Vec<DatasetInfo> = now
+            .into_iter()
+            .filter(|d| !known.iter().any(|k| k.path == d.path))
+            .collect();
+        known.extend(fresh.iter().cloned());
+        fresh
     }
 
     fn annotator(&self) -> String {
@@ -75,7 +96,7 @@ impl Runtime {
         {
             return Ok(ix);
         }
-        let d = self.datasets.get(dataset).ok_or("no such dataset")?;
+        let d = &self.dataset(dataset).ok_or("no such dataset")?;
         let ix = LineIndex::open_or_build(&d.index, &d.path)
             .map_err(|e| format!("{}: {e}", d.path.display()))?;
         let ix = Arc::new(ix);
@@ -89,6 +110,10 @@ impl Runtime {
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
             Effect::LoadArtifacts => Some(self.artifacts(None)),
+            Effect::FindDatasets => {
+                let fresh = self.new_datasets();
+                (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))
+            }
             Effect::LoadRubric { path, draft } => Some(Msg::RubricLoaded {
                 view: super::rubric_files::load(&self.ws, &path, draft.as_deref()),
                 message: None,
@@ -109,7 +134,7 @@ impl Runtime {
                 &self.ws, &path, &rubric, seq,
             )),
             Effect::LoadEarlierRun { dataset, back } => {
-                let d = self.datasets.get(dataset)?;
+                let d = &self.dataset(dataset)?;
                 Some(Msg::EarlierRun {
                     back,
                     run: data::earlier_run(&self.ws, &d.path, back).map(Arc::new),
@@ -139,7 +164,7 @@ impl Runtime {
                 max_cost,
                 after,
             } => {
-                let d = self.datasets.get(dataset)?;
+                let d = &self.dataset(dataset)?;
                 let spec = super::run::RunSpec {
                     rubric: &rubric,
                     judge: judge.as_deref(),
@@ -166,7 +191,7 @@ impl Runtime {
                 max_cost,
                 changed_only,
             } => {
-                let d = self.datasets.get(dataset)?;
+                let d = &self.dataset(dataset)?;
                 let tx = self.ui()?;
                 let spec = super::run::RunSpec {
                     rubric: &rubric,
@@ -188,7 +213,7 @@ impl Runtime {
                 dataset,
                 run_id,
             } => {
-                let d = self.datasets.get(dataset)?;
+                let d = &self.dataset(dataset)?;
                 let tx = self.ui()?;
                 match super::run::reopen(&self.ws, tag, d, &run_id, &[], tx) {
                     Ok(control) => {
@@ -224,7 +249,7 @@ impl Runtime {
                 if let Ok(mut j) = self.journal.lock() {
                     *j = None;
                 }
-                let d = self.datasets.get(dataset?)?;
+                let d = &self.dataset(dataset?)?;
                 Some(Msg::Opened {
                     dataset: dataset?,
                     run: data::latest_run(&self.ws, &d.path).map(Arc::new),
@@ -235,7 +260,7 @@ impl Runtime {
                 })
             }
             Effect::Open { dataset } => {
-                let d = self.datasets.get(dataset)?;
+                let d = &self.dataset(dataset)?;
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
                 let rubric = data::labelling_rubric(&self.ws, run.as_deref());
                 let labels = data::labels(&self.ws, &d.key, &self.annotator());
@@ -439,7 +464,7 @@ impl Runtime {
             .lock()
             .map_err(|_| "the label journal is unavailable")?;
         if slot.as_ref().is_none_or(|(d, _)| *d != dataset) {
-            let d = self.datasets.get(dataset).ok_or("no such dataset")?;
+            let d = &self.dataset(dataset).ok_or("no such dataset")?;
             *slot = None; // release the previous journal's lock first
             let j = Journal::open(&self.ws.labels_dir(), &d.key, &self.annotator())
                 .map_err(|e| e.to_string())?;
@@ -450,7 +475,7 @@ impl Runtime {
     }
 
     fn window(&self, tag: u64, dataset: usize, start: usize, count: usize) -> Result<Msg, String> {
-        let d = self.datasets.get(dataset).ok_or("no such dataset")?;
+        let d = &self.dataset(dataset).ok_or("no such dataset")?;
         let file = d.path.display().to_string();
         let indexable = d
             .path
@@ -490,7 +515,7 @@ impl Runtime {
     }
 
     fn scan(&self, tag: u64, dataset: usize, query: &str) -> Option<Msg> {
-        let d = self.datasets.get(dataset)?;
+        let d = &self.dataset(dataset)?;
         let needle = query.to_lowercase();
         let items = match open_dataset(&d.path, ReadOptions::default()) {
             Ok(ds) => ds.items,
