@@ -579,6 +579,49 @@ fn a_dataset_added_while_the_ui_runs_shows_up_in_the_list() {
 }
 
 #[test]
+fn the_results_run_exports_as_csv_jsonl_and_markdown() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('R')]);
+    let root = std::path::PathBuf::from(&ui.root);
+    for (k, ext) in [('c', "csv"), ('j', "jsonl"), ('m', "md")] {
+        ui.press([key('x'), key(k)]);
+        let said = ui.app.message.clone().unwrap_or_default();
+        assert!(
+            said.starts_with("exported 50 items of run 20261122-141552-3353 to exports/"),
+            "{said}"
+        );
+        let text =
+            std::fs::read_to_string(root.join(format!("exports/20261122-141552-3353.{ext}")))
+                .unwrap();
+        match ext {
+            "csv" => {
+                assert!(text.starts_with("item,rubric,rubric_version,score"));
+                // Feedback spans lines inside quotes: count records, not lines.
+                let records = csv::Reader::from_reader(text.as_bytes())
+                    .records()
+                    .collect::<Result<Vec<_>, _>>()
+                    .unwrap();
+                assert_eq!(records.len(), 50);
+                assert_eq!(&records[0][0], "q01");
+            }
+            "jsonl" => {
+                assert_eq!(text.lines().count(), 50);
+                let first: serde_json::Value =
+                    serde_json::from_str(text.lines().next().unwrap()).unwrap();
+                assert_eq!(first["item"], "q01");
+            }
+            _ => {
+                assert!(text.starts_with("# Run 20261122-141552-3353"));
+                assert!(text.contains("| q01 |"), "{text}");
+            }
+        }
+    }
+    // Anything else at the question exports nothing.
+    ui.press([key('x'), code(KeyCode::Esc)]);
+    assert_eq!(ui.app.message.as_deref(), Some("not exported"));
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

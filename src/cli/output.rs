@@ -24,6 +24,7 @@ pub fn summary_line(s: &Summary, color: bool) -> String {
 }
 
 pub use crate::formats::results::{ItemOut, item_json};
+use crate::formats::results::{csv_header, csv_row, write_csv_row};
 
 enum Dest {
     Stdout(io::BufWriter<io::Stdout>),
@@ -124,27 +125,7 @@ impl Sink {
     fn header(&mut self) -> io::Result<()> {
         match self.format {
             OutputFormat::Json => self.dest.write_all(b"{\"items\": [\n"),
-            OutputFormat::Csv => {
-                let mut cols = vec![
-                    "item",
-                    "rubric",
-                    "rubric_version",
-                    "score",
-                    "raw",
-                    "passed",
-                    "incomplete",
-                    "failures",
-                ]
-                .into_iter()
-                .map(str::to_owned)
-                .collect::<Vec<_>>();
-                for c in &self.criteria {
-                    cols.push(format!("verdict:{c}"));
-                    cols.push(format!("value:{c}"));
-                }
-                cols.push("feedback".into());
-                write_csv_row(&mut self.dest, &cols)
-            }
+            OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_header(&self.criteria)),
             OutputFormat::Table => {
                 let h = format!(
                     "{:<28} {:>7}  {:<6}  {}",
@@ -174,33 +155,7 @@ impl Sink {
                 self.first = false;
                 serde_json::to_writer(&mut self.dest, &item_json(e)).map_err(io::Error::from)
             }
-            OutputFormat::Csv => {
-                let mut row = vec![
-                    e.target_id.clone(),
-                    e.rubric_id.clone(),
-                    e.rubric_version.clone(),
-                    e.score.map(|s| s.to_string()).unwrap_or_default(),
-                    e.raw.map(|s| s.to_string()).unwrap_or_default(),
-                    e.passed.to_string(),
-                    e.incomplete.to_string(),
-                    e.failures.to_string(),
-                ];
-                for c in &self.criteria {
-                    let r = e.results.iter().find(|r| r.criterion_id == *c);
-                    row.push(
-                        r.and_then(|r| r.verdict.as_ref())
-                            .map(ToString::to_string)
-                            .unwrap_or_default(),
-                    );
-                    row.push(
-                        r.and_then(|r| r.value)
-                            .map(|v| v.to_string())
-                            .unwrap_or_default(),
-                    );
-                }
-                row.push(e.feedback.clone());
-                write_csv_row(&mut self.dest, &row)
-            }
+            OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_row(e, &self.criteria)),
             OutputFormat::Table => {
                 let score = e
                     .score
@@ -347,24 +302,6 @@ fn clip(s: &str, n: usize) -> String {
         out.push('…');
         out
     }
-}
-
-fn write_csv_row(w: &mut impl Write, cells: &[String]) -> io::Result<()> {
-    let mut line = String::new();
-    for (i, c) in cells.iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        if c.contains([',', '"', '\n', '\r']) {
-            line.push('"');
-            line.push_str(&c.replace('"', "\"\""));
-            line.push('"');
-        } else {
-            line.push_str(c);
-        }
-    }
-    line.push('\n');
-    w.write_all(line.as_bytes())
 }
 
 pub fn xml_escape(s: &str) -> String {

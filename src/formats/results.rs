@@ -1,6 +1,8 @@
 //! The stable per-item JSON shape of results (JSON/JSONL output, `runs show --format
 //! jsonl`, the evaluations an artifact review stores).
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::model::{Evaluation, Failure, Verdict};
@@ -109,4 +111,125 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
             .collect(),
         feedback: &e.feedback,
     }
+}
+
+/// The CSV columns of results: the item's figures, then a verdict and a value per criterion
+/// of the main rubric, then the feedback.
+pub fn csv_header(criteria: &[String]) -> Vec<String> {
+    let mut cols: Vec<String> = [
+        "item",
+        "rubric",
+        "rubric_version",
+        "score",
+        "raw",
+        "passed",
+        "incomplete",
+        "failures",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    for c in criteria {
+        cols.push(format!("verdict:{c}"));
+        cols.push(format!("value:{c}"));
+    }
+    cols.push("feedback".into());
+    cols
+}
+
+/// One evaluation as a CSV row under [`csv_header`].
+pub fn csv_row(e: &Evaluation, criteria: &[String]) -> Vec<String> {
+    let mut row = vec![
+        e.target_id.clone(),
+        e.rubric_id.clone(),
+        e.rubric_version.clone(),
+        e.score.map(|s| s.to_string()).unwrap_or_default(),
+        e.raw.map(|s| s.to_string()).unwrap_or_default(),
+        e.passed.to_string(),
+        e.incomplete.to_string(),
+        e.failures.to_string(),
+    ];
+    for c in criteria {
+        let r = e.results.iter().find(|r| r.criterion_id == *c);
+        row.push(
+            r.and_then(|r| r.verdict.as_ref())
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+        );
+        row.push(
+            r.and_then(|r| r.value)
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+        );
+    }
+    row.push(e.feedback.clone());
+    row
+}
+
+/// Writes one CSV record (RFC 4180 quoting).
+pub fn write_csv_row(w: &mut impl std::io::Write, cells: &[String]) -> std::io::Result<()> {
+    let mut line = String::new();
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        if c.contains([',', '"', '\n', '\r']) {
+            line.push('"');
+            line.push_str(&c.replace('"', "\"\""));
+            line.push('"');
+        } else {
+            line.push_str(c);
+        }
+    }
+    line.push('\n');
+    w.write_all(line.as_bytes())
+}
+
+/// A Markdown table's header: item, score, result, then a verdict per criterion.
+pub fn markdown_header(criteria: &[String]) -> String {
+    let mut head = String::from("| item | score | result |");
+    let mut rule = String::from("|---|---:|---|");
+    for c in criteria {
+        let _ = write!(head, " {} |", markdown_cell(c));
+        rule.push_str("---|");
+    }
+    format!("{head}\n{rule}\n")
+}
+
+/// One evaluation as a Markdown table row under [`markdown_header`].
+pub fn markdown_row(e: &Evaluation, criteria: &[String]) -> String {
+    let score = e
+        .score
+        .map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
+    let result = if e.incomplete {
+        "incomplete"
+    } else if e.passed {
+        "pass"
+    } else {
+        "fail"
+    };
+    let mut row = format!("| {} | {score} | {result} |", markdown_cell(&e.target_id));
+    for c in criteria {
+        let r = e.results.iter().find(|r| r.criterion_id == *c);
+        let cell = match r {
+            Some(r) if r.failure.is_some() => "failed".to_owned(),
+            Some(r) => r
+                .verdict
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            None => String::new(),
+        };
+        let _ = write!(row, " {} |", markdown_cell(&cell));
+    }
+    row.push('\n');
+    row
+}
+
+/// Text safe in a Markdown table cell (pipes escaped, lines joined).
+fn markdown_cell(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
 }

@@ -57,6 +57,8 @@ pub struct App {
     /// The UI opens in this workspace for the first time: the Datasets pane says what is
     /// where.
     pub first_start: bool,
+    /// Asking which format to export the Results pane's run in.
+    pub export_prompt: bool,
     pub help: bool,
     /// How far the help is scrolled.
     pub help_scroll: usize,
@@ -254,6 +256,11 @@ pub enum Effect {
     LoadArtifacts,
     /// Looks for datasets added since the UI started.
     FindDatasets,
+    /// Writes a run's results to the workspace's `exports/`.
+    ExportRun {
+        run_id: String,
+        format: super::export::ExportFormat,
+    },
     /// Reads a rubric (the draft being edited, when given) and lints it.
     LoadRubric {
         path: PathBuf,
@@ -375,6 +382,7 @@ impl App {
             keymap,
             theme: super::theme::Theme::load(None, false).unwrap_or_default(),
             first_start: false,
+            export_prompt: false,
             help: false,
             help_scroll: 0,
             quit: false,
@@ -802,6 +810,26 @@ impl App {
     }
 
     fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        if self.export_prompt {
+            self.export_prompt = false;
+            let format = match k.code {
+                KeyCode::Char('c') => Some(super::export::ExportFormat::Csv),
+                KeyCode::Char('j') => Some(super::export::ExportFormat::Jsonl),
+                KeyCode::Char('m') => Some(super::export::ExportFormat::Markdown),
+                _ => None,
+            };
+            let run_id = self
+                .browse
+                .as_ref()
+                .and_then(|b| b.run.as_ref())
+                .map(|r| r.manifest.id.clone());
+            if let (Some(format), Some(run_id)) = (format, run_id) {
+                self.message = Some("exporting…".into());
+                return vec![Effect::ExportRun { run_id, format }];
+            }
+            self.message = Some("not exported".into());
+            return Vec::new();
+        }
         // ctrl-u clears the line being typed (as in a shell); other ctrl keys type nothing.
         if k.modifiers.contains(KeyModifiers::CONTROL)
             && matches!(k.code, KeyCode::Char(_))
@@ -1030,6 +1058,15 @@ impl App {
                 }
                 self.pane = Pane::Datasets;
                 return self.rescan(String::new());
+            }
+            Action::Export => {
+                if self.browse.as_ref().and_then(|b| b.run.as_ref()).is_some() {
+                    self.export_prompt = true;
+                    self.message =
+                        Some("export the run as: c CSV · j JSONL · m Markdown (esc: no)".into());
+                } else {
+                    self.message = Some("no run of this dataset to export".into());
+                }
             }
             Action::Compare => {
                 if self.compare.is_some() {

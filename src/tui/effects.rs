@@ -110,6 +110,12 @@ impl Runtime {
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
             Effect::LoadArtifacts => Some(self.artifacts(None)),
+            Effect::ExportRun { run_id, format } => {
+                Some(match super::export::export(&self.ws, &run_id, format) {
+                    Ok(said) => Msg::Info(said),
+                    Err(e) => Msg::Error(format!("not exported: {e}")),
+                })
+            }
             Effect::FindDatasets => {
                 let fresh = self.new_datasets();
                 (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))

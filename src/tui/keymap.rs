@@ -51,6 +51,7 @@ pub enum Action {
     Model,
     MaxCost,
     Annotator,
+    Export,
     Continue,
     RegradeChanged,
     Pause,
@@ -125,6 +126,7 @@ impl Action {
             "model" => Action::Model,
             "max_cost" => Action::MaxCost,
             "annotator" => Action::Annotator,
+            "export" => Action::Export,
             "continue" => Action::Continue,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
@@ -199,6 +201,7 @@ impl Action {
             Action::Strategy => "next judging strategy".into(),
             Action::Model => "type the judge model".into(),
             Action::MaxCost => "type the run's cost limit in dollars".into(),
+            Action::Export => "export the run as CSV, JSONL or Markdown (exports/)".into(),
             Action::Annotator => {
                 "next annotator (whose labels are shown, and who labels from now on)".into()
             }

@@ -8,6 +8,7 @@ pub mod app;
 mod browse;
 pub mod data;
 pub mod effects;
+pub mod export;
 pub mod grade;
 pub mod keymap;
 mod label;

@@ -1,0 +1,86 @@
+//! Exporting a run from the Results pane: every item's result, in dataset order, as CSV or
+//! JSONL (the shapes `rubricate grade` writes) or as a Markdown table, into the workspace's
+//! `exports/<run-id>.<ext>` (replaced atomically; the journal is read as a stream).
+
+use std::io::Write as _;
+
+use crate::formats::results::{
+    csv_header, csv_row, item_json, markdown_header, markdown_row, write_csv_row,
+};
+use crate::run::Recording;
+use crate::store::{AtomicFile, Workspace};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Csv,
+    Jsonl,
+    Markdown,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Jsonl => "jsonl",
+            ExportFormat::Markdown => "md",
+        }
+    }
+}
+
+/// Writes the run and says where (or why not).
+pub fn export(ws: &Workspace, run_id: &str, format: ExportFormat) -> Result<String, String> {
+    let rec = Recording::open(&ws.runs_dir(), run_id).map_err(|e| e.message)?;
+    let criteria: Vec<String> = rec
+        .rubric()
+        .map_err(|e| e.message)?
+        .map(|r| r.rubric.criteria.iter().map(|c| c.id.clone()).collect())
+        .unwrap_or_default();
+    let dir = ws.path("exports");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("{}.{}", rec.id(), format.extension()));
+    let mut out = AtomicFile::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut failed: Option<std::io::Error> = None;
+    let header = match format {
+        ExportFormat::Csv => write_csv_row(&mut out, &csv_header(&criteria)),
+        ExportFormat::Markdown => out.write_all(
+            format!(
+                "# Run {} · {}@{}\n\n{}",
+                rec.id(),
+                rec.manifest.rubric_id,
+                rec.manifest.rubric_version,
+                markdown_header(&criteria)
+            )
+            .as_bytes(),
+        ),
+        ExportFormat::Jsonl => Ok(()),
+    };
+    if let Err(e) = header {
+        return Err(format!("{}: {e}", path.display()));
+    }
+    let replay = rec
+        .replay(|_, e| {
+            if failed.is_some() {
+                return;
+            }
+            let written = match format {
+                ExportFormat::Csv => write_csv_row(&mut out, &csv_row(e, &criteria)),
+                ExportFormat::Markdown => out.write_all(markdown_row(e, &criteria).as_bytes()),
+                ExportFormat::Jsonl => serde_json::to_writer(&mut out, &item_json(e))
+                    .map_err(std::io::Error::other)
+                    .and_then(|()| out.write_all(b"\n")),
+            };
+            failed = written.err();
+        })
+        .map_err(|e| e.message)?;
+    if let Some(e) = failed {
+        return Err(format!("{}: {e}", path.display()));
+    }
+    out.commit()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(format!(
+        "exported {} items of run {} to {}",
+        replay.summary.items,
+        rec.id(),
+        path.strip_prefix(&ws.root).unwrap_or(&path).display()
+    ))
+}
