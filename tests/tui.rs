@@ -622,6 +622,31 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
 }
 
 #[test]
+fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([key('B'), key('a')]);
+    let path = std::path::Path::new(&ui.root).join("rubrics/new-rubric.yaml");
+    assert!(path.is_file());
+    let view = ui.app.rubrics.view.as_ref().expect("opened");
+    assert_eq!(view.path, path);
+    assert!(view.problems.is_empty(), "{:?}", view.problems);
+    assert_eq!(view.rubric.as_ref().unwrap().criteria.len(), 1);
+    // A second one does not replace the first; the Grade pane offers both.
+    ui.press([code(KeyCode::Esc), key('a')]);
+    assert!(
+        std::path::Path::new(&ui.root)
+            .join("rubrics/new-rubric-2.yaml")
+            .is_file()
+    );
+    assert_eq!(ui.app.grade.rubrics.len(), 4);
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -111,6 +111,8 @@ pub enum Msg {
     },
     /// Datasets that appeared since the UI started (appended to the list).
     DatasetsFound(Vec<DatasetInfo>),
+    /// A new rubric file was written: add it to the lists and open it.
+    RubricCreated(PathBuf),
     /// How far a scan (search or filter) has read: items read, of how many when known.
     ScanProgress {
         tag: u64,
@@ -256,6 +258,8 @@ pub enum Effect {
     LoadArtifacts,
     /// Looks for datasets added since the UI started.
     FindDatasets,
+    /// Starts a new rubric file in `rubrics/` (one criterion to begin with).
+    NewRubric,
     /// Writes a run's results to the workspace's `exports/`.
     ExportRun {
         run_id: String,
@@ -366,6 +370,7 @@ impl Effect {
                 | Effect::WriteDraft { .. }
                 | Effect::SaveRubric { .. }
                 | Effect::DecideArtifact { .. }
+                | Effect::NewRubric
         )
     }
 }
@@ -550,6 +555,27 @@ impl App {
                     self.focus_first_unanswered();
                 }
                 Vec::new()
+            }
+            Msg::RubricCreated(path) => {
+                self.message = Some(format!(
+                    "new rubric {}: edit it in place (r n w …) or with ctrl-e; s saves it as a version",
+                    path.file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                ));
+                for list in [&mut self.rubrics.files, &mut self.grade.rubrics] {
+                    if !list.contains(&path) {
+                        list.push(path.clone());
+                        list.sort();
+                    }
+                }
+                self.rubrics.file = self
+                    .rubrics
+                    .files
+                    .iter()
+                    .position(|p| *p == path)
+                    .unwrap_or(0);
+                self.rubrics.line = 0;
+                vec![Effect::LoadRubric { path, draft: None }]
             }
             Msg::DatasetsFound(fresh) => {
                 self.message = Some(format!(

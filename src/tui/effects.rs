@@ -116,6 +116,10 @@ impl Runtime {
                     Err(e) => Msg::Error(format!("not exported: {e}")),
                 })
             }
+            Effect::NewRubric => Some(match super::rubric_files::create(&self.ws) {
+                Ok(path) => Msg::RubricCreated(path),
+                Err(e) => Msg::Error(format!("no new rubric: {e}")),
+            }),
             Effect::FindDatasets => {
                 let fresh = self.new_datasets();
                 (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))

@@ -148,6 +148,31 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str
     }
 }
 
+/// A new rubric in `rubrics/` (`new-rubric.yaml`, else `new-rubric-2.yaml`, …; an existing
+/// file is never replaced): one binary criterion to begin with, valid as it stands.
+pub fn create(ws: &Workspace) -> Result<PathBuf, String> {
+    let dir = ws.path("rubrics");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (id, path) = (1..1000)
+        .map(|k| {
+            let id = if k == 1 {
+                "new-rubric".to_owned()
+            } else {
+                format!("new-rubric-{k}")
+            };
+            let path = dir.join(format!("{id}.yaml"));
+            (id, path)
+        })
+        .find(|(_, p)| !p.exists())
+        .ok_or("rubrics/ already holds new-rubric … new-rubric-999")?;
+    let text = format!(
+        "# Started in the terminal UI: edit it in place, or with ctrl-e.\nid: {id}\nname: New rubric\nversion: 0.1.0\npass_threshold: 0.7\ncriteria:\n  - id: first\n    name: First criterion\n    requirement: Describe what the submission must do\n    weight: 1\n"
+    );
+    crate::store::AtomicFile::write_whole(&path, text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
 /// The rubric text with its top-level `version:` set (added after `id:` when missing),
 /// everything else — comments, order — kept.
 fn with_version(text: &str, version: &str) -> String {

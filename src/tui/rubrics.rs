@@ -649,6 +649,10 @@ impl App {
                 }
             }
             Action::Back => self.rubrics.view = None,
+            // On the list of files, `a` starts a new rubric (a file in rubrics/, opened).
+            Action::AddCriterion if self.rubrics.view.is_none() => {
+                return vec![Effect::NewRubric];
+            }
             Action::Edit => {
                 if let Some(v) = &self.rubrics.view {
                     return vec![Effect::EditRubric {

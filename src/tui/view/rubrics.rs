@@ -15,7 +15,7 @@ use crate::tui::rubrics::tree;
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let Some(view) = &app.rubrics.view else {
         let lines: Vec<Line> = if app.rubrics.files.is_empty() {
-            vec![Line::raw("no rubric files in rubrics/")]
+            vec![Line::raw("no rubric files in rubrics/: a starts one")]
         } else {
             app.rubrics
                 .files
@@ -38,7 +38,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             Paragraph::new(lines).block(
                 Block::new()
                     .borders(Borders::ALL)
-                    .title(" Rubrics (enter opens) "),
+                    .title(" Rubrics (enter opens · a starts a new one) "),
             ),
             area,
         );
