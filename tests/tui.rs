@@ -1049,6 +1049,12 @@ mod review {
             .unwrap();
         assert_eq!(a.status, Status::Approved, "{:?}", ui.app.message);
         assert_eq!(a.reviews.len(), 1);
+        // The review shows each criterion's verdict and reason.
+        let screen = ui.screen();
+        assert!(
+            screen.contains("  reset-link: MET") && screen.contains("  asks-password: UNMET"),
+            "{screen}"
+        );
         // The other one, by hand: needs a note, then the decision is recorded.
         ui.press([key('k')]);
         let other = ui.app.selected_artifact().unwrap().id.clone();

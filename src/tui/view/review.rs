@@ -95,6 +95,28 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 ),
                 style,
             ));
+            // Each criterion's verdict and reason, as the review stored them.
+            for c in r.evaluation["criteria"].as_array().into_iter().flatten() {
+                let id = c["id"].as_str().unwrap_or_default();
+                let outcome = match (&c["failure"], &c["verdict"]) {
+                    (f, _) if f.is_object() => {
+                        format!("failed: {}", f["message"].as_str().unwrap_or_default())
+                    }
+                    (_, serde_json::Value::String(v)) => v.clone(),
+                    (_, serde_json::Value::Null) => "—".to_owned(),
+                    (_, v) => v.to_string(),
+                };
+                let reason = c["reason"].as_str().unwrap_or_default();
+                let line = if reason.is_empty() {
+                    format!("  {id}: {outcome}")
+                } else {
+                    format!(
+                        "  {id}: {outcome} — {}",
+                        crate::tui::view::preview(reason, 120)
+                    )
+                };
+                text.push(Line::raw(line));
+            }
         }
     }
     text.push(Line::raw(""));
