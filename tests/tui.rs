@@ -1194,6 +1194,14 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     // Older than the oldest: stays, and says so.
     ui.press([key('[')]);
     assert_eq!(ui.app.compare_back, 1);
+    // Side B moves too: B one back is the old run itself — nothing changed.
+    ui.press([key('{')]);
+    assert_eq!(ui.app.compare_b_back, 1);
+    let screen = ui.screen();
+    assert!(screen.contains(&format!("B = {old}")), "{screen}");
+    assert!(screen.contains("0 items changed"), "{screen}");
+    ui.press([key('}')]);
+    assert!(ui.app.compare_b.is_none(), "back to the latest");
     ui.press([key('c')]);
     assert!(ui.app.compare.is_none());
 }

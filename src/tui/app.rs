@@ -76,6 +76,9 @@ pub struct App {
     /// The run the latest is compared with (A; the latest is B), and how far back it is.
     pub compare: Option<Arc<RunData>>,
     pub compare_back: usize,
+    /// Side B of a comparison when it is not the latest run, and how far back it is.
+    pub compare_b: Option<Arc<RunData>>,
+    pub compare_b_back: usize,
     pub size: (u16, u16),
     /// A note being typed for the current label (`Some` while the note line is open).
     pub note: Option<String>,
@@ -197,10 +200,12 @@ pub enum Msg {
     },
     /// A diff to show and how far back its base is (or why there is none).
     Diff(Result<(String, usize), String>),
-    /// The earlier run to compare with (`None`: there is none that far back).
+    /// The earlier run to compare with (`None`: there is none that far back), as side A
+    /// or, when `b`, side B.
     EarlierRun {
         back: usize,
         run: Option<Arc<RunData>>,
+        b: bool,
     },
     /// The workspace's artifacts (after a load, a review or a decision), and what happened.
     Artifacts {
@@ -294,10 +299,12 @@ pub enum Effect {
         /// Draft writes are numbered: the answer to an older one never replaces a newer edit.
         seq: u64,
     },
-    /// Reads the run `back` places before the dataset's latest, to compare with it.
+    /// Reads the run `back` places before the dataset's latest, to compare with it (as side
+    /// B when `b`).
     LoadEarlierRun {
         dataset: usize,
         back: usize,
+        b: bool,
     },
     /// Evaluates the artifact's required rubrics and moves it along the review flow.
     SubmitArtifact {
@@ -402,6 +409,8 @@ impl App {
             results_cursor: 0,
             compare: None,
             compare_back: 0,
+            compare_b: None,
+            compare_b_back: 0,
             size: (80, 24),
             note: None,
             annotators: Vec::new(),
@@ -721,7 +730,17 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::EarlierRun { back, run } => {
+            Msg::EarlierRun { back, run, b: true } => {
+                match run {
+                    Some(run) => {
+                        self.compare_b_back = back;
+                        self.compare_b = Some(run);
+                    }
+                    None => self.message = Some("no run that far back".into()),
+                }
+                Vec::new()
+            }
+            Msg::EarlierRun { back, run, .. } => {
                 if run.is_none() {
                     self.message = Some(if back <= 1 {
                         "there is no earlier run of this dataset to compare with".into()
@@ -1097,12 +1116,15 @@ impl App {
             Action::Compare => {
                 if self.compare.is_some() {
                     self.compare = None;
+                    self.compare_b = None;
+                    self.compare_b_back = 0;
                     return Vec::new();
                 }
                 if let Some(b) = &self.browse {
                     return vec![Effect::LoadEarlierRun {
                         dataset: b.dataset,
                         back: 1,
+                        b: false,
                     }];
                 }
             }
@@ -1116,6 +1138,27 @@ impl App {
                     return vec![Effect::LoadEarlierRun {
                         dataset: b.dataset,
                         back,
+                        b: false,
+                    }];
+                }
+            }
+            // Side B moves too: any two runs of the dataset can be compared.
+            Action::OlderB | Action::NewerB if self.compare.is_some() => {
+                let back = if action == Action::OlderB {
+                    self.compare_b_back + 1
+                } else {
+                    self.compare_b_back.saturating_sub(1)
+                };
+                if back == 0 {
+                    self.compare_b = None;
+                    self.compare_b_back = 0;
+                    return Vec::new();
+                }
+                if let Some(b) = &self.browse {
+                    return vec![Effect::LoadEarlierRun {
+                        dataset: b.dataset,
+                        back,
+                        b: true,
                     }];
                 }
             }

@@ -143,11 +143,12 @@ impl Runtime {
             Effect::WriteDraft { path, rubric, seq } => Some(super::rubric_files::write_draft(
                 &self.ws, &path, &rubric, seq,
             )),
-            Effect::LoadEarlierRun { dataset, back } => {
+            Effect::LoadEarlierRun { dataset, back, b } => {
                 let d = &self.dataset(dataset)?;
                 Some(Msg::EarlierRun {
                     back,
                     run: data::earlier_run(&self.ws, &d.path, back).map(Arc::new),
+                    b,
                 })
             }
             Effect::SubmitArtifact { id, tag } => Some(self.submit_artifact(&id, tag)),

@@ -52,6 +52,8 @@ pub enum Action {
     MaxCost,
     Annotator,
     Export,
+    OlderB,
+    NewerB,
     Continue,
     RegradeChanged,
     Pause,
@@ -127,6 +129,8 @@ impl Action {
             "max_cost" => Action::MaxCost,
             "annotator" => Action::Annotator,
             "export" => Action::Export,
+            "older_b" => Action::OlderB,
+            "newer_b" => Action::NewerB,
             "continue" => Action::Continue,
             "pause" => Action::Pause,
             "retry" => Action::Retry,
@@ -202,6 +206,8 @@ impl Action {
             Action::Model => "type the judge model".into(),
             Action::MaxCost => "type the run's cost limit in dollars".into(),
             Action::Export => "export the run as CSV, JSONL or Markdown (exports/)".into(),
+            Action::OlderB => "compare: side B an older run".into(),
+            Action::NewerB => "compare: side B a newer run (back to the latest)".into(),
             Action::Annotator => {
                 "next annotator (whose labels are shown, and who labels from now on)".into()
             }

@@ -75,8 +75,15 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
             a.manifest.id, a.manifest.rubric_id, a.manifest.rubric_version, app.compare_back
         )),
         Line::raw(format!(
-            "B = {} ({}@{}, the latest)",
-            b.manifest.id, b.manifest.rubric_id, b.manifest.rubric_version
+            "B = {} ({}@{}, {})",
+            b.manifest.id,
+            b.manifest.rubric_id,
+            b.manifest.rubric_version,
+            if app.compare_b.is_some() {
+                format!("{} back", app.compare_b_back)
+            } else {
+                "the latest".to_owned()
+            }
         )),
     ];
     if !same_rubric {
@@ -98,7 +105,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(head).block(
             Block::new()
                 .borders(Borders::ALL)
-                .title(" Compare ([ older · ] newer · c off) "),
+                .title(" Compare (A: [ older · ] newer · B: { older · } newer · c off) "),
         ),
         top,
     );
@@ -220,7 +227,9 @@ fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'sta
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     if let (Some(a), Some(b)) = (
         &app.compare,
-        app.browse.as_ref().and_then(|b| b.run.as_ref()),
+        app.compare_b
+            .as_ref()
+            .or_else(|| app.browse.as_ref().and_then(|b| b.run.as_ref())),
     ) {
         compare(app, a, b, f, area);
         return;
