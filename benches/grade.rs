@@ -22,57 +22,8 @@ use rubricate::formats::dataset::{ReadOptions, open_dataset};
 use rubricate::formats::parse_rubric_text;
 use tokio::sync::mpsc;
 
-const RUBRIC: &str = r#"
-id: bench
-name: Bench
-version: 1.0.0
-pass_threshold: 0.6
-criteria:
-  - id: mentions_paris
-    requirement: Mentions Paris
-    weight: 2
-    method: { check: contains, args: { text: paris } }
-  - id: no_filler
-    requirement: Opens with filler
-    weight: -1
-    method: { check: regex, args: { pattern: '"answer": "(As an AI|Great question)', case_insensitive: true } }
-  - id: brief
-    requirement: At most 60 words
-    method: { check: word_count, args: { max: 60 } }
-  - id: cites
-    requirement: Cites at least two sources
-    method: { check: json_path, args: { path: $.sources, min_length: 2 } }
-  - id: shape
-    requirement: Matches the answer schema
-    method:
-      schema:
-        type: object
-        required: [answer, sources]
-        properties:
-          answer: { type: string, minLength: 1 }
-          sources: { type: array, items: { type: string } }
-          confidence: { type: number, minimum: 0, maximum: 1 }
-"#;
-
-fn write_dataset(path: &Path, n: usize) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let answers = [
-        "The capital of France is Paris.",
-        "Great question! Paris has been the capital of France since the tenth century.",
-        "Lyon is a large city in France, known for its food.",
-        "Paris. It sits on the Seine and has about two million people in the city proper.",
-    ];
-    for i in 0..n {
-        let answer = answers[i % answers.len()];
-        let sources: Vec<String> = (0..(i % 4))
-            .map(|k| format!("https://example.org/{k}"))
-            .collect();
-        let submission = serde_json::json!({ "answer": answer, "sources": sources, "confidence": (i % 10) as f64 / 10.0 }).to_string();
-        let line = serde_json::json!({ "id": format!("item-{i}"), "prompt": "What is the capital of France?", "submission": submission });
-        writeln!(w, "{line}")?;
-    }
-    w.flush()
-}
+#[path = "support/answers.rs"]
+mod answers;
 
 /// CPU seconds (user + system) this process has used, from /proc (Linux).
 fn cpu_seconds() -> Option<f64> {
@@ -93,7 +44,7 @@ fn peak_mib() -> Option<f64> {
 }
 
 fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
-    let loaded = parse_rubric_text("bench.yaml", RUBRIC, "bench", Path::new("."), None)
+    let loaded = parse_rubric_text("bench.yaml", &answers::rubric(60), "bench", Path::new("."), None)
         .expect("bench rubric loads");
     let compiled = Arc::new(compile(&loaded).expect("bench rubric compiles"));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -162,7 +113,7 @@ fn main() {
     );
     for n in [10_000, big] {
         let path = dir.path().join(format!("bench-{n}.jsonl"));
-        write_dataset(&path, n).expect("write dataset");
+        answers::write_dataset(&path, n).expect("write dataset");
         let (done, wall, cpu) = grade(&path, 5);
         let evals = (done * 5) as f64;
         println!(

@@ -15,65 +15,15 @@
 // A benchmark stops at the first surprise; there is no user input here.
 #![allow(clippy::expect_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/answers.rs"]
+mod answers;
+
 /// The floor every reading command must stay under: 200 MB of peak resident memory.
 const FLOOR_BYTES: f64 = 200e6;
-
-const RUBRIC: &str = r#"
-id: bench
-name: Bench
-version: 1.0.0
-pass_threshold: 0.6
-criteria:
-  - id: mentions_paris
-    requirement: Mentions Paris
-    weight: 2
-    method: { check: contains, args: { text: paris } }
-  - id: no_filler
-    requirement: Opens with filler
-    weight: -1
-    method: { check: regex, args: { pattern: '"answer": "(As an AI|Great question)', case_insensitive: true } }
-  - id: brief
-    requirement: At most WORDS words
-    method: { check: word_count, args: { max: WORDS } }
-  - id: cites
-    requirement: Cites at least two sources
-    method: { check: json_path, args: { path: $.sources, min_length: 2 } }
-  - id: shape
-    requirement: Matches the answer schema
-    method:
-      schema:
-        type: object
-        required: [answer, sources]
-        properties:
-          answer: { type: string, minLength: 1 }
-          sources: { type: array, items: { type: string } }
-          confidence: { type: number, minimum: 0, maximum: 1 }
-"#;
-
-fn write_dataset(path: &Path, n: usize) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let answers = [
-        "The capital of France is Paris.",
-        "Great question! Paris has been the capital of France since the tenth century.",
-        "Lyon is a large city in France, known for its food.",
-        "Paris. It sits on the Seine and has about two million people in the city proper.",
-    ];
-    for i in 0..n {
-        let answer = answers[i % answers.len()];
-        let sources: Vec<String> = (0..(i % 4))
-            .map(|k| format!("https://example.org/{k}"))
-            .collect();
-        let submission = serde_json::json!({ "answer": answer, "sources": sources, "confidence": (i % 10) as f64 / 10.0 }).to_string();
-        let line = serde_json::json!({ "id": format!("item-{i}"), "prompt": "What is the capital of France?", "submission": submission });
-        writeln!(w, "{line}")?;
-    }
-    w.flush()
-}
 
 /// The release binary built next to this bench.
 fn binary() -> PathBuf {
@@ -227,14 +177,14 @@ fn main() {
     let data = ws.join("datasets").join("big.jsonl");
     std::fs::create_dir_all(ws.join("datasets")).expect("datasets/");
     let t = Instant::now();
-    write_dataset(&data, items).expect("dataset");
+    answers::write_dataset(&data, items).expect("dataset");
     println!(
         "dataset: {items} items, {:.1} MB, written in {:.1} s",
         std::fs::metadata(&data).map_or(0.0, |m| m.len() as f64 / 1e6),
         t.elapsed().as_secs_f64()
     );
-    std::fs::write(ws.join("bench.yaml"), RUBRIC.replace("WORDS", "60")).expect("rubric");
-    std::fs::write(ws.join("stricter.yaml"), RUBRIC.replace("WORDS", "12")).expect("rubric");
+    std::fs::write(ws.join("bench.yaml"), answers::rubric(60)).expect("rubric");
+    std::fs::write(ws.join("stricter.yaml"), answers::rubric(12)).expect("rubric");
     let grade = |rubric: &str, name: &str| {
         measure(
             &bin,
