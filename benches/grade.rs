@@ -44,8 +44,14 @@ fn peak_mib() -> Option<f64> {
 }
 
 fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
-    let loaded = parse_rubric_text("bench.yaml", &answers::rubric(60), "bench", Path::new("."), None)
-        .expect("bench rubric loads");
+    let loaded = parse_rubric_text(
+        "bench.yaml",
+        &answers::rubric(60),
+        "bench",
+        Path::new("."),
+        None,
+    )
+    .expect("bench rubric loads");
     let compiled = Arc::new(compile(&loaded).expect("bench rubric compiles"));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

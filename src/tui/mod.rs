@@ -7,11 +7,15 @@
 pub mod app;
 mod browse;
 pub mod data;
+pub mod effect;
 pub mod effects;
 pub mod export;
 pub mod grade;
+mod input;
 pub mod keymap;
 mod label;
+pub mod msg;
+mod results;
 pub mod review;
 mod rubric_files;
 pub mod rubrics;

@@ -1,0 +1,162 @@
+//! The effects `App::update` asks for: everything that reads or writes outside the app's
+//! state, carried out by the runtime (`effects.rs`), which answers with messages.
+
+use std::path::PathBuf;
+
+use crate::model::Rubric;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// What grading would cost: calls, cached, tokens, money (nothing is sent).
+    Estimate {
+        dataset: usize,
+        rubric: PathBuf,
+        judge: Option<String>,
+        strategy: Option<crate::engine::judge::Strategy>,
+        max_cost: Option<f64>,
+        after: super::grade::AfterEstimate,
+    },
+    /// Grades the dataset with the rubric (and judge), journalled as a run in the workspace.
+    StartRun {
+        tag: u64,
+        dataset: usize,
+        rubric: PathBuf,
+        judge: Option<String>,
+        strategy: Option<crate::engine::judge::Strategy>,
+        /// Stop sending judge calls once this many dollars are spent.
+        max_cost: Option<f64>,
+        /// Only the cells whose criterion changed since the last run of this rubric; the
+        /// rest are copied from that run.
+        changed_only: bool,
+    },
+    PauseRun {
+        tag: u64,
+        paused: bool,
+    },
+    /// Continues an unfinished run of the open dataset.
+    ResumeRun {
+        tag: u64,
+        dataset: usize,
+        run_id: String,
+    },
+    LoadArtifacts,
+    /// Looks for datasets added since the UI started.
+    FindDatasets,
+    /// Starts a new rubric file in `rubrics/` (one criterion to begin with).
+    NewRubric,
+    /// Writes a run's results to the workspace's `exports/`.
+    ExportRun {
+        run_id: String,
+        format: super::export::ExportFormat,
+    },
+    /// Reads a rubric (the draft being edited, when given) and lints it.
+    LoadRubric {
+        path: PathBuf,
+        draft: Option<PathBuf>,
+    },
+    /// Opens the rubric's draft in `$EDITOR` (the terminal is handed over meanwhile).
+    EditRubric {
+        path: PathBuf,
+    },
+    /// Saves the draft as a new version in the registry and over the rubric file.
+    SaveRubric {
+        path: PathBuf,
+        draft: PathBuf,
+        note: String,
+        /// The version it is saved as (written into the draft first).
+        version: String,
+    },
+    /// The diff from the version `back` places before the registry's last to the last.
+    DiffRubric {
+        id: String,
+        back: usize,
+    },
+    /// Writes an edited rubric to its draft, then reads it back and lints it.
+    WriteDraft {
+        path: PathBuf,
+        rubric: Box<Rubric>,
+        /// Draft writes are numbered: the answer to an older one never replaces a newer edit.
+        seq: u64,
+    },
+    /// Reads the run `back` places before the dataset's latest, to compare with it (as side
+    /// B when `b`).
+    LoadEarlierRun {
+        dataset: usize,
+        back: usize,
+        b: bool,
+    },
+    /// Evaluates the artifact's required rubrics and moves it along the review flow.
+    SubmitArtifact {
+        id: String,
+        /// The tag its live grid (in the Grade pane) carries.
+        tag: u64,
+    },
+    /// A reviewer's decision, with a note.
+    DecideArtifact {
+        id: String,
+        to: crate::store::artifacts::Status,
+        note: String,
+    },
+    CancelRun {
+        tag: u64,
+    },
+    /// Grades exactly these cells (item position, criterion) again in the same run.
+    RetryCells {
+        tag: u64,
+        cells: Vec<(usize, String)>,
+    },
+    /// Read what belongs to a dataset: its latest run, the labelling rubric, labels.
+    Open {
+        dataset: usize,
+    },
+    /// Read items `start..start + count` (building the index first if needed).
+    LoadWindow {
+        tag: u64,
+        dataset: usize,
+        start: usize,
+        count: usize,
+    },
+    /// Read every item once: ids, and the positions whose submission contains `query`.
+    Scan {
+        tag: u64,
+        dataset: usize,
+        query: String,
+    },
+    SaveLabel {
+        dataset: usize,
+        item: String,
+        criterion: String,
+        verdict: serde_json::Value,
+        note: String,
+        rubric: String,
+        rubric_version: String,
+    },
+    Undo {
+        dataset: usize,
+        seq: u64,
+        item: String,
+        criterion: String,
+    },
+    /// Labels from now on are this annotator's (and theirs are shown).
+    SetAnnotator {
+        name: String,
+        dataset: Option<usize>,
+    },
+}
+
+impl Effect {
+    /// Effects that write a user's files: carried out one at a time, in the order they were
+    /// made (two writes to one file never race, and a later edit always lands last).
+    pub fn writes_in_order(&self) -> bool {
+        matches!(
+            self,
+            Effect::SaveLabel { .. }
+                | Effect::Undo { .. }
+                | Effect::SetAnnotator { .. }
+                | Effect::WriteDraft { .. }
+                | Effect::SaveRubric { .. }
+                | Effect::DecideArtifact { .. }
+                | Effect::NewRubric
+        )
+    }
+}

@@ -1,0 +1,136 @@
+//! The messages `App::update` takes: keys and the mouse, and every answer of the runtime
+//! (tagged where a newer request may supersede it).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::data::{DatasetInfo, Labels, RunData};
+use crate::model::{Item, Rubric};
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// A window of the open dataset.
+    Window {
+        tag: u64,
+        total: usize,
+        items: Vec<(usize, Item)>,
+    },
+    /// Datasets that appeared since the UI started (appended to the list).
+    DatasetsFound(Vec<DatasetInfo>),
+    /// A new rubric file was written: add it to the lists and open it.
+    RubricCreated(PathBuf),
+    /// How far a scan (search or filter) has read: items read, of how many when known.
+    ScanProgress {
+        tag: u64,
+        read: usize,
+        total: Option<usize>,
+    },
+    /// A scan: matching positions and every item's id.
+    Scanned {
+        tag: u64,
+        matches: Vec<usize>,
+        ids: Vec<String>,
+    },
+    /// The dataset's latest run, rubric and labels, read when it opened.
+    Opened {
+        dataset: usize,
+        run: Option<Arc<RunData>>,
+        rubric: Option<Arc<Rubric>>,
+        labels: Labels,
+        /// The notes on those labels.
+        notes: BTreeMap<(String, String), String>,
+        /// Everyone with a label journal for the dataset.
+        annotators: Vec<String>,
+    },
+    /// A label is on disk.
+    LabelSaved {
+        seq: u64,
+        item: String,
+        criterion: String,
+        verdict: serde_json::Value,
+        note: String,
+    },
+    LabelUndone {
+        item: String,
+        criterion: String,
+        verdict: Option<serde_json::Value>,
+    },
+    /// A run started: its tag, id in the workspace, criteria and size.
+    RunStarted {
+        tag: u64,
+        run_id: String,
+        /// Each criterion's id, and whether it is a penalty.
+        criteria: Vec<(String, bool)>,
+        items: Option<usize>,
+    },
+    /// One grading event of a run.
+    Grade {
+        tag: u64,
+        event: Box<crate::engine::GradeEvent>,
+    },
+    /// Cells already in a run's journal (copied, or graded in an earlier sitting).
+    Preload {
+        tag: u64,
+        cells: Vec<crate::store::runs::Cell>,
+    },
+    /// Judge calls still in flight while the run pauses.
+    InFlight {
+        tag: u64,
+        calls: usize,
+    },
+    GradeFinished {
+        tag: u64,
+        summary: String,
+        end: RunEnd,
+        tokens: u64,
+        cost: f64,
+    },
+    /// The estimate for the chosen rubric and judge, and what to do with it.
+    Estimate {
+        result: Result<crate::run::estimate::Estimate, String>,
+        after: super::grade::AfterEstimate,
+    },
+    /// How far an estimate has walked the dataset.
+    EstimateProgress(u64),
+    /// A label was NOT written (the disk said why).
+    LabelFailed(String),
+    /// A rubric read (and linted), with what happened; `draft` is the number of the draft
+    /// write it answers (`None`: a load or a save).
+    RubricLoaded {
+        view: super::rubrics::RubricView,
+        message: Option<String>,
+        draft: Option<u64>,
+    },
+    /// A diff to show and how far back its base is (or why there is none).
+    Diff(Result<(String, usize), String>),
+    /// The earlier run to compare with (`None`: there is none that far back), as side A
+    /// or, when `b`, side B.
+    EarlierRun {
+        back: usize,
+        run: Option<Arc<RunData>>,
+        b: bool,
+    },
+    /// The workspace's artifacts (after a load, a review or a decision), and what happened.
+    Artifacts {
+        artifacts: Vec<crate::store::artifacts::Artifact>,
+        message: Option<String>,
+    },
+    /// Something to tell the user.
+    Info(String),
+    Error(String),
+}
+
+/// How a run's sitting ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEnd {
+    /// Every cell graded; the run is marked finished.
+    Finished,
+    /// Stopped, or cells are missing (why): the run stays resumable.
+    Unfinished(String),
+}
