@@ -1,0 +1,540 @@
+//! Runs on disk: `runs/<id>/manifest.json` (what was graded, with what, and how it ended)
+//! and `runs/<id>/results.jsonl`, a journal of cells appended by one writer as items finish.
+//! A run cut at any byte (kill -9, power loss) is read back without its torn last line and
+//! resumed by grading exactly the cells the journal lacks.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+mod stream;
+
+pub use stream::{CellStream, ItemCells};
+
+use super::AtomicFile;
+use crate::model::CriterionResult;
+
+pub const MANIFEST: &str = "manifest.json";
+pub const RESULTS: &str = "results.jsonl";
+const LOCK: &str = ".lock";
+
+/// How often appended cells are synced to disk (a crash loses at most this much; those
+/// cells are graded again on resume).
+const SYNC_EVERY: Duration = Duration::from_millis(500);
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub rubric_id: String,
+    pub rubric_version: String,
+    /// SHA-256 of the rubric snapshot's text.
+    pub rubric_hash: String,
+    /// The exact rubric graded, as native JSON.
+    pub rubric: serde_json::Value,
+    pub dataset: DatasetRef,
+    /// How it was graded (judges, strategy, flags), for resume; opaque to the store.
+    pub settings: serde_json::Value,
+    pub started_at: String,
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    #[serde(default)]
+    pub totals: Option<Totals>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetRef {
+    /// Absolute path, read in place.
+    pub path: String,
+    /// SHA-256 of the file's bytes.
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    pub items: usize,
+    pub passed: usize,
+    pub incomplete: usize,
+    pub cells: usize,
+    pub failed_cells: usize,
+    pub mean_score: Option<f64>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost: f64,
+}
+
+/// A journal's cells by (item position, criterion id).
+pub type Cells = BTreeMap<(usize, String), Cell>;
+
+/// One journal line: a criterion's result for one item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// The item's position in the dataset (0-based).
+    pub item: usize,
+    pub item_id: String,
+    pub result: CriterionResult,
+}
+
+/// The journal's first line: which run and rubric its cells belong to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Header {
+    run: String,
+    rubric_hash: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{0}")]
+    Corrupt(String),
+    #[error("no run '{0}' in this workspace; `rubricate runs list` shows them")]
+    NotFound(String),
+    #[error("run {0} is being written by another process (it holds {1})")]
+    Busy(String, String),
+}
+
+fn io(path: &Path, e: &std::io::Error) -> RunError {
+    RunError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// A new run id: the start time, sortable, and four random hex digits.
+pub fn new_run_id() -> String {
+    let now = jiff::Zoned::now();
+    let tail = uuid::Uuid::now_v7().simple().to_string();
+    format!(
+        "{}-{}",
+        now.strftime("%Y%m%d-%H%M%S"),
+        &tail[tail.len() - 4..]
+    )
+}
+
+/// SHA-256 hex of a file, read in chunks.
+pub fn file_hash(path: &Path) -> Result<String, RunError> {
+    use sha2::{Digest, Sha256};
+    let mut f = File::open(path).map_err(|e| io(path, &e))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| io(path, &e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
+pub fn text_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// A run's folder.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    pub dir: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(runs: &Path, id: &str) -> Self {
+        Self { dir: runs.join(id) }
+    }
+
+    /// Finds a run by id or by a unique prefix of it.
+    pub fn find(runs: &Path, id: &str) -> Result<Self, RunError> {
+        let exact = runs.join(id);
+        if exact.join(MANIFEST).is_file() {
+            return Ok(Self { dir: exact });
+        }
+        let matches: Vec<PathBuf> = std::fs::read_dir(runs)
+            .map_err(|e| io(runs, &e))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(id))
+                    && p.join(MANIFEST).is_file()
+            })
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(Self { dir: one.clone() }),
+            [] => Err(RunError::NotFound(id.to_owned())),
+            _ => Err(RunError::Corrupt(format!(
+                "'{id}' matches {} runs; give more of the id",
+                matches.len()
+            ))),
+        }
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.dir.join(MANIFEST)
+    }
+
+    pub fn results_path(&self) -> PathBuf {
+        self.dir.join(RESULTS)
+    }
+
+    pub fn write_manifest(&self, m: &Manifest) -> Result<(), RunError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, &e))?;
+        let path = self.manifest_path();
+        let text = serde_json::to_string_pretty(m)
+            .map_err(|e| RunError::Corrupt(format!("cannot write the manifest: {e}")))?;
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))
+    }
+
+    pub fn read_manifest(&self) -> Result<Manifest, RunError> {
+        let path = self.manifest_path();
+        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, &e))?;
+        serde_json::from_str(&text).map_err(|e| {
+            RunError::Corrupt(format!(
+                "{}:{}:{}: the run manifest is damaged ({e}); the run cannot be read or resumed",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })
+    }
+
+    /// Takes the run's lock (one writer at a time), held while the returned file lives.
+    pub fn lock(&self) -> Result<File, RunError> {
+        let path = self.dir.join(LOCK);
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io(&path, &e))?;
+        match f.try_lock() {
+            Ok(()) => Ok(f),
+            Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(
+                self.dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                path.display().to_string(),
+            )),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(&path, &e)),
+        }
+    }
+
+    /// Reads the journal: every complete cell (a later line for the same cell — a retry —
+    /// wins); a torn last line is ignored. Returns the cells and the byte length of the valid part.
+    ///
+    /// Holds every cell in memory: readers of whole runs use [`RunDir::stream_cells`].
+    pub fn read_cells(&self, m: &Manifest) -> Result<(Cells, u64), RunError> {
+        let path = self.results_path();
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((BTreeMap::new(), 0)),
+            Err(e) => return Err(io(&path, &e)),
+        };
+        let mut reader = BufReader::new(file);
+        let mut cells = BTreeMap::new();
+        let mut valid = 0u64;
+        let mut line = Vec::new();
+        let mut number = 0usize;
+        loop {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| io(&path, &e))?;
+            if n == 0 {
+                break;
+            }
+            number += 1;
+            if line.last() != Some(&b'\n') {
+                break; // torn by a crash: never acknowledged
+            }
+            if number == 1 {
+                check_header(&line, &path, m)?;
+            } else {
+                let cell = parse_cell(&line, &path, number)?;
+                // A cell graded again (a retried failure) supersedes its earlier line.
+                cells.insert((cell.item, cell.result.criterion_id.clone()), cell);
+            }
+            valid += n as u64;
+        }
+        Ok((cells, valid))
+    }
+}
+
+/// Checks a journal's first line against the run's manifest.
+fn check_header(line: &[u8], path: &Path, m: &Manifest) -> Result<(), RunError> {
+    let h: Header = serde_json::from_slice(line).map_err(|e| {
+        RunError::Corrupt(format!(
+            "{}:1: not a results journal header ({e})",
+            path.display()
+        ))
+    })?;
+    if h.rubric_hash != m.rubric_hash || h.run != m.id {
+        return Err(RunError::Corrupt(format!(
+            "{}:1: these results belong to run {} with rubric hash {}…, not to run {} with rubric {}@{} (hash {}…); the results file is from another run or rubric version",
+            path.display(),
+            h.run,
+            h.rubric_hash.get(..12).unwrap_or(&h.rubric_hash),
+            m.id,
+            m.rubric_id,
+            m.rubric_version,
+            m.rubric_hash.get(..12).unwrap_or(&m.rubric_hash)
+        )));
+    }
+    Ok(())
+}
+
+/// One journal line (number `number`) as a cell.
+fn parse_cell(line: &[u8], path: &Path, number: usize) -> Result<Cell, RunError> {
+    serde_json::from_slice(line).map_err(|e| not_a_result(path, number, &e))
+}
+
+fn not_a_result(path: &Path, number: usize, e: &serde_json::Error) -> RunError {
+    RunError::Corrupt(format!(
+        "{}:{number}: not a result line ({e}); the results file is damaged",
+        path.display()
+    ))
+}
+
+/// Appends cells to a run's journal: flushed to the OS per item, synced every
+/// [`SYNC_EVERY`] and at the end. Holds the run's lock.
+pub struct RunWriter {
+    file: std::io::BufWriter<File>,
+    path: PathBuf,
+    last_sync: Instant,
+    _lock: File,
+}
+
+impl RunWriter {
+    /// Starts the journal of a new run (after its manifest is written).
+    pub fn create(run: &RunDir, m: &Manifest) -> Result<Self, RunError> {
+        let lock = run.lock()?;
+        let path = run.results_path();
+        let mut file = File::create(&path).map_err(|e| io(&path, &e))?;
+        let header = serde_json::to_string(&Header {
+            run: m.id.clone(),
+            rubric_hash: m.rubric_hash.clone(),
+        })
+        .map_err(|e| RunError::Corrupt(e.to_string()))?;
+        writeln!(file, "{header}").map_err(|e| io(&path, &e))?;
+        file.sync_all().map_err(|e| io(&path, &e))?;
+        Ok(Self::wrap(file, path, lock))
+    }
+
+    /// Reopens a journal to resume it: the torn tail (past `valid` bytes) is cut first, so
+    /// new lines never follow half a line.
+    pub fn reopen(run: &RunDir, m: &Manifest, valid: u64) -> Result<Self, RunError> {
+        let lock = run.lock()?;
+        let path = run.results_path();
+        if valid == 0 {
+            drop(lock);
+            return Self::create(run, m);
+        }
+        let mut file = OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(|e| io(&path, &e))?;
+        file.set_len(valid).map_err(|e| io(&path, &e))?;
+        file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
+        Ok(Self::wrap(file, path, lock))
+    }
+
+    fn wrap(file: File, path: PathBuf, lock: File) -> Self {
+        Self {
+            file: std::io::BufWriter::with_capacity(64 * 1024, file),
+            path,
+            last_sync: Instant::now(),
+            _lock: lock,
+        }
+    }
+
+    /// Appends one item's cells.
+    pub fn append(
+        &mut self,
+        item: usize,
+        item_id: &str,
+        results: &[CriterionResult],
+    ) -> Result<(), RunError> {
+        for r in results {
+            let cell = Cell {
+                item,
+                item_id: item_id.to_owned(),
+                result: r.clone(),
+            };
+            let line =
+                serde_json::to_string(&cell).map_err(|e| RunError::Corrupt(e.to_string()))?;
+            writeln!(self.file, "{line}").map_err(|e| io(&self.path, &e))?;
+        }
+        self.file.flush().map_err(|e| io(&self.path, &e))?;
+        if self.last_sync.elapsed() >= SYNC_EVERY {
+            self.file
+                .get_ref()
+                .sync_data()
+                .map_err(|e| io(&self.path, &e))?;
+            self.last_sync = Instant::now();
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<(), RunError> {
+        self.file.flush().map_err(|e| io(&self.path, &e))?;
+        self.file
+            .get_ref()
+            .sync_all()
+            .map_err(|e| io(&self.path, &e))
+    }
+}
+
+/// Every run's manifest, oldest first (by start time); damaged ones are returned as errors, last.
+pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, RunError>> {
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join(MANIFEST).is_file())
+        .collect();
+    dirs.sort();
+    let mut all: Vec<Result<Manifest, RunError>> = dirs
+        .into_iter()
+        .map(|dir| RunDir { dir }.read_manifest())
+        .collect();
+    // Oldest first by start time: ids name the second a run began, so two runs started
+    // within one second would sort by their random tail, not by which came first.
+    // Damaged manifests come last.
+    all.sort_by_key(|m| match m {
+        Ok(m) => (false, started(m), m.id.clone()),
+        Err(_) => (true, None, String::new()),
+    });
+    all
+}
+
+fn started(m: &Manifest) -> Option<jiff::Timestamp> {
+    m.started_at.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{MethodKind, Verdict};
+
+    pub(super) fn manifest(id: &str, hash: &str) -> Manifest {
+        Manifest {
+            id: id.into(),
+            name: None,
+            rubric_id: "r".into(),
+            rubric_version: "1.0.0".into(),
+            rubric_hash: hash.into(),
+            rubric: serde_json::json!({}),
+            dataset: DatasetRef {
+                path: "/d.jsonl".into(),
+                hash: "h".into(),
+            },
+            settings: serde_json::json!({}),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            finished_at: None,
+            totals: None,
+        }
+    }
+
+    pub(super) fn result(id: &str) -> CriterionResult {
+        let mut r = CriterionResult::failed(
+            id,
+            MethodKind::Check,
+            crate::model::Failure::error("x", "y"),
+        );
+        r.failure = None;
+        r.verdict = Some(Verdict::Met);
+        r.value = Some(1.0);
+        r
+    }
+
+    #[test]
+    fn a_torn_tail_is_ignored_then_cut_before_resuming() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path(), "r1");
+        let m = manifest("r1", "abc");
+        run.write_manifest(&m).unwrap();
+        let mut w = RunWriter::create(&run, &m).unwrap();
+        w.append(0, "a", &[result("c1"), result("c2")]).unwrap();
+        w.finish().unwrap();
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(run.results_path())
+            .unwrap();
+        f.write_all(b"{\"item\": 1, \"item_id\": \"b\", \"res")
+            .unwrap();
+        drop(f);
+        let (cells, valid) = run.read_cells(&m).unwrap();
+        assert_eq!(cells.len(), 2);
+        let mut w = RunWriter::reopen(&run, &m, valid).unwrap();
+        w.append(1, "b", &[result("c1")]).unwrap();
+        w.finish().unwrap();
+        let (cells, _) = run.read_cells(&m).unwrap();
+        assert_eq!(cells.len(), 3);
+        assert!(cells.contains_key(&(1, "c1".into())));
+    }
+
+    #[test]
+    fn damage_and_foreign_results_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path(), "r1");
+        let m = manifest("r1", "abc");
+        run.write_manifest(&m).unwrap();
+        let mut w = RunWriter::create(&run, &m).unwrap();
+        w.append(0, "a", &[result("c1")]).unwrap();
+        w.finish().unwrap();
+        let other = manifest("r1", "def");
+        let e = run.read_cells(&other).unwrap_err().to_string();
+        assert!(
+            e.contains(":1: these results belong to run r1 with rubric hash abc…"),
+            "{e}"
+        );
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(run.results_path())
+            .unwrap();
+        f.write_all(b"garbage\n{}\n").unwrap();
+        drop(f);
+        let e = run.read_cells(&m).unwrap_err().to_string();
+        assert!(e.contains("results.jsonl:3: not a result line"), "{e}");
+        std::fs::write(run.manifest_path(), "{\"id\": \"r1\", \"rub").unwrap();
+        let e = run.read_manifest().unwrap_err().to_string();
+        assert!(
+            e.contains("manifest.json:1:") && e.contains("the run manifest is damaged"),
+            "{e}"
+        );
+        assert!(
+            RunDir::find(dir.path(), "zz")
+                .unwrap_err()
+                .to_string()
+                .contains("no run 'zz'")
+        );
+    }
+
+    #[test]
+    fn one_writer_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path(), "r1");
+        let m = manifest("r1", "abc");
+        run.write_manifest(&m).unwrap();
+        let _w = RunWriter::create(&run, &m).unwrap();
+        let e = RunWriter::reopen(&run, &m, 10).err().unwrap().to_string();
+        assert!(e.contains("is being written by another process"), "{e}");
+    }
+}
