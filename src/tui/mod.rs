@@ -11,6 +11,7 @@ pub mod effect;
 pub mod effects;
 pub mod export;
 pub mod grade;
+mod grid;
 mod input;
 pub mod keymap;
 mod label;
