@@ -16,7 +16,7 @@ use crate::engine::{CompiledRubric, EventKind, ExecOptions, Executor, GradeEvent
 use crate::formats::Diagnostic;
 use crate::formats::dataset::Dataset;
 use crate::llm;
-use crate::model::{CriterionResult, Evaluation, Item};
+use crate::model::{CriterionResult, Evaluation, Failure, Item};
 use crate::store::runs::RunWriter;
 
 pub use crate::engine::CellSet;
@@ -235,16 +235,19 @@ impl Outbox {
             return;
         }
         if let Some(writer) = self.journal.as_mut() {
-            let graded: Vec<CriterionResult> = evaluation
-                .results
-                .iter()
-                .filter(|r| {
-                    !r.failure
-                        .as_ref()
-                        .is_some_and(crate::model::Failure::unsent)
-                })
-                .cloned()
-                .collect();
+            let unsent = |r: &CriterionResult| r.failure.as_ref().is_some_and(Failure::unsent);
+            // Copies only in the rare item with cells the run never sent.
+            let graded: std::borrow::Cow<'_, [CriterionResult]> =
+                if evaluation.results.iter().any(unsent) {
+                    evaluation
+                        .results
+                        .iter()
+                        .filter(|r| !unsent(r))
+                        .cloned()
+                        .collect()
+                } else {
+                    std::borrow::Cow::Borrowed(&evaluation.results)
+                };
             if !graded.is_empty()
                 && let Err(e) = writer.append(index, &evaluation.target_id, &graded)
             {

@@ -265,6 +265,9 @@ impl Session {
         F: FnMut(RunEvent) -> Fut,
         Fut: Future<Output = Result<(), String>>,
     {
+        // A fresh run that nothing stopped holds exactly the items this pass delivered: its
+        // totals are this pass's, and the journal need not be read again.
+        let fresh = self.prior.is_empty() && self.whole;
         let Session {
             job,
             recording,
@@ -288,7 +291,16 @@ impl Session {
             .take()
             .and_then(|w| w.finish().err())
             .map(|e| e.to_string());
-        let replay = match rec.replay(|_, _| {}) {
+        let clean = ended.stop.is_none() && ended.input_error.is_none() && record_error.is_none();
+        let replay = if fresh && clean {
+            Ok(Replay {
+                summary: ended.summary.clone(),
+                ..Replay::default()
+            })
+        } else {
+            rec.replay(|_, _| {})
+        };
+        let replay = match replay {
             Ok(r) => Some(r),
             Err(e) => {
                 record_error.get_or_insert(e.to_string());
