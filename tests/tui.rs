@@ -132,7 +132,7 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
         ("q01", "reset-link", Some("MET"))
     );
     assert_eq!(ui.app.label.criterion, 1, "on to the next criterion");
-    // Not yet on disk: quitting asks to wait.
+    // Not yet on disk: quitting waits for it (esc stays).
     ui.app.update(key('q'));
     assert!(!ui.app.quit);
     assert!(
@@ -140,9 +140,11 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
             .message
             .as_deref()
             .unwrap()
-            .contains("still being saved")
+            .contains("quitting when they are saved")
     );
+    ui.app.update(code(KeyCode::Esc));
     settle(&mut ui.app, &ui.runtime, effects);
+    assert!(!ui.app.quit, "esc kept the UI open");
     assert_eq!(ui.app.label.unsaved, 0);
     assert_eq!(ui.app.label.sitting, 1);
     // A key that does not answer this criterion says so and saves nothing.
@@ -1493,6 +1495,7 @@ fn rapid_edits_each_start_from_the_last_and_all_land_in_the_draft_in_order() {
     // The writes land in order (the last one last); answers to older ones change nothing.
     settle(&mut ui.app, &ui.runtime, effects);
     assert!(!ui.app.rubrics.saving());
+    assert!(ui.app.quit, "quit once the last draft write was confirmed");
     assert_eq!(count(&ui), before + 25);
     let draft = std::path::Path::new(&ui.root).join(".rubricate/drafts/support-answer.yaml");
     let on_disk =
@@ -1513,8 +1516,20 @@ fn an_unrelated_error_does_not_let_quit_lose_a_pending_label() {
     assert!(!ui.app.quit, "the label is still on its way to the disk");
     settle(&mut ui.app, &ui.runtime, effects);
     assert_eq!(ui.app.label.unsaved, 0);
+    assert!(ui.app.quit, "quit once the label was on disk");
+}
+
+#[test]
+fn a_write_that_fails_while_quitting_keeps_the_ui_open_and_says_why() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    ui.app.update(key('m'));
     ui.app.update(key('q'));
-    assert!(ui.app.quit);
+    assert!(ui.app.quitting && !ui.app.quit);
+    ui.app
+        .update(Msg::LabelFailed("the label was NOT saved: disk full".into()));
+    assert!(!ui.app.quit && !ui.app.quitting);
+    assert!(ui.app.message.as_deref().unwrap().contains("disk full"));
 }
 
 #[test]

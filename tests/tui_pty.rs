@@ -208,3 +208,28 @@ fn a_pattern_that_does_not_compile_is_shown_where_it_is_and_never_saved() {
         "no version was registered"
     );
 }
+
+#[test]
+fn quit_pressed_while_a_label_is_being_written_waits_for_it_and_the_label_is_on_disk() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let t = demo("quit-pending", &home, 80, 24);
+    t.wait_for("support-answers");
+    t.keys(&["Enter"]);
+    t.wait_for("q01");
+    t.keys(&["L"]);
+    t.wait_for("q01 (1 of 50)");
+    // Three labels and quit in one burst: q arrives before the disk confirms them. One q
+    // is enough — the UI quits by itself once the last one is written.
+    t.type_text("mucq");
+    t.wait_gone();
+    let events = journal(&home);
+    let got: Vec<&str> = events
+        .iter()
+        .map(|e| e["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ["MET", "UNMET", "CANNOT_ASSESS"], "{events:?}");
+}

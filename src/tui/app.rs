@@ -64,6 +64,9 @@ pub struct App {
     /// How far the help is scrolled.
     pub help_scroll: usize,
     pub quit: bool,
+    /// Quit was asked while writes were queued: the UI quits once the disk confirmed them
+    /// all (a failed write cancels it; `esc` stays).
+    pub quitting: bool,
     pub message: Option<String>,
     pub workspace: PathBuf,
     pub annotator: String,
@@ -118,6 +121,7 @@ impl App {
             help: false,
             help_scroll: 0,
             quit: false,
+            quitting: false,
             message: None,
             workspace,
             annotator,
@@ -215,12 +219,26 @@ impl App {
         usize::from(self.size.1.saturating_sub(5)).max(1)
     }
 
-    /// Anything the user could lose by quitting now.
+    /// Writes the disk has not confirmed yet: labels, undos and rubric drafts.
     pub fn unsaved(&self) -> usize {
-        self.label.unsaved
+        self.label.unsaved + usize::from(self.rubrics.saving())
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
+        let effects = self.apply(msg);
+        if self.quitting {
+            if failed {
+                // Something was not written: stay, and say what (the message is the error).
+                self.quitting = false;
+            } else if self.unsaved() == 0 {
+                self.quit = true;
+            }
+        }
+        effects
+    }
+
+    fn apply(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
             Msg::Key(k) if k.kind == KeyEventKind::Press => self.key(k),
             Msg::Key(_) => Vec::new(),
@@ -364,6 +382,7 @@ impl App {
                     Some(v) => self.labels.insert((item, criterion), v),
                     None => self.labels.remove(&(item, criterion)),
                 };
+                self.label.unsaved = self.label.unsaved.saturating_sub(1);
                 self.label.sitting = self.label.sitting.saturating_sub(1);
                 self.message = Some("undone".into());
                 Vec::new()
@@ -521,15 +540,12 @@ impl App {
         match action {
             Action::Quit => {
                 if self.unsaved() > 0 {
+                    // Quit once the disk has every queued write (never before).
+                    self.quitting = true;
                     self.message = Some(format!(
-                        "{} label(s) are still being saved; press q again in a moment",
+                        "writing {} change(s) to disk; quitting when they are saved (esc stays)",
                         self.unsaved()
                     ));
-                } else if self.rubrics.saving() {
-                    self.message = Some(
-                        "a rubric edit is still being written to its draft; press q again in a moment"
-                            .into(),
-                    );
                 } else {
                     self.quit = true;
                 }

@@ -352,7 +352,7 @@ impl Runtime {
                         criterion,
                         verdict,
                     },
-                    Err(e) => Msg::Error(format!("undo failed: {e}")),
+                    Err(e) => Msg::LabelFailed(format!("undo failed: {e}")),
                 })
             }
         }

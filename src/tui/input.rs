@@ -36,6 +36,11 @@ impl App {
     }
 
     pub(super) fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        if self.quitting && k.code == KeyCode::Esc {
+            self.quitting = false;
+            self.message = Some("not quitting; the writes go on".into());
+            return Vec::new();
+        }
         if self.export_prompt {
             self.export_prompt = false;
             let format = match k.code {

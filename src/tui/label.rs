@@ -145,6 +145,7 @@ impl App {
                 let Some(b) = &self.browse else {
                     return Vec::new();
                 };
+                self.label.unsaved += 1;
                 vec![Effect::Undo {
                     dataset: b.dataset,
                     seq,
