@@ -732,6 +732,58 @@ fn snapshots(w: u16, h: u16) {
     insta::assert_snapshot!(format!("results_{size}"), ui.screen());
     ui.press([key('?')]);
     insta::assert_snapshot!(format!("help_{size}"), ui.screen());
+    ui.press([code(KeyCode::Esc), key(':')]);
+    for c in "label".chars() {
+        ui.press([key(c)]);
+    }
+    insta::assert_snapshot!(format!("palette_{size}"), ui.screen());
+    ui.press([code(KeyCode::Esc), key('B')]);
+    insta::assert_snapshot!(format!("rubrics_files_{size}"), ui.screen());
+    ui.press([code(KeyCode::Down), code(KeyCode::Enter)]);
+    insta::assert_snapshot!(format!("rubrics_tree_{size}"), ui.screen());
+    ui.press([key('G')]);
+    insta::assert_snapshot!(format!("grade_idle_{size}"), ui.screen());
+    ui.press([key('V')]);
+    let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d").unwrap();
+    insta::assert_snapshot!(
+        format!("review_list_{size}"),
+        times.replace_all(&ui.screen(), "[time]")
+    );
+}
+
+#[test]
+fn the_palette_finds_an_action_by_words_and_runs_it_in_its_pane() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key(':')]);
+    assert!(ui.app.palette.is_some());
+    // Words of the description, in any order; case ignored.
+    for c in "BLIND mode".chars() {
+        ui.press([key(c)]);
+    }
+    let found = ui.app.palette_matches();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(!ui.app.label.blind);
+    ui.press([code(KeyCode::Enter)]);
+    assert!(ui.app.palette.is_none());
+    assert_eq!(ui.app.pane, Pane::Label, "switched to the action's pane");
+    assert!(ui.app.label.blind, "and ran it there");
+    // ctrl-p opens it too; this pane's actions come first; esc closes without running.
+    ui.press([Msg::Key(KeyEvent::new(
+        KeyCode::Char('p'),
+        KeyModifiers::CONTROL,
+    ))]);
+    let all = ui.app.palette_matches();
+    assert_eq!(all[0].pane(), Some(Pane::Label));
+    assert!(
+        all.iter().any(|e| e.pane() == Some(Pane::Rubrics)),
+        "every pane's actions are listed"
+    );
+    ui.press([key('z'), key('z'), key('z')]);
+    assert!(ui.app.palette_matches().is_empty());
+    assert!(ui.screen().contains("no action has those words"));
+    ui.press([code(KeyCode::Esc)]);
+    assert!(ui.app.palette.is_none() && ui.app.label.blind);
+    assert_eq!(ui.app.label.sitting, 0, "z was typed, not an undo");
 }
 
 #[test]
@@ -1526,8 +1578,9 @@ fn a_write_that_fails_while_quitting_keeps_the_ui_open_and_says_why() {
     ui.app.update(key('m'));
     ui.app.update(key('q'));
     assert!(ui.app.quitting && !ui.app.quit);
-    ui.app
-        .update(Msg::LabelFailed("the label was NOT saved: disk full".into()));
+    ui.app.update(Msg::LabelFailed(
+        "the label was NOT saved: disk full".into(),
+    ));
     assert!(!ui.app.quit && !ui.app.quitting);
     assert!(ui.app.message.as_deref().unwrap().contains("disk full"));
 }

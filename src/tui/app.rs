@@ -61,6 +61,8 @@ pub struct App {
     /// Asking which format to export the Results pane's run in.
     pub export_prompt: bool,
     pub help: bool,
+    /// The command palette, while it is open.
+    pub palette: Option<super::palette::Palette>,
     /// How far the help is scrolled.
     pub help_scroll: usize,
     pub quit: bool,
@@ -119,6 +121,7 @@ impl App {
             first_start: false,
             export_prompt: false,
             help: false,
+            palette: None,
             help_scroll: 0,
             quit: false,
             quitting: false,
@@ -551,6 +554,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Action::Palette => self.open_palette(),
             Action::Help => {
                 self.help = true;
                 self.help_scroll = 0;

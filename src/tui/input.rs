@@ -41,6 +41,9 @@ impl App {
             self.message = Some("not quitting; the writes go on".into());
             return Vec::new();
         }
+        if self.palette.is_some() {
+            return self.palette_key(&k);
+        }
         if self.export_prompt {
             self.export_prompt = false;
             let format = match k.code {

@@ -16,6 +16,7 @@ pub const DEFAULTS: &str = include_str!("../../assets/keymap.yaml");
 pub enum Action {
     Quit,
     Help,
+    Palette,
     NextPane,
     PrevPane,
     DatasetsPane,
@@ -85,82 +86,97 @@ pub enum Action {
     Reject,
 }
 
+/// Every action's name as a keymap writes it (`choice_0`…`choice_9` aside).
+const NAMES: &[(&str, Action)] = &[
+    ("quit", Action::Quit),
+    ("help", Action::Help),
+    ("palette", Action::Palette),
+    ("next_pane", Action::NextPane),
+    ("prev_pane", Action::PrevPane),
+    ("datasets_pane", Action::DatasetsPane),
+    ("label_pane", Action::LabelPane),
+    ("results_pane", Action::ResultsPane),
+    ("grade_pane", Action::GradePane),
+    ("review_pane", Action::ReviewPane),
+    ("rubrics_pane", Action::RubricsPane),
+    ("edit", Action::Edit),
+    ("save", Action::Save),
+    ("diff", Action::Diff),
+    ("edit_id", Action::EditId),
+    ("edit_name", Action::EditName),
+    ("edit_requirement", Action::EditRequirement),
+    ("edit_weight", Action::EditWeight),
+    ("edit_min_score", Action::EditMinScore),
+    ("edit_template", Action::EditTemplate),
+    ("edit_args", Action::EditArgs),
+    ("toggle_required", Action::ToggleRequired),
+    ("next_kind", Action::NextKind),
+    ("add_criterion", Action::AddCriterion),
+    ("duplicate_criterion", Action::DuplicateCriterion),
+    ("delete_criterion", Action::DeleteCriterion),
+    ("move_up", Action::MoveUp),
+    ("move_down", Action::MoveDown),
+    ("compare", Action::Compare),
+    ("older", Action::Older),
+    ("newer", Action::Newer),
+    ("submit", Action::Submit),
+    ("approve", Action::Approve),
+    ("request_revision", Action::RequestRevision),
+    ("reject", Action::Reject),
+    ("estimate", Action::Estimate),
+    ("regrade_changed", Action::RegradeChanged),
+    ("strategy", Action::Strategy),
+    ("model", Action::Model),
+    ("max_cost", Action::MaxCost),
+    ("annotator", Action::Annotator),
+    ("export", Action::Export),
+    ("older_b", Action::OlderB),
+    ("newer_b", Action::NewerB),
+    ("continue", Action::Continue),
+    ("pause", Action::Pause),
+    ("retry", Action::Retry),
+    ("retry_all", Action::RetryAll),
+    ("up", Action::Up),
+    ("down", Action::Down),
+    ("page_up", Action::PageUp),
+    ("page_down", Action::PageDown),
+    ("top", Action::Top),
+    ("bottom", Action::Bottom),
+    ("open", Action::Open),
+    ("back", Action::Back),
+    ("search", Action::Search),
+    ("filter", Action::Filter),
+    ("met", Action::Met),
+    ("unmet", Action::Unmet),
+    ("cannot_assess", Action::CannotAssess),
+    ("next_criterion", Action::NextCriterion),
+    ("prev_criterion", Action::PrevCriterion),
+    ("next_item", Action::NextItem),
+    ("prev_item", Action::PrevItem),
+    ("undo", Action::Undo),
+    ("note", Action::Note),
+    ("blind", Action::Blind),
+    ("queue", Action::Queue),
+];
+
 impl Action {
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "quit" => Action::Quit,
-            "help" => Action::Help,
-            "next_pane" => Action::NextPane,
-            "prev_pane" => Action::PrevPane,
-            "datasets_pane" => Action::DatasetsPane,
-            "label_pane" => Action::LabelPane,
-            "results_pane" => Action::ResultsPane,
-            "grade_pane" => Action::GradePane,
-            "review_pane" => Action::ReviewPane,
-            "rubrics_pane" => Action::RubricsPane,
-            "edit" => Action::Edit,
-            "save" => Action::Save,
-            "diff" => Action::Diff,
-            "edit_id" => Action::EditId,
-            "edit_name" => Action::EditName,
-            "edit_requirement" => Action::EditRequirement,
-            "edit_weight" => Action::EditWeight,
-            "edit_min_score" => Action::EditMinScore,
-            "edit_template" => Action::EditTemplate,
-            "edit_args" => Action::EditArgs,
-            "toggle_required" => Action::ToggleRequired,
-            "next_kind" => Action::NextKind,
-            "add_criterion" => Action::AddCriterion,
-            "duplicate_criterion" => Action::DuplicateCriterion,
-            "delete_criterion" => Action::DeleteCriterion,
-            "move_up" => Action::MoveUp,
-            "move_down" => Action::MoveDown,
-            "compare" => Action::Compare,
-            "older" => Action::Older,
-            "newer" => Action::Newer,
-            "submit" => Action::Submit,
-            "approve" => Action::Approve,
-            "request_revision" => Action::RequestRevision,
-            "reject" => Action::Reject,
-            "estimate" => Action::Estimate,
-            "regrade_changed" => Action::RegradeChanged,
-            "strategy" => Action::Strategy,
-            "model" => Action::Model,
-            "max_cost" => Action::MaxCost,
-            "annotator" => Action::Annotator,
-            "export" => Action::Export,
-            "older_b" => Action::OlderB,
-            "newer_b" => Action::NewerB,
-            "continue" => Action::Continue,
-            "pause" => Action::Pause,
-            "retry" => Action::Retry,
-            "retry_all" => Action::RetryAll,
-            "up" => Action::Up,
-            "down" => Action::Down,
-            "page_up" => Action::PageUp,
-            "page_down" => Action::PageDown,
-            "top" => Action::Top,
-            "bottom" => Action::Bottom,
-            "open" => Action::Open,
-            "back" => Action::Back,
-            "search" => Action::Search,
-            "filter" => Action::Filter,
-            "met" => Action::Met,
-            "unmet" => Action::Unmet,
-            "cannot_assess" => Action::CannotAssess,
-            "next_criterion" => Action::NextCriterion,
-            "prev_criterion" => Action::PrevCriterion,
-            "next_item" => Action::NextItem,
-            "prev_item" => Action::PrevItem,
-            "undo" => Action::Undo,
-            "note" => Action::Note,
-            "blind" => Action::Blind,
-            "queue" => Action::Queue,
-            other => {
-                let n: u8 = other.strip_prefix("choice_")?.parse().ok()?;
-                return (0..=9).contains(&n).then_some(Action::Choice(n));
-            }
-        })
+        if let Some(&(_, a)) = NAMES.iter().find(|(n, _)| *n == s) {
+            return Some(a);
+        }
+        let n: u8 = s.strip_prefix("choice_")?.parse().ok()?;
+        (0..=9).contains(&n).then_some(Action::Choice(n))
+    }
+
+    /// The action's name as a keymap writes it (`next_pane`, `choice_3`).
+    pub fn name(self) -> String {
+        if let Action::Choice(n) = self {
+            return format!("choice_{n}");
+        }
+        NAMES
+            .iter()
+            .find(|(_, a)| *a == self)
+            .map_or_else(String::new, |(n, _)| (*n).to_owned())
     }
 
     /// What the help overlay says.
@@ -168,6 +184,7 @@ impl Action {
         match self {
             Action::Quit => "quit".into(),
             Action::Help => "this help".into(),
+            Action::Palette => "every action by name (type to find one, enter runs it)".into(),
             Action::NextPane => "next pane".into(),
             Action::PrevPane => "previous pane".into(),
             Action::DatasetsPane => "Datasets pane".into(),
@@ -527,5 +544,16 @@ mod tests {
         assert_eq!(map.action(Context::Label, k("y")), Some(Action::Met));
         assert_eq!(map.keys_for(Context::Label, Action::Met), ["m", "y"]);
         assert_eq!(map.keys_for(Context::Label, Action::Quit), ["q", "ctrl-c"]);
+    }
+
+    #[test]
+    fn every_action_name_reads_back_as_its_action() {
+        for &(name, action) in NAMES {
+            assert_eq!(Action::parse(name), Some(action), "{name}");
+            assert_eq!(action.name(), name);
+        }
+        assert_eq!(Action::Choice(7).name(), "choice_7");
+        assert_eq!(Action::parse("choice_7"), Some(Action::Choice(7)));
+        assert_eq!(Action::parse("choice_10"), None);
     }
 }

@@ -16,6 +16,7 @@ mod input;
 pub mod keymap;
 mod label;
 pub mod msg;
+pub mod palette;
 mod results;
 pub mod review;
 mod rubric_files;

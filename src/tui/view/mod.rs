@@ -4,6 +4,7 @@
 mod datasets;
 mod grade;
 mod label;
+mod palette;
 mod results;
 mod review;
 mod rubrics;
@@ -38,6 +39,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
     if app.help {
         help(app, f, area);
     }
+    palette::draw(app, f, area);
 }
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -113,6 +115,7 @@ fn hints(app: &App) -> String {
     };
     let parts: Vec<String> = global(Action::Help)
         .into_iter()
+        .chain(global(Action::Palette))
         .chain(wanted.iter().filter_map(|a| {
             let keys = app.keymap.keys_for(ctx, *a);
             keys.first().map(|k| format!("{k} {}", short(*a)))
@@ -156,6 +159,7 @@ fn short(a: Action) -> &'static str {
         Action::RetryAll => "retry failures",
         Action::Note => "note",
         Action::Help => "help",
+        Action::Palette => "actions",
         Action::Quit => "quit",
         _ => "",
     }
