@@ -730,7 +730,9 @@ fn snapshots(w: u16, h: u16) {
         code(KeyCode::Down),
     ]);
     insta::assert_snapshot!(format!("results_{size}"), ui.screen());
-    ui.press([key('?')]);
+    ui.press([key('i'), code(KeyCode::Down)]);
+    insta::assert_snapshot!(format!("results_items_{size}"), ui.screen());
+    ui.press([code(KeyCode::Esc), key('?')]);
     insta::assert_snapshot!(format!("help_{size}"), ui.screen());
     ui.press([code(KeyCode::Esc), key(':')]);
     for c in "label".chars() {
@@ -1186,6 +1188,75 @@ fn runs_of_different_rubrics_compare_only_their_shared_criteria_and_say_so() {
 }
 
 #[test]
+fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('R'), key('i')]);
+    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let shown = |ui: &Ui| {
+        let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+        let view = ui.app.results_items.clone().unwrap();
+        rubricate::tui::results::item_rows(&run, &view, Some("reset-link"))
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        shown(&ui).len(),
+        run.order.len(),
+        "every item, in dataset order"
+    );
+    let screen = ui.screen();
+    assert!(
+        screen.contains(&format!("Items {0}/{0}", run.order.len())),
+        "{screen}"
+    );
+    // v: only the items the judge gave the first verdict on the selected criterion.
+    ui.press([key('v')]);
+    let view = ui.app.results_items.clone().unwrap();
+    let verdict = view.verdict.clone().expect("a verdict filter");
+    let rows = shown(&ui);
+    assert!(!rows.is_empty() && rows.len() < run.order.len());
+    for id in &rows {
+        let cell = run.by_item[id]
+            .results
+            .iter()
+            .find(|x| x.criterion_id == "reset-link")
+            .unwrap();
+        assert_eq!(rubricate::tui::results::verdict_text(cell), verdict);
+    }
+    assert!(ui.screen().contains(&format!("reset-link = {verdict}")));
+    // Each verdict in turn, then none again.
+    let all = rubricate::tui::results::verdicts(&run, "reset-link");
+    for _ in 1..all.len() {
+        ui.press([key('v')]);
+    }
+    ui.press([key('v')]);
+    assert_eq!(ui.app.results_items.as_ref().unwrap().verdict, None);
+    // F: only items with a failed cell (the demo's run has none: the list says so).
+    ui.press([key('F')]);
+    let failed = run
+        .order
+        .iter()
+        .filter(|id| run.by_item[*id].results.iter().any(|x| x.failure.is_some()))
+        .count();
+    assert_eq!(shown(&ui).len(), failed);
+    ui.press([key('F'), code(KeyCode::Down), code(KeyCode::Down)]);
+    let third = shown(&ui)[2].clone();
+    // The selected item's verdicts and reasons are below the list; enter opens it.
+    assert!(ui.screen().contains(&format!(" {third} ")));
+    ui.press([code(KeyCode::Enter)]);
+    assert_eq!(ui.app.pane, Pane::Datasets);
+    let b = ui.app.browse.as_ref().unwrap();
+    assert!(b.detail);
+    assert_eq!(b.current().map(|i| i.id.clone()), Some(third));
+    // Back in Results, the list is where it was; esc goes back to the criteria.
+    ui.press([key('R')]);
+    assert_eq!(ui.app.results_items.as_ref().unwrap().cursor, 2);
+    ui.press([code(KeyCode::Esc)]);
+    assert!(ui.app.results_items.is_none());
+}
+
+#[test]
 fn two_runs_compare_per_criterion_and_regressions_first() {
     let mut ui = Ui::new(120, 40);
     // No earlier run yet.
@@ -1245,6 +1316,16 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
         "{screen}"
     );
     insta::assert_snapshot!("results_compare_120x40", screen);
+    ui.app.size = (80, 24);
+    insta::assert_snapshot!("results_compare_80x24", ui.screen());
+    ui.app.size = (120, 40);
+    // The regression opens: the Datasets pane shows q01, whole.
+    ui.press([code(KeyCode::Enter)]);
+    assert_eq!(ui.app.pane, Pane::Datasets);
+    let b = ui.app.browse.as_ref().unwrap();
+    assert!(b.detail);
+    assert_eq!(b.current().map(|i| i.id.as_str()), Some("q01"));
+    ui.press([key('R')]);
     // Older than the oldest: stays, and says so.
     ui.press([key('[')]);
     assert_eq!(ui.app.compare_back, 1);

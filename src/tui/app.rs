@@ -79,6 +79,10 @@ pub struct App {
     pub label: LabelState,
     /// The criterion selected in the Results pane.
     pub results_cursor: usize,
+    /// The Results pane's list of the run's items (`i`, `v`, `F`), while it is shown.
+    pub results_items: Option<super::results::ItemsView>,
+    /// The changed item selected in a comparison.
+    pub compare_cursor: usize,
     /// The run the latest is compared with (A; the latest is B), and how far back it is.
     pub compare: Option<Arc<RunData>>,
     pub compare_back: usize,
@@ -134,6 +138,8 @@ impl App {
             labels: Labels::new(),
             label: LabelState::default(),
             results_cursor: 0,
+            results_items: None,
+            compare_cursor: 0,
             compare: None,
             compare_back: 0,
             compare_b: None,

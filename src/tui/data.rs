@@ -37,6 +37,8 @@ pub struct RunData {
 
 #[derive(Debug, Clone)]
 pub struct ItemResult {
+    /// The item's position in the dataset.
+    pub position: usize,
     pub score: Option<f64>,
     pub passed: bool,
     pub incomplete: bool,
@@ -136,10 +138,10 @@ pub fn load_run(run: &RunDir, m: Manifest) -> Option<RunData> {
     // Read item by item (in dataset order); only the evaluations are kept.
     for group in run.stream_cells(&m).ok()? {
         let group = group.ok()?;
-        let id = group
+        let (id, position) = group
             .cells
             .first()
-            .map(|c| c.item_id.clone())
+            .map(|c| (c.item_id.clone(), c.item))
             .unwrap_or_default();
         let mut results: Vec<CriterionResult> = group.cells.into_iter().map(|c| c.result).collect();
         results.sort_by_key(|r| rubric.criteria.iter().position(|c| c.id == r.criterion_id));
@@ -152,6 +154,7 @@ pub fn load_run(run: &RunDir, m: Manifest) -> Option<RunData> {
         by_item.insert(
             id,
             ItemResult {
+                position,
                 score: e.score,
                 passed: e.passed,
                 incomplete: e.incomplete,

@@ -53,6 +53,9 @@ pub enum Action {
     MaxCost,
     Annotator,
     Export,
+    Items,
+    NextVerdict,
+    FailedOnly,
     OlderB,
     NewerB,
     Continue,
@@ -130,6 +133,9 @@ const NAMES: &[(&str, Action)] = &[
     ("max_cost", Action::MaxCost),
     ("annotator", Action::Annotator),
     ("export", Action::Export),
+    ("items", Action::Items),
+    ("next_verdict", Action::NextVerdict),
+    ("failed_only", Action::FailedOnly),
     ("older_b", Action::OlderB),
     ("newer_b", Action::NewerB),
     ("continue", Action::Continue),
@@ -222,6 +228,13 @@ impl Action {
             Action::Strategy => "next judging strategy".into(),
             Action::Model => "type the judge model".into(),
             Action::MaxCost => "type the run's cost limit in dollars".into(),
+            Action::Items => {
+                "the run's items (score, verdicts, reasons) / back to the criteria".into()
+            }
+            Action::NextVerdict => {
+                "items: only those the judge gave the next verdict on this criterion".into()
+            }
+            Action::FailedOnly => "items: only those with a cell that failed, on/off".into(),
             Action::Export => "export the run as CSV, JSONL or Markdown (exports/)".into(),
             Action::OlderB => "compare: side B an older run".into(),
             Action::NewerB => "compare: side B a newer run (back to the latest)".into(),

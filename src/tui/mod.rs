@@ -17,7 +17,7 @@ pub mod keymap;
 mod label;
 pub mod msg;
 pub mod palette;
-mod results;
+pub mod results;
 pub mod review;
 mod rubric_files;
 pub mod rubrics;

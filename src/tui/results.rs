@@ -1,8 +1,85 @@
 //! The Results pane's part of `App::update`: the selected criterion, a confusion cell's
-//! items, run comparison (both sides move), export, and whose labels are compared.
+//! items, the run's items (filtered by verdict or failure, opened), run comparison (both
+//! sides move, a changed item opens), export, and whose labels are compared.
 
-use super::app::{App, Effect, Filter, Pane};
+use super::app::{App, Effect, Filter, PAGE, Pane};
+use super::data::RunData;
 use super::keymap::Action;
+
+/// The Results pane's item list: which row is selected and what it shows.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ItemsView {
+    pub cursor: usize,
+    /// Only items the judge gave this verdict on the selected criterion.
+    pub verdict: Option<String>,
+    /// Only items with a cell that could not be graded.
+    pub failed: bool,
+}
+
+/// A cell's verdict as the list shows it (`FAILED` for a cell that could not be graded).
+pub fn verdict_text(x: &crate::model::CriterionResult) -> String {
+    match (&x.verdict, &x.failure) {
+        (Some(v), _) => v.to_string(),
+        (None, Some(_)) => "FAILED".to_owned(),
+        (None, None) => "-".to_owned(),
+    }
+}
+
+/// The run's items the list shows, in dataset order.
+pub fn item_rows<'a>(run: &'a RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<&'a str> {
+    run.order
+        .iter()
+        .filter(|id| {
+            let Some(r) = run.by_item.get(id.as_str()) else {
+                return false;
+            };
+            let failed = !view.failed || r.results.iter().any(|x| x.failure.is_some());
+            let verdict = match (&view.verdict, criterion) {
+                (Some(want), Some(c)) => r
+                    .results
+                    .iter()
+                    .any(|x| x.criterion_id == c && verdict_text(x) == *want),
+                _ => true,
+            };
+            failed && verdict
+        })
+        .map(String::as_str)
+        .collect()
+}
+
+/// Every verdict the judge gave on a criterion in the run, each once, in order.
+pub fn verdicts(run: &RunData, criterion: &str) -> Vec<String> {
+    let mut out: Vec<String> = run
+        .by_item
+        .values()
+        .flat_map(|r| r.results.iter().filter(|x| x.criterion_id == criterion))
+        .map(verdict_text)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The items whose score or pass changed from run A to B: (id, change, regression),
+/// regressions first, then the largest change.
+pub fn moved<'a>(a: &RunData, b: &'a RunData) -> Vec<(&'a str, f64, bool)> {
+    let mut moved: Vec<(&str, f64, bool)> = b
+        .by_item
+        .iter()
+        .filter_map(|(id, rb)| {
+            let ra = a.by_item.get(id)?;
+            let d = rb.score.unwrap_or(0.0) - ra.score.unwrap_or(0.0);
+            let regression = ra.passed && !rb.passed;
+            (d.abs() > 1e-12 || ra.passed != rb.passed).then_some((id.as_str(), d, regression))
+        })
+        .collect();
+    moved.sort_by(|p, q| {
+        q.2.cmp(&p.2)
+            .then(q.1.abs().total_cmp(&p.1.abs()))
+            .then(p.0.cmp(q.0))
+    });
+    moved
+}
 
 impl App {
     pub(super) fn results_action(&mut self, action: Action) -> Vec<Effect> {
@@ -11,9 +88,23 @@ impl App {
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .map_or(0, |r| r.rubric.criteria.len());
+        if self.compare.is_some()
+            && let Some(effects) = self.compare_action(action)
+        {
+            return effects;
+        }
+        if let Some(effects) = self.items_action(action) {
+            return effects;
+        }
         match action {
             Action::Up => self.results_cursor = self.results_cursor.saturating_sub(1),
             Action::Down if n > 0 => self.results_cursor = (self.results_cursor + 1).min(n - 1),
+            Action::Items | Action::NextVerdict | Action::FailedOnly => {
+                self.results_items = Some(ItemsView::default());
+                if action != Action::Items {
+                    return self.results_action(action);
+                }
+            }
             // Jump to the items of one cell of the selected criterion's confusion matrix.
             Action::Choice(cell @ 1..=4) if n > 0 => {
                 if let Some(b) = &mut self.browse {
@@ -36,6 +127,7 @@ impl App {
                 }
             }
             Action::Compare => {
+                self.compare_cursor = 0;
                 if self.compare.is_some() {
                     self.compare = None;
                     self.compare_b = None;
@@ -87,6 +179,99 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// The run shown: side B of a comparison, or the dataset's latest.
+    fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
+        self.compare_b
+            .clone()
+            .or_else(|| self.browse.as_ref().and_then(|b| b.run.clone()))
+    }
+
+    /// Keys of a comparison: the changed items move and open.
+    fn compare_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let (a, b) = (self.compare.clone()?, self.shown_run()?);
+        let moved = moved(&a, &b);
+        let last = moved.len().saturating_sub(1);
+        match action {
+            Action::Down => self.compare_cursor = (self.compare_cursor + 1).min(last),
+            Action::Up => self.compare_cursor = self.compare_cursor.saturating_sub(1),
+            Action::PageDown => self.compare_cursor = (self.compare_cursor + PAGE).min(last),
+            Action::PageUp => self.compare_cursor = self.compare_cursor.saturating_sub(PAGE),
+            Action::Open => {
+                let (id, _, _) = *moved.get(self.compare_cursor)?;
+                let position = b.by_item.get(id)?.position;
+                return Some(self.open_item(id, position));
+            }
+            _ => return None,
+        }
+        Some(Vec::new())
+    }
+
+    /// Keys of the item list: move, filter by the selected criterion's verdict or by
+    /// failure, open, back to the criteria.
+    fn items_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let run = self.shown_run()?;
+        let criterion = run
+            .rubric
+            .criteria
+            .get(self.results_cursor)
+            .map(|c| c.id.clone());
+        let view = self.results_items.as_mut()?;
+        let rows = item_rows(&run, view, criterion.as_deref());
+        let last = rows.len().saturating_sub(1);
+        match action {
+            Action::Items | Action::Back => self.results_items = None,
+            Action::Down => view.cursor = (view.cursor + 1).min(last),
+            Action::Up => view.cursor = view.cursor.saturating_sub(1),
+            Action::PageDown => view.cursor = (view.cursor + PAGE).min(last),
+            Action::PageUp => view.cursor = view.cursor.saturating_sub(PAGE),
+            Action::Top => view.cursor = 0,
+            Action::Bottom => view.cursor = last,
+            Action::NextVerdict => {
+                // None → each verdict the judge gave on the criterion → None.
+                let all = verdicts(&run, criterion.as_deref().unwrap_or_default());
+                let next = match &view.verdict {
+                    None => all.first().cloned(),
+                    Some(v) => all.iter().skip_while(|x| *x != v).nth(1).cloned(),
+                };
+                view.verdict = next;
+                view.cursor = 0;
+            }
+            Action::FailedOnly => {
+                view.failed = !view.failed;
+                view.cursor = 0;
+            }
+            Action::Open => {
+                let id = (*rows.get(view.cursor)?).to_owned();
+                let position = run.by_item.get(&id)?.position;
+                return Some(self.open_item(&id, position));
+            }
+            _ => return None,
+        }
+        Some(Vec::new())
+    }
+
+    /// Shows one item in the Datasets pane (the whole list, the item open).
+    fn open_item(&mut self, id: &str, position: usize) -> Vec<Effect> {
+        let height = self.list_height();
+        // A scan still running would replace the list: its answer is dropped.
+        let stale = self.new_tag();
+        let Some(b) = &mut self.browse else {
+            return Vec::new();
+        };
+        b.filter = Filter::All;
+        b.rows = None;
+        b.search = None;
+        b.scanning = None;
+        b.scan_tag = stale;
+        b.cursor = position;
+        b.offset = position.saturating_sub(height / 2);
+        b.detail = true;
+        b.detail_scroll = 0;
+        self.pane = Pane::Datasets;
+        self.message = Some(format!("{id}: esc for the list · R back to Results"));
+        self.scrolled()
     }
 
     /// Shows (and labels as) the next annotator with labels for the open dataset.

@@ -84,8 +84,16 @@ fn hints(app: &App) -> String {
             &[Action::Estimate, Action::Open, Action::RegradeChanged]
         }
         Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
+        Pane::Results if app.results_items.is_some() && app.compare.is_none() => &[
+            Action::NextVerdict,
+            Action::FailedOnly,
+            Action::Open,
+            Action::Items,
+            Action::Export,
+        ],
         Pane::Results => &[
             Action::Down,
+            Action::Items,
             Action::Choice(1),
             Action::Compare,
             Action::Annotator,
@@ -159,6 +167,10 @@ fn short(a: Action) -> &'static str {
         Action::RetryAll => "retry failures",
         Action::Note => "note",
         Action::Help => "help",
+        Action::Items => "items",
+        Action::NextVerdict => "by verdict",
+        Action::FailedOnly => "failed only",
+        Action::Export => "export",
         Action::Palette => "actions",
         Action::Quit => "quit",
         _ => "",
@@ -253,6 +265,19 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
             ),
         r,
     );
+}
+
+/// The first `n` characters of a line, columns kept (`…` where it is cut; a line break
+/// or a tab in it becomes a space).
+pub fn cut(text: &str, n: usize) -> String {
+    let flat = text.chars().map(|c| if c.is_control() { ' ' } else { c });
+    if text.chars().count() > n {
+        flat.take(n.saturating_sub(1))
+            .chain(std::iter::once('…'))
+            .collect()
+    } else {
+        flat.collect()
+    }
 }
 
 /// The first `n` characters of text on one line.

@@ -37,15 +37,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             e.keys.join(" "),
             e.action.describe()
         );
-        // Cut at the width, keeping the columns (no whitespace folding).
-        let line: String = if text.chars().count() > inner {
-            text.chars()
-                .take(inner.saturating_sub(1))
-                .chain(std::iter::once('…'))
-                .collect()
-        } else {
-            text
-        };
+        let line = super::cut(&text, inner);
         lines.push(if i == selected {
             Line::styled(line, app.theme.selected)
         } else {

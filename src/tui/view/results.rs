@@ -163,37 +163,26 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         );
         return;
     }
-    let mut moved: Vec<(&String, f64, bool)> = b
-        .by_item
-        .iter()
-        .filter_map(|(id, rb)| {
-            let ra = a.by_item.get(id)?;
-            let d = rb.score.unwrap_or(0.0) - ra.score.unwrap_or(0.0);
-            let regression = ra.passed && !rb.passed;
-            (d.abs() > 1e-12 || ra.passed != rb.passed).then_some((id, d, regression))
-        })
-        .collect();
-    moved.sort_by(|p, q| {
-        q.2.cmp(&p.2)
-            .then(q.1.abs().total_cmp(&p.1.abs()))
-            .then(p.0.cmp(q.0))
-    });
+    let moved = crate::tui::results::moved(a, b);
     let mut lines = vec![Line::styled(
         format!("{} items changed; regressions first", moved.len()),
         app.theme.header,
     )];
-    for (id, d, regression) in moved
-        .iter()
-        .take(usize::from(items.height.saturating_sub(3)))
-    {
-        let style = if *regression {
+    let rows = usize::from(items.height.saturating_sub(3)).max(1);
+    let selected = app.compare_cursor.min(moved.len().saturating_sub(1));
+    let first = (selected + 1).saturating_sub(rows);
+    for (i, (id, d, regression)) in moved.iter().enumerate().skip(first).take(rows) {
+        let style = if i == selected {
+            app.theme.selected
+        } else if *regression {
             app.theme.disagree
         } else {
             Style::new()
         };
         lines.push(Line::styled(
             format!(
-                "{id:<16} {:>+7.1} points{}",
+                "{}{id:<16} {:>+7.1} points{}",
+                if i == selected { "▶ " } else { "  " },
                 d * 100.0,
                 if *regression { "  REGRESSION" } else { "" }
             ),
@@ -201,8 +190,115 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         ));
     }
     f.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Items ")),
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" Items (↑/↓ · enter opens the item) "),
+        ),
         items,
+    );
+}
+
+/// The run's items (filtered), the selected one's verdicts and reasons below.
+fn item_list(
+    app: &App,
+    run: &RunData,
+    view: &crate::tui::results::ItemsView,
+    f: &mut Frame<'_>,
+    list: Rect,
+    detail: Rect,
+) {
+    use crate::tui::results::{item_rows, verdict_text};
+    let criterion = run.rubric.criteria.get(app.results_cursor);
+    let rows = item_rows(run, view, criterion.map(|c| c.id.as_str()));
+    let mut filter = Vec::new();
+    if let (Some(v), Some(c)) = (&view.verdict, criterion) {
+        filter.push(format!("{} = {v}", c.id));
+    }
+    if view.failed {
+        filter.push("failed cells".to_owned());
+    }
+    let title = format!(
+        " Items {}/{}{} (v verdict · F failed · enter open · i criteria) ",
+        rows.len(),
+        run.order.len(),
+        if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", filter.join(" · "))
+        }
+    );
+    let mut lines = vec![Line::styled(
+        format!(
+            "  {:<16} {:>6} {:<5} {:<14} REASON",
+            "ITEM",
+            "SCORE",
+            "PASS",
+            criterion.map_or("", |c| c.id.as_str())
+        ),
+        app.theme.header,
+    )];
+    let height = usize::from(list.height.saturating_sub(3)).max(1);
+    let selected = view.cursor.min(rows.len().saturating_sub(1));
+    let first = (selected + 1).saturating_sub(height);
+    let width = usize::from(list.width.saturating_sub(2));
+    for (i, id) in rows.iter().enumerate().skip(first).take(height) {
+        let Some(r) = run.by_item.get(*id) else {
+            continue;
+        };
+        let cell = criterion.and_then(|c| r.results.iter().find(|x| x.criterion_id == c.id));
+        let text = format!(
+            "{}{:<16} {:>6} {:<5} {:<14} {}",
+            if i == selected { "▶ " } else { "  " },
+            crate::tui::view::preview(id, 16),
+            r.score
+                .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
+            if r.passed { "pass" } else { "FAIL" },
+            cell.map_or_else(|| "-".to_owned(), verdict_text),
+            cell.map_or("", |x| x.reason.as_str())
+        );
+        let line = crate::tui::view::cut(&text, width);
+        lines.push(if i == selected {
+            Line::styled(line, app.theme.selected)
+        } else {
+            Line::raw(line)
+        });
+    }
+    if rows.is_empty() {
+        lines.push(Line::raw("no item passes the filter (v, F change it)"));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)),
+        list,
+    );
+    // The selected item: every criterion's verdict and reason (its feedback).
+    let mut lines = Vec::new();
+    let chosen = rows
+        .get(selected)
+        .and_then(|id| Some((*id, run.by_item.get(*id)?)));
+    if let Some((_, r)) = chosen {
+        let width = usize::from(detail.width.saturating_sub(2));
+        for c in &run.rubric.criteria {
+            let Some(x) = r.results.iter().find(|x| x.criterion_id == c.id) else {
+                continue;
+            };
+            let reason = x
+                .failure
+                .as_ref()
+                .map_or_else(|| x.reason.clone(), |f| f.message.clone());
+            lines.push(Line::raw(crate::tui::view::cut(
+                &format!("{:<14} {:<9} {reason}", c.id, verdict_text(x)),
+                width,
+            )));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(format!(" {} ", chosen.map_or("", |(id, _)| id))),
+        ),
+        detail,
     );
 }
 
@@ -281,6 +377,17 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(summary).block(Block::new().borders(Borders::ALL).title(" Summary ")),
         top,
     );
+    if let Some(view) = &app.results_items {
+        let [list, detail] =
+            Layout::vertical([Constraint::Min(5), Constraint::Length(8)]).areas(Rect::new(
+                middle.x,
+                middle.y,
+                middle.width,
+                middle.height + bottom.height,
+            ));
+        item_list(app, run, view, f, list, detail);
+        return;
+    }
 
     // The histogram gives way on narrow screens.
     let hist_width = if middle.width < 100 { 22 } else { 34 };
