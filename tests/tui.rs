@@ -631,7 +631,11 @@ fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
         .build()
         .unwrap();
     let _inside = rt.enter();
+    // `a` asks what to start from: blank first.
     ui.press([key('B'), key('a')]);
+    assert_eq!(ui.app.rubrics.new_from, Some(0));
+    assert!(ui.screen().contains("a copy of the built-in 'code'"));
+    ui.press([code(KeyCode::Enter)]);
     let path = std::path::Path::new(&ui.root).join("rubrics/new-rubric.yaml");
     assert!(path.is_file());
     let view = ui.app.rubrics.view.as_ref().expect("opened");
@@ -639,13 +643,156 @@ fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
     assert!(view.problems.is_empty(), "{:?}", view.problems);
     assert_eq!(view.rubric.as_ref().unwrap().criteria.len(), 1);
     // A second one does not replace the first; the Grade pane offers both.
-    ui.press([code(KeyCode::Esc), key('a')]);
+    ui.press([code(KeyCode::Esc), key('a'), code(KeyCode::Enter)]);
     assert!(
         std::path::Path::new(&ui.root)
             .join("rubrics/new-rubric-2.yaml")
             .is_file()
     );
     assert_eq!(ui.app.grade.rubrics.len(), 4);
+    // From a built-in: a copy named after it, its id the file's, at 0.1.0, valid.
+    ui.press([
+        code(KeyCode::Esc),
+        key('a'),
+        code(KeyCode::Down),
+        code(KeyCode::Down),
+    ]);
+    ui.press([code(KeyCode::Enter)]);
+    let code_copy = std::path::Path::new(&ui.root).join("rubrics/code.yaml");
+    let view = ui.app.rubrics.view.as_ref().expect("opened");
+    assert_eq!(view.path, code_copy);
+    assert!(view.problems.is_empty(), "{:?}", view.problems);
+    let r = view.rubric.as_ref().unwrap();
+    assert_eq!((r.id.as_str(), r.version.as_str()), ("code", "0.1.0"));
+    let builtin = rubricate::formats::load_rubric("code").unwrap();
+    assert_eq!(r.criteria.len(), builtin.rubric.criteria.len());
+    // esc at the question starts nothing.
+    ui.press([code(KeyCode::Esc), key('a'), code(KeyCode::Esc)]);
+    assert_eq!(ui.app.grade.rubrics.len(), 5);
+}
+
+#[test]
+fn a_rubric_with_no_criteria_opens_and_a_writes_its_first_one() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    let path = std::path::Path::new(&ui.root).join("rubrics/empty.yaml");
+    std::fs::write(
+        &path,
+        "# kept\nid: empty\nname: Empty\nversion: 0.1.0\ncriteria: []  # none yet\n",
+    )
+    .unwrap();
+    settle(
+        &mut ui.app,
+        &ui.runtime,
+        vec![Effect::LoadRubric {
+            path: path.clone(),
+            draft: None,
+        }],
+    );
+    ui.app.pane = Pane::Rubrics;
+    let view = ui.app.rubrics.view.as_ref().unwrap();
+    assert!(view.rubric.is_none());
+    let screen = ui.screen();
+    assert!(
+        screen.contains("empty.yaml:5:11: the rubric has no"),
+        "{screen}"
+    );
+    assert!(screen.contains("a writes a first criterion"), "{screen}");
+    ui.press([key('a')]);
+    let view = ui.app.rubrics.view.as_ref().unwrap();
+    assert!(view.problems.is_empty(), "{:?}", view.problems);
+    assert_eq!(view.rubric.as_ref().unwrap().criteria.len(), 1);
+    assert!(!ui.app.rubrics.saving());
+    let draft = std::fs::read_to_string(
+        std::path::Path::new(&ui.root).join(".rubricate/drafts/empty.yaml"),
+    )
+    .unwrap();
+    assert!(draft.starts_with("# kept\n"), "{draft}");
+    // The file itself is untouched until a version is saved.
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("criteria: []")
+    );
+}
+
+#[test]
+fn slash_finds_a_line_in_the_rubric_by_its_text_or_requirement() {
+    let mut ui = Ui::new(120, 40);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    ui.press([key('B')]);
+    // On the list, by file name.
+    let files = ui.app.rubrics.files.clone();
+    ui.press([key('/')]);
+    for c in "SUPPORT".chars() {
+        ui.press([key(c)]);
+    }
+    let at = ui.app.rubrics.file;
+    assert!(files[at].to_string_lossy().contains("support"), "{files:?}");
+    ui.press([code(KeyCode::Enter), code(KeyCode::Enter)]);
+    let r = ui
+        .app
+        .rubrics
+        .view
+        .as_ref()
+        .unwrap()
+        .rubric
+        .clone()
+        .unwrap();
+    // By a word of a requirement only (not in any name).
+    let (i, word) = r
+        .criteria
+        .iter()
+        .enumerate()
+        .find_map(|(i, c)| {
+            c.requirement
+                .split_whitespace()
+                .find(|w| w.len() > 5 && !tree_text(&r).to_lowercase().contains(&w.to_lowercase()))
+                .map(|w| (i, w.to_owned()))
+        })
+        .expect("a word only in a requirement");
+    ui.press([key('/')]);
+    for c in word.chars() {
+        ui.press([key(c)]);
+    }
+    assert_eq!(ui.app.rubric_criterion(), Some(i));
+    assert!(ui.screen().contains(&format!("/{word}")));
+    // esc goes back where the search began; nothing there matches: said so.
+    ui.press([code(KeyCode::Esc)]);
+    assert_eq!(ui.app.rubrics.line, 0);
+    ui.press([key('/'), key('#'), key('#')]);
+    assert!(ui.screen().contains("no line has '##'"));
+    ui.press([code(KeyCode::Esc)]);
+    // ↓ goes to the next match, wrapping: "binary" is on every criterion's line.
+    ui.press([key('/')]);
+    for c in "binary".chars() {
+        ui.press([key(c)]);
+    }
+    let first = ui.app.rubrics.line;
+    ui.press([code(KeyCode::Down)]);
+    let second = ui.app.rubrics.line;
+    assert!(second > first);
+    ui.press([code(KeyCode::Up)]);
+    assert_eq!(ui.app.rubrics.line, first);
+    ui.press([code(KeyCode::Enter)]);
+    assert!(ui.app.rubrics.search.is_none());
+    assert_eq!(ui.app.rubrics.line, first, "enter keeps the line");
+}
+
+fn tree_text(r: &rubricate::model::Rubric) -> String {
+    rubricate::tui::rubrics::tree(r)
+        .into_iter()
+        .map(|(_, l)| l)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]

@@ -43,7 +43,16 @@ pub enum Effect {
     /// Looks for datasets added since the UI started.
     FindDatasets,
     /// Starts a new rubric file in `rubrics/` (one criterion to begin with).
-    NewRubric,
+    NewRubric {
+        /// The built-in it starts from (`None`: blank, one criterion).
+        from: Option<String>,
+    },
+    /// Writes the first criterion into (the draft of) a rubric that has none, then reads it
+    /// back (`seq`: the draft write it is).
+    AddFirstCriterion {
+        path: PathBuf,
+        seq: u64,
+    },
     /// Writes a run's results to the workspace's `exports/`.
     ExportRun {
         run_id: String,
@@ -156,7 +165,8 @@ impl Effect {
                 | Effect::WriteDraft { .. }
                 | Effect::SaveRubric { .. }
                 | Effect::DecideArtifact { .. }
-                | Effect::NewRubric
+                | Effect::NewRubric { .. }
+                | Effect::AddFirstCriterion { .. }
         )
     }
 }

@@ -116,10 +116,28 @@ impl Runtime {
                     Err(e) => Msg::Error(format!("not exported: {e}")),
                 })
             }
-            Effect::NewRubric => Some(match super::rubric_files::create(&self.ws) {
-                Ok(path) => Msg::RubricCreated(path),
-                Err(e) => Msg::Error(format!("no new rubric: {e}")),
-            }),
+            Effect::NewRubric { from } => Some(
+                match super::rubric_files::create(&self.ws, from.as_deref()) {
+                    Ok(path) => Msg::RubricCreated(path),
+                    Err(e) => Msg::Error(format!("no new rubric: {e}")),
+                },
+            ),
+            Effect::AddFirstCriterion { path, seq } => Some(
+                match super::rubric_files::add_first_criterion(&self.ws, &path) {
+                    Ok(draft) => Msg::RubricLoaded {
+                        view: super::rubric_files::load(&self.ws, &path, Some(&draft)),
+                        message: Some(
+                            "a first criterion, in the draft: edit it in place (r n w …)".into(),
+                        ),
+                        draft: Some(seq),
+                    },
+                    Err(e) => Msg::RubricLoaded {
+                        view: super::rubric_files::load(&self.ws, &path, None),
+                        message: Some(format!("no criterion added: {e}")),
+                        draft: Some(seq),
+                    },
+                },
+            ),
             Effect::FindDatasets => {
                 let fresh = self.new_datasets();
                 (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))

@@ -20,6 +20,7 @@ pub mod palette;
 pub mod results;
 pub mod review;
 mod rubric_files;
+mod rubric_search;
 pub mod rubrics;
 mod run;
 pub mod theme;

@@ -148,39 +148,96 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str
     }
 }
 
-/// A new rubric in `rubrics/` (`new-rubric.yaml`, else `new-rubric-2.yaml`, …; an existing
-/// file is never replaced): one binary criterion to begin with, valid as it stands.
-pub fn create(ws: &Workspace) -> Result<PathBuf, String> {
+/// A new rubric in `rubrics/`: blank (`new-rubric.yaml`, one binary criterion) or a copy
+/// of a built-in (`<name>.yaml`, its id the file's name), `-2`, `-3` … added where the
+/// name is taken (an existing file is never replaced). Valid as it stands.
+pub fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, String> {
     let dir = ws.path("rubrics");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let base = from.map_or_else(|| "new-rubric".to_owned(), |n| n.replace('_', "-"));
     let (id, path) = (1..1000)
         .map(|k| {
             let id = if k == 1 {
-                "new-rubric".to_owned()
+                base.clone()
             } else {
-                format!("new-rubric-{k}")
+                format!("{base}-{k}")
             };
             let path = dir.join(format!("{id}.yaml"));
             (id, path)
         })
         .find(|(_, p)| !p.exists())
-        .ok_or("rubrics/ already holds new-rubric … new-rubric-999")?;
-    let text = format!(
-        "# Started in the terminal UI: edit it in place, or with ctrl-e.\nid: {id}\nname: New rubric\nversion: 0.1.0\npass_threshold: 0.7\ncriteria:\n  - id: first\n    name: First criterion\n    requirement: Describe what the submission must do\n    weight: 1\n"
-    );
+        .ok_or_else(|| format!("rubrics/ already holds {base} … {base}-999"))?;
+    let text = match from {
+        None => format!(
+            "# Started in the terminal UI: edit it in place, or with ctrl-e.\nid: {id}\nname: New rubric\nversion: 0.1.0\npass_threshold: 0.7\ncriteria:\n{FIRST_CRITERION}"
+        ),
+        Some(name) => {
+            let text = crate::formats::library::builtin(name)
+                .ok_or_else(|| format!("no built-in rubric named '{name}'"))?;
+            let copied = format!("# Copied from the built-in '{name}' in the terminal UI.\n{text}");
+            with_top_level(&with_top_level(&copied, "id", &id), "version", "0.1.0")
+        }
+    };
     crate::store::AtomicFile::write_whole(&path, text.as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }
 
-/// The rubric text with its top-level `version:` set (added after `id:` when missing),
-/// everything else — comments, order — kept.
-fn with_version(text: &str, version: &str) -> String {
-    let line = format!("version: {version}");
+/// The criterion a blank rubric starts with (an item of the `criteria:` list).
+const FIRST_CRITERION: &str = "  - id: first\n    name: First criterion\n    requirement: Describe what the submission must do\n    weight: 1\n";
+
+/// Writes a first criterion into the draft of a rubric that has none (`criteria: []`, or no
+/// `criteria:` at all); anything else is left for the user to fix. Returns the draft.
+pub fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, String> {
+    let draft = ensure_draft(ws, file)?;
+    let text = std::fs::read_to_string(&draft).map_err(|e| format!("{}: {e}", draft.display()))?;
     let mut out: Vec<String> = Vec::new();
     let mut done = false;
     for l in text.lines() {
-        if !done && l.starts_with("version:") {
+        let code = l.split(" #").next().unwrap_or(l).trim_end();
+        let empty_list = code
+            .strip_prefix("criteria:")
+            .is_some_and(|rest| rest.replace(' ', "") == "[]");
+        if !done && empty_list {
+            out.push("criteria:".to_owned());
+            out.extend(FIRST_CRITERION.lines().map(str::to_owned));
+            done = true;
+        } else {
+            if l.starts_with("criteria:") {
+                return Err(format!(
+                    "{}: its criteria are not an empty list; fix it with ctrl-e",
+                    draft.display()
+                ));
+            }
+            out.push(l.to_owned());
+        }
+    }
+    if !done {
+        out.push("criteria:".to_owned());
+        out.extend(FIRST_CRITERION.lines().map(str::to_owned));
+    }
+    let mut joined = out.join("\n");
+    joined.push('\n');
+    crate::store::AtomicFile::write_whole(&draft, joined.as_bytes())
+        .map_err(|e| format!("{}: {e}", draft.display()))?;
+    Ok(draft)
+}
+
+/// The rubric text with its top-level `version:` set (added after `id:` when missing),
+/// everything else — comments, order — kept.
+fn with_version(text: &str, version: &str) -> String {
+    with_top_level(text, "version", version)
+}
+
+/// The text with the top-level `key:` set to `value` (added after `id:`, or first, when
+/// missing), everything else — comments, order — kept.
+fn with_top_level(text: &str, key: &str, value: &str) -> String {
+    let prefix = format!("{key}:");
+    let line = format!("{key}: {value}");
+    let mut out: Vec<String> = Vec::new();
+    let mut done = false;
+    for l in text.lines() {
+        if !done && l.starts_with(&prefix) {
             out.push(line.clone());
             done = true;
         } else {

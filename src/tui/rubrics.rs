@@ -95,6 +95,10 @@ pub struct RubricsState {
     pub confirm_delete: Option<usize>,
     /// A field being edited in place.
     pub edit: Option<FieldEdit>,
+    /// A search in the open rubric (or the list of files), while it is typed.
+    pub search: Option<super::rubric_search::RubricSearch>,
+    /// Choosing what a new rubric starts from: 0 blank, then each built-in in turn.
+    pub new_from: Option<usize>,
 }
 
 /// Which field of a criterion is edited.
@@ -222,6 +226,9 @@ fn sub_value(kind: &Kind, j: usize) -> String {
 }
 
 /// The tree's lines: (criterion index, text).
+/// What a rubric without criteria says when it is loaded (`a` adds the first).
+pub const NO_CRITERIA: &str = "the rubric has no criteria";
+
 pub fn tree(r: &Rubric) -> Vec<(Option<usize>, String)> {
     let mut out = vec![(
         None,
@@ -558,6 +565,31 @@ impl App {
     /// The text area of a field being edited, the diff, then the change-note line take
     /// typed keys first.
     pub(super) fn rubrics_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
+        if self.rubrics.search.is_some() {
+            return Some(self.rubric_search_key(k));
+        }
+        if let Some(at) = self.rubrics.new_from {
+            let last = crate::formats::library::NAMES.len();
+            match k.code {
+                KeyCode::Down | KeyCode::Char('j') => {
+                    self.rubrics.new_from = Some((at + 1).min(last))
+                }
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.rubrics.new_from = Some(at.saturating_sub(1))
+                }
+                KeyCode::Enter => {
+                    self.rubrics.new_from = None;
+                    let from = at
+                        .checked_sub(1)
+                        .and_then(|i| crate::formats::library::NAMES.get(i))
+                        .map(|n| (*n).to_owned());
+                    return Some(vec![Effect::NewRubric { from }]);
+                }
+                KeyCode::Esc => self.rubrics.new_from = None,
+                _ => {}
+            }
+            return Some(Vec::new());
+        }
         if let Some(i) = self.rubrics.confirm_delete.take() {
             if k.code == KeyCode::Char('y') {
                 return Some(self.delete_criterion(i));
@@ -649,9 +681,25 @@ impl App {
                 }
             }
             Action::Back => self.rubrics.view = None,
-            // On the list of files, `a` starts a new rubric (a file in rubrics/, opened).
+            Action::Search => return self.start_rubric_search(),
+            // On the list of files, `a` starts a new rubric (blank or from a built-in; a file
+            // in rubrics/, opened).
             Action::AddCriterion if self.rubrics.view.is_none() => {
-                return vec![Effect::NewRubric];
+                self.rubrics.new_from = Some(0);
+            }
+            // A rubric with no criteria does not load: `a` writes its first one into the draft.
+            Action::AddCriterion
+                if self.rubrics.view.as_ref().is_some_and(|v| {
+                    v.rubric.is_none() && v.problems.iter().any(|p| p.contains(NO_CRITERIA))
+                }) =>
+            {
+                if let Some(v) = &self.rubrics.view {
+                    self.rubrics.draft_seq += 1;
+                    return vec![Effect::AddFirstCriterion {
+                        path: v.path.clone(),
+                        seq: self.rubrics.draft_seq,
+                    }];
+                }
             }
             Action::Edit => {
                 if let Some(v) = &self.rubrics.view {

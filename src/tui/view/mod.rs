@@ -197,6 +197,13 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
                 d.map_or("", |d| d.note.as_str())
             )
         }
+        _ if app.pane == Pane::Rubrics && app.rubrics.search.is_some() => format!(
+            "/{}▏ (↓/ctrl-n next · ↑/ctrl-p previous · enter keeps · esc back){}",
+            app.rubrics.search.as_ref().map_or("", |s| s.query.as_str()),
+            app.message
+                .as_deref()
+                .map_or_else(String::new, |m| format!(" · {m}"))
+        ),
         _ if app.review.note.is_some() => {
             let (to, note) = app
                 .review

@@ -12,6 +12,40 @@ use crate::model::Method;
 use crate::tui::app::App;
 use crate::tui::rubrics::tree;
 
+/// What a new rubric starts from: blank, or a copy of a built-in.
+fn new_from(app: &App, at: usize, f: &mut Frame<'_>, area: Rect) {
+    let names = crate::formats::library::NAMES;
+    let choices = std::iter::once("blank (one criterion to start from)".to_owned()).chain(
+        names
+            .iter()
+            .map(|n| format!("a copy of the built-in '{n}'")),
+    );
+    let lines: Vec<Line> = choices
+        .enumerate()
+        .map(|(i, text)| {
+            if i == at {
+                Line::styled(format!("▶ {text}"), app.theme.selected)
+            } else {
+                Line::raw(format!("  {text}"))
+            }
+        })
+        .collect();
+    let w = area.width.saturating_sub(4).min(52);
+    let h = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.height);
+    let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" New rubric from (↑/↓ · enter · esc) "),
+        ),
+        r,
+    );
+}
+
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let Some(view) = &app.rubrics.view else {
         let lines: Vec<Line> = if app.rubrics.files.is_empty() {
@@ -38,10 +72,13 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             Paragraph::new(lines).block(
                 Block::new()
                     .borders(Borders::ALL)
-                    .title(" Rubrics (enter opens · a starts a new one) "),
+                    .title(" Rubrics (enter opens · a starts a new one · / finds) "),
             ),
             area,
         );
+        if let Some(at) = app.rubrics.new_from {
+            new_from(app, at, f, area);
+        }
         return;
     };
     let [left, right] =
@@ -83,6 +120,17 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     }
     for p in &view.problems {
         lines.push(Line::styled(p.clone(), app.theme.disagree));
+    }
+    if view.rubric.is_none()
+        && view
+            .problems
+            .iter()
+            .any(|p| p.contains(crate::tui::rubrics::NO_CRITERIA))
+    {
+        lines.push(Line::raw(""));
+        lines.push(Line::raw(
+            "a writes a first criterion into its draft, to edit in place",
+        ));
     }
     f.render_widget(
         Paragraph::new(lines)
