@@ -796,6 +796,60 @@ fn tree_text(r: &rubricate::model::Rubric) -> String {
 }
 
 #[test]
+fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
+    let mut ui = Ui::new(120, 40);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = elsewhere.path().join("outside-evals.jsonl");
+    let lines: Vec<String> = (0..30)
+        .map(|i| format!(r#"{{"id":"x{i:02}","prompt":"p","submission":"answer {i}"}}"#))
+        .collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let before = ui.app.datasets.len();
+    ui.press([key('o')]);
+    assert!(ui.app.path_prompt.is_some());
+    let typed = format!("{}/outs", elsewhere.path().display());
+    for c in typed.chars() {
+        ui.press([key(c)]);
+    }
+    ui.press([code(KeyCode::Tab)]);
+    let p = ui.app.path_prompt.clone().unwrap();
+    assert_eq!(p.text, file.display().to_string(), "tab completed the name");
+    assert!(ui.screen().contains("open a dataset file:"));
+    ui.press([code(KeyCode::Enter)]);
+    assert!(ui.app.path_prompt.is_none());
+    assert_eq!(ui.app.datasets.len(), before + 1);
+    let b = ui.app.browse.as_ref().expect("opened");
+    assert_eq!(b.dataset, before);
+    assert_eq!(b.total, Some(30));
+    assert!(ui.screen().contains("x00"), "{}", ui.screen());
+    // Registered: the CLI lists it, and the UI's runtime reads the same entry.
+    let listed = rubricate::store::datasets::Datasets::new(std::path::Path::new(&ui.root))
+        .list()
+        .unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|d| d.name == "outside-evals" && d.items == Some(30))
+    );
+    // The same file again is the same entry; a path that is not a file says so.
+    ui.press([code(KeyCode::Esc), key('o')]);
+    for c in file.display().to_string().chars() {
+        ui.press([key(c)]);
+    }
+    ui.press([code(KeyCode::Enter)]);
+    assert_eq!(ui.app.datasets.len(), before + 1);
+    ui.press([
+        code(KeyCode::Esc),
+        key('o'),
+        key('n'),
+        key('o'),
+        code(KeyCode::Enter),
+    ]);
+    let message = ui.app.message.clone().unwrap();
+    assert!(message.contains("no such file"), "{message}");
+}
+
+#[test]
 fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{CliError, exit};
 use crate::formats::dataset::index::LineIndex;
 use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::store::datasets::{DatasetError, Datasets};
+use crate::store::datasets::{DatasetError, Datasets, indexable};
 use crate::store::runs::file_hash;
 
 #[derive(Debug, clap::Subcommand)]
@@ -44,28 +44,13 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
             let name = name
                 .clone()
                 .unwrap_or_else(|| crate::store::labels::dataset_key(file));
-            let hash = file_hash(file)?;
-            let items = if indexable(file) {
-                let ix = if is_csv(file) {
-                    LineIndex::build_csv(file)
-                } else {
-                    LineIndex::build(file, |_| {})
-                }
-                .map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
-                let n = ix.len();
-                ix.save(&datasets.index_path(&name))
-                    .map_err(|e| CliError::input(format!("cannot save the index: {e}")))?;
-                n
-            } else {
-                let mut n = 0;
-                for item in open_dataset(file, ReadOptions::default())?.items {
-                    item.map_err(|d| CliError::input(d.to_string()))?;
-                    n += 1;
-                }
-                n
-            };
-            let entry = datasets.add(&name, file, hash, Some(items))?;
-            println!("{}: {} items ({})", entry.name, items, entry.path);
+            let entry = datasets.register(&name, file)?;
+            println!(
+                "{}: {} items ({})",
+                entry.name,
+                entry.items.unwrap_or(0),
+                entry.path
+            );
             Ok(exit::OK)
         }
         DatasetsAction::List => {
@@ -115,17 +100,6 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
             Ok(exit::OK)
         }
     }
-}
-
-/// JSONL and CSV datasets get a line index; JSON documents are streamed.
-fn indexable(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("csv"))
-}
-
-fn is_csv(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
 /// The first `n` characters on one line.

@@ -96,6 +96,42 @@ impl Datasets {
         }
     }
 
+    /// Registers a dataset file under `name`, or refreshes it: its hash, its item count and,
+    /// for JSONL and CSV, its line index (JSON documents are counted by streaming them).
+    /// What `rubricate datasets add` and the UI's "open a file" both do.
+    pub fn register(&self, name: &str, file: &Path) -> Result<DatasetEntry, DatasetError> {
+        use crate::formats::dataset::index::LineIndex;
+        crate::store::labels::check_name("dataset name", name)
+            .map_err(|e| DatasetError::Invalid(e.to_string()))?;
+        let located =
+            |e: &dyn std::fmt::Display| DatasetError::Invalid(format!("{}: {e}", file.display()));
+        let hash = crate::store::runs::file_hash(file).map_err(|e| located(&e))?;
+        let items = if indexable(file) {
+            let ix = if is_csv(file) {
+                LineIndex::build_csv(file)
+            } else {
+                LineIndex::build(file, |_| {})
+            }
+            .map_err(|e| located(&e))?;
+            ix.save(&self.index_path(name))
+                .map_err(|e| DatasetError::Invalid(format!("cannot save the index: {e}")))?;
+            ix.len()
+        } else {
+            let read = crate::formats::dataset::open_dataset(
+                file,
+                crate::formats::dataset::ReadOptions::default(),
+            )
+            .map_err(|d| DatasetError::Invalid(d.to_string()))?;
+            let mut n = 0;
+            for item in read.items {
+                item.map_err(|d| DatasetError::Invalid(d.to_string()))?;
+                n += 1;
+            }
+            n
+        };
+        self.add(name, file, hash, Some(items))
+    }
+
     /// Adds (or refreshes) a dataset by path.
     pub fn add(
         &self,
@@ -130,4 +166,15 @@ impl Datasets {
         AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
         Ok(entry)
     }
+}
+
+/// JSONL and CSV datasets get a line index; JSON documents are streamed.
+pub fn indexable(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("csv"))
+}
+
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }

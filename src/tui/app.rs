@@ -61,6 +61,8 @@ pub struct App {
     /// Asking which format to export the Results pane's run in.
     pub export_prompt: bool,
     pub help: bool,
+    /// The prompt for a dataset file's path (`o`), while it is open.
+    pub path_prompt: Option<super::path_prompt::PathPrompt>,
     /// The command palette, while it is open.
     pub palette: Option<super::palette::Palette>,
     /// How far the help is scrolled.
@@ -126,6 +128,7 @@ impl App {
             export_prompt: false,
             help: false,
             palette: None,
+            path_prompt: None,
             help_scroll: 0,
             quit: false,
             quitting: false,
@@ -529,6 +532,12 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::PathCompleted {
+                typed,
+                text,
+                candidates,
+            } => self.path_completed(&typed, text, candidates),
+            Msg::DatasetAdded(info) => self.dataset_added(info),
             Msg::Info(text) => {
                 self.message = Some(text);
                 Vec::new()

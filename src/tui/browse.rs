@@ -270,6 +270,9 @@ impl App {
     }
 
     pub(super) fn datasets_action(&mut self, action: Action) -> Vec<Effect> {
+        if action == Action::OpenPath {
+            return self.open_path_prompt();
+        }
         if self.browse.is_none() {
             let n = self.datasets.len();
             match action {

@@ -43,6 +43,10 @@ pub enum Effect {
     /// Looks for datasets added since the UI started.
     FindDatasets,
     /// Starts a new rubric file in `rubrics/` (one criterion to begin with).
+    /// Completes a typed path from its directory.
+    CompletePath(String),
+    /// Registers a dataset file by its typed path and opens it.
+    AddDataset(String),
     NewRubric {
         /// The built-in it starts from (`None`: blank, one criterion).
         from: Option<String>,
@@ -166,6 +170,9 @@ impl Effect {
                 | Effect::SaveRubric { .. }
                 | Effect::DecideArtifact { .. }
                 | Effect::NewRubric { .. }
+                | Effect::AddDataset(_)
+                // Both change the runtime's list of datasets, whose order the UI's must match.
+                | Effect::FindDatasets
                 | Effect::AddFirstCriterion { .. }
         )
     }

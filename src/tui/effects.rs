@@ -76,6 +76,62 @@ impl Runtime {
         fresh
     }
 
+    /// Registers the dataset file at a typed path (under its file name, `-2` … when that
+    /// name is another file's) and lists it; a file already listed is that entry.
+    fn add_dataset(&self, typed: &str) -> Result<DatasetInfo, String> {
+        let path = super::path_prompt::resolve(typed, &self.ws.root);
+        if !path.is_file() {
+            return Err(format!(
+                "{}: no such file (tab completes a path; relative paths start at the workspace)",
+                path.display()
+            ));
+        }
+        if !crate::formats::dataset::is_dataset_file(&path) {
+            return Err(format!(
+                "{}: not a dataset file (JSONL, CSV, or a JSON array or object of items)",
+                path.display()
+            ));
+        }
+        let path = std::fs::canonicalize(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(known) = self.datasets.read().ok().and_then(|list| {
+            list.iter()
+                .find(|d| std::fs::canonicalize(&d.path).is_ok_and(|p| p == path))
+                .cloned()
+        }) {
+            return Ok(known);
+        }
+        let registry = crate::store::datasets::Datasets::new(&self.ws.root);
+        let taken: Vec<String> = registry
+            .list()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        let stem = crate::store::labels::dataset_key(&path);
+        let name = (1..1000)
+            .map(|k| {
+                if k == 1 {
+                    stem.clone()
+                } else {
+                    format!("{stem}-{k}")
+                }
+            })
+            .find(|n| !taken.contains(n))
+            .ok_or_else(|| format!("every name from {stem} to {stem}-999 is taken"))?;
+        let entry = registry.register(&name, &path).map_err(|e| e.to_string())?;
+        let info = DatasetInfo {
+            key: crate::store::labels::dataset_key(std::path::Path::new(&entry.path)),
+            path: registry.resolve(&entry),
+            index: registry.index_path(&entry.name),
+            items: entry.items,
+            name: entry.name,
+        };
+        if let Ok(mut list) = self.datasets.write() {
+            list.push(info.clone());
+        }
+        Ok(info)
+    }
+
     fn annotator(&self) -> String {
         self.annotator.lock().map(|a| a.clone()).unwrap_or_default()
     }
@@ -138,6 +194,18 @@ impl Runtime {
                     },
                 },
             ),
+            Effect::CompletePath(typed) => {
+                let (text, candidates) = super::path_prompt::complete(&typed, &self.ws.root);
+                Some(Msg::PathCompleted {
+                    typed,
+                    text,
+                    candidates,
+                })
+            }
+            Effect::AddDataset(typed) => Some(match self.add_dataset(&typed) {
+                Ok(info) => Msg::DatasetAdded(info),
+                Err(e) => Msg::Error(format!("not opened: {e}")),
+            }),
             Effect::FindDatasets => {
                 let fresh = self.new_datasets();
                 (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))

@@ -44,6 +44,9 @@ impl App {
         if self.palette.is_some() {
             return self.palette_key(&k);
         }
+        if self.path_prompt.is_some() {
+            return self.path_prompt_key(&k);
+        }
         if self.export_prompt {
             self.export_prompt = false;
             let format = match k.code {

@@ -32,6 +32,7 @@ pub enum Action {
     Top,
     Bottom,
     Open,
+    OpenPath,
     Back,
     Search,
     Filter,
@@ -149,6 +150,7 @@ const NAMES: &[(&str, Action)] = &[
     ("top", Action::Top),
     ("bottom", Action::Bottom),
     ("open", Action::Open),
+    ("open_path", Action::OpenPath),
     ("back", Action::Back),
     ("search", Action::Search),
     ("filter", Action::Filter),
@@ -254,6 +256,9 @@ impl Action {
             Action::Top => "first".into(),
             Action::Bottom => "last".into(),
             Action::Open => "open".into(),
+            Action::OpenPath => {
+                "open a dataset file by its path (tab completes; it is registered)".into()
+            }
             Action::Back => "back / close".into(),
             Action::Search => "search submissions".into(),
             Action::Filter => "next filter".into(),

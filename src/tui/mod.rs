@@ -17,6 +17,7 @@ pub mod keymap;
 mod label;
 pub mod msg;
 pub mod palette;
+pub mod path_prompt;
 pub mod results;
 pub mod review;
 mod rubric_files;

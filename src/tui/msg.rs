@@ -121,6 +121,15 @@ pub enum Msg {
         artifacts: Vec<crate::store::artifacts::Artifact>,
         message: Option<String>,
     },
+    /// A typed path completed from its directory (applied while the prompt still holds
+    /// `typed`).
+    PathCompleted {
+        typed: String,
+        text: String,
+        candidates: Vec<String>,
+    },
+    /// A dataset file registered from the UI (or already listed): listed and opened.
+    DatasetAdded(DatasetInfo),
     /// Something to tell the user.
     Info(String),
     Error(String),

@@ -572,10 +572,10 @@ impl App {
             let last = crate::formats::library::NAMES.len();
             match k.code {
                 KeyCode::Down | KeyCode::Char('j') => {
-                    self.rubrics.new_from = Some((at + 1).min(last))
+                    self.rubrics.new_from = Some((at + 1).min(last));
                 }
                 KeyCode::Up | KeyCode::Char('k') => {
-                    self.rubrics.new_from = Some(at.saturating_sub(1))
+                    self.rubrics.new_from = Some(at.saturating_sub(1));
                 }
                 KeyCode::Enter => {
                     self.rubrics.new_from = None;

@@ -40,6 +40,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
         help(app, f, area);
     }
     palette::draw(app, f, area);
+    completions(app, f, status);
 }
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -68,7 +69,9 @@ fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
 fn hints(app: &App) -> String {
     let ctx = app.context();
     let wanted: &[Action] = match app.pane {
-        Pane::Datasets if app.browse.is_none() => &[Action::Open, Action::NextPane],
+        Pane::Datasets if app.browse.is_none() => {
+            &[Action::Open, Action::OpenPath, Action::NextPane]
+        }
         Pane::Datasets => &[Action::Open, Action::Search, Action::Filter, Action::Back],
         Pane::Label => &[
             Action::Met,
@@ -168,6 +171,7 @@ fn short(a: Action) -> &'static str {
         Action::Note => "note",
         Action::Help => "help",
         Action::Items => "items",
+        Action::OpenPath => "open a file",
         Action::NextVerdict => "by verdict",
         Action::FailedOnly => "failed only",
         Action::Export => "export",
@@ -203,6 +207,10 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
             app.message
                 .as_deref()
                 .map_or_else(String::new, |m| format!(" · {m}"))
+        ),
+        _ if app.path_prompt.is_some() => format!(
+            "open a dataset file: {}▏ (tab completes · enter opens · esc) · relative to the workspace",
+            app.path_prompt.as_ref().map_or("", |p| p.text.as_str())
         ),
         _ if app.review.note.is_some() => {
             let (to, note) = app
@@ -271,6 +279,39 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
                     .title(" Keys (↑/↓ scroll · any other key closes) "),
             ),
         r,
+    );
+}
+
+/// What `tab` found for a path being typed, in a box just above the status bar.
+fn completions(app: &App, f: &mut Frame<'_>, status: Rect) {
+    let Some(prompt) = &app.path_prompt else {
+        return;
+    };
+    if prompt.candidates.is_empty() {
+        return;
+    }
+    let shown = crate::tui::path_prompt::SHOWN;
+    let mut lines: Vec<Line> = prompt
+        .candidates
+        .iter()
+        .take(shown)
+        .map(|c| Line::raw(c.clone()))
+        .collect();
+    if prompt.candidates.len() > shown {
+        lines.push(Line::raw(format!(
+            "… {} more (type more, then tab)",
+            prompt.candidates.len() - shown
+        )));
+    }
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(status.y);
+    let width = status.width.min(60);
+    let area = Rect::new(status.x, status.y.saturating_sub(height), width, height);
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" tab found ")),
+        area,
     );
 }
 

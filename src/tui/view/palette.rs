@@ -18,12 +18,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let found = app.palette_matches();
     let inner = usize::from(w.saturating_sub(2));
     let mut lines = vec![
-        Line::raw(format!(
-            "> {}▏ {} of {}",
-            palette.query,
-            found.len(),
-            super::super::palette::entries(&app.keymap, app.context()).len()
-        )),
+        Line::raw(format!("> {}▏ {} found", palette.query, found.len())),
         Line::raw(""),
     ];
     let rows = usize::from(h.saturating_sub(4)).max(1);
