@@ -1271,6 +1271,160 @@ mod review {
     }
 
     #[test]
+    fn an_artifact_is_made_from_a_dataset_item_or_a_file_with_a_type_and_a_name() {
+        let mut ui = Ui::new(120, 40);
+        // As the demo's rubricate.yaml defines it (the test workspace's config is replaced).
+        ui.app.artifact_types = vec![(
+            "support_answer".into(),
+            vec!["rubrics/support-answer.yaml".into()],
+        )];
+        // From the selected item of a dataset.
+        ui.press([code(KeyCode::Enter), code(KeyCode::Down), key('A')]);
+        let new = ui.app.review.new.clone().expect("the line is open");
+        assert_eq!(new.from, "item q02 of support-answers");
+        assert_eq!(new.name, "q02");
+        assert!(ui.screen().contains("type support_answer (tab: next)"));
+        for c in " reply".chars() {
+            ui.press([key(c)]);
+        }
+        ui.press([code(KeyCode::Enter)]);
+        let store = Artifacts::new(std::path::Path::new(&ui.root));
+        let made: Vec<_> = store
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(made.len(), 1);
+        let a = &made[0];
+        assert_eq!(
+            (a.name.as_str(), a.kind.as_str()),
+            ("q02 reply", "support_answer")
+        );
+        assert_eq!(a.status, Status::Draft);
+        assert_eq!(a.rubrics, ["rubrics/support-answer.yaml"]);
+        let item = ui.app.browse.as_ref().unwrap().current().unwrap().clone();
+        assert_eq!(a.content, serde_json::json!(item.submission));
+        assert!(
+            ui.app
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("made: a support_answer draft")
+        );
+        // From a file (a path relative to the workspace), in the Review pane.
+        std::fs::write(
+            std::path::Path::new(&ui.root).join("answer.json"),
+            r#"{"text": "Use the reset page."}"#,
+        )
+        .unwrap();
+        ui.press([key('V'), key('n')]);
+        for c in "answer.json".chars() {
+            ui.press([key(c)]);
+        }
+        ui.press([code(KeyCode::Enter)]);
+        assert_eq!(ui.app.review.new.as_ref().unwrap().name, "answer");
+        ui.press([code(KeyCode::Enter)]);
+        assert_eq!(ui.app.review.artifacts.len(), 2);
+        assert!(
+            ui.app
+                .review
+                .artifacts
+                .iter()
+                .any(|a| a.content == serde_json::json!({"text": "Use the reset page."}))
+        );
+        // esc drops the line; nothing is made.
+        ui.press([key('n')]);
+        for c in "answer.json".chars() {
+            ui.press([key(c)]);
+        }
+        ui.press([code(KeyCode::Enter), code(KeyCode::Esc)]);
+        assert_eq!(ui.app.review.artifacts.len(), 2);
+    }
+
+    #[test]
+    fn without_artifact_types_the_ui_says_where_to_define_them() {
+        let mut ui = Ui::new(120, 40);
+        ui.app.artifact_types.clear();
+        ui.press([code(KeyCode::Enter), key('A')]);
+        assert!(ui.app.review.new.is_none());
+        assert!(
+            ui.app
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("artifact_types:")
+        );
+    }
+
+    #[test]
+    fn e_revises_a_draft_or_needs_revision_artifact_from_its_edited_file() {
+        let mut ui = with_artifacts();
+        ui.press([key('V')]);
+        let effects = ui.app.update(key('e'));
+        let [Effect::EditArtifact { id }] = effects.as_slice() else {
+            panic!("{effects:?}")
+        };
+        let id = id.clone();
+        // What the editor does: the content's file is changed and saved.
+        let file = ui.runtime.artifact_draft(&id).unwrap();
+        let before = std::fs::read_to_string(&file).unwrap();
+        assert!(!before.is_empty());
+        std::fs::write(&file, "A better reply, with steps.").unwrap();
+        settle(
+            &mut ui.app,
+            &ui.runtime,
+            vec![Effect::ReviseArtifact {
+                id: id.clone(),
+                file: file.clone(),
+            }],
+        );
+        let store = Artifacts::new(std::path::Path::new(&ui.root));
+        let a = store.get(&id).unwrap();
+        assert_eq!(a.content, serde_json::json!("A better reply, with steps."));
+        assert_eq!(a.status, Status::Draft);
+        assert!(!file.exists(), "the edit file goes once saved");
+        assert!(ui.app.message.as_deref().unwrap().contains("revised"));
+        // One that needs revision goes back to draft, with a note in its history.
+        let mut a = store.get(&id).unwrap();
+        for to in [
+            Status::PendingReview,
+            Status::InReview,
+            Status::NeedsRevision,
+        ] {
+            a.transition(to, "").unwrap();
+        }
+        store.save(&a).unwrap();
+        let file = ui.runtime.artifact_draft(&id).unwrap();
+        std::fs::write(&file, "Revised again.").unwrap();
+        settle(
+            &mut ui.app,
+            &ui.runtime,
+            vec![Effect::ReviseArtifact {
+                id: id.clone(),
+                file,
+            }],
+        );
+        let a = store.get(&id).unwrap();
+        assert_eq!(a.status, Status::Draft);
+        assert_eq!(a.history.last().unwrap().note, "revised in the terminal UI");
+        // An approved artifact is not revised.
+        let mut a = store.get(&id).unwrap();
+        for to in [Status::PendingReview, Status::InReview, Status::Approved] {
+            a.transition(to, "").unwrap();
+        }
+        store.save(&a).unwrap();
+        settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
+        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+            .iter()
+            .position(|x| x.id == id)
+            .unwrap();
+        ui.app.review.selected = at;
+        assert!(ui.app.update(key('e')).is_empty());
+        assert!(ui.app.message.as_deref().unwrap().contains("is approved"));
+    }
+
+    #[test]
     fn submit_evaluates_and_decisions_take_a_note() {
         let mut ui = with_artifacts();
         let effects = ui.app.update(key('V'));

@@ -90,10 +90,7 @@ fn read_content(path: &Path) -> Result<serde_json::Value, CliError> {
         std::fs::read_to_string(path)
             .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?
     };
-    Ok(match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => v,
-        _ => serde_json::Value::String(text),
-    })
+    Ok(crate::store::artifacts::content_of(text))
 }
 
 pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
@@ -159,10 +156,7 @@ pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliEr
             Ok(exit::OK)
         }
         ArtifactsAction::Revise { id, content, note } => {
-            let mut a = store.get(id)?;
-            a.transition(Status::Draft, note)?;
-            a.content = read_content(content)?;
-            store.save(&a)?;
+            let a = store.revise(id, read_content(content)?, note)?;
             println!("{}: draft with new content", a.id);
             Ok(exit::OK)
         }

@@ -126,6 +126,24 @@ impl Artifact {
     }
 }
 
+/// An artifact's content from a file's text: a JSON object or array stays structured,
+/// anything else is text.
+pub fn content_of(text: String) -> serde_json::Value {
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => v,
+        _ => serde_json::Value::String(text),
+    }
+}
+
+/// The text a file holds for an artifact's content (JSON pretty-printed): what `$EDITOR`
+/// edits and [`content_of`] reads back.
+pub fn content_text(content: &serde_json::Value) -> String {
+    match content {
+        serde_json::Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ArtifactError {
     #[error("{path}: {message}")]
@@ -188,6 +206,23 @@ impl Artifacts {
             }],
             reviews: Vec::new(),
         };
+        self.save(&a)?;
+        Ok(a)
+    }
+
+    /// New content for an artifact: a draft keeps being a draft; one that needs revision
+    /// goes back to draft (with the note); any other status refuses.
+    pub fn revise(
+        &self,
+        id: &str,
+        content: serde_json::Value,
+        note: &str,
+    ) -> Result<Artifact, ArtifactError> {
+        let mut a = self.get(id)?;
+        if a.status != Status::Draft {
+            a.transition(Status::Draft, note)?;
+        }
+        a.content = content;
         self.save(&a)?;
         Ok(a)
     }

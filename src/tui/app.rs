@@ -102,6 +102,8 @@ pub struct App {
     pub annotator_prompt: Option<String>,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
     pub annotator_confirmed: bool,
+    /// The workspace's artifact types and the rubrics each one's review evaluates.
+    pub artifact_types: Vec<(String, Vec<String>)>,
     pub grade: super::grade::GradeState,
     pub review: super::review::ReviewState,
     pub rubrics: super::rubrics::RubricsState,
@@ -153,6 +155,7 @@ impl App {
             notes: BTreeMap::new(),
             annotator_prompt: None,
             annotator_confirmed: true,
+            artifact_types: Vec::new(),
             grade: super::grade::GradeState::default(),
             review: super::review::ReviewState::default(),
             rubrics: super::rubrics::RubricsState::default(),
@@ -538,6 +541,15 @@ impl App {
                 candidates,
             } => self.path_completed(&typed, text, candidates),
             Msg::DatasetAdded(info) => self.dataset_added(info),
+            Msg::ArtifactContent { from, content } => {
+                let name = from
+                    .rsplit('/')
+                    .next()
+                    .and_then(|f| f.split('.').next())
+                    .unwrap_or_default()
+                    .to_owned();
+                self.ask_new_artifact(from, content, name)
+            }
             Msg::Info(text) => {
                 self.message = Some(text);
                 Vec::new()

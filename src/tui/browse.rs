@@ -273,6 +273,9 @@ impl App {
         if action == Action::OpenPath {
             return self.open_path_prompt();
         }
+        if action == Action::NewArtifact {
+            return self.new_artifact_from_item();
+        }
         if self.browse.is_none() {
             let n = self.datasets.len();
             match action {

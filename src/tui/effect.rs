@@ -47,6 +47,24 @@ pub enum Effect {
     CompletePath(String),
     /// Registers a dataset file by its typed path and opens it.
     AddDataset(String),
+    /// Reads a file (a typed path) whose content becomes a new artifact.
+    ReadArtifactFile(String),
+    /// Makes a draft artifact.
+    CreateArtifact {
+        kind: String,
+        name: String,
+        content: serde_json::Value,
+        rubrics: Vec<String>,
+    },
+    /// Opens an artifact's content in `$EDITOR` (the terminal's), then revises it.
+    EditArtifact {
+        id: String,
+    },
+    /// Saves the edited content (in `file`) as the artifact's revision.
+    ReviseArtifact {
+        id: String,
+        file: PathBuf,
+    },
     NewRubric {
         /// The built-in it starts from (`None`: blank, one criterion).
         from: Option<String>,
@@ -171,6 +189,8 @@ impl Effect {
                 | Effect::DecideArtifact { .. }
                 | Effect::NewRubric { .. }
                 | Effect::AddDataset(_)
+                | Effect::CreateArtifact { .. }
+                | Effect::ReviseArtifact { .. }
                 // Both change the runtime's list of datasets, whose order the UI's must match.
                 | Effect::FindDatasets
                 | Effect::AddFirstCriterion { .. }

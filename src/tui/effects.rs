@@ -132,6 +132,59 @@ impl Runtime {
         Ok(info)
     }
 
+    /// The file an artifact's content is edited in (`.rubricate/drafts/<id>.json|txt`),
+    /// written from the content unless an unsaved edit is already there.
+    pub fn artifact_draft(&self, id: &str) -> Result<std::path::PathBuf, String> {
+        crate::store::labels::check_name("artifact id", id).map_err(|e| e.to_string())?;
+        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+        let a = store.get(id).map_err(|e| e.to_string())?;
+        let ext = if a.content.is_string() { "txt" } else { "json" };
+        let file = self
+            .ws
+            .path(".rubricate/drafts")
+            .join(format!("{id}.{ext}"));
+        if !file.exists() {
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            let text = crate::store::artifacts::content_text(&a.content);
+            crate::store::AtomicFile::write_whole(&file, text.as_bytes())
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+        }
+        Ok(file)
+    }
+
+    /// Saves an edited content file as the artifact's revision (the file goes once saved;
+    /// kept, with the reason said, when the revision is refused).
+    fn revise_artifact(&self, id: &str, file: &std::path::Path) -> Msg {
+        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => return self.artifacts(Some(format!("{}: {e}", file.display()))),
+        };
+        let content = crate::store::artifacts::content_of(text);
+        let unchanged = store.get(id).is_ok_and(|a| a.content == content);
+        let message = if unchanged {
+            format!("{id}: unchanged; nothing revised")
+        } else {
+            match store.revise(id, content, "revised in the terminal UI") {
+                Ok(a) => format!(
+                    "{}: revised, {} (s submits it again)",
+                    a.id,
+                    a.status.as_str()
+                ),
+                Err(e) => {
+                    return self.artifacts(Some(format!(
+                        "{id}: not revised ({e}); the edit is kept in {}",
+                        file.display()
+                    )));
+                }
+            }
+        };
+        let _ = std::fs::remove_file(file);
+        self.artifacts(Some(message))
+    }
+
     fn annotator(&self) -> String {
         self.annotator.lock().map(|a| a.clone()).unwrap_or_default()
     }
@@ -206,6 +259,35 @@ impl Runtime {
                 Ok(info) => Msg::DatasetAdded(info),
                 Err(e) => Msg::Error(format!("not opened: {e}")),
             }),
+            Effect::ReadArtifactFile(typed) => {
+                let path = super::path_prompt::resolve(&typed, &self.ws.root);
+                Some(match std::fs::read_to_string(&path) {
+                    Ok(text) => Msg::ArtifactContent {
+                        from: path.display().to_string(),
+                        content: crate::store::artifacts::content_of(text),
+                    },
+                    Err(e) => Msg::Error(format!("{}: {e}", path.display())),
+                })
+            }
+            Effect::CreateArtifact {
+                kind,
+                name,
+                content,
+                rubrics,
+            } => {
+                let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+                let provenance = crate::store::artifacts::Provenance {
+                    source: format!("user:{}", self.annotator()),
+                    kind: "human".into(),
+                    created_at: jiff::Timestamp::now().to_string(),
+                };
+                let message = match store.create(&kind, &name, content, provenance, rubrics) {
+                    Ok(a) => format!("{} made: a {kind} draft; s submits it for review", a.id),
+                    Err(e) => format!("no artifact made: {e}"),
+                };
+                Some(self.artifacts(Some(message)))
+            }
+            Effect::ReviseArtifact { id, file } => Some(self.revise_artifact(&id, &file)),
             Effect::FindDatasets => {
                 let fresh = self.new_datasets();
                 (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))
@@ -216,7 +298,7 @@ impl Runtime {
                 draft: None,
             }),
             // The event loop hands the terminal to the editor itself.
-            Effect::EditRubric { .. } => None,
+            Effect::EditRubric { .. } | Effect::EditArtifact { .. } => None,
             Effect::SaveRubric {
                 path,
                 draft,

@@ -33,6 +33,8 @@ pub enum Action {
     Bottom,
     Open,
     OpenPath,
+    NewArtifact,
+    ReviseArtifact,
     Back,
     Search,
     Filter,
@@ -151,6 +153,8 @@ const NAMES: &[(&str, Action)] = &[
     ("bottom", Action::Bottom),
     ("open", Action::Open),
     ("open_path", Action::OpenPath),
+    ("new_artifact", Action::NewArtifact),
+    ("revise_artifact", Action::ReviseArtifact),
     ("back", Action::Back),
     ("search", Action::Search),
     ("filter", Action::Filter),
@@ -256,6 +260,10 @@ impl Action {
             Action::Top => "first".into(),
             Action::Bottom => "last".into(),
             Action::Open => "open".into(),
+            Action::NewArtifact => {
+                "a new artifact (Datasets: from the selected item; Review: from a file)".into()
+            }
+            Action::ReviseArtifact => "revise the artifact's content in $EDITOR".into(),
             Action::OpenPath => {
                 "open a dataset file by its path (tab completes; it is registered)".into()
             }

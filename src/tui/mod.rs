@@ -5,6 +5,7 @@
 //! every exit path restore the terminal; logs go to a file, never to the screen.
 
 pub mod app;
+mod artifact_new;
 mod browse;
 pub mod data;
 pub mod effect;
@@ -76,6 +77,12 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
+    let artifact_types: Vec<(String, Vec<String>)> = ws
+        .config
+        .artifact_types
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let remembered = ui_state::load(ws);
     let configured = ws
         .config
@@ -91,6 +98,7 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
         .unwrap_or_else(|| "annotator".into());
     let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
     app.theme = theme;
+    app.artifact_types = artifact_types;
     app.annotator_confirmed = configured.is_some();
     let mut rubrics: Vec<std::path::PathBuf> = std::fs::read_dir(ws.path("rubrics"))
         .map(|e| {
@@ -294,44 +302,69 @@ fn run_effects(
     let runtime = out.runtime;
     let mut rest = Vec::new();
     for effect in effects {
-        let app::Effect::EditRubric { path } = effect else {
-            rest.push(effect);
-            continue;
-        };
-        let draft = match rubric_files::ensure_draft(&runtime.ws, &path) {
-            Ok(d) => d,
-            Err(e) => {
-                app.message = Some(e);
+        let (file, then) = match effect {
+            app::Effect::EditRubric { path } => {
+                match rubric_files::ensure_draft(&runtime.ws, &path) {
+                    Ok(draft) => (
+                        draft.clone(),
+                        app::Effect::LoadRubric {
+                            path,
+                            draft: Some(draft),
+                        },
+                    ),
+                    Err(e) => {
+                        app.message = Some(e);
+                        continue;
+                    }
+                }
+            }
+            app::Effect::EditArtifact { id } => match runtime.artifact_draft(&id) {
+                Ok(file) => (file.clone(), app::Effect::ReviseArtifact { id, file }),
+                Err(e) => {
+                    app.message = Some(e);
+                    continue;
+                }
+            },
+            other => {
+                rest.push(other);
                 continue;
             }
         };
-        restore();
-        let editor = std::env::var("VISUAL")
-            .or_else(|_| std::env::var("EDITOR"))
-            .unwrap_or_else(|_| "vi".into());
-        // Through the shell, so EDITOR may carry arguments ("code --wait").
-        let status = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("{editor} \"$1\""))
-            .arg("sh")
-            .arg(&draft)
-            .status();
-        enable_raw_mode().map_err(|e| format!("cannot use this terminal: {e}"))?;
-        execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
-            .map_err(|e| format!("cannot use this terminal: {e}"))?;
-        terminal
-            .clear()
-            .map_err(|e| format!("drawing failed: {e}"))?;
-        if let Err(e) = status {
-            app.message = Some(format!("could not start the editor `{editor}`: {e}"));
+        if let Err(e) = edit_in_editor(terminal, &file)? {
+            app.message = Some(e);
         }
-        rest.push(app::Effect::LoadRubric {
-            path,
-            draft: Some(draft),
-        });
+        rest.push(then);
     }
     out.send(rest);
     Ok(())
+}
+
+/// Hands the terminal to `$VISUAL` / `$EDITOR` (else `vi`) on `file` and takes it back.
+/// The outer error is the terminal's (fatal); the inner one says the editor did not start.
+fn edit_in_editor(
+    terminal: &mut Terminal<CrosstermBackend<Stderr>>,
+    file: &std::path::Path,
+) -> Result<Result<(), String>, String> {
+    restore();
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
+    // Through the shell, so EDITOR may carry arguments ("code --wait").
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(file)
+        .status();
+    enable_raw_mode().map_err(|e| format!("cannot use this terminal: {e}"))?;
+    execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
+        .map_err(|e| format!("cannot use this terminal: {e}"))?;
+    terminal
+        .clear()
+        .map_err(|e| format!("drawing failed: {e}"))?;
+    Ok(status
+        .map(|_| ())
+        .map_err(|e| format!("could not start the editor `{editor}`: {e}")))
 }
 
 /// Where effects go: writes to a user's files to the one ordered writer, everything else

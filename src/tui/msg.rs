@@ -130,6 +130,11 @@ pub enum Msg {
     },
     /// A dataset file registered from the UI (or already listed): listed and opened.
     DatasetAdded(DatasetInfo),
+    /// A file's content read for a new artifact (`from`: the file).
+    ArtifactContent {
+        from: String,
+        content: serde_json::Value,
+    },
     /// Something to tell the user.
     Info(String),
     Error(String),

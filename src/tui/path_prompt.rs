@@ -10,9 +10,20 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::app::{App, Effect};
 use super::data::DatasetInfo;
 
+/// What the typed path is for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PathPurpose {
+    /// A dataset file to register and open.
+    #[default]
+    Dataset,
+    /// A file whose content becomes a new artifact.
+    Artifact,
+}
+
 /// The prompt while it is open.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PathPrompt {
+    pub purpose: PathPurpose,
     pub text: String,
     /// What the last `tab` found in the directory (shown under the prompt).
     pub candidates: Vec<String>,
@@ -41,9 +52,13 @@ impl App {
                     self.path_prompt = None;
                     return Vec::new();
                 }
+                let purpose = p.purpose;
                 self.path_prompt = None;
                 self.message = Some(format!("reading {path}…"));
-                return vec![Effect::AddDataset(path)];
+                return vec![match purpose {
+                    PathPurpose::Dataset => Effect::AddDataset(path),
+                    PathPurpose::Artifact => Effect::ReadArtifactFile(path),
+                }];
             }
             KeyCode::Char('u') if ctrl => {
                 p.text.clear();

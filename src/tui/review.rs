@@ -18,6 +18,8 @@ pub struct ReviewState {
     pub note: Option<(Status, String)>,
     /// An artifact is being evaluated.
     pub busy: Option<String>,
+    /// A new artifact's type and name being chosen.
+    pub new: Option<super::artifact_new::NewArtifact>,
 }
 
 /// Artifacts in the order the pane lists them: by status along the flow, then by id.
@@ -44,6 +46,9 @@ impl App {
 
     /// The note line of a review decision takes typed keys first.
     pub(super) fn review_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
+        if self.review.new.is_some() {
+            return self.new_artifact_key(k);
+        }
         let (to, note) = self.review.note.as_mut()?;
         match k.code {
             KeyCode::Esc => self.review.note = None,
@@ -95,6 +100,8 @@ impl App {
                 let tag = self.new_tag();
                 return vec![Effect::SubmitArtifact { id, tag }];
             }
+            Action::NewArtifact => return self.new_artifact_from_file(),
+            Action::ReviseArtifact => return self.revise_artifact(),
             Action::Approve | Action::RequestRevision | Action::Reject => {
                 let Some(a) = self.selected_artifact() else {
                     return Vec::new();

@@ -111,6 +111,8 @@ fn hints(app: &App) -> String {
             Action::Diff,
         ],
         Pane::Review => &[
+            Action::NewArtifact,
+            Action::ReviseArtifact,
             Action::Submit,
             Action::Approve,
             Action::RequestRevision,
@@ -172,6 +174,8 @@ fn short(a: Action) -> &'static str {
         Action::Help => "help",
         Action::Items => "items",
         Action::OpenPath => "open a file",
+        Action::NewArtifact => "new",
+        Action::ReviseArtifact => "edit",
         Action::NextVerdict => "by verdict",
         Action::FailedOnly => "failed only",
         Action::Export => "export",
@@ -209,9 +213,24 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
                 .map_or_else(String::new, |m| format!(" · {m}"))
         ),
         _ if app.path_prompt.is_some() => format!(
-            "open a dataset file: {}▏ (tab completes · enter opens · esc) · relative to the workspace",
+            "{}: {}▏ (tab completes · enter opens · esc) · relative to the workspace",
+            match app.path_prompt.as_ref().map(|p| p.purpose) {
+                Some(crate::tui::path_prompt::PathPurpose::Artifact) =>
+                    "a new artifact from the file",
+                _ => "open a dataset file",
+            },
             app.path_prompt.as_ref().map_or("", |p| p.text.as_str())
         ),
+        _ if app.review.new.is_some() => {
+            let new = app.review.new.as_ref();
+            format!(
+                "new artifact from {} · type {} (tab: next) · name: {}▏ (enter makes it, esc drops)",
+                new.map_or("", |n| n.from.as_str()),
+                new.and_then(|n| app.artifact_types.get(n.kind))
+                    .map_or("", |(k, _)| k.as_str()),
+                new.map_or("", |n| n.name.as_str())
+            )
+        }
         _ if app.review.note.is_some() => {
             let (to, note) = app
                 .review
