@@ -1105,6 +1105,42 @@ mod grid {
     }
 
     #[test]
+    fn time_comes_in_as_ticks_so_rate_and_eta_follow_the_messages_not_the_clock() {
+        use std::time::{Duration, Instant};
+        let t0 = Instant::now();
+        let mut ui = Ui::new(120, 40);
+        ui.press([Msg::Tick(t0), code(KeyCode::Enter), key('G')]);
+        ui.press([Msg::RunStarted {
+            tag: 7,
+            run_id: "20261122-120000-abcd".into(),
+            criteria: CRITERIA.iter().map(|c| ((*c).to_owned(), false)).collect(),
+            items: Some(50),
+        }]);
+        // Ten seconds later by the ticks, three cells are graded: 0.3 cells/s, and 147
+        // cells left at that rate take 490 s — whatever the wall clock did meanwhile.
+        ui.press([
+            Msg::Tick(t0 + Duration::from_secs(10)),
+            ev(0, 0, scored(0, Verdict::Met, 1.0, "a")),
+            ev(0, 1, scored(1, Verdict::Met, 1.0, "b")),
+            ev(0, 2, scored(2, Verdict::Met, 1.0, "c")),
+        ]);
+        let run = ui.app.grade.run.as_ref().unwrap();
+        assert!((run.rate(ui.app.now) - 0.3).abs() < 1e-9);
+        assert_eq!(run.eta(ui.app.now).map(f64::round), Some(490.0));
+        let screen = ui.screen();
+        assert!(
+            screen.contains("0.3 cells/s") && screen.contains("ETA 490s"),
+            "{screen}"
+        );
+        // The labelling rate counts from the first label, by the ticks too.
+        let mut ui = Ui::new(120, 40);
+        ui.press([Msg::Tick(t0), code(KeyCode::Enter), key('L'), key('m')]);
+        ui.press([Msg::Tick(t0 + Duration::from_secs(60)), key('m')]);
+        let text = rubricate::tui::render_text(&ui.app, 120, 40);
+        assert!(text.contains("this sitting 2 labelled (2.0/min)"), "{text}");
+    }
+
+    #[test]
     fn a_chunk_from_a_superseded_run_is_ignored() {
         let mut ui = watching(120, 40);
         let before = ui.app.grade.run.as_ref().unwrap().rows[1].clone();

@@ -92,6 +92,9 @@ pub struct App {
     pub compare_b: Option<Arc<RunData>>,
     pub compare_b_back: usize,
     pub size: (u16, u16),
+    /// The time as the runtime last said it (`Msg::Tick`): `update` never reads a clock,
+    /// so the same messages give the same state.
+    pub now: std::time::Instant,
     /// A note being typed for the current label (`Some` while the note line is open).
     pub note: Option<String>,
     /// Everyone with labels for the open dataset (`a` cycles through them).
@@ -150,6 +153,7 @@ impl App {
             compare_b: None,
             compare_b_back: 0,
             size: (80, 24),
+            now: std::time::Instant::now(),
             note: None,
             annotators: Vec::new(),
             notes: BTreeMap::new(),
@@ -258,6 +262,10 @@ impl App {
             Msg::Key(k) if k.kind == KeyEventKind::Press => self.key(k),
             Msg::Key(_) => Vec::new(),
             Msg::Mouse(m) => self.mouse(m),
+            Msg::Tick(now) => {
+                self.now = now;
+                Vec::new()
+            }
             Msg::Resize(w, h) => {
                 self.size = (w, h);
                 let height = self.list_height();
@@ -381,6 +389,7 @@ impl App {
                 }
                 self.label.unsaved = self.label.unsaved.saturating_sub(1);
                 self.label.sitting += 1;
+                self.label.started.get_or_insert(self.now);
                 self.label
                     .saved
                     .push((seq, item.clone(), criterion.clone()));
@@ -409,7 +418,9 @@ impl App {
                 items,
             } => {
                 self.message = Some(format!("run {run_id} started (journalled; resumable)"));
-                self.grade.run = Some(super::grade::GridRun::new(tag, run_id, criteria, items));
+                self.grade.run = Some(super::grade::GridRun::new(
+                    tag, run_id, criteria, items, self.now,
+                ));
                 Vec::new()
             }
             Msg::Grade { tag, event } => {

@@ -148,7 +148,7 @@ impl App {
         if let Some(run) = &mut self.grade.run
             && run.tag == tag
         {
-            run.apply(ev);
+            run.apply(ev, self.now);
         }
     }
 

@@ -119,8 +119,8 @@ impl GridRun {
         run_id: String,
         criteria: Vec<(String, bool)>,
         items_total: Option<usize>,
+        now: Instant,
     ) -> Self {
-        let now = Instant::now();
         let (criteria, penalties) = criteria.into_iter().unzip();
         Self {
             tag,
@@ -227,9 +227,8 @@ impl GridRun {
         }
     }
 
-    /// Applies one event of this run.
-    pub fn apply(&mut self, ev: &GradeEvent) {
-        let now = Instant::now();
+    /// Applies one event of this run, arrived at `now`.
+    pub fn apply(&mut self, ev: &GradeEvent, now: Instant) {
         self.tick(now);
         let selected = self.cursor;
         match (&ev.kind, ev.criterion) {
@@ -289,18 +288,18 @@ impl GridRun {
         self.last_verdict = Some(now);
     }
 
-    /// Cells per second over the run so far.
-    pub fn rate(&self) -> f64 {
-        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+    /// Cells per second over the run so far (up to `now`).
+    pub fn rate(&self, now: Instant) -> f64 {
+        let secs = now.duration_since(self.started).as_secs_f64().max(1e-3);
         #[allow(clippy::cast_precision_loss)]
         let r = self.cells_live as f64 / secs;
         r
     }
 
     /// Seconds left at the current rate, when the size is known.
-    pub fn eta(&self) -> Option<f64> {
+    pub fn eta(&self, now: Instant) -> Option<f64> {
         let total = self.items_total? * self.criteria.len();
-        let rate = self.rate();
+        let rate = self.rate(now);
         #[allow(clippy::cast_precision_loss)]
         let left = total.saturating_sub(self.cells_done) as f64;
         (rate > 0.0).then(|| left / rate)

@@ -40,14 +40,14 @@ impl Queue {
 }
 
 /// The labelling session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LabelState {
     pub criterion: usize,
     pub blind: bool,
     pub queue: Queue,
-    /// Labels saved this sitting, and when it began.
+    /// Labels saved this sitting, and when the first was (the rate counts from it).
     pub sitting: usize,
-    pub started: Instant,
+    pub started: Option<Instant>,
     /// Sequence numbers of this sitting's labels, newest last (for undo).
     pub saved: Vec<(u64, String, String)>,
     /// Labels sent but not yet acknowledged (synced to disk).
@@ -55,21 +55,6 @@ pub struct LabelState {
     /// The item changed before it was read: focus its first unanswered criterion once it
     /// arrives.
     pub refocus: bool,
-}
-
-impl Default for LabelState {
-    fn default() -> Self {
-        Self {
-            criterion: 0,
-            blind: false,
-            queue: Queue::default(),
-            sitting: 0,
-            started: Instant::now(),
-            saved: Vec::new(),
-            unsaved: 0,
-            refocus: false,
-        }
-    }
 }
 
 impl App {

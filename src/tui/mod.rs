@@ -244,6 +244,7 @@ async fn event_loop(
             Some(m) = rx.recv() => m,
             () = tokio::time::sleep_until(next_frame), if dirty => continue,
         };
+        app.update(Msg::Tick(Instant::now()));
         let effects = app.update(msg);
         run_effects(&mut app, terminal, &out, effects)?;
         while let Ok(m) = rx.try_recv() {

@@ -12,6 +12,8 @@ use crate::model::{Item, Rubric};
 
 #[derive(Debug)]
 pub enum Msg {
+    /// The time now: sent before every batch of messages, so `update` reads no clock.
+    Tick(std::time::Instant),
     Key(KeyEvent),
     Mouse(MouseEvent),
     Resize(u16, u16),

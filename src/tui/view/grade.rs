@@ -128,7 +128,9 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         },
         _ => "running".to_owned(),
     };
-    let eta = run.eta().map_or_else(|| "-".into(), |s| format!("{s:.0}s"));
+    let eta = run
+        .eta(app.now)
+        .map_or_else(|| "-".into(), |s| format!("{s:.0}s"));
     // Money only once some was spent (a run without prices costs nothing we know of).
     let cost = if run.cost > 0.0 {
         format!(" · ${:.4}", run.cost)
@@ -139,7 +141,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         "{state} · {}/{total} items · {} cells · {:6.1} cells/s · {} tokens{cost} · {} errors · ETA {eta}",
         run.items_done,
         run.cells_done,
-        run.rate(),
+        run.rate(app.now),
         run.tokens,
         run.failures
     );

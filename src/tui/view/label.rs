@@ -125,7 +125,10 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             lines.push(Line::styled(format!("    note: {n}"), app.theme.muted));
         }
     }
-    let minutes = app.label.started.elapsed().as_secs_f64() / 60.0;
+    let minutes = app
+        .label
+        .started
+        .map_or(0.0, |t| app.now.duration_since(t).as_secs_f64() / 60.0);
     #[allow(clippy::cast_precision_loss)]
     let rate = if minutes > 0.0 {
         app.label.sitting as f64 / minutes
