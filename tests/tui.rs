@@ -787,6 +787,38 @@ fn slash_finds_a_line_in_the_rubric_by_its_text_or_requirement() {
     assert_eq!(ui.app.rubrics.line, first, "enter keeps the line");
 }
 
+#[test]
+fn at_80x24_the_selected_tree_line_stays_on_screen_and_a_click_selects_what_is_drawn() {
+    let mut ui = Ui::new(80, 24);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _inside = rt.enter();
+    // The agent built-in's tree (6 criteria × 6 levels) is far taller than the screen.
+    ui.press([key('B'), key('a'), code(KeyCode::Down), code(KeyCode::Down)]);
+    ui.press([code(KeyCode::Down), code(KeyCode::Enter)]);
+    ui.press([key('/')]);
+    for c in "safety".chars() {
+        ui.press([key(c)]);
+    }
+    ui.press([code(KeyCode::Enter)]);
+    let line = ui.app.rubrics.line;
+    assert!(line > 20, "{line}");
+    let screen = ui.screen();
+    assert!(screen.contains("├ safety — Safety"), "{screen}");
+    // A click on the row just above the selection selects the line drawn there.
+    let offset = ui.app.rubrics_offset();
+    let row = u16::try_from(line - offset).unwrap() + 2 - 1;
+    ui.press([Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column: 5,
+        row,
+        modifiers: KeyModifiers::NONE,
+    })]);
+    assert_eq!(ui.app.rubrics.line, line - 1);
+}
+
 fn tree_text(r: &rubricate::model::Rubric) -> String {
     rubricate::tui::rubrics::tree(r)
         .into_iter()

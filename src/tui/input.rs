@@ -208,12 +208,12 @@ impl App {
             MouseEventKind::ScrollDown => self.act(Action::Down),
             MouseEventKind::ScrollUp => self.act(Action::Up),
             MouseEventKind::Drag(_) if self.pane == Pane::Rubrics => {
-                let row = usize::from(m.row).saturating_sub(2);
+                let row = self.rubrics_offset() + usize::from(m.row).saturating_sub(2);
                 self.drag_criterion(row)
             }
             MouseEventKind::Down(_) if self.pane == Pane::Rubrics => {
-                // Tree lines start below the tab bar and the border.
-                let row = usize::from(m.row).saturating_sub(2);
+                // Tree lines start below the tab bar and the border, scrolled.
+                let row = self.rubrics_offset() + usize::from(m.row).saturating_sub(2);
                 if self.rubrics.view.is_some() {
                     self.rubrics.line = row;
                 } else if row < self.rubrics.files.len() {

@@ -426,6 +426,19 @@ impl App {
 
     /// Dragging with the mouse: the criterion under the last click moves to the row under
     /// the pointer.
+    /// The first line the Rubrics pane shows (of the tree, or of the file list): the
+    /// selection is kept on screen, scrolling no further than needed.
+    pub fn rubrics_offset(&self) -> usize {
+        // The screen less the tab and status bars and the box's borders.
+        let visible = usize::from(self.size.1.saturating_sub(4)).max(1);
+        let selected = if self.rubrics.view.is_some() {
+            self.rubrics.line
+        } else {
+            self.rubrics.file
+        };
+        selected.saturating_sub(visible - 1)
+    }
+
     pub(super) fn drag_criterion(&mut self, row: usize) -> Vec<Effect> {
         let Some(r) = self.current_rubric() else {
             return Vec::new();

@@ -108,8 +108,9 @@ fn overview(app: &App, f: &mut Frame<'_>, area: Rect) {
         )),
         Line::raw(""),
         Line::raw(
-            "Begin: enter opens the selected dataset, then L labels it or G grades it · ? lists every key",
+            "Begin: enter opens the selected dataset, then L labels it or G grades it · o opens a dataset file from anywhere",
         ),
+        Line::raw("? lists this pane's keys, : finds any action by name"),
     ];
     f.render_widget(
         Paragraph::new(lines)

@@ -69,11 +69,13 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 .collect()
         };
         f.render_widget(
-            Paragraph::new(lines).block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .title(" Rubrics (enter opens · a starts a new one · / finds) "),
-            ),
+            Paragraph::new(lines)
+                .scroll((u16::try_from(app.rubrics_offset()).unwrap_or(u16::MAX), 0))
+                .block(
+                    Block::new()
+                        .borders(Borders::ALL)
+                        .title(" Rubrics (enter opens · a starts a new one · / finds) "),
+                ),
             area,
         );
         if let Some(at) = app.rubrics.new_from {
@@ -98,6 +100,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .score
         .map_or_else(String::new, |s| format!(" · lint {:.0}%", s * 100.0));
     let title = format!(" {file}{score}{draft} ");
+    let width = usize::from(left.width.saturating_sub(2));
     let mut lines = Vec::new();
     match &view.rubric {
         Some(r) => {
@@ -113,13 +116,25 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 } else {
                     Style::new()
                 };
-                lines.push(Line::styled(format!("{text}{marker}"), style));
+                // One screen row per line (cut, not wrapped), so rows and lines agree for
+                // scrolling and the mouse; the side shows the whole criterion.
+                lines.push(Line::styled(
+                    crate::tui::view::cut(&format!("{text}{marker}"), width),
+                    style,
+                ));
             }
         }
         None => lines.push(Line::raw("the rubric does not load:")),
     }
     for p in &view.problems {
-        lines.push(Line::styled(p.clone(), app.theme.disagree));
+        // Problems come after the tree and are read whole: wrapped by hand.
+        let chars: Vec<char> = p.chars().collect();
+        for chunk in chars.chunks(width.max(1)) {
+            lines.push(Line::styled(
+                chunk.iter().collect::<String>(),
+                app.theme.disagree,
+            ));
+        }
     }
     if view.rubric.is_none()
         && view
@@ -134,7 +149,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     }
     f.render_widget(
         Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
+            .scroll((u16::try_from(app.rubrics_offset()).unwrap_or(u16::MAX), 0))
             .block(Block::new().borders(Borders::ALL).title(title)),
         left,
     );
