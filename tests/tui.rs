@@ -1351,7 +1351,10 @@ mod review {
         let new = ui.app.review.new.clone().expect("the line is open");
         assert_eq!(new.from, "item q02 of support-answers");
         assert_eq!(new.name, "q02");
-        assert!(ui.screen().contains("type support_answer (tab: next)"));
+        assert!(
+            ui.screen()
+                .contains("new artifact name: q02▏ · type support_answer (tab)")
+        );
         for c in " reply".chars() {
             ui.press([key(c)]);
         }

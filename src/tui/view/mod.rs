@@ -223,12 +223,13 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
         ),
         _ if app.review.new.is_some() => {
             let new = app.review.new.as_ref();
+            // What is typed first, so it shows on a narrow terminal.
             format!(
-                "new artifact from {} · type {} (tab: next) · name: {}▏ (enter makes it, esc drops)",
-                new.map_or("", |n| n.from.as_str()),
+                "new artifact name: {}▏ · type {} (tab) · enter makes it, esc drops · from {}",
+                new.map_or("", |n| n.name.as_str()),
                 new.and_then(|n| app.artifact_types.get(n.kind))
                     .map_or("", |(k, _)| k.as_str()),
-                new.map_or("", |n| n.name.as_str())
+                new.map_or("", |n| n.from.as_str())
             )
         }
         _ if app.review.note.is_some() => {
@@ -254,6 +255,7 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
         (None, Some(m)) => format!("{m} │ {}", hints(app)),
         (None, None) => hints(app),
     };
+    let text = cursor_in_view(&text, usize::from(area.width));
     f.render_widget(Paragraph::new(text).style(app.theme.selected), area);
 }
 
@@ -299,6 +301,21 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
             ),
         r,
     );
+}
+
+/// A status line whose typing cursor (`▏`) is past the width, shifted left (`…` in front)
+/// so the cursor and what was just typed stay on screen.
+fn cursor_in_view(text: &str, width: usize) -> String {
+    let Some(at) = text.chars().position(|c| c == '▏') else {
+        return text.to_owned();
+    };
+    if width < 2 || at < width.saturating_sub(1) {
+        return text.to_owned();
+    }
+    let skip = at + 2 - width;
+    std::iter::once('…')
+        .chain(text.chars().skip(skip))
+        .collect()
 }
 
 /// What `tab` found for a path being typed, in a box just above the status bar.
@@ -355,5 +372,22 @@ pub fn preview(text: &str, n: usize) -> String {
         format!("{cut}…")
     } else {
         one
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_typing_cursor_past_the_width_shifts_the_line_left() {
+        assert_eq!(
+            super::cursor_in_view("note: ab▏ (enter)", 40),
+            "note: ab▏ (enter)"
+        );
+        // Width 8: the cursor ends in the last column, what was typed just before it.
+        let shifted = super::cursor_in_view("note: abcdefgh▏ (enter)", 8);
+        assert!(shifted.chars().count() >= 8);
+        assert!(shifted.starts_with('…'));
+        assert_eq!(shifted.chars().position(|c| c == '▏'), Some(7));
+        assert!(shifted.contains("fgh▏"));
     }
 }
