@@ -1620,7 +1620,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
     let shown = |ui: &Ui| {
         let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
-        let view = ui.app.results_items.clone().unwrap();
+        let view = ui.app.results.items.clone().unwrap();
         rubricate::tui::results::item_rows(&run, &view, Some("reset-link"))
             .into_iter()
             .map(str::to_owned)
@@ -1638,7 +1638,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     );
     // v: only the items the judge gave the first verdict on the selected criterion.
     ui.press([key('v')]);
-    let view = ui.app.results_items.clone().unwrap();
+    let view = ui.app.results.items.clone().unwrap();
     let verdict = view.verdict.clone().expect("a verdict filter");
     let rows = shown(&ui);
     assert!(!rows.is_empty() && rows.len() < run.order.len());
@@ -1657,7 +1657,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
         ui.press([key('v')]);
     }
     ui.press([key('v')]);
-    assert_eq!(ui.app.results_items.as_ref().unwrap().verdict, None);
+    assert_eq!(ui.app.results.items.as_ref().unwrap().verdict, None);
     // F: only items with a failed cell (the demo's run has none: the list says so).
     ui.press([key('F')]);
     let failed = run
@@ -1677,9 +1677,9 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     assert_eq!(b.current().map(|i| i.id.clone()), Some(third));
     // Back in Results, the list is where it was; esc goes back to the criteria.
     ui.press([key('R')]);
-    assert_eq!(ui.app.results_items.as_ref().unwrap().cursor, 2);
+    assert_eq!(ui.app.results.items.as_ref().unwrap().cursor, 2);
     ui.press([code(KeyCode::Esc)]);
-    assert!(ui.app.results_items.is_none());
+    assert!(ui.app.results.items.is_none());
 }
 
 #[test]
@@ -1687,7 +1687,7 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     let mut ui = Ui::new(120, 40);
     // No earlier run yet.
     ui.press([code(KeyCode::Enter), key('R'), key('c')]);
-    assert!(ui.app.compare.is_none());
+    assert!(ui.app.results.compare.is_none());
     assert!(
         ui.app
             .message
@@ -1730,7 +1730,7 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
         key('R'),
         key('c'),
     ]);
-    let a = ui.app.compare.as_ref().expect("an earlier run");
+    let a = ui.app.results.compare.as_ref().expect("an earlier run");
     assert_eq!(a.manifest.id, old);
     let screen = ui.screen();
     assert!(
@@ -1754,17 +1754,17 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     ui.press([key('R')]);
     // Older than the oldest: stays, and says so.
     ui.press([key('[')]);
-    assert_eq!(ui.app.compare_back, 1);
+    assert_eq!(ui.app.results.compare_back, 1);
     // Side B moves too: B one back is the old run itself — nothing changed.
     ui.press([key('{')]);
-    assert_eq!(ui.app.compare_b_back, 1);
+    assert_eq!(ui.app.results.compare_b_back, 1);
     let screen = ui.screen();
     assert!(screen.contains(&format!("B = {old}")), "{screen}");
     assert!(screen.contains("0 items changed"), "{screen}");
     ui.press([key('}')]);
-    assert!(ui.app.compare_b.is_none(), "back to the latest");
+    assert!(ui.app.results.compare_b.is_none(), "back to the latest");
     ui.press([key('c')]);
-    assert!(ui.app.compare.is_none());
+    assert!(ui.app.results.compare.is_none());
 }
 
 #[test]

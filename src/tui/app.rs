@@ -3,14 +3,13 @@
 //! scanning for a search are effects the runtime carries out, answering with messages tagged
 //! so that an answer to a superseded request is dropped.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crossterm::event::KeyEventKind;
 
 pub use super::browse::{Browse, Filter};
-use super::data::{DatasetInfo, Labels, RunData};
+use super::data::{DatasetInfo, Labels};
 pub use super::effect::Effect;
 use super::keymap::{Action, Context, Keymap};
 pub use super::label::{LabelState, Queue, choice_keys, label_text, verdict_for};
@@ -79,18 +78,7 @@ pub struct App {
     pub browse: Option<Browse>,
     pub labels: Labels,
     pub label: LabelState,
-    /// The criterion selected in the Results pane.
-    pub results_cursor: usize,
-    /// The Results pane's list of the run's items (`i`, `v`, `F`), while it is shown.
-    pub results_items: Option<super::results::ItemsView>,
-    /// The changed item selected in a comparison.
-    pub compare_cursor: usize,
-    /// The run the latest is compared with (A; the latest is B), and how far back it is.
-    pub compare: Option<Arc<RunData>>,
-    pub compare_back: usize,
-    /// Side B of a comparison when it is not the latest run, and how far back it is.
-    pub compare_b: Option<Arc<RunData>>,
-    pub compare_b_back: usize,
+    pub results: super::results::ResultsState,
     pub size: (u16, u16),
     /// The time as the runtime last said it (`Msg::Tick`): `update` never reads a clock,
     /// so the same messages give the same state.
@@ -145,13 +133,7 @@ impl App {
             browse: None,
             labels: Labels::new(),
             label: LabelState::default(),
-            results_cursor: 0,
-            results_items: None,
-            compare_cursor: 0,
-            compare: None,
-            compare_back: 0,
-            compare_b: None,
-            compare_b_back: 0,
+            results: super::results::ResultsState::default(),
             size: (80, 24),
             now: std::time::Instant::now(),
             note: None,
@@ -276,48 +258,8 @@ impl App {
                 }
                 self.scrolled()
             }
-            Msg::Window { tag, total, items } => {
-                if let Some(b) = &mut self.browse
-                    && b.window_tag == tag
-                {
-                    b.total = Some(total);
-                    for (p, item) in items {
-                        b.window.insert(p, item);
-                    }
-                    // Keep memory bounded: only what is near the view.
-                    let keep = b.offset.saturating_sub(4 * MARGIN)..b.offset + 5 * MARGIN;
-                    let keep_pos: BTreeSet<usize> = keep.filter_map(|r| b.position(r)).collect();
-                    b.window.retain(|p, _| keep_pos.contains(p));
-                    if let Some(info) = self.datasets.get_mut(b.dataset) {
-                        info.items = Some(total);
-                    }
-                }
-                if self.label.refocus {
-                    self.focus_first_unanswered();
-                }
-                Vec::new()
-            }
-            Msg::RubricCreated(path) => {
-                self.message = Some(format!(
-                    "new rubric {}: edit it in place (r n w …) or with ctrl-e; s saves it as a version",
-                    path.file_name()
-                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                ));
-                for list in [&mut self.rubrics.files, &mut self.grade.rubrics] {
-                    if !list.contains(&path) {
-                        list.push(path.clone());
-                        list.sort();
-                    }
-                }
-                self.rubrics.file = self
-                    .rubrics
-                    .files
-                    .iter()
-                    .position(|p| *p == path)
-                    .unwrap_or(0);
-                self.rubrics.line = 0;
-                vec![Effect::LoadRubric { path, draft: None }]
-            }
+            Msg::Window { tag, total, items } => self.window_read(tag, total, items),
+            Msg::RubricCreated(path) => self.rubric_created(path),
             Msg::DatasetsFound(fresh) => {
                 self.message = Some(format!(
                     "new: {}",
@@ -330,30 +272,8 @@ impl App {
                 self.datasets.extend(fresh);
                 Vec::new()
             }
-            Msg::ScanProgress { tag, read, total } => {
-                if let Some(b) = &mut self.browse
-                    && b.scan_tag == tag
-                {
-                    b.scanning = Some((read, total));
-                }
-                Vec::new()
-            }
-            Msg::Scanned { tag, matches, ids } => {
-                if let Some(b) = &mut self.browse
-                    && b.scan_tag == tag
-                {
-                    b.scanning = None;
-                    b.ids = ids;
-                    b.total = Some(b.ids.len());
-                    let keep = |p: &usize| Self::passes(b, &self.labels, *p);
-                    let rows: Vec<usize> = matches.into_iter().filter(keep).collect();
-                    b.rows = Some(rows);
-                    b.cursor = 0;
-                    b.offset = 0;
-                    return self.scrolled();
-                }
-                Vec::new()
-            }
+            Msg::ScanProgress { tag, read, total } => self.scan_progress(tag, read, total),
+            Msg::Scanned { tag, matches, ids } => self.scanned(tag, matches, ids),
             Msg::Opened {
                 dataset,
                 run,
@@ -381,36 +301,12 @@ impl App {
                 criterion,
                 verdict,
                 note,
-            } => {
-                if note.is_empty() {
-                    self.notes.remove(&(item.clone(), criterion.clone()));
-                } else {
-                    self.notes.insert((item.clone(), criterion.clone()), note);
-                }
-                self.label.unsaved = self.label.unsaved.saturating_sub(1);
-                self.label.sitting += 1;
-                self.label.started.get_or_insert(self.now);
-                self.label
-                    .saved
-                    .push((seq, item.clone(), criterion.clone()));
-                self.labels.insert((item, criterion), verdict);
-                self.message = Some(format!("saved label {seq}"));
-                Vec::new()
-            }
+            } => self.label_saved(seq, item, criterion, verdict, note),
             Msg::LabelUndone {
                 item,
                 criterion,
                 verdict,
-            } => {
-                match verdict {
-                    Some(v) => self.labels.insert((item, criterion), v),
-                    None => self.labels.remove(&(item, criterion)),
-                };
-                self.label.unsaved = self.label.unsaved.saturating_sub(1);
-                self.label.sitting = self.label.sitting.saturating_sub(1);
-                self.message = Some("undone".into());
-                Vec::new()
-            }
+            } => self.label_undone(item, criterion, verdict),
             Msg::RunStarted {
                 tag,
                 run_id,
@@ -449,96 +345,14 @@ impl App {
                     None => Vec::new(),
                 }
             }
-            Msg::Artifacts { artifacts, message } => {
-                // The selection follows its artifact when the order changes.
-                let keep = self.selected_artifact().map(|a| a.id.clone());
-                self.review.artifacts = artifacts;
-                self.review.loaded = true;
-                self.review.busy = None;
-                let ordered = super::review::ordered(&self.review.artifacts);
-                let n = ordered.len();
-                self.review.selected = keep
-                    .and_then(|id| ordered.iter().position(|a| a.id == id))
-                    .unwrap_or(self.review.selected)
-                    .min(n.saturating_sub(1));
-                if message.is_some() {
-                    self.message = message;
-                }
-                Vec::new()
-            }
-            Msg::EarlierRun { back, run, b: true } => {
-                match run {
-                    Some(run) => {
-                        self.compare_b_back = back;
-                        self.compare_b = Some(run);
-                    }
-                    None => self.message = Some("no run that far back".into()),
-                }
-                Vec::new()
-            }
-            Msg::EarlierRun { back, run, .. } => {
-                if run.is_none() {
-                    self.message = Some(if back <= 1 {
-                        "there is no earlier run of this dataset to compare with".into()
-                    } else {
-                        "no run that far back".into()
-                    });
-                    if back > 1 {
-                        // Stay on the last one that existed.
-                        self.compare_back = back - 1;
-                    }
-                    if back <= 1 {
-                        self.compare = None;
-                    }
-                } else {
-                    self.compare_back = back;
-                    self.compare = run;
-                }
-                Vec::new()
-            }
+            Msg::Artifacts { artifacts, message } => self.artifacts_read(artifacts, message),
+            Msg::EarlierRun { back, run, b } => self.earlier_run(back, run, b),
             Msg::RubricLoaded {
                 view,
                 message,
                 draft,
-            } => {
-                if let Some(seq) = draft {
-                    self.rubrics.written_seq = self.rubrics.written_seq.max(seq);
-                    // A later edit is already on screen (and queued after this write).
-                    if seq < self.rubrics.draft_seq && message.is_none() {
-                        return Vec::new();
-                    }
-                }
-                // Another rubric: the undo steps belonged to the one before.
-                if self
-                    .rubrics
-                    .view
-                    .as_ref()
-                    .is_none_or(|v| v.path != view.path)
-                {
-                    self.rubrics.undo.clear();
-                    self.rubrics.confirm_delete = None;
-                }
-                let lines = view
-                    .rubric
-                    .as_ref()
-                    .map_or(1, |r| super::rubrics::tree(r).len());
-                self.rubrics.line = self.rubrics.line.min(lines.saturating_sub(1));
-                self.rubrics.view = Some(view);
-                if message.is_some() {
-                    self.message = message;
-                }
-                Vec::new()
-            }
-            Msg::Diff(diff) => {
-                match diff {
-                    Ok((text, back)) => {
-                        self.rubrics.diff = Some(text);
-                        self.rubrics.diff_back = back;
-                    }
-                    Err(why) => self.message = Some(why),
-                }
-                Vec::new()
-            }
+            } => self.rubric_loaded(view, message, draft),
+            Msg::Diff(diff) => self.diff_read(diff),
             Msg::Estimate { result, after } => self.grade_estimate(result, after),
             Msg::EstimateProgress(items) => {
                 if self.grade.estimating.is_some() {
@@ -552,24 +366,12 @@ impl App {
                 candidates,
             } => self.path_completed(&typed, text, candidates),
             Msg::DatasetAdded(info) => self.dataset_added(info),
-            Msg::ArtifactContent { from, content } => {
-                let name = from
-                    .rsplit('/')
-                    .next()
-                    .and_then(|f| f.split('.').next())
-                    .unwrap_or_default()
-                    .to_owned();
-                self.ask_new_artifact(from, content, name)
-            }
+            Msg::ArtifactContent { from, content } => self.artifact_content(from, content),
             Msg::Info(text) => {
                 self.message = Some(text);
                 Vec::new()
             }
-            Msg::LabelFailed(e) => {
-                self.label.unsaved = self.label.unsaved.saturating_sub(1);
-                self.message = Some(e);
-                Vec::new()
-            }
+            Msg::LabelFailed(e) => self.label_failed(e),
             Msg::Error(e) => {
                 self.message = Some(e);
                 Vec::new()

@@ -128,3 +128,21 @@ impl App {
         vec![Effect::EditArtifact { id: a.id.clone() }]
     }
 }
+
+/// Answers of the runtime for this pane (routed here by `App::update`).
+impl App {
+    /// A file's content read for a new artifact: its name offered from the file's.
+    pub(super) fn artifact_content(
+        &mut self,
+        from: String,
+        content: serde_json::Value,
+    ) -> Vec<Effect> {
+        let name = from
+            .rsplit('/')
+            .next()
+            .and_then(|f| f.split('.').next())
+            .unwrap_or_default()
+            .to_owned();
+        self.ask_new_artifact(from, content, name)
+    }
+}

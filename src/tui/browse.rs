@@ -347,3 +347,73 @@ impl App {
         }
     }
 }
+
+/// Answers of the runtime for this pane (routed here by `App::update`).
+impl App {
+    /// A window of the open dataset arrived (dropped when a newer one was asked for).
+    pub(super) fn window_read(
+        &mut self,
+        tag: u64,
+        total: usize,
+        items: Vec<(usize, crate::model::Item)>,
+    ) -> Vec<Effect> {
+        if let Some(b) = &mut self.browse
+            && b.window_tag == tag
+        {
+            b.total = Some(total);
+            for (p, item) in items {
+                b.window.insert(p, item);
+            }
+            // Keep memory bounded: only what is near the view.
+            let keep = b.offset.saturating_sub(4 * MARGIN)..b.offset + 5 * MARGIN;
+            let keep_pos: std::collections::BTreeSet<usize> =
+                keep.filter_map(|r| b.position(r)).collect();
+            b.window.retain(|p, _| keep_pos.contains(p));
+            if let Some(info) = self.datasets.get_mut(b.dataset) {
+                info.items = Some(total);
+            }
+        }
+        if self.label.refocus {
+            self.focus_first_unanswered();
+        }
+        Vec::new()
+    }
+
+    /// How far the running search or filter has read.
+    pub(super) fn scan_progress(
+        &mut self,
+        tag: u64,
+        read: usize,
+        total: Option<usize>,
+    ) -> Vec<Effect> {
+        if let Some(b) = &mut self.browse
+            && b.scan_tag == tag
+        {
+            b.scanning = Some((read, total));
+        }
+        Vec::new()
+    }
+
+    /// A search or filter finished: its rows replace the list.
+    pub(super) fn scanned(
+        &mut self,
+        tag: u64,
+        matches: Vec<usize>,
+        ids: Vec<String>,
+    ) -> Vec<Effect> {
+        if let Some(b) = &mut self.browse
+            && b.scan_tag == tag
+        {
+            b.scanning = None;
+            b.ids = ids;
+            b.total = Some(b.ids.len());
+            let keep = |p: &usize| Self::passes(b, &self.labels, *p);
+            let rows: Vec<usize> = matches.into_iter().filter(keep).collect();
+            b.rows = Some(rows);
+            b.cursor = 0;
+            b.offset = 0;
+            return self.scrolled();
+        }
+        Vec::new()
+    }
+}

@@ -384,6 +384,58 @@ pub fn choice_keys(c: &crate::model::Criterion) -> Vec<(u8, Verdict, String)> {
     }
 }
 
+/// Answers of the runtime for this pane (routed here by `App::update`).
+impl App {
+    /// A label is on disk: counted, remembered for undo, shown.
+    pub(super) fn label_saved(
+        &mut self,
+        seq: u64,
+        item: String,
+        criterion: String,
+        verdict: serde_json::Value,
+        note: String,
+    ) -> Vec<Effect> {
+        if note.is_empty() {
+            self.notes.remove(&(item.clone(), criterion.clone()));
+        } else {
+            self.notes.insert((item.clone(), criterion.clone()), note);
+        }
+        self.label.unsaved = self.label.unsaved.saturating_sub(1);
+        self.label.sitting += 1;
+        self.label.started.get_or_insert(self.now);
+        self.label
+            .saved
+            .push((seq, item.clone(), criterion.clone()));
+        self.labels.insert((item, criterion), verdict);
+        self.message = Some(format!("saved label {seq}"));
+        Vec::new()
+    }
+
+    /// An undo is on disk: the label is what it was before.
+    pub(super) fn label_undone(
+        &mut self,
+        item: String,
+        criterion: String,
+        verdict: Option<serde_json::Value>,
+    ) -> Vec<Effect> {
+        match verdict {
+            Some(v) => self.labels.insert((item, criterion), v),
+            None => self.labels.remove(&(item, criterion)),
+        };
+        self.label.unsaved = self.label.unsaved.saturating_sub(1);
+        self.label.sitting = self.label.sitting.saturating_sub(1);
+        self.message = Some("undone".into());
+        Vec::new()
+    }
+
+    /// A label (or undo) was not written: no longer pending, and the reason shown.
+    pub(super) fn label_failed(&mut self, e: String) -> Vec<Effect> {
+        self.label.unsaved = self.label.unsaved.saturating_sub(1);
+        self.message = Some(e);
+        Vec::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

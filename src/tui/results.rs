@@ -6,6 +6,23 @@ use super::app::{App, Effect, Filter, PAGE, Pane};
 use super::data::RunData;
 use super::keymap::Action;
 
+/// The Results pane's state: the criterion selected, the item list, a comparison.
+#[derive(Debug, Default, Clone)]
+pub struct ResultsState {
+    /// The criterion selected.
+    pub cursor: usize,
+    /// The list of the run's items (`i`, `v`, `F`), while it is shown.
+    pub items: Option<ItemsView>,
+    /// The run the latest is compared with (A; the latest is B), and how far back it is.
+    pub compare: Option<std::sync::Arc<RunData>>,
+    pub compare_back: usize,
+    /// Side B of a comparison when it is not the latest run, and how far back it is.
+    pub compare_b: Option<std::sync::Arc<RunData>>,
+    pub compare_b_back: usize,
+    /// The changed item selected in a comparison.
+    pub compare_cursor: usize,
+}
+
 /// The Results pane's item list: which row is selected and what it shows.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct ItemsView {
@@ -88,7 +105,7 @@ impl App {
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .map_or(0, |r| r.rubric.criteria.len());
-        if self.compare.is_some()
+        if self.results.compare.is_some()
             && let Some(effects) = self.compare_action(action)
         {
             return effects;
@@ -97,10 +114,10 @@ impl App {
             return effects;
         }
         match action {
-            Action::Up => self.results_cursor = self.results_cursor.saturating_sub(1),
-            Action::Down if n > 0 => self.results_cursor = (self.results_cursor + 1).min(n - 1),
+            Action::Up => self.results.cursor = self.results.cursor.saturating_sub(1),
+            Action::Down if n > 0 => self.results.cursor = (self.results.cursor + 1).min(n - 1),
             Action::Items | Action::NextVerdict | Action::FailedOnly => {
-                self.results_items = Some(ItemsView::default());
+                self.results.items = Some(ItemsView::default());
                 if action != Action::Items {
                     return self.results_action(action);
                 }
@@ -109,7 +126,7 @@ impl App {
             Action::Choice(cell @ 1..=4) if n > 0 => {
                 if let Some(b) = &mut self.browse {
                     b.filter = Filter::Cell {
-                        criterion: self.results_cursor,
+                        criterion: self.results.cursor,
                         cell: cell - 1,
                     };
                     b.detail = false;
@@ -127,11 +144,11 @@ impl App {
                 }
             }
             Action::Compare => {
-                self.compare_cursor = 0;
-                if self.compare.is_some() {
-                    self.compare = None;
-                    self.compare_b = None;
-                    self.compare_b_back = 0;
+                self.results.compare_cursor = 0;
+                if self.results.compare.is_some() {
+                    self.results.compare = None;
+                    self.results.compare_b = None;
+                    self.results.compare_b_back = 0;
                     return Vec::new();
                 }
                 if let Some(b) = &self.browse {
@@ -142,11 +159,11 @@ impl App {
                     }];
                 }
             }
-            Action::Older | Action::Newer if self.compare.is_some() => {
+            Action::Older | Action::Newer if self.results.compare.is_some() => {
                 let back = if action == Action::Older {
-                    self.compare_back + 1
+                    self.results.compare_back + 1
                 } else {
-                    self.compare_back.saturating_sub(1).max(1)
+                    self.results.compare_back.saturating_sub(1).max(1)
                 };
                 if let Some(b) = &self.browse {
                     return vec![Effect::LoadEarlierRun {
@@ -157,15 +174,15 @@ impl App {
                 }
             }
             // Side B moves too: any two runs of the dataset can be compared.
-            Action::OlderB | Action::NewerB if self.compare.is_some() => {
+            Action::OlderB | Action::NewerB if self.results.compare.is_some() => {
                 let back = if action == Action::OlderB {
-                    self.compare_b_back + 1
+                    self.results.compare_b_back + 1
                 } else {
-                    self.compare_b_back.saturating_sub(1)
+                    self.results.compare_b_back.saturating_sub(1)
                 };
                 if back == 0 {
-                    self.compare_b = None;
-                    self.compare_b_back = 0;
+                    self.results.compare_b = None;
+                    self.results.compare_b_back = 0;
                     return Vec::new();
                 }
                 if let Some(b) = &self.browse {
@@ -181,25 +198,65 @@ impl App {
         Vec::new()
     }
 
+    /// The run to compare with arrived: side B when `b`, else side A (`None`: there is
+    /// none that far back — A stays on the last one that existed).
+    pub(super) fn earlier_run(
+        &mut self,
+        back: usize,
+        run: Option<std::sync::Arc<RunData>>,
+        b: bool,
+    ) -> Vec<Effect> {
+        match (run, b) {
+            (Some(run), true) => {
+                self.results.compare_b_back = back;
+                self.results.compare_b = Some(run);
+            }
+            (None, true) => self.message = Some("no run that far back".into()),
+            (Some(run), false) => {
+                self.results.compare_back = back;
+                self.results.compare = Some(run);
+            }
+            (None, false) if back <= 1 => {
+                self.message =
+                    Some("there is no earlier run of this dataset to compare with".into());
+                self.results.compare = None;
+            }
+            (None, false) => {
+                self.message = Some("no run that far back".into());
+                self.results.compare_back = back - 1;
+            }
+        }
+        Vec::new()
+    }
+
     /// The run shown: side B of a comparison, or the dataset's latest.
     fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
-        self.compare_b
+        self.results
+            .compare_b
             .clone()
             .or_else(|| self.browse.as_ref().and_then(|b| b.run.clone()))
     }
 
     /// Keys of a comparison: the changed items move and open.
     fn compare_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        let (a, b) = (self.compare.clone()?, self.shown_run()?);
+        let (a, b) = (self.results.compare.clone()?, self.shown_run()?);
         let moved = moved(&a, &b);
         let last = moved.len().saturating_sub(1);
         match action {
-            Action::Down => self.compare_cursor = (self.compare_cursor + 1).min(last),
-            Action::Up => self.compare_cursor = self.compare_cursor.saturating_sub(1),
-            Action::PageDown => self.compare_cursor = (self.compare_cursor + PAGE).min(last),
-            Action::PageUp => self.compare_cursor = self.compare_cursor.saturating_sub(PAGE),
+            Action::Down => {
+                self.results.compare_cursor = (self.results.compare_cursor + 1).min(last);
+            }
+            Action::Up => {
+                self.results.compare_cursor = self.results.compare_cursor.saturating_sub(1);
+            }
+            Action::PageDown => {
+                self.results.compare_cursor = (self.results.compare_cursor + PAGE).min(last);
+            }
+            Action::PageUp => {
+                self.results.compare_cursor = self.results.compare_cursor.saturating_sub(PAGE);
+            }
             Action::Open => {
-                let (id, _, _) = *moved.get(self.compare_cursor)?;
+                let (id, _, _) = *moved.get(self.results.compare_cursor)?;
                 let position = b.by_item.get(id)?.position;
                 return Some(self.open_item(id, position));
             }
@@ -215,13 +272,13 @@ impl App {
         let criterion = run
             .rubric
             .criteria
-            .get(self.results_cursor)
+            .get(self.results.cursor)
             .map(|c| c.id.clone());
-        let view = self.results_items.as_mut()?;
+        let view = self.results.items.as_mut()?;
         let rows = item_rows(&run, view, criterion.as_deref());
         let last = rows.len().saturating_sub(1);
         match action {
-            Action::Items | Action::Back => self.results_items = None,
+            Action::Items | Action::Back => self.results.items = None,
             Action::Down => view.cursor = (view.cursor + 1).min(last),
             Action::Up => view.cursor = view.cursor.saturating_sub(1),
             Action::PageDown => view.cursor = (view.cursor + PAGE).min(last),

@@ -126,3 +126,29 @@ impl App {
         Vec::new()
     }
 }
+
+/// Answers of the runtime for this pane (routed here by `App::update`).
+impl App {
+    /// The workspace's artifacts, read again (after a load, a review or a decision).
+    pub(super) fn artifacts_read(
+        &mut self,
+        artifacts: Vec<Artifact>,
+        message: Option<String>,
+    ) -> Vec<Effect> {
+        // The selection follows its artifact when the order changes.
+        let keep = self.selected_artifact().map(|a| a.id.clone());
+        self.review.artifacts = artifacts;
+        self.review.loaded = true;
+        self.review.busy = None;
+        let ordered = super::review::ordered(&self.review.artifacts);
+        let n = ordered.len();
+        self.review.selected = keep
+            .and_then(|id| ordered.iter().position(|a| a.id == id))
+            .unwrap_or(self.review.selected)
+            .min(n.saturating_sub(1));
+        if message.is_some() {
+            self.message = message;
+        }
+        Vec::new()
+    }
+}

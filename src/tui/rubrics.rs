@@ -821,3 +821,78 @@ impl App {
         Vec::new()
     }
 }
+
+/// Answers of the runtime for this pane (routed here by `App::update`).
+impl App {
+    /// A rubric read and linted; an answer to a draft write older than the newest edit
+    /// changes nothing on screen.
+    pub(super) fn rubric_loaded(
+        &mut self,
+        view: RubricView,
+        message: Option<String>,
+        draft: Option<u64>,
+    ) -> Vec<Effect> {
+        if let Some(seq) = draft {
+            self.rubrics.written_seq = self.rubrics.written_seq.max(seq);
+            // A later edit is already on screen (and queued after this write).
+            if seq < self.rubrics.draft_seq && message.is_none() {
+                return Vec::new();
+            }
+        }
+        // Another rubric: the undo steps belonged to the one before.
+        if self
+            .rubrics
+            .view
+            .as_ref()
+            .is_none_or(|v| v.path != view.path)
+        {
+            self.rubrics.undo.clear();
+            self.rubrics.confirm_delete = None;
+        }
+        let lines = view
+            .rubric
+            .as_ref()
+            .map_or(1, |r| super::rubrics::tree(r).len());
+        self.rubrics.line = self.rubrics.line.min(lines.saturating_sub(1));
+        self.rubrics.view = Some(view);
+        if message.is_some() {
+            self.message = message;
+        }
+        Vec::new()
+    }
+
+    /// A diff between saved versions to show (or why there is none).
+    pub(super) fn diff_read(&mut self, diff: Result<(String, usize), String>) -> Vec<Effect> {
+        match diff {
+            Ok((text, back)) => {
+                self.rubrics.diff = Some(text);
+                self.rubrics.diff_back = back;
+            }
+            Err(why) => self.message = Some(why),
+        }
+        Vec::new()
+    }
+
+    /// A new rubric file was written: listed (here and in Grade) and opened.
+    pub(super) fn rubric_created(&mut self, path: std::path::PathBuf) -> Vec<Effect> {
+        self.message = Some(format!(
+            "new rubric {}: edit it in place (r n w …) or with ctrl-e; s saves it as a version",
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        ));
+        for list in [&mut self.rubrics.files, &mut self.grade.rubrics] {
+            if !list.contains(&path) {
+                list.push(path.clone());
+                list.sort();
+            }
+        }
+        self.rubrics.file = self
+            .rubrics
+            .files
+            .iter()
+            .position(|p| *p == path)
+            .unwrap_or(0);
+        self.rubrics.line = 0;
+        vec![Effect::LoadRubric { path, draft: None }]
+    }
+}

@@ -87,7 +87,7 @@ fn hints(app: &App) -> String {
             &[Action::Estimate, Action::Open, Action::RegradeChanged]
         }
         Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
-        Pane::Results if app.results_items.is_some() && app.compare.is_none() => &[
+        Pane::Results if app.results.items.is_some() && app.results.compare.is_none() => &[
             Action::NextVerdict,
             Action::FailedOnly,
             Action::Open,

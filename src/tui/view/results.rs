@@ -72,15 +72,18 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
     let mut head = vec![
         Line::raw(format!(
             "A = {} ({}@{}, {} back)",
-            a.manifest.id, a.manifest.rubric_id, a.manifest.rubric_version, app.compare_back
+            a.manifest.id,
+            a.manifest.rubric_id,
+            a.manifest.rubric_version,
+            app.results.compare_back
         )),
         Line::raw(format!(
             "B = {} ({}@{}, {})",
             b.manifest.id,
             b.manifest.rubric_id,
             b.manifest.rubric_version,
-            if app.compare_b.is_some() {
-                format!("{} back", app.compare_b_back)
+            if app.results.compare_b.is_some() {
+                format!("{} back", app.results.compare_b_back)
             } else {
                 "the latest".to_owned()
             }
@@ -169,7 +172,10 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         app.theme.header,
     )];
     let rows = usize::from(items.height.saturating_sub(3)).max(1);
-    let selected = app.compare_cursor.min(moved.len().saturating_sub(1));
+    let selected = app
+        .results
+        .compare_cursor
+        .min(moved.len().saturating_sub(1));
     let first = (selected + 1).saturating_sub(rows);
     for (i, (id, d, regression)) in moved.iter().enumerate().skip(first).take(rows) {
         let style = if i == selected {
@@ -209,7 +215,7 @@ fn item_list(
     detail: Rect,
 ) {
     use crate::tui::results::{item_rows, verdict_text};
-    let criterion = run.rubric.criteria.get(app.results_cursor);
+    let criterion = run.rubric.criteria.get(app.results.cursor);
     let rows = item_rows(run, view, criterion.map(|c| c.id.as_str()));
     let mut filter = Vec::new();
     if let (Some(v), Some(c)) = (&view.verdict, criterion) {
@@ -322,8 +328,9 @@ fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'sta
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     if let (Some(a), Some(b)) = (
-        &app.compare,
-        app.compare_b
+        &app.results.compare,
+        app.results
+            .compare_b
             .as_ref()
             .or_else(|| app.browse.as_ref().and_then(|b| b.run.as_ref())),
     ) {
@@ -377,7 +384,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(summary).block(Block::new().borders(Borders::ALL).title(" Summary ")),
         top,
     );
-    if let Some(view) = &app.results_items {
+    if let Some(view) = &app.results.items {
         let [list, detail] =
             Layout::vertical([Constraint::Min(5), Constraint::Length(8)]).areas(Rect::new(
                 middle.x,
@@ -468,7 +475,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             None => (None, None, None, None, 0),
         };
         let bar = "▇".repeat((rate * 6.0).round() as usize);
-        let style = if i == app.results_cursor {
+        let style = if i == app.results.cursor {
             app.theme.selected
         } else {
             Style::new()
@@ -497,9 +504,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         table,
     );
 
-    let selected = criteria.get(app.results_cursor);
+    let selected = criteria.get(app.results.cursor);
     let metrics =
-        selected.and_then(|_| report.criteria.get(app.results_cursor).map(|r| &r.metrics));
+        selected.and_then(|_| report.criteria.get(app.results.cursor).map(|r| &r.metrics));
     let lines = match metrics {
         Some(CriterionMetrics::Binary(c)) if c.metrics.support > 0 => {
             let c = c.confusion;
