@@ -21,6 +21,7 @@ pub mod palette;
 pub mod path_prompt;
 pub mod results;
 pub mod review;
+mod rubric_edit;
 mod rubric_files;
 mod rubric_search;
 pub mod rubrics;
