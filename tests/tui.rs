@@ -621,6 +621,62 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     // Anything else at the question exports nothing.
     ui.press([key('x'), code(KeyCode::Esc)]);
     assert_eq!(ui.app.message.as_deref(), Some("not exported"));
+    // The filtered item list exports only what it lists.
+    ui.press([key('i'), key('v'), key('x')]);
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("export the items listed")
+    );
+    ui.press([key('j')]);
+    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let view = ui.app.results.items.clone().unwrap();
+    let listed = rubricate::tui::results::item_rows(&run, &view, Some("reset-link")).len();
+    assert!(listed < 50);
+    let said = ui.app.message.clone().unwrap();
+    assert!(
+        said.starts_with(&format!("exported {listed} of 50 items of run")),
+        "{said}"
+    );
+    let text =
+        std::fs::read_to_string(root.join("exports/20261122-141552-3353-filtered.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), listed);
+}
+
+#[test]
+fn results_shows_any_run_of_the_dataset_with_braces() {
+    let mut ui = Ui::new(120, 40);
+    let runs = std::path::Path::new(&ui.root).join("runs");
+    let old = "20261122-141552-3353";
+    let new = "20261122-160000-beef";
+    std::fs::create_dir_all(runs.join(new)).unwrap();
+    for f in ["manifest.json", "results.jsonl"] {
+        let text = std::fs::read_to_string(runs.join(old).join(f))
+            .unwrap()
+            .replace(old, new);
+        std::fs::write(runs.join(new).join(f), text).unwrap();
+    }
+    ui.press([code(KeyCode::Enter), key('R')]);
+    assert!(ui.screen().contains(&format!("run {new}")));
+    assert!(ui.screen().contains("the latest run ({ older · } newer)"));
+    ui.press([key('{')]);
+    let screen = ui.screen();
+    assert!(
+        screen.contains(&format!("run {old}")) && screen.contains("1 runs back"),
+        "{screen}"
+    );
+    ui.press([key('{')]);
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("no run that far back")
+    );
+    ui.press([key('}')]);
+    assert!(ui.screen().contains(&format!("run {new}")));
 }
 
 #[test]

@@ -79,6 +79,8 @@ pub enum Effect {
     ExportRun {
         run_id: String,
         format: super::export::ExportFormat,
+        /// Only these items (the filtered list shown), when given.
+        only: Option<std::collections::BTreeSet<String>>,
     },
     /// Reads a rubric (the draft being edited, when given) and lints it.
     LoadRubric {

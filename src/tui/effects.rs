@@ -219,12 +219,16 @@ impl Runtime {
     pub fn handle(&self, effect: Effect) -> Option<Msg> {
         match effect {
             Effect::LoadArtifacts => Some(self.artifacts(None)),
-            Effect::ExportRun { run_id, format } => {
-                Some(match super::export::export(&self.ws, &run_id, format) {
+            Effect::ExportRun {
+                run_id,
+                format,
+                only,
+            } => Some(
+                match super::export::export(&self.ws, &run_id, format, only.as_ref()) {
                     Ok(said) => Msg::Info(said),
                     Err(e) => Msg::Error(format!("not exported: {e}")),
-                })
-            }
+                },
+            ),
             Effect::NewRubric { from } => Some(
                 match super::rubric_files::create(&self.ws, from.as_deref()) {
                     Ok(path) => Msg::RubricCreated(path),

@@ -27,8 +27,14 @@ impl ExportFormat {
     }
 }
 
-/// Writes the run and says where (or why not).
-pub fn export(ws: &Workspace, run_id: &str, format: ExportFormat) -> Result<String, String> {
+/// Writes the run — only the items in `only` when given (the Results pane's filtered list,
+/// to `exports/<run-id>-filtered.<ext>`) — and says where (or why not).
+pub fn export(
+    ws: &Workspace,
+    run_id: &str,
+    format: ExportFormat,
+    only: Option<&std::collections::BTreeSet<String>>,
+) -> Result<String, String> {
     let rec = Recording::open(&ws.runs_dir(), run_id).map_err(|e| e.message)?;
     let criteria: Vec<String> = rec
         .rubric()
@@ -37,7 +43,9 @@ pub fn export(ws: &Workspace, run_id: &str, format: ExportFormat) -> Result<Stri
         .unwrap_or_default();
     let dir = ws.path("exports");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join(format!("{}.{}", rec.id(), format.extension()));
+    let suffix = if only.is_some() { "-filtered" } else { "" };
+    let path = dir.join(format!("{}{suffix}.{}", rec.id(), format.extension()));
+    let mut written_items = 0usize;
     let mut out = AtomicFile::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut failed: Option<std::io::Error> = None;
     let header = match format {
@@ -59,9 +67,10 @@ pub fn export(ws: &Workspace, run_id: &str, format: ExportFormat) -> Result<Stri
     }
     let replay = rec
         .replay(|_, e| {
-            if failed.is_some() {
+            if failed.is_some() || only.is_some_and(|ids| !ids.contains(&e.target_id)) {
                 return;
             }
+            written_items += 1;
             let written = match format {
                 ExportFormat::Csv => write_csv_row(&mut out, &csv_row(e, &criteria)),
                 ExportFormat::Markdown => out.write_all(markdown_row(e, &criteria).as_bytes()),
@@ -78,8 +87,12 @@ pub fn export(ws: &Workspace, run_id: &str, format: ExportFormat) -> Result<Stri
     out.commit()
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(format!(
-        "exported {} items of run {} to {}",
-        replay.summary.items,
+        "exported {written_items}{} items of run {} to {}",
+        if only.is_some() {
+            format!(" of {}", replay.summary.items)
+        } else {
+            String::new()
+        },
         rec.id(),
         path.strip_prefix(&ws.root).unwrap_or(&path).display()
     ))

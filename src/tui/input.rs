@@ -48,24 +48,7 @@ impl App {
             return self.path_prompt_key(&k);
         }
         if self.export_prompt {
-            self.export_prompt = false;
-            let format = match k.code {
-                KeyCode::Char('c') => Some(super::export::ExportFormat::Csv),
-                KeyCode::Char('j') => Some(super::export::ExportFormat::Jsonl),
-                KeyCode::Char('m') => Some(super::export::ExportFormat::Markdown),
-                _ => None,
-            };
-            let run_id = self
-                .browse
-                .as_ref()
-                .and_then(|b| b.run.as_ref())
-                .map(|r| r.manifest.id.clone());
-            if let (Some(format), Some(run_id)) = (format, run_id) {
-                self.message = Some("exporting…".into());
-                return vec![Effect::ExportRun { run_id, format }];
-            }
-            self.message = Some("not exported".into());
-            return Vec::new();
+            return self.export_key(&k);
         }
         // ctrl-u clears the line being typed (as in a shell); other ctrl keys type nothing.
         if k.modifiers.contains(KeyModifiers::CONTROL)

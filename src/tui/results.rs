@@ -135,10 +135,21 @@ impl App {
                 return self.rescan(String::new());
             }
             Action::Export => {
-                if self.browse.as_ref().and_then(|b| b.run.as_ref()).is_some() {
+                if self.shown_run().is_some() {
                     self.export_prompt = true;
-                    self.message =
-                        Some("export the run as: c CSV · j JSONL · m Markdown (esc: no)".into());
+                    let what = if self
+                        .results
+                        .items
+                        .as_ref()
+                        .is_some_and(|v| v.verdict.is_some() || v.failed)
+                    {
+                        "the items listed"
+                    } else {
+                        "the run"
+                    };
+                    self.message = Some(format!(
+                        "export {what} as: c CSV · j JSONL · m Markdown (esc: no)"
+                    ));
                 } else {
                     self.message = Some("no run of this dataset to export".into());
                 }
@@ -173,8 +184,9 @@ impl App {
                     }];
                 }
             }
-            // Side B moves too: any two runs of the dataset can be compared.
-            Action::OlderB | Action::NewerB if self.results.compare.is_some() => {
+            // Side B moves too: any two runs of the dataset can be compared. Without a
+            // comparison it is the run shown.
+            Action::OlderB | Action::NewerB => {
                 let back = if action == Action::OlderB {
                     self.results.compare_b_back + 1
                 } else {
@@ -229,7 +241,48 @@ impl App {
         Vec::new()
     }
 
-    /// The run shown: side B of a comparison, or the dataset's latest.
+    /// The answer to "export as?": the run shown, whole — or, while the item list is
+    /// filtered, only the items it lists.
+    pub(super) fn export_key(&mut self, k: &crossterm::event::KeyEvent) -> Vec<Effect> {
+        use super::export::ExportFormat;
+        use crossterm::event::KeyCode;
+        self.export_prompt = false;
+        let format = match k.code {
+            KeyCode::Char('c') => Some(ExportFormat::Csv),
+            KeyCode::Char('j') => Some(ExportFormat::Jsonl),
+            KeyCode::Char('m') => Some(ExportFormat::Markdown),
+            _ => None,
+        };
+        let (Some(format), Some(run)) = (format, self.shown_run()) else {
+            self.message = Some("not exported".into());
+            return Vec::new();
+        };
+        let only = self
+            .results
+            .items
+            .as_ref()
+            .filter(|v| v.verdict.is_some() || v.failed)
+            .map(|v| {
+                let criterion = run
+                    .rubric
+                    .criteria
+                    .get(self.results.cursor)
+                    .map(|c| c.id.as_str());
+                item_rows(&run, v, criterion)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            });
+        self.message = Some("exporting…".into());
+        vec![Effect::ExportRun {
+            run_id: run.manifest.id.clone(),
+            format,
+            only,
+        }]
+    }
+
+    /// The run shown: side B of a comparison (or the run chosen with `{` `}`), else the
+    /// dataset's latest.
     fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
         self.results
             .compare_b

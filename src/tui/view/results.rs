@@ -337,7 +337,13 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         compare(app, a, b, f, area);
         return;
     }
-    let Some(run) = app.browse.as_ref().and_then(|b| b.run.as_ref()) else {
+    // The run chosen with `{` `}` (so many back), else the latest.
+    let Some(run) = app
+        .results
+        .compare_b
+        .as_ref()
+        .or_else(|| app.browse.as_ref().and_then(|b| b.run.as_ref()))
+    else {
         f.render_widget(
             Paragraph::new("No run for this dataset yet: `rubricate grade --rubric R DATASET --save` records one.")
                 .block(Block::new().borders(Borders::ALL).title(" Results ")),
@@ -376,8 +382,15 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             mean
         )),
         Line::raw(format!(
-            "tokens {} in / {} out · cost ${:.4}",
-            t.input_tokens, t.output_tokens, t.cost
+            "tokens {} in / {} out · cost ${:.4} · {} ({{ older · }} newer)",
+            t.input_tokens,
+            t.output_tokens,
+            t.cost,
+            if app.results.compare_b.is_some() {
+                format!("{} runs back", app.results.compare_b_back)
+            } else {
+                "the latest run".to_owned()
+            }
         )),
     ];
     f.render_widget(
