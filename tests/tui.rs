@@ -677,6 +677,9 @@ fn results_shows_any_run_of_the_dataset_with_braces() {
     );
     ui.press([key('}')]);
     assert!(ui.screen().contains(&format!("run {new}")));
+    // Another dataset opened (here: the same one again) starts from its latest run.
+    ui.press([key('{'), key('D'), code(KeyCode::Esc), code(KeyCode::Enter)]);
+    assert!(ui.app.results.compare_b.is_none());
 }
 
 #[test]

@@ -129,6 +129,8 @@ impl App {
             rubric: None,
         });
         self.label.criterion = 0;
+        // Runs chosen, compared or listed belonged to the dataset before.
+        self.results = super::results::ResultsState::default();
         vec![
             Effect::Open { dataset },
             Effect::LoadWindow {
