@@ -93,6 +93,11 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
     t.wait_for("a0");
     t.keys(&["G"]);
     t.wait_for("answer.yaml");
+    // Named before it starts.
+    t.keys(&["n"]);
+    t.type_text("baseline");
+    t.keys(&["Enter"]);
+    t.wait_for("run name baseline");
     t.keys(&["Enter"]);
     t.wait_for("finished · 20/20 items");
     let first_calls = server.seen().len();
@@ -157,6 +162,7 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
         serde_json::from_str(&std::fs::read_to_string(runs[0].join("manifest.json")).unwrap())
             .unwrap();
     assert_eq!(manifest["rubric_version"], "1.1.0");
+    assert_eq!(manifest["name"], "baseline");
     assert!(manifest["finished_at"].is_string());
     assert!(
         server.seen().iter().all(|s| s.body["stream"] == true),

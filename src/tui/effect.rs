@@ -28,6 +28,8 @@ pub enum Effect {
         /// Only the cells whose criterion changed since the last run of this rubric; the
         /// rest are copied from that run.
         changed_only: bool,
+        /// The run's name (`None`: `ui`).
+        name: Option<String>,
     },
     PauseRun {
         tag: u64,

@@ -354,6 +354,7 @@ impl Runtime {
                     strategy,
                     max_cost,
                     changed_only: false,
+                    name: None,
                 };
                 let ui = self.ui();
                 let mut progress = |items| {
@@ -373,6 +374,7 @@ impl Runtime {
                 strategy,
                 max_cost,
                 changed_only,
+                name,
             } => {
                 let d = &self.dataset(dataset)?;
                 let tx = self.ui()?;
@@ -382,6 +384,7 @@ impl Runtime {
                     strategy,
                     max_cost,
                     changed_only,
+                    name: name.as_deref(),
                 };
                 match super::run::start(&self.ws, tag, d, &spec, tx) {
                     Ok((control, id)) => {

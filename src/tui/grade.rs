@@ -25,6 +25,9 @@ pub struct GradeState {
     pub max_cost: Option<f64>,
     /// A cost limit being typed.
     pub max_cost_input: Option<String>,
+    /// The next run's name (`n`; `None`: `ui`), and the name being typed.
+    pub name: Option<String>,
+    pub name_input: Option<String>,
     pub estimate: Option<String>,
     /// Items an estimate in progress has walked.
     pub estimating: Option<u64>,
@@ -47,6 +50,8 @@ impl Default for GradeState {
             judge_input: None,
             max_cost: None,
             max_cost_input: None,
+            name: None,
+            name_input: None,
             estimate: None,
             estimating: None,
             confirm: None,
@@ -120,6 +125,24 @@ impl App {
                                 Some("the cost limit is a positive number of dollars".into());
                         }
                     }
+                }
+                _ => {}
+            }
+            return Some(Vec::new());
+        }
+        if let Some(text) = self.grade.name_input.as_mut() {
+            match k.code {
+                KeyCode::Esc => self.grade.name_input = None,
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() && text.chars().count() < 100 => {
+                    text.push(c);
+                }
+                KeyCode::Enter => {
+                    let name = text.trim().to_owned();
+                    self.grade.name = (!name.is_empty()).then_some(name);
+                    self.grade.name_input = None;
                 }
                 _ => {}
             }
@@ -252,6 +275,7 @@ impl App {
             strategy: self.grade.strategy,
             max_cost: self.grade.max_cost,
             changed_only,
+            name: self.grade.name.clone(),
         }]
     }
 
@@ -328,6 +352,10 @@ impl App {
             }
             (None, Action::Model) => {
                 self.grade.judge_input = Some(self.grade.judge.clone().unwrap_or_default());
+                Vec::new()
+            }
+            (None, Action::RunName) => {
+                self.grade.name_input = Some(self.grade.name.clone().unwrap_or_default());
                 Vec::new()
             }
             (None, Action::MaxCost) => {

@@ -25,6 +25,9 @@ impl App {
             if let Some(t) = &mut self.grade.judge_input {
                 return Some(t);
             }
+            if let Some(t) = &mut self.grade.name_input {
+                return Some(t);
+            }
         }
         if let Some(t) = &mut self.annotator_prompt {
             return Some(t);

@@ -54,6 +54,7 @@ pub enum Action {
     Strategy,
     Model,
     MaxCost,
+    RunName,
     Annotator,
     Export,
     Items,
@@ -134,6 +135,7 @@ const NAMES: &[(&str, Action)] = &[
     ("strategy", Action::Strategy),
     ("model", Action::Model),
     ("max_cost", Action::MaxCost),
+    ("run_name", Action::RunName),
     ("annotator", Action::Annotator),
     ("export", Action::Export),
     ("items", Action::Items),
@@ -233,6 +235,7 @@ impl Action {
             Action::Continue => "continue the dataset's unfinished run".into(),
             Action::Strategy => "next judging strategy".into(),
             Action::Model => "type the judge model".into(),
+            Action::RunName => "name the next run (listed by `runs list`)".into(),
             Action::MaxCost => "type the run's cost limit in dollars".into(),
             Action::Items => {
                 "the run's items (score, verdicts, reasons) / back to the criteria".into()

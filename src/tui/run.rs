@@ -53,6 +53,8 @@ pub struct RunSpec<'a> {
     pub max_cost: Option<f64>,
     /// Only the criteria changed since the last run of this rubric.
     pub changed_only: bool,
+    /// The run's name in the workspace (`ui` when none was typed).
+    pub name: Option<&'a str>,
 }
 
 /// The estimate of a run: the first items walked exactly, the rest scaled from them;
@@ -142,7 +144,7 @@ pub fn start(
                 judge,
                 ..RunSettings::default()
             },
-            record: Some((RunsHome::of(ws), Some("ui".into()))),
+            record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
             cell_events: true,
             copied,
         },

@@ -54,6 +54,13 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
             }
             (None, None) => "cost limit none  ($ to set one)".to_owned(),
         }),
+        Line::raw(match &app.grade.name_input {
+            Some(t) => format!("run name {t}▏ (enter keeps, empty for `ui`, esc drops)"),
+            None => format!(
+                "run name {}  (n to name it)",
+                app.grade.name.as_deref().unwrap_or("ui")
+            ),
+        }),
         Line::raw(""),
         Line::styled("rubric (↑/↓ to choose):", app.theme.header),
     ];
