@@ -2,12 +2,16 @@
 //! label by keyboard, quit, find the labels on disk; SIGKILL right after a label is
 //! acknowledged on screen, then find that label on disk; the label cursor on a new item;
 //! 25 rapid edits; a rubric that does not validate refused before it is saved; the focused
-//! line kept in view at 80×24. Skipped where tmux is missing, except under `CI=true`.
+//! line kept in view at 80×24; quit while labels are being written; a levels criterion's κ
+//! in Results equal to `rubricate metrics`. Skipped where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "support/tmux.rs"]
 mod tmux;
+
+#[path = "support/levels.rs"]
+mod levels;
 
 use std::path::Path;
 use std::process::Command;
@@ -232,4 +236,33 @@ fn quit_pressed_while_a_label_is_being_written_waits_for_it_and_the_label_is_on_
         .map(|e| e["verdict"].as_str().unwrap())
         .collect();
     assert_eq!(got, ["MET", "UNMET", "CANNOT_ASSESS"], "{events:?}");
+}
+
+#[test]
+fn results_show_the_kappa_rubricate_metrics_gives_for_a_levels_criterion() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let kappa = levels::workspace(root, env!("CARGO_BIN_EXE_rubricate"));
+    let command = Tmux::rubricate(&[("NO_COLOR", "1".into())]);
+    let t = Tmux::start("levels", root, 80, 24, &command);
+    t.wait_for("ans");
+    t.keys(&["Enter"]);
+    t.wait_for("i0");
+    t.keys(&["R"]);
+    // The criterion's row: full-marks rate, then κ as `metrics` printed it.
+    let want = format!("{kappa:>5.2}");
+    t.wait_until("the levels criterion's κ", |screen| {
+        screen.lines().any(|l| l.contains('%') && l.contains(&want))
+    });
+    let screen = t.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains('%') && l.contains(&want))
+        .unwrap_or_else(|| panic!("no row with κ {want}:\n{screen}"));
+    assert!(row.contains("0.71"), "accuracy beside κ: {row}");
+    t.keys(&["q"]);
+    t.wait_gone();
 }
