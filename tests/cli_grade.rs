@@ -440,6 +440,70 @@ fn out_writes_the_same_bytes_as_stdout_and_leaves_no_temp_file() {
     }
 }
 
+/// `--out` to a FIFO: the bytes arrive through it and it is still a FIFO after.
+#[cfg(unix)]
+#[test]
+fn out_to_a_fifo_writes_through_it_and_leaves_it_a_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("results.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = grade("jsonl", &["--out", fifo.to_str().unwrap()]);
+    assert_exit(&o, 1);
+    let got = reader.join().unwrap();
+    assert_eq!(got, stdout(&grade("jsonl", &[])));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temp file"
+    );
+}
+
+/// `--out` to a character device (a null device made in a temporary folder, so a
+/// regression destroys only that): written in place, still a device. Making a device
+/// needs root; elsewhere the test says so and passes, except under `CI=true`.
+#[cfg(unix)]
+#[test]
+fn out_to_a_character_device_writes_in_place_and_leaves_the_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let null = dir.path().join("null");
+    let made = Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must be able to make a device node (run as root)"
+        );
+        eprintln!("cannot make a device node here (not root): skipped");
+        return;
+    }
+    for format in ["jsonl", "junit", "table"] {
+        let o = grade(format, &["--out", null.to_str().unwrap()]);
+        assert_exit(&o, 1);
+        assert!(
+            std::fs::metadata(&null)
+                .unwrap()
+                .file_type()
+                .is_char_device(),
+            "{format}: the device is still a device"
+        );
+    }
+    // `-` is stdout.
+    let o = grade("jsonl", &["--out", "-"]);
+    assert_exit(&o, 1);
+    assert_eq!(stdout(&o), stdout(&grade("jsonl", &[])));
+}
+
 #[test]
 fn out_into_a_missing_folder_is_an_input_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -88,6 +88,8 @@ impl Sink {
                     .collect()
             })
             .unwrap_or_default();
+        // `--out -` is stdout, as for most tools.
+        let out = out.filter(|p| p.as_os_str() != "-");
         let dest = match out {
             Some(p) => Dest::File(
                 AtomicFile::create(p)

@@ -1,31 +1,74 @@
 //! Replace a file atomically: write a temporary file beside it, fsync, rename over the
 //! target. A crash leaves either the old file or the new one, never half of one.
+//!
+//! Only a regular file (or a path where nothing is yet) is replaced that way. Anything else
+//! at the path — a device such as `/dev/null`, a FIFO, a socket, `/dev/stdout` — is written
+//! in place: renaming over it would destroy it (as root, `--out /dev/null` would leave a
+//! regular file where every program expects the null device). A symlink is followed: the
+//! file it points to is replaced and the link stays; a link to nothing is refused.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+/// Where the bytes go until `commit`.
+enum Target {
+    /// A temporary file beside `path` (random name, created exclusively, removed if
+    /// abandoned), renamed over it on commit.
+    Replace {
+        path: PathBuf,
+        temp: BufWriter<tempfile::NamedTempFile>,
+    },
+    /// The node itself, opened for writing.
+    InPlace(BufWriter<File>),
+}
+
 pub struct AtomicFile {
-    target: PathBuf,
-    temp: PathBuf,
-    writer: Option<BufWriter<File>>,
+    target: Option<Target>,
 }
 
 impl AtomicFile {
     pub fn create(target: &Path) -> io::Result<Self> {
-        let dir = match target.parent() {
+        let link = std::fs::symlink_metadata(target).ok();
+        let followed = std::fs::metadata(target);
+        let path = match (&link, &followed) {
+            (Some(l), Err(_)) if l.file_type().is_symlink() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{} is a symbolic link to nothing", target.display()),
+                ));
+            }
+            (_, Ok(m)) if m.is_dir() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    format!("{} is a folder", target.display()),
+                ));
+            }
+            (_, Ok(m)) if !m.is_file() => {
+                let file = OpenOptions::new().write(true).open(target)?;
+                return Ok(Self {
+                    target: Some(Target::InPlace(BufWriter::with_capacity(256 * 1024, file))),
+                });
+            }
+            (Some(l), Ok(_)) if l.file_type().is_symlink() => std::fs::canonicalize(target)?,
+            _ => target.to_path_buf(),
+        };
+        let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = target
+        let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        let file = File::create(&temp)?;
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(&dir)?;
         Ok(Self {
-            target: target.to_path_buf(),
-            temp,
-            writer: Some(BufWriter::with_capacity(256 * 1024, file)),
+            target: Some(Target::Replace {
+                path,
+                temp: BufWriter::with_capacity(256 * 1024, temp),
+            }),
         })
     }
 
@@ -36,48 +79,47 @@ impl AtomicFile {
         f.commit()
     }
 
-    /// Flushes, syncs and renames over the target.
+    /// Flushes, syncs and renames over the target (a node written in place is flushed).
     pub fn commit(mut self) -> io::Result<()> {
-        let Some(writer) = self.writer.take() else {
-            return Ok(());
-        };
-        let file = writer
-            .into_inner()
-            .map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&self.temp, &self.target)?;
-        if let Some(dir) = self.target.parent().filter(|p| !p.as_os_str().is_empty()) {
-            // Persist the rename itself; not every platform lets a directory be opened.
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
+        match self.target.take() {
+            None => Ok(()),
+            Some(Target::InPlace(mut w)) => w.flush(),
+            Some(Target::Replace { path, temp }) => {
+                let temp = temp.into_inner().map_err(io::IntoInnerError::into_error)?;
+                temp.as_file().sync_all()?;
+                temp.persist(&path).map_err(|e| e.error)?;
+                if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    // Persist the rename itself; not every platform lets a directory be opened.
+                    if let Ok(d) = File::open(dir) {
+                        let _ = d.sync_all();
+                    }
+                }
+                Ok(())
             }
         }
-        Ok(())
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self.writer.as_mut() {
-            Some(w) => w.write(buf),
+        match self.target.as_mut() {
+            Some(Target::Replace { temp, .. }) => temp.write(buf),
+            Some(Target::InPlace(w)) => w.write(buf),
             None => Err(io::Error::other("file already committed")),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.writer.as_mut().map_or(Ok(()), Write::flush)
-    }
-}
-
-impl Drop for AtomicFile {
-    /// An uncommitted file is abandoned: the target keeps its old contents.
-    fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+        match self.target.as_mut() {
+            Some(Target::Replace { temp, .. }) => temp.flush(),
+            Some(Target::InPlace(w)) => w.flush(),
+            None => Ok(()),
         }
     }
 }
+
+// An uncommitted file is abandoned when dropped: the temporary file is removed (by
+// `NamedTempFile`) and the target keeps its old contents.
 
 #[cfg(test)]
 mod tests {
@@ -101,6 +143,29 @@ mod tests {
             1,
             "no temp file left behind"
         );
+        Ok(())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_keeps_pointing_at_the_replaced_file_and_a_dangling_one_is_refused()
+    -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let real = dir.path().join("real.txt");
+        let link = dir.path().join("link.txt");
+        std::fs::write(&real, "old")?;
+        std::os::unix::fs::symlink(&real, &link)?;
+        AtomicFile::write_whole(&link, b"new")?;
+        assert!(std::fs::symlink_metadata(&link)?.file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real)?, "new");
+        let dangling = dir.path().join("dangling.txt");
+        std::os::unix::fs::symlink(dir.path().join("nowhere/x"), &dangling)?;
+        let err = AtomicFile::write_whole(&dangling, b"x").unwrap_err();
+        assert!(
+            err.to_string().contains("symbolic link to nothing"),
+            "{err}"
+        );
+        assert!(!dir.path().join("nowhere").exists());
         Ok(())
     }
 }
