@@ -57,6 +57,21 @@ impl Run {
         std::fs::write(self.dir.path().join("rubricate.yaml"), text).unwrap();
     }
 
+    /// `rubricate trust` for the run's folder (a config with a key is honoured only then).
+    fn trust(&self) {
+        let out = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+            .current_dir(self.dir.path())
+            .arg("trust")
+            .env("XDG_CONFIG_HOME", self.path("user-config"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     fn path(&self, name: &str) -> String {
         self.dir.path().join(name).to_str().unwrap().to_owned()
     }
@@ -79,7 +94,9 @@ impl Run {
             .env("OPENAI_API_KEY", "sk-test-strategies")
             .env("ANTHROPIC_BASE_URL", &server.url)
             .env("ANTHROPIC_API_KEY", "ak-test-strategies")
-            .env("RUBRICATE_CACHE_DIR", self.path("cache"));
+            .env("RUBRICATE_CACHE_DIR", self.path("cache"))
+            // Trust is recorded here, not in the user's config folder.
+            .env("XDG_CONFIG_HOME", self.path("user-config"));
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -664,6 +681,7 @@ fn a_provider_named_in_the_workspace_config_has_its_own_url_and_key() {
         "providers:\n  local:\n    base_url: {}/v1\n    api_key_env: LOCAL_TEST_KEY\n",
         server.url
     ));
+    run.trust();
     let out = run.grade(
         &server,
         &["--judge", "local/qwen-7b"],

@@ -168,6 +168,14 @@ pub enum Command {
         /// The folder (default: the current one).
         dir: Option<PathBuf>,
     },
+    /// Trust a workspace's rubricate.yaml as it is now, so its settings that can run
+    /// programs or send a key (`allow_commands`, providers with `api_key_env` or a remote
+    /// `base_url`) are honoured. A changed file needs trusting again.
+    Trust {
+        /// The folder holding rubricate.yaml (default: the nearest at or above the current
+        /// folder).
+        dir: Option<PathBuf>,
+    },
     /// Artifacts and their review: create, submit (evaluates every required rubric),
     /// review, revise, show, list.
     Artifacts {
@@ -479,6 +487,34 @@ fn init(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
+fn trust(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let config = match dir {
+        Some(d) => Some(d.join(crate::store::config::CONFIG_FILE)).filter(|p| p.is_file()),
+        None => crate::store::config::find_config(&cwd),
+    }
+    .ok_or_else(|| {
+        CliError::input(format!(
+            "no {} in {}; trust the folder that holds one",
+            crate::store::config::CONFIG_FILE,
+            dir.unwrap_or(&cwd).display()
+        ))
+    })?;
+    let (config_read, _) = crate::store::config::read_config(&config)?;
+    let recorded = crate::store::trust::trust(&config).map_err(CliError::input)?;
+    println!(
+        "{}: trusted as it is now (recorded in {}){}",
+        config.display(),
+        recorded.display(),
+        if config_read.asks_for_trust().is_empty() {
+            String::new()
+        } else {
+            format!("; honoured: {}", config_read.asks_for_trust().join(", "))
+        }
+    );
+    Ok(exit::OK)
+}
+
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
@@ -532,6 +568,7 @@ pub fn run(cli: Cli) -> ExitCode {
             cli.workspace.as_deref(),
         ),
         Some(Command::Init { dir }) => init(dir.as_deref()),
+        Some(Command::Trust { dir }) => trust(dir.as_deref()),
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
         Some(Command::Metrics { args }) => metrics::run(&args, cli.workspace.as_deref()),
         Some(Command::Rubrics { action }) => {

@@ -57,6 +57,10 @@ pub struct WorkspaceConfig {
     pub theme: Option<Node>,
     /// Who labels in the terminal UI.
     pub annotator: Option<String>,
+    /// What the config asked for but was not honoured because the user has not trusted it
+    /// (`rubricate trust DIR`): `allow_commands`, providers that send a key or leave the
+    /// machine. Empty when trusted or when it asks for none of that.
+    pub untrusted: Vec<String>,
 }
 
 /// Judge settings for every run in the workspace (flags and the rubric's `judge:` win).
@@ -98,14 +102,35 @@ pub fn find_config(start: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Reads the config at or above `start`. Returns the config and its warnings.
+/// Reads the config at or above `start`, honouring what needs trust only when the user
+/// trusted it (`store::trust`). Returns the config and its warnings.
 pub fn load_config(start: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), Diagnostics> {
     let Some(path) = find_config(start) else {
         return Ok((WorkspaceConfig::default(), Vec::new()));
     };
-    let file = path.display().to_string();
+    // Read once: what is parsed is what is checked against the trusted hash.
     let text = read_text(&path, MAX_RUBRIC_BYTES, "config")?;
-    let root = parse_document(&file, &text)?;
+    let (mut config, mut warnings) = parse_config(&path, &text)?;
+    if let Some(w) = withhold_untrusted(&mut config, &path, &text) {
+        warnings.push(w);
+    }
+    Ok((config, warnings))
+}
+
+/// Reads one config file as it is written (trust not applied). Returns the config and its
+/// warnings.
+pub fn read_config(path: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), Diagnostics> {
+    let text = read_text(path, MAX_RUBRIC_BYTES, "config")?;
+    parse_config(path, &text)
+}
+
+fn parse_config(
+    path: &Path,
+    text: &str,
+) -> Result<(WorkspaceConfig, Vec<Diagnostic>), Diagnostics> {
+    let path = path.to_path_buf();
+    let file = path.display().to_string();
+    let root = parse_document(&file, text)?;
     let mut config = WorkspaceConfig {
         path: Some(path),
         ..WorkspaceConfig::default()
@@ -143,6 +168,50 @@ pub fn load_config(start: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), D
     } else {
         Err(Diagnostics(errors))
     }
+}
+
+/// A provider that sends a key, or sends anything off this machine.
+fn needs_trust(p: &NamedProvider) -> bool {
+    p.key_env.is_some() || !super::trust::is_loopback(&p.base_url)
+}
+
+impl WorkspaceConfig {
+    /// The settings of this config that can run programs or send a secret, in words.
+    pub fn asks_for_trust(&self) -> Vec<String> {
+        let mut asked = Vec::new();
+        if self.allow_commands {
+            asked.push("allow_commands (running programs)".to_owned());
+        }
+        for p in self.providers.iter().filter(|p| needs_trust(p)) {
+            asked.push(match &p.key_env {
+                Some(k) => format!("provider '{}' (sends ${k} to {})", p.name, p.base_url),
+                None => format!("provider '{}' (sends requests to {})", p.name, p.base_url),
+            });
+        }
+        asked
+    }
+}
+
+/// Drops the settings that can run programs or send a secret when the user has not trusted
+/// this config (see `store::trust`), and says what was dropped and how to trust it.
+fn withhold_untrusted(config: &mut WorkspaceConfig, path: &Path, text: &str) -> Option<Diagnostic> {
+    let asked = config.asks_for_trust();
+    if asked.is_empty() || super::trust::is_trusted(path, text) {
+        return None;
+    }
+    config.allow_commands = false;
+    config.providers.retain(|p| !needs_trust(p));
+    let dir = path.parent().unwrap_or(path);
+    let w = Diagnostic::whole(
+        &path.display().to_string(),
+        format!(
+            "not trusted, so ignored: {}; if you wrote this config (or checked it), `rubricate trust {}` honours it",
+            asked.join(", "),
+            dir.display()
+        ),
+    );
+    config.untrusted = asked;
+    Some(w)
 }
 
 /// Unknown keys inside a section are warnings, like those at the top.
@@ -417,10 +486,21 @@ mod tests {
             "allow_commands: true\nallow_comands: 1\n",
         )
         .unwrap();
-        let (config, warnings) = load_config(&nested).unwrap();
-        assert!(config.allow_commands);
+        let (config, warnings) = read_config(&dir.path().join(CONFIG_FILE)).unwrap();
+        assert!(config.allow_commands, "as written");
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].to_string().ends_with(":2:1: unknown field `allow_comands` in rubricate.yaml; did you mean `allow_commands`?"), "{}", warnings[0]);
+        // Found by walking up and not trusted: not honoured, and said so.
+        let (config, warnings) = load_config(&nested).unwrap();
+        assert!(!config.allow_commands);
+        assert_eq!(config.untrusted, ["allow_commands (running programs)"]);
+        assert!(
+            warnings[1]
+                .to_string()
+                .contains("not trusted, so ignored: allow_commands"),
+            "{}",
+            warnings[1]
+        );
         std::fs::write(dir.path().join(CONFIG_FILE), "allow_commands: yes please\n").unwrap();
         let err = load_config(&nested).unwrap_err().to_string();
         assert!(
@@ -437,7 +517,7 @@ mod tests {
             "judge:\n  model: local/qwen\n  strategy: one-shot\n  rpm: 60\n  colour: red\nproviders:\n  local:\n    base_url: http://127.0.0.1:8080/v1\n  claude:\n    kind: anthropic\n    base_url: https://proxy.example\n    api_key_env: PROXY_KEY\nprices:\n  openai/gpt-4o-mini: {input: 0.15, output: 0.6}\n",
         )
         .unwrap();
-        let (config, warnings) = load_config(dir.path()).unwrap();
+        let (config, warnings) = read_config(&dir.path().join(CONFIG_FILE)).unwrap();
         assert_eq!(config.judge.model.as_deref(), Some("local/qwen"));
         assert_eq!(config.judge.strategy, Some(Strategy::OneShot));
         assert_eq!(config.judge.rpm, Some(60));

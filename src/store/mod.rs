@@ -8,6 +8,7 @@ pub mod datasets;
 pub mod labels;
 pub mod registry;
 pub mod runs;
+pub mod trust;
 pub mod workspace;
 
 pub use atomic::AtomicFile;

@@ -100,6 +100,13 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
     let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
     app.theme = theme;
     app.artifact_types = artifact_types;
+    if !ws.config.untrusted.is_empty() {
+        app.message = Some(format!(
+            "rubricate.yaml is not trusted, so ignored: {}; `rubricate trust {}` honours it",
+            ws.config.untrusted.join(", "),
+            ws.root.display()
+        ));
+    }
     app.annotator_confirmed = configured.is_some();
     let mut rubrics: Vec<std::path::PathBuf> = std::fs::read_dir(ws.path("rubrics"))
         .map(|e| {

@@ -1,0 +1,181 @@
+//! A `rubricate.yaml` found by walking up (a downloaded project, a parent folder) is not
+//! trusted until the user says so: its `allow_commands` runs nothing and its providers that
+//! send a key or leave the machine get nothing, with one line saying what was ignored and
+//! how to trust it; `rubricate trust DIR` honours it, until the file changes. The real
+//! binary, its user config folder in a temporary home.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::json;
+use support::{LlmServer, verdict};
+
+fn rubricate(dir: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("NO_COLOR", "1")
+        .env("SECRET_TOKEN", "s3cret-value")
+        .env_remove("RUBRICATE_HOME")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const COMMAND_RUBRIC: &str = "id: cmd\ncriteria:\n  - id: paris\n    requirement: Names Paris\n    method:\n      check: command\n      args: { program: sh, args: ['-c', 'grep -q Paris && echo MET || echo UNMET'] }\n";
+
+#[test]
+fn allow_commands_in_an_ancestor_config_runs_nothing_until_trusted() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("rubricate.yaml"),
+        "allow_commands: true\n",
+    )
+    .unwrap();
+    let deep = project.path().join("a/b");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("cmd.yaml"), COMMAND_RUBRIC).unwrap();
+    std::fs::write(
+        deep.join("d.jsonl"),
+        "{\"id\":\"x\",\"submission\":\"Paris is the capital\"}\n",
+    )
+    .unwrap();
+    let grade = [
+        "grade", "--rubric", "cmd.yaml", "d.jsonl", "--format", "jsonl",
+    ];
+    let o = rubricate(&deep, home.path(), &grade);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("--allow-commands"),
+        "the check did not run"
+    );
+    let said = text(&o.stderr);
+    assert!(
+        said.contains("not trusted, so ignored: allow_commands (running programs)")
+            && said.contains(&format!("rubricate trust {}", project.path().display())),
+        "{said}"
+    );
+    // Trusted: honoured.
+    let t = rubricate(
+        &deep,
+        home.path(),
+        &["trust", project.path().to_str().unwrap()],
+    );
+    assert_eq!(t.status.code(), Some(0), "{}", text(&t.stderr));
+    assert!(text(&t.stdout).contains("honoured: allow_commands"));
+    let o = rubricate(&deep, home.path(), &grade);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("\"verdict\":\"MET\""));
+    assert!(!text(&o.stderr).contains("not trusted"));
+    // Changed after it was trusted: not honoured again until trusted again.
+    std::fs::write(
+        project.path().join("rubricate.yaml"),
+        "allow_commands: true\n# edited\n",
+    )
+    .unwrap();
+    let o = rubricate(&deep, home.path(), &grade);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(text(&o.stderr).contains("not trusted"));
+    // The flag still works without any trust.
+    let mut flagged = grade.to_vec();
+    flagged.push("--allow-commands");
+    assert_eq!(
+        rubricate(&deep, home.path(), &flagged).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn a_provider_that_sends_a_key_gets_nothing_until_trusted() {
+    let server = LlmServer::start(Duration::ZERO, |_| verdict("ok", json!("MET")));
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("rubricate.yaml"),
+        format!(
+            "providers:\n  grab:\n    base_url: {}/v1\n    api_key_env: SECRET_TOKEN\njudge:\n  model: grab/m\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("r.yaml"),
+        "id: r\ncriteria:\n  - id: c\n    requirement: Is fine\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("d.jsonl"),
+        "{\"id\":\"x\",\"submission\":\"hi\"}\n",
+    )
+    .unwrap();
+    let grade = [
+        "grade", "--rubric", "r.yaml", "d.jsonl", "--format", "jsonl",
+    ];
+    let o = rubricate(project.path(), home.path(), &grade);
+    assert!(server.seen().is_empty(), "nothing was sent");
+    let said = text(&o.stderr);
+    assert!(
+        said.contains("provider 'grab' (sends $SECRET_TOKEN to"),
+        "{said}"
+    );
+    assert_ne!(o.status.code(), Some(0));
+    let t = rubricate(project.path(), home.path(), &["trust"]);
+    assert_eq!(t.status.code(), Some(0), "{}", text(&t.stderr));
+    let o = rubricate(project.path(), home.path(), &grade);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some("Bearer s3cret-value"),
+        "trusted: the key goes where the user agreed"
+    );
+    // The trust is kept in the user's config folder, never in the project.
+    assert!(home.path().join(".config/rubricate/trusted.json").is_file());
+}
+
+#[test]
+fn a_local_provider_without_a_key_needs_no_trust() {
+    let server = LlmServer::start(Duration::ZERO, |_| verdict("ok", json!("MET")));
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("rubricate.yaml"),
+        format!(
+            "providers:\n  local:\n    base_url: {}/v1\njudge:\n  model: local/m\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("r.yaml"),
+        "id: r\ncriteria:\n  - id: c\n    requirement: Is fine\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("d.jsonl"),
+        "{\"id\":\"x\",\"submission\":\"hi\"}\n",
+    )
+    .unwrap();
+    let o = rubricate(
+        project.path(),
+        home.path(),
+        &[
+            "grade", "--rubric", "r.yaml", "d.jsonl", "--format", "jsonl",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("not trusted"));
+    assert_eq!(server.seen().len(), 1);
+}
