@@ -228,6 +228,8 @@ impl Artifacts {
     }
 
     pub fn save(&self, a: &Artifact) -> Result<(), ArtifactError> {
+        super::names::check("artifact id", &a.id)
+            .map_err(|e| ArtifactError::Invalid(e.to_string()))?;
         std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, &e))?;
         let path = self.path(&a.id);
         let text =
@@ -256,14 +258,23 @@ impl Artifacts {
         };
         let path = self.path(&found);
         let text = std::fs::read_to_string(&path).map_err(|e| io(&path, &e))?;
-        serde_json::from_str(&text).map_err(|e| {
+        let a: Artifact = serde_json::from_str(&text).map_err(|e| {
             ArtifactError::Invalid(format!(
                 "{}:{}:{}: the artifact file is damaged ({e})",
                 path.display(),
                 e.line(),
                 e.column()
             ))
-        })
+        })?;
+        // Its id names the file it is saved to: it must be this file's name.
+        if a.id != found {
+            return Err(ArtifactError::Invalid(format!(
+                "{}: its id '{}' is not its file's name; the file was edited or copied by hand",
+                path.display(),
+                a.id.escape_debug()
+            )));
+        }
+        Ok(a)
     }
 
     fn ids(&self) -> Result<Vec<String>, ArtifactError> {

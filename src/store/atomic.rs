@@ -118,6 +118,22 @@ impl Write for AtomicFile {
     }
 }
 
+/// Opens a file rubricate appends to or creates in place (a journal, a lock) — never
+/// through a symbolic link: one planted in its place would send the writes, or a new file,
+/// anywhere on the machine.
+pub fn open_no_follow(path: &Path, options: &OpenOptions) -> io::Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a symbolic link; rubricate never writes its files through one (put the real file there)",
+                path.display()
+            ),
+        ));
+    }
+    options.open(path)
+}
+
 // An uncommitted file is abandoned when dropped: the temporary file is removed (by
 // `NamedTempFile`) and the target keeps its old contents.
 

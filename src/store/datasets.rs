@@ -61,7 +61,7 @@ impl Datasets {
 
     pub fn list(&self) -> Result<Vec<DatasetEntry>, DatasetError> {
         let path = self.file();
-        match std::fs::read_to_string(&path) {
+        let all: Vec<DatasetEntry> = match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| {
                 DatasetError::Invalid(format!(
                     "{}:{}:{}: the dataset list is damaged ({e})",
@@ -69,10 +69,17 @@ impl Datasets {
                     e.line(),
                     e.column()
                 ))
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(io(&path, &e)),
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&path, &e)),
+        };
+        // A name read back names the index file: the same rule as when it was added.
+        for d in &all {
+            super::names::check("dataset name", &d.name).map_err(|e| {
+                DatasetError::Invalid(format!("{}: {e}; remove that entry", path.display()))
+            })?;
         }
+        Ok(all)
     }
 
     pub fn get(&self, name: &str) -> Result<DatasetEntry, DatasetError> {

@@ -70,21 +70,9 @@ fn io(path: &Path, e: &std::io::Error) -> LabelError {
     }
 }
 
-/// A name usable as a file name: letters, digits, `-`, `_`, `.` (not leading).
+/// A name that becomes a file name (an annotator, a dataset): `store::names`' one rule.
 pub fn check_name(what: &str, name: &str) -> Result<(), LabelError> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        Ok(())
-    } else {
-        Err(LabelError::Invalid(format!(
-            "{what} '{name}' must be 1–64 letters, digits, '-', '_' or '.' (not starting with '.')"
-        )))
-    }
+    super::names::check(what, name).map_err(|e| LabelError::Invalid(e.to_string()))
 }
 
 /// The key of a dataset in `labels/`: its file name without extension.
@@ -218,13 +206,15 @@ impl Journal {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
         }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io(&path, &e))?;
+        let mut file = super::open_no_follow(
+            &path,
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+        )
+        .map_err(|e| io(&path, &e))?;
         file.try_lock().map_err(|_| {
             LabelError::Invalid(format!(
                 "{} is open in another rubricate; one writer per annotator and dataset",

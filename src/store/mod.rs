@@ -6,11 +6,12 @@ mod atomic;
 pub mod config;
 pub mod datasets;
 pub mod labels;
+pub mod names;
 pub mod registry;
 pub mod runs;
 pub mod trust;
 pub mod workspace;
 
-pub use atomic::AtomicFile;
+pub use atomic::{AtomicFile, open_no_follow};
 pub use config::{JudgeDefaults, WorkspaceConfig, load_config};
 pub use workspace::{Workspace, WorkspaceError};

@@ -28,23 +28,7 @@ pub(super) fn io_err(action: &'static str, path: &Path) -> impl FnOnce(io::Error
 
 /// Refuses ids that would escape the registry folder or that file systems refuse.
 pub(super) fn check_id(id: &str) -> Result<()> {
-    let why = if id.is_empty() {
-        Some("it is empty")
-    } else if id.starts_with('.') {
-        Some("it starts with '.'")
-    } else if id.contains(['/', '\\']) {
-        Some("it contains a path separator")
-    } else if id
-        .chars()
-        .any(|c| c.is_control() || matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*'))
-    {
-        Some("it contains a character some file systems refuse")
-    } else if id.len() > 200 {
-        Some("it is longer than 200 bytes")
-    } else {
-        None
-    };
-    why.map_or(Ok(()), |why| {
+    crate::store::names::problem(id).map_or(Ok(()), |why| {
         Err(RegistryError::BadId {
             id: id.to_owned(),
             why,

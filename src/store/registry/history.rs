@@ -78,11 +78,10 @@ pub fn append(path: &Path, event: &Event) -> io::Result<()> {
     let mut line = serde_json::to_string(event).map_err(io::Error::other)?;
     line.push('\n');
     let created = !path.exists();
-    let mut f = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)?;
+    let mut f = crate::store::open_no_follow(
+        path,
+        OpenOptions::new().read(true).append(true).create(true),
+    )?;
     cut_torn_tail(&mut f)?;
     f.write_all(line.as_bytes())?;
     f.sync_data()?;

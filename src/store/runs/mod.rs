@@ -159,6 +159,7 @@ impl RunDir {
 
     /// Finds a run by id or by a unique prefix of it.
     pub fn find(runs: &Path, id: &str) -> Result<Self, RunError> {
+        crate::store::names::check("run id", id).map_err(|e| RunError::Corrupt(e.to_string()))?;
         let exact = runs.join(id);
         if exact.join(MANIFEST).is_file() {
             return Ok(Self { dir: exact });
@@ -202,25 +203,37 @@ impl RunDir {
     pub fn read_manifest(&self) -> Result<Manifest, RunError> {
         let path = self.manifest_path();
         let text = std::fs::read_to_string(&path).map_err(|e| io(&path, &e))?;
-        serde_json::from_str(&text).map_err(|e| {
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| {
             RunError::Corrupt(format!(
                 "{}:{}:{}: the run manifest is damaged ({e}); the run cannot be read or resumed",
                 path.display(),
                 e.line(),
                 e.column()
             ))
-        })
+        })?;
+        // The id names the run's folder wherever it is used: it must be this folder's name.
+        if self
+            .dir
+            .file_name()
+            .is_none_or(|n| n.to_string_lossy() != m.id)
+        {
+            return Err(RunError::Corrupt(format!(
+                "{}: its id '{}' is not its folder's name; the run cannot be read or resumed",
+                path.display(),
+                m.id.escape_debug()
+            )));
+        }
+        Ok(m)
     }
 
     /// Takes the run's lock (one writer at a time), held while the returned file lives.
     pub fn lock(&self) -> Result<File, RunError> {
         let path = self.dir.join(LOCK);
-        let f = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io(&path, &e))?;
+        let f = crate::store::open_no_follow(
+            &path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(|e| io(&path, &e))?;
         match f.try_lock() {
             Ok(()) => Ok(f),
             Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(
@@ -324,7 +337,11 @@ impl RunWriter {
     pub fn create(run: &RunDir, m: &Manifest) -> Result<Self, RunError> {
         let lock = run.lock()?;
         let path = run.results_path();
-        let mut file = File::create(&path).map_err(|e| io(&path, &e))?;
+        let mut file = crate::store::open_no_follow(
+            &path,
+            OpenOptions::new().create(true).truncate(true).write(true),
+        )
+        .map_err(|e| io(&path, &e))?;
         let header = serde_json::to_string(&Header {
             run: m.id.clone(),
             rubric_hash: m.rubric_hash.clone(),
@@ -344,9 +361,7 @@ impl RunWriter {
             drop(lock);
             return Self::create(run, m);
         }
-        let mut file = OpenOptions::new()
-            .write(true)
-            .open(&path)
+        let mut file = crate::store::open_no_follow(&path, OpenOptions::new().write(true))
             .map_err(|e| io(&path, &e))?;
         file.set_len(valid).map_err(|e| io(&path, &e))?;
         file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
