@@ -2,6 +2,7 @@
 //! requires is evaluated; approved only if all pass), review by hand, show and list.
 
 use super::{CliError, JudgeArgs, exit};
+use crate::core::text::{cell, visible};
 use crate::store::Workspace;
 use crate::store::artifacts::{Artifact, ArtifactError, Artifacts, Provenance, Status};
 use std::path::{Path, PathBuf};
@@ -165,7 +166,7 @@ pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliEr
             if *json {
                 println!("{}", serde_json::to_string_pretty(&a).unwrap_or_default());
             } else {
-                print!("{}", describe(&a));
+                print!("{}", visible(&describe(&a)));
             }
             Ok(exit::OK)
         }
@@ -174,13 +175,13 @@ pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliEr
                 match a {
                     Ok(a) if status.is_none_or(|s| s == a.status) => println!(
                         "{:<38} {:<15} {:<12} {}",
-                        a.id,
+                        cell(&a.id),
                         a.status.as_str(),
-                        a.kind,
-                        a.name
+                        cell(&a.kind),
+                        cell(&a.name)
                     ),
                     Ok(_) => {}
-                    Err(e) => println!("(damaged) {e}"),
+                    Err(e) => println!("(damaged) {}", cell(&e.to_string())),
                 }
             }
             Ok(exit::OK)

@@ -1,6 +1,7 @@
 //! `rubricate datasets`: datasets registered in the workspace (read in place, hashed), with
 //! a line index for JSONL and CSV so any window of items is read without loading the file.
 
+use crate::core::text::{cell, visible};
 use std::path::{Path, PathBuf};
 
 use super::{CliError, exit};
@@ -47,9 +48,9 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
             let entry = datasets.register(&name, file)?;
             println!(
                 "{}: {} items ({})",
-                entry.name,
+                cell(&entry.name),
                 entry.items.unwrap_or(0),
-                entry.path
+                cell(&entry.path)
             );
             Ok(exit::OK)
         }
@@ -67,10 +68,10 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
                 };
                 println!(
                     "{:<24} {:>9} items {:>10} bytes  {}{state}",
-                    d.name,
+                    cell(&d.name),
                     d.items.map_or_else(|| "?".into(), |n| n.to_string()),
                     d.bytes,
-                    d.path
+                    cell(&d.path)
                 );
             }
             Ok(exit::OK)
@@ -93,8 +94,8 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
             };
             for item in items {
                 match item {
-                    Ok(i) => println!("{:<16} {}", i.id, preview(&i.submission, 100)),
-                    Err(d) => println!("{d}"),
+                    Ok(i) => println!("{:<16} {}", cell(&i.id), cell(&preview(&i.submission, 100))),
+                    Err(d) => println!("{}", visible(&d.to_string())),
                 }
             }
             Ok(exit::OK)

@@ -230,7 +230,7 @@ fn workspace_config() -> Result<crate::store::WorkspaceConfig, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let (config, warnings) = crate::store::load_config(&cwd)?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::core::text::visible(&w.to_string()));
     }
     Ok(config)
 }

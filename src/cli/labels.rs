@@ -2,6 +2,7 @@
 //! (`labels/<dataset>/<annotator>.jsonl`). Every label is synced to disk before it is
 //! reported saved.
 
+use crate::core::text::cell;
 use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -290,7 +291,9 @@ fn list(dir: &Path) -> Result<u8, CliError> {
             let items: std::collections::BTreeSet<&String> =
                 current.keys().map(|(i, _)| i).collect();
             println!(
-                "{d:<28} {a:<16} {:>6} labels on {:>5} items ({} events)",
+                "{:<28} {:<16} {:>6} labels on {:>5} items ({} events)",
+                cell(&d),
+                cell(&a),
                 current.len(),
                 items.len(),
                 events.len()

@@ -1,5 +1,6 @@
 //! `rubricate lint`: the meta-rubric's verdict on a rubric's structure, plus findings.
 
+use crate::core::text::{cell, visible};
 use serde_json::json;
 
 use super::{CliError, LintFormat, exit, style};
@@ -38,8 +39,10 @@ fn print_text(file: &str, name: &str, report: &LintReport) {
         .score
         .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0));
     println!(
-        "{} — rubric '{name}' ({file})",
-        style::bold("rubricate lint", color)
+        "{} — rubric '{}' ({})",
+        style::bold("rubricate lint", color),
+        cell(name),
+        cell(file)
     );
     println!("structure score {score}: {verdict} (the meta-rubric passes at 70%)\n");
     for r in &m.results {
@@ -57,7 +60,11 @@ fn print_text(file: &str, name: &str, report: &LintReport) {
             .failure
             .as_ref()
             .map_or_else(|| r.evidence.join("; "), ToString::to_string);
-        println!("  {mark} {:<26} {level:<9} {evidence}", r.criterion_id);
+        println!(
+            "  {mark} {:<26} {level:<9} {}",
+            cell(&r.criterion_id),
+            cell(&evidence)
+        );
     }
     if !report.findings.is_empty() {
         println!("\nfindings:");
@@ -67,7 +74,7 @@ fn print_text(file: &str, name: &str, report: &LintReport) {
                 Severity::Warning => style::yellow("warning", color),
                 Severity::Info => "info".to_owned(),
             };
-            println!("  {}: {sev}: {}", f.location, f.message);
+            println!("  {}: {sev}: {}", cell(&f.location), visible(&f.message));
         }
     }
 }

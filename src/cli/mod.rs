@@ -73,7 +73,7 @@ pub fn workspace(flag: Option<&std::path::Path>) -> Result<crate::store::Workspa
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let ws = crate::store::Workspace::open(flag, &cwd)?;
     for w in &ws.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::core::text::visible(&w.to_string()));
     }
     Ok(ws)
 }
@@ -587,7 +587,10 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("{}", style::error_text(&e.message));
+            eprintln!(
+                "{}",
+                style::error_text(&crate::core::text::visible(&e.message))
+            );
             ExitCode::from(e.code)
         }
     }

@@ -296,9 +296,11 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
     }
 }
 
+/// A table cell: control characters shown (never sent to the terminal), cut to `n`.
 fn clip(s: &str, n: usize) -> String {
+    let s = crate::core::text::cell(s);
     if s.chars().count() <= n {
-        s.to_owned()
+        s.into_owned()
     } else {
         let mut out: String = s.chars().take(n - 1).collect();
         out.push('…');

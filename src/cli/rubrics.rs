@@ -155,7 +155,7 @@ fn show(reg: &Registry, spec: &str, format: LintFormat) -> Result<u8, CliError> 
     let (id, version) = split_spec(spec);
     let s = reg.get(id, version)?;
     match format {
-        LintFormat::Text => emit(&s.text),
+        LintFormat::Text => emit(&crate::core::text::visible(&s.text)),
         LintFormat::Json => emit_json(&json!({
                 "id": s.meta.id,
                 "version": s.meta.version,
@@ -201,6 +201,7 @@ fn diff(reg: &Registry, id: &str, a: &str, b: &str) -> Result<u8, CliError> {
     let color = style::color_enabled(style::stdout_is_terminal());
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
+        let line = &*crate::core::text::cell(line);
         let painted = if line.starts_with("---") || line.starts_with("+++") {
             style::bold(line, color)
         } else if line.starts_with("@@") {
@@ -247,6 +248,16 @@ fn short(hash: &str) -> &str {
 /// Columns padded to their widest cell (by display width), two spaces apart; the last
 /// column is not padded.
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    // Cells come from files: their control characters are shown, never sent.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| crate::core::text::cell(c).into_owned())
+                .collect()
+        })
+        .collect();
+    let rows = rows.as_slice();
     let mut widths: Vec<usize> = header.iter().map(|h| h.width()).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -1,6 +1,7 @@
 //! Runs in the workspace: `grade --save` records one (manifest + cell journal), and
 //! `rubricate runs list|show|resume|compare` read, finish and compare them.
 
+use crate::core::text::cell;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -75,7 +76,7 @@ fn list(runs: &Path) {
         let m = match m {
             Ok(m) => m,
             Err(e) => {
-                println!("(damaged) {e}");
+                println!("(damaged) {}", cell(&e.to_string()));
                 continue;
             }
         };
@@ -83,9 +84,9 @@ fn list(runs: &Path) {
         let rubric = format!("{}@{}", m.rubric_id, m.rubric_version);
         println!(
             "{:<22} {:<14} {:<24} {:>6} {:>7} {:>7}  {}",
-            m.id,
-            m.name.as_deref().unwrap_or("-"),
-            rubric,
+            cell(&m.id),
+            cell(m.name.as_deref().unwrap_or("-")),
+            cell(&rubric),
             t.items,
             t.passed,
             t.mean_score
@@ -167,8 +168,7 @@ fn write_show(
     format: ShowFormat,
 ) -> Result<(), ShowError> {
     if format == ShowFormat::Table {
-        writeln!(
-            out,
+        let head = format!(
             "run {}{} · {}@{} · {}",
             m.id,
             m.name
@@ -178,7 +178,8 @@ fn write_show(
             m.rubric_id,
             m.rubric_version,
             m.dataset.path
-        )?;
+        );
+        writeln!(out, "{}", cell(&head))?;
         writeln!(
             out,
             "started {} · {}",
@@ -207,7 +208,7 @@ fn write_show(
                 } else {
                     "FAIL"
                 };
-                writeln!(out, "{:<28} {:>7}  {state}", e.target_id, score)?;
+                writeln!(out, "{:<28} {:>7}  {state}", cell(&e.target_id), score)?;
             }
         }
     }
