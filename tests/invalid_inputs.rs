@@ -718,3 +718,119 @@ fn a_yaml_alias_bomb_is_refused_not_expanded() {
         "expected a located message about YAML aliases in {lines:#?}"
     );
 }
+
+/// Ids and names tens of thousands of characters long: located errors from `validate`,
+/// `inspect` and `rubrics add` (never a panic in a formatting width), and nothing registered.
+#[test]
+fn enormous_ids_and_names_are_located_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let long_id = dir.path().join("long-id.yaml");
+    std::fs::write(
+        &long_id,
+        format!(
+            "id: longid\ncriteria:\n  - id: {}\n    requirement: x\n",
+            "a".repeat(70_000)
+        ),
+    )
+    .unwrap();
+    let long_name = dir.path().join("long-name.yaml");
+    std::fs::write(
+        &long_name,
+        format!(
+            "id: ln\nname: {}\ncriteria:\n  - id: c\n    requirement: x\n",
+            "N".repeat(70_000)
+        ),
+    )
+    .unwrap();
+    for (file, want) in [
+        (&long_id, "long-id.yaml:3:"),
+        (&long_name, "long-name.yaml:2:"),
+    ] {
+        let path = file.to_str().unwrap();
+        for args in [vec!["validate", path], vec!["inspect", path]] {
+            let out = rubricate(&args);
+            assert_eq!(out.status.code(), Some(INPUT_ERROR), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(want) && err.contains("characters long; at most"),
+                "{args:?}: {}",
+                &err[..err.len().min(400)]
+            );
+        }
+    }
+}
+
+/// `inspect` says what `validate` would refuse — a bad line in a dataset, a pattern that
+/// does not compile — and exits 2 as `validate` does.
+#[test]
+fn inspect_exits_2_on_what_validate_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("bad.jsonl");
+    std::fs::write(&data, "{\"id\":\"a\",\"submission\":\"x\"}\nnot json\n").unwrap();
+    let rubric = dir.path().join("bad-regex.yaml");
+    std::fs::write(
+        &rubric,
+        "id: r\ncriteria:\n  - id: c\n    requirement: x\n    method: { check: regex, args: { pattern: \"(unclosed\" } }\n",
+    )
+    .unwrap();
+    for (file, want) in [
+        (&data, "bad.jsonl:2:"),
+        (&rubric, "bad-regex.yaml:5:46: criterion 'c': invalid regex"),
+    ] {
+        let out = rubricate(&["inspect", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(INPUT_ERROR));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(want),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+/// Nothing is dropped without a word: a second YAML document, or an agentv file with two
+/// lists of cases, is refused where the dropped part starts.
+#[test]
+fn a_second_document_or_a_second_list_of_cases_is_refused_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let multi = dir.path().join("multi.yaml");
+    std::fs::write(
+        &multi,
+        "id: a\ncriteria:\n  - id: c\n    requirement: x\n---\nid: b\ncriteria: []\n",
+    )
+    .unwrap();
+    let out = rubricate(&["validate", multi.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(INPUT_ERROR));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("multi.yaml:5:1: a second YAML document starts here"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One document with explicit markers is fine.
+    let one = dir.path().join("one.yaml");
+    std::fs::write(
+        &one,
+        "---\nid: a\ncriteria:\n  - id: c\n    requirement: x\n...\n",
+    )
+    .unwrap();
+    assert_eq!(
+        rubricate(&["validate", one.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    let agentv = dir.path().join("both.yaml");
+    std::fs::write(
+        &agentv,
+        "description: x\nevalcases:\n  - id: a\n    expected_outcome: Says hi\n    input_messages: [{role: user, content: hi}]\ntests:\n  - id: b\n    expected_outcome: Says bye\n    input: bye\n",
+    )
+    .unwrap();
+    let out = rubricate(&["validate", "--from", "agentv", agentv.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(INPUT_ERROR));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("both.yaml:7:3: both `evalcases` and `tests` hold eval cases"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

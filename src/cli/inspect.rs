@@ -38,25 +38,49 @@ pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, C
             serde_json::to_string_pretty(&report.json).unwrap_or_default()
         ),
     }
-    Ok(exit::OK)
+    // What `validate` would refuse makes the file invalid here too.
+    Ok(if report.problems > 0 {
+        exit::INPUT
+    } else {
+        exit::OK
+    })
 }
 
 struct Report {
     text: String,
     json: Value,
+    /// Problems found (bad items, patterns or schemas that do not compile): any makes the
+    /// exit 2, as `validate` would.
+    problems: usize,
+}
+
+/// What compiling the rubric refuses (a regex, a schema, a template), as `validate` says it,
+/// added to the text; how many.
+fn compile_problems(text: &mut String, r: &LoadedRubric) -> Vec<String> {
+    let problems: Vec<String> = match crate::engine::compile(r) {
+        Ok(_) => Vec::new(),
+        Err(d) => d.0.iter().map(ToString::to_string).collect(),
+    };
+    for p in &problems {
+        let _ = writeln!(text, "  problem: {p}");
+    }
+    problems
 }
 
 impl Report {
     fn rubrics(file: &str, what: &str, rubrics: &[LoadedRubric]) -> Report {
         let mut text = format!("{file}: {what}\n");
         let mut list = Vec::new();
+        let mut problems = Vec::new();
         for r in rubrics {
             describe(&mut text, &r.rubric);
+            problems.extend(compile_problems(&mut text, r));
             list.push(crate::formats::native::rubric_to_json(&r.rubric));
         }
         Report {
             text,
-            json: json!({"file": file, "format": what, "rubrics": list}),
+            json: json!({"file": file, "format": what, "rubrics": list, "problems": problems}),
+            problems: problems.len(),
         }
     }
 
@@ -67,8 +91,10 @@ impl Report {
             "as --from says"
         };
         let mut text = format!("{}: {} ({how})\n", i.file, i.format);
+        let mut problems = Vec::new();
         for r in &i.rubrics {
             describe(&mut text, &r.rubric);
+            problems.extend(compile_problems(&mut text, r));
         }
         if !i.items.is_empty() {
             let own = i.items.iter().filter(|x| x.rubric.is_some()).count();
@@ -115,8 +141,13 @@ impl Report {
             "items": i.items.len(),
             "expectations": i.expectations,
             "notes": i.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "problems": problems,
         });
-        Report { text, json }
+        Report {
+            text,
+            json,
+            problems: problems.len(),
+        }
     }
 }
 
@@ -156,7 +187,11 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         "with_rubric": own,
         "problems": problems,
     });
-    Ok(Report { text, json })
+    Ok(Report {
+        text,
+        json,
+        problems: problems.len(),
+    })
 }
 
 /// A rubric in a few lines: header, knobs, then one line per criterion.
@@ -174,12 +209,15 @@ fn describe(out: &mut String, r: &Rubric) {
         knob(&s.errors),
         if s.normalize { "" } else { ", raw" }
     );
+    // Ids are aligned up to 40 characters; a longer one is cut (formatting widths are
+    // bounded, and a line stays readable).
     let width = r
         .criteria
         .iter()
         .map(|c| c.id.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .min(40);
     for c in &r.criteria {
         let kind = match &c.kind {
             Kind::Binary => "binary".to_owned(),
@@ -205,7 +243,7 @@ fn describe(out: &mut String, r: &Rubric) {
         let _ = writeln!(
             out,
             "    {:<width$}  {kind:<12} w={:<6} {method}{gate}{section}  {}",
-            c.id,
+            short(&c.id, width),
             c.weight,
             short(&c.requirement, 70)
         );
@@ -217,7 +255,7 @@ fn short(s: &str, n: usize) -> String {
     if one_line.chars().count() <= n {
         one_line
     } else {
-        let cut: String = one_line.chars().take(n - 1).collect();
+        let cut: String = one_line.chars().take(n.saturating_sub(1)).collect();
         format!("{cut}…")
     }
 }

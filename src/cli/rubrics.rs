@@ -253,7 +253,15 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         .iter()
         .map(|r| {
             r.iter()
-                .map(|c| crate::core::text::cell(c).into_owned())
+                .map(|c| {
+                    // A cell is cut at 120 characters: a table stays a table.
+                    let c = crate::core::text::cell(c);
+                    if c.chars().count() > 120 {
+                        c.chars().take(119).chain(std::iter::once('…')).collect()
+                    } else {
+                        c.into_owned()
+                    }
+                })
                 .collect()
         })
         .collect();

@@ -24,14 +24,49 @@ pub const VARIABLES: &[&str] = &[
 /// Loops in templates stop after this much work.
 pub const FUEL: u64 = 50_000;
 
-/// An environment with strict undefined, no auto-escaping and a fuel limit, set up before
-/// any template is added (escaping is fixed when a template is added).
+/// The widest field (and the longest precision) the `format` filter may pad to: far more
+/// than a prompt needs, far less than what exhausts memory.
+pub const MAX_FORMAT_WIDTH: u64 = 10_000;
+
+/// The most a rendered template may hold (a long submission included); beyond it a
+/// criterion fails with a clear error instead of sending a prompt no judge takes.
+pub const MAX_RENDERED_BYTES: usize = 8 * 1024 * 1024;
+
+/// An environment with strict undefined, no auto-escaping, a fuel limit and a bounded
+/// `format` filter, set up before any template is added (escaping is fixed when a
+/// template is added).
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.set_fuel(Some(FUEL));
+    env.add_filter("format", bounded_format);
     env
+}
+
+/// minijinja's printf-style `format`, refusing a width or precision over
+/// [`MAX_FORMAT_WIDTH`] (`"%999999999999s"` would otherwise abort the process).
+fn bounded_format(
+    state: &mut minijinja::State<'_, '_>,
+    format: &minijinja::Value,
+    args: minijinja::value::Rest<minijinja::value::ValueOrKwargs>,
+) -> Result<minijinja::Value, minijinja::Error> {
+    if let Some(spec) = format.as_str() {
+        let widest = spec
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|n| !n.is_empty())
+            // Digits past u64 are wider than any bound.
+            .map(|n| n.parse::<u64>().unwrap_or(u64::MAX))
+            .max()
+            .unwrap_or(0);
+        if widest > MAX_FORMAT_WIDTH {
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!("the format filter pads to at most {MAX_FORMAT_WIDTH} characters"),
+            ));
+        }
+    }
+    minijinja::filters::format(state, format, args)
 }
 
 /// Compiles a template; an error says what and on which line of the template.
@@ -111,12 +146,39 @@ pub fn render(source: &str, item: &crate::model::Item) -> Result<String, String>
         "metadata".to_owned(),
         minijinja::Value::from(minijinja::value::Serde(&item.metadata)),
     );
-    template.render(ctx).map_err(|e| describe(&e))
+    let out = template.render(ctx).map_err(|e| describe(&e))?;
+    if out.len() > MAX_RENDERED_BYTES {
+        return Err(format!(
+            "template error: the template renders {:.1} MB; at most {} MiB is sent to a judge",
+            out.len() as f64 / 1e6,
+            MAX_RENDERED_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_widths_and_huge_renders_are_clear_errors_not_aborts() {
+        let item = crate::model::Item {
+            id: "a".into(),
+            submission: "x".into(),
+            ..crate::model::Item::default()
+        };
+        let err = render(r#"{{ "%999999999999s" | format("a") }}"#, &item).unwrap_err();
+        assert!(err.contains("pads to at most 10000"), "{err}");
+        let err = render(r#"{{ "%.99999999999999999999999f" | format(1.5) }}"#, &item).unwrap_err();
+        assert!(err.contains("pads to at most 10000"), "{err}");
+        assert_eq!(
+            render(r#"{{ "%5s|" | format("a") }}"#, &item).unwrap(),
+            "    a|"
+        );
+        let err = render(r#"{{ "ab" * 50000000 }}"#, &item).unwrap_err();
+        assert!(err.contains("renders 100.0 MB; at most 8 MiB"), "{err}");
+    }
 
     #[test]
     fn a_json_submission_gives_its_fields() {

@@ -21,6 +21,7 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Diagnostics> {
     };
     let mut parser = Parser::new_from_str(text);
     let root = builder.document(&mut parser)?;
+    builder.only_document(&mut parser)?;
     if builder.problems.is_empty() {
         Ok(root)
     } else {
@@ -79,6 +80,41 @@ impl Builder<'_> {
                 Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
                 Event::StreamEnd => return Ok(Node::new(NodeValue::Null, Pos::new(1, 1))),
                 other => return self.node(parser, other, span),
+            }
+        }
+    }
+
+    /// After the first document: its end and the stream's, nothing else. A second document
+    /// (`---` and more) would be silently dropped: it is refused where it starts.
+    fn only_document<'i>(
+        &self,
+        parser: &mut Parser<'i, saphyr_parser::StrInput<'i>>,
+    ) -> Result<(), Diagnostics> {
+        loop {
+            let Some(next) = parser.next_event() else {
+                return Ok(());
+            };
+            let (ev, span) = match next {
+                Ok(ev) => ev,
+                Err(e) => {
+                    let m = e.marker();
+                    return Err(Diagnostics::one(Diagnostic::at(
+                        self.file,
+                        Pos::new(m.line(), m.col() + 1),
+                        format!("YAML syntax error: {}", e.info()),
+                    )));
+                }
+            };
+            match ev {
+                Event::DocumentEnd | Event::Nothing => {}
+                Event::StreamEnd => return Ok(()),
+                _ => {
+                    return Err(Diagnostics::one(Diagnostic::at(
+                        self.file,
+                        pos_of(&span),
+                        "a second YAML document starts here; rubricate reads one document per file (split it into files)",
+                    )));
+                }
             }
         }
     }

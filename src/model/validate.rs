@@ -31,8 +31,24 @@ impl Problem {
 }
 
 /// Every structural problem of `rubric`, in document order. Empty means valid.
+/// The longest id (of a rubric or a criterion) in characters: ids name files, columns and
+/// journal entries.
+pub const MAX_ID_CHARS: usize = 200;
+/// The longest rubric or criterion name in characters.
+pub const MAX_NAME_CHARS: usize = 1_000;
+
 pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
     let mut out = Vec::new();
+    let too_long = |what: &str, text: &str, max: usize| {
+        let n = text.chars().count();
+        (n > max).then(|| format!("{what} is {n} characters long; at most {max} are allowed"))
+    };
+    if let Some(why) = too_long("the rubric id", &rubric.id, MAX_ID_CHARS) {
+        out.push(Problem::rubric("id", why));
+    }
+    if let Some(why) = too_long("the rubric name", &rubric.name, MAX_NAME_CHARS) {
+        out.push(Problem::rubric("name", why));
+    }
     if rubric.id.trim().is_empty() {
         out.push(Problem::rubric(
             "id",
@@ -83,6 +99,13 @@ pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
     }
     let mut ids = HashSet::new();
     for (i, c) in rubric.criteria.iter().enumerate() {
+        if let Some(why) = too_long("the criterion id", &c.id, MAX_ID_CHARS) {
+            out.push(Problem::criterion(i, "id", why));
+            continue;
+        }
+        if let Some(why) = too_long("the criterion name", &c.name, MAX_NAME_CHARS) {
+            out.push(Problem::criterion(i, "name", why));
+        }
         if c.id.trim().is_empty() {
             out.push(Problem::criterion(i, "id", "criterion id is empty".into()));
         } else if !ids.insert(c.id.as_str()) {

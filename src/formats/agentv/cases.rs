@@ -112,9 +112,22 @@ pub fn read(file: &str, root: &Node, stem: &str) -> Result<AgentvFile, Diagnosti
     if let Some(exec) = root.get("execution") {
         evaluators(&mut w, exec, "execution", &mut shared);
     }
-    let cases_key = ["evalcases", "eval_cases", "tests"]
+    let present: Vec<&str> = ["evalcases", "eval_cases", "tests"]
         .into_iter()
-        .find(|k| root.get(k).is_some());
+        .filter(|k| root.get(k).is_some())
+        .collect();
+    // Two lists of cases: one would be dropped without a word. Refused where the second is.
+    if let [first, second, ..] = present.as_slice()
+        && let Some(at) = root.get(second)
+    {
+        w.ctx.err(
+            at.pos,
+            format!(
+                "both `{first}` and `{second}` hold eval cases; keep one list (agentv reads only one)"
+            ),
+        );
+    }
+    let cases_key = present.first().copied();
     let mut case_entries = Vec::new();
     if let Some(key) = cases_key
         && let Some(list) = root.get(key)
