@@ -407,3 +407,70 @@ fn a_journal_that_cannot_be_written_stops_the_run_and_leaves_it_unfinished() {
         "{stderr}"
     );
 }
+
+/// The response cache on a disk that fills up: every judge call still gets its verdict
+/// (the cache is an optimisation), and no temporary file is left in it.
+#[test]
+fn a_full_cache_disk_leaves_no_temporary_files() {
+    let server = LlmServer::start(Duration::ZERO, rule);
+    let ws = Ws::new(&server, 0);
+    // Every submission different: every request a new cache entry.
+    let lines: String = (0..300)
+        .map(|i| {
+            json!({"id": format!("i{i}"), "submission": format!("A basket of {i} apples")})
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(ws.path("items.jsonl"), lines).unwrap();
+    let cache = ws.path("cache");
+    let Some(_disk) = SmallDisk::mount(&cache, "64k") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "mounting a small tmpfs is needed for this test (run as root)"
+        );
+        eprintln!("skipped: cannot mount a tmpfs here (not root)");
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(ws.dir.path())
+        .args([
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--judge",
+            "loop/j",
+            "--format",
+            "jsonl",
+        ])
+        .env("NO_COLOR", "1")
+        .env("RUBRICATE_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 300);
+    let mut temps = Vec::new();
+    for shard in std::fs::read_dir(&cache).unwrap().flatten() {
+        for e in std::fs::read_dir(shard.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".tmp") {
+                temps.push(name);
+            }
+        }
+    }
+    assert!(
+        temps.is_empty(),
+        "{} left behind, e.g. {:?}",
+        temps.len(),
+        &temps[..temps.len().min(5)]
+    );
+}

@@ -48,6 +48,23 @@ impl Cache {
         &self.dir
     }
 
+    /// Removes the temporary files killed runs left in the cache's shards (old ones only:
+    /// another run may be writing now). Called when a run starts writing to the cache.
+    pub fn sweep_stale(&self) -> usize {
+        let Ok(shards) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        shards
+            .flatten()
+            .filter(|s| s.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|s| {
+                crate::core::stale::remove_stale_temps(&s.path(), |n| {
+                    crate::core::stale::is_temp(n, ".")
+                })
+            })
+            .sum()
+    }
+
     /// The key of a request to one endpoint.
     pub fn key(endpoint: &str, req: &ChatRequest) -> String {
         let canonical = json!({"endpoint": endpoint, "request": req}).to_string();
@@ -101,7 +118,8 @@ impl Cache {
             std::process::id(),
             TEMP.fetch_add(1, Ordering::Relaxed)
         ));
-        if std::fs::write(&temp, body).is_ok() && std::fs::rename(&temp, &path).is_err() {
+        // A write that fails half-way (a full disk) leaves nothing behind either.
+        if std::fs::write(&temp, body).is_err() || std::fs::rename(&temp, &path).is_err() {
             let _ = std::fs::remove_file(&temp);
         }
     }

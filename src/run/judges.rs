@@ -132,7 +132,15 @@ pub fn build(
     let cache = if args.no_cache {
         None
     } else {
-        Cache::locate(env.cache_from).map(Cache::new)
+        Cache::locate(env.cache_from).map(|dir| {
+            // What killed runs left in the cache goes, once per process (the first run).
+            static SWEPT: std::sync::Once = std::sync::Once::new();
+            let cache = Cache::new(dir);
+            SWEPT.call_once(|| {
+                cache.sweep_stale();
+            });
+            cache
+        })
     };
     let mut factory = Factory {
         config,

@@ -58,6 +58,8 @@ impl Recording {
         let recorded = abs
             .strip_prefix(&root)
             .map_or_else(|_| abs.clone(), Path::to_path_buf);
+        // Folders of runs killed before their manifest was written.
+        crate::store::runs::sweep_abandoned(&home.runs_dir);
         let id = new_run_id();
         let manifest = Manifest {
             id: id.clone(),

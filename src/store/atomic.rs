@@ -60,6 +60,9 @@ impl AtomicFile {
         let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        // Temporary files of this target that a killed writer left (old ones only).
+        let prefix = format!(".{name}.");
+        crate::core::stale::remove_stale_temps(&dir, |n| crate::core::stale::is_temp(n, &prefix));
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".tmp")

@@ -415,6 +415,37 @@ impl RunWriter {
 }
 
 /// Every run's manifest, oldest first (by start time); damaged ones are returned as errors, last.
+/// Removes run folders a kill left before their manifest was in place (only old temporary
+/// manifests in them): the next run started cleans up. Returns how many went.
+pub fn sweep_abandoned(runs: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for dir in entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
+        if dir.join(MANIFEST).exists() {
+            continue;
+        }
+        // Old (not a run starting this moment), judged before the sweep touches it.
+        let old = std::fs::metadata(&dir)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > crate::core::stale::STALE_AFTER);
+        if !old {
+            continue;
+        }
+        crate::core::stale::remove_stale_temps(&dir, |n| {
+            crate::core::stale::is_temp(n, ".manifest.json.")
+        });
+        // Empty now (nothing else was ever written there): the folder goes too.
+        if std::fs::remove_dir(&dir).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, RunError>> {
     let Ok(entries) = std::fs::read_dir(runs) else {
         return Vec::new();
@@ -446,6 +477,34 @@ fn started(m: &Manifest) -> Option<jiff::Timestamp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_folder_killed_before_its_manifest_is_swept_by_the_next_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let long_ago = std::time::SystemTime::now()
+            - crate::core::stale::STALE_AFTER
+            - Duration::from_secs(60);
+        let age = |p: &Path| {
+            File::open(p).unwrap().set_modified(long_ago).unwrap();
+        };
+        // Killed: only a temporary manifest, long ago.
+        let dead = dir.path().join("20260101-000000-dead");
+        std::fs::create_dir(&dead).unwrap();
+        let temp = dead.join(".manifest.json.Xy12ab.tmp");
+        std::fs::write(&temp, "{").unwrap();
+        age(&temp);
+        age(&dead);
+        // Starting now: left alone.
+        let fresh = dir.path().join("20260101-000001-new0");
+        std::fs::create_dir(&fresh).unwrap();
+        // A real run: left alone.
+        let real = dir.path().join("20260101-000002-real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join(MANIFEST), "{}").unwrap();
+        age(&real);
+        assert_eq!(sweep_abandoned(dir.path()), 1);
+        assert!(!dead.exists() && fresh.exists() && real.exists());
+    }
     use crate::model::{MethodKind, Verdict};
 
     pub(super) fn manifest(id: &str, hash: &str) -> Manifest {
