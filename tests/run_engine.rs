@@ -462,7 +462,7 @@ fn a_full_cache_disk_leaves_no_temporary_files() {
             .flatten()
         {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".tmp") {
+            if rubricate::core::stale::is_temp(&name, ".") {
                 temps.push(name);
             }
         }
