@@ -7,11 +7,11 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("rubricate hit an internal error (a bug, please report it): {info}");
     }));
-    if std::env::var_os("RUBRICATE_LOG").is_some() {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::from_env("RUBRICATE_LOG"))
-            .with_writer(std::io::stderr)
-            .try_init();
+    let cli = rubricate::cli::Cli::parse();
+    // A command logs to stderr; without one the terminal UI may start, whose screen stderr
+    // is: it logs to its file, and the other paths choose for themselves.
+    if cli.command.is_some() {
+        rubricate::cli::log_to_stderr();
     }
-    rubricate::cli::run(rubricate::cli::Cli::parse())
+    rubricate::cli::run(cli)
 }

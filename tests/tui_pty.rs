@@ -266,3 +266,33 @@ fn results_show_the_kappa_rubricate_metrics_gives_for_a_levels_criterion() {
     t.keys(&["q"]);
     t.wait_gone();
 }
+
+#[test]
+fn rubricate_log_goes_to_the_log_file_never_onto_the_screen() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let state = dir.path().join("state");
+    let command = Tmux::rubricate(&[
+        ("RUBRICATE_HOME", home.display().to_string()),
+        ("RUBRICATE_ANNOTATOR", "pat".into()),
+        ("RUBRICATE_LOG", "debug".into()),
+        ("XDG_STATE_HOME", state.display().to_string()),
+        ("NO_COLOR", "1".into()),
+    ]);
+    let t = Tmux::start("log", Path::new("/"), 80, 24, &command);
+    t.wait_for("support-answers");
+    t.keys(&["Enter"]);
+    t.wait_for("q01");
+    let screen = t.screen();
+    assert!(
+        !screen.contains("INFO") && !screen.contains("DEBUG"),
+        "a log line on the screen:\n{screen}"
+    );
+    t.keys(&["q"]);
+    t.wait_gone();
+    let log = std::fs::read_to_string(state.join("rubricate/rubricate.log")).unwrap_or_default();
+    assert!(log.contains("terminal UI started"), "{log}");
+}

@@ -459,6 +459,16 @@ fn cache_command(action: CacheAction) -> Result<u8, CliError> {
 
 /// No command: the terminal UI on the workspace (or the demo) when on a terminal; else the
 /// workspace's latest run graded again (JSONL on stdout), or the help when it has none.
+/// `RUBRICATE_LOG` (a level or filter) sends logs to stderr; unset, nothing is logged.
+pub fn log_to_stderr() {
+    if std::env::var_os("RUBRICATE_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_env("RUBRICATE_LOG"))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+}
+
 fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
     use clap::CommandFactory;
     #[cfg(feature = "tui")]
@@ -469,6 +479,7 @@ fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
         crate::tui::run(ws).map_err(CliError::input)?;
         return Ok(exit::OK);
     }
+    log_to_stderr();
     if let Some(code) = runs::regrade_latest(flag)? {
         return Ok(code);
     }
