@@ -143,11 +143,12 @@ fn counted_value(scoring: &Scoring, input: &Input) -> Option<f64> {
 /// The aggregation inputs of a rubric's results (matched by criterion id; a criterion
 /// with no result abstains).
 pub fn inputs_for(rubric: &Rubric, results: &[CriterionResult]) -> Vec<Input> {
+    let by_id = crate::model::results_by_id(results);
     rubric
         .criteria
         .iter()
         .map(|c| {
-            let result = results.iter().find(|r| r.criterion_id == c.id);
+            let result = by_id.get(c.id.as_str()).copied();
             let outcome = match result {
                 Some(r) if r.failure.is_some() => Outcome::Failed,
                 Some(CriterionResult { value: Some(v), .. }) => Outcome::Value(*v),

@@ -51,7 +51,8 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
         );
     }
     out.push('\n');
-    let find = |c: &Criterion| results.iter().find(|r| r.criterion_id == c.id);
+    let by_id = crate::model::results_by_id(results);
+    let find = |c: &Criterion| by_id.get(c.id.as_str()).copied();
     for c in &rubric.criteria {
         let _ = writeln!(out, "- {}", criterion_feedback(c, find(c)));
     }

@@ -128,6 +128,8 @@ fn raw_finding(
 /// The extra checks, in criterion order.
 fn findings(rubric: &Rubric) -> Vec<RawFinding> {
     let mut out = Vec::new();
+    // Each requirement against the first criterion that had it (one pass).
+    let mut first_with: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, c) in rubric.criteria.iter().enumerate() {
         if c.requirement.trim().is_empty() {
             out.push(raw_finding(
@@ -137,16 +139,16 @@ fn findings(rubric: &Rubric) -> Vec<RawFinding> {
                 format!("criterion '{}' has an empty requirement", c.id),
             ));
         }
-        if let Some(j) = rubric.criteria[..i]
-            .iter()
-            .position(|p| normalize(&p.requirement) == normalize(&c.requirement))
-        {
+        let requirement = normalize(&c.requirement);
+        if let Some(&j) = first_with.get(&requirement) {
             out.push(raw_finding(
                 Severity::Warning,
                 Some(i),
                 "requirement",
                 format!("criterion '{}' repeats the requirement of '{}'; merge them or make each check one distinct thing", c.id, rubric.criteria[j].id),
             ));
+        } else {
+            first_with.insert(requirement, i);
         }
         if let Some((a, b)) = double_barrelled(&c.requirement) {
             out.push(raw_finding(

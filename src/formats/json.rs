@@ -115,9 +115,14 @@ impl JsonParser<'_> {
             self.depth -= 1;
             return Ok(NodeValue::Map(entries));
         }
+        // Keys seen, for duplicates in one lookup each (an object may have many keys).
+        let mut seen = std::collections::HashSet::new();
         loop {
             self.skip_ws();
             let kstart = self.at;
+            // Asked for before the value is read: positions go forward, so on one long line
+            // (minified JSON) each is counted from the last, not from the line's start.
+            let key_pos = self.lines.pos(kstart);
             if self.bytes.get(self.at) == Some(&b'}') && !entries.is_empty() {
                 return Err(self.fail("trailing comma before '}'; remove the last comma"));
             }
@@ -125,10 +130,10 @@ impl JsonParser<'_> {
                 return Err(self.fail("expected a quoted key"));
             }
             let key = self.string()?;
-            if entries.iter().any(|(k, _)| k.text == key) {
+            if !seen.insert(key.clone()) {
                 return Err(Diagnostics::one(Diagnostic::at(
                     self.file,
-                    self.lines.pos(kstart),
+                    key_pos,
                     format!("duplicate key '{key}'; each key may appear once in an object"),
                 )));
             }
@@ -142,7 +147,7 @@ impl JsonParser<'_> {
             entries.push((
                 Key {
                     text: key,
-                    pos: self.lines.pos(kstart),
+                    pos: key_pos,
                 },
                 value,
             ));

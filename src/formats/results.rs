@@ -149,8 +149,9 @@ pub fn csv_row(e: &Evaluation, criteria: &[String]) -> Vec<String> {
         e.incomplete.to_string(),
         e.failures.to_string(),
     ];
+    let by_id = crate::model::results_by_id(&e.results);
     for c in criteria {
-        let r = e.results.iter().find(|r| r.criterion_id == *c);
+        let r = by_id.get(c.as_str()).copied();
         row.push(
             r.and_then(|r| r.verdict.as_ref())
                 .map(ToString::to_string)
@@ -209,8 +210,9 @@ pub fn markdown_row(e: &Evaluation, criteria: &[String]) -> String {
         "fail"
     };
     let mut row = format!("| {} | {score} | {result} |", markdown_cell(&e.target_id));
+    let by_id = crate::model::results_by_id(&e.results);
     for c in criteria {
-        let r = e.results.iter().find(|r| r.criterion_id == *c);
+        let r = by_id.get(c.as_str()).copied();
         let cell = match r {
             Some(r) if r.failure.is_some() => "failed".to_owned(),
             Some(r) => r

@@ -176,6 +176,8 @@ impl Builder<'_> {
                 self.enter(pos)?;
                 let mut entries: Vec<(Key, Node)> = Vec::new();
                 let mut merged: Vec<(Key, Node)> = Vec::new();
+                // Keys seen, so a duplicate is found in one lookup (a mapping may be large).
+                let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
                 loop {
                     let (ev, kspan) = self.next(parser)?;
                     if matches!(ev, Event::MappingEnd) {
@@ -201,7 +203,7 @@ impl Builder<'_> {
                         self.merge(&value, &mut merged);
                         continue;
                     }
-                    if entries.iter().any(|(k, _)| k.text == key) {
+                    if !seen.insert(key.clone()) {
                         self.problems.push(Diagnostic::at(
                             self.file,
                             kpos,
@@ -218,7 +220,7 @@ impl Builder<'_> {
                     ));
                 }
                 for (k, v) in merged {
-                    if !entries.iter().any(|(e, _)| e.text == k.text) {
+                    if seen.insert(k.text.clone()) {
                         entries.push((k, v));
                     }
                 }

@@ -48,8 +48,9 @@ impl GroundTruth {
                 }
             }
             GroundTruth::ById(pairs) => {
+                let positions = rubric.positions();
                 for (id, v) in pairs {
-                    let Some(i) = rubric.criteria.iter().position(|c| c.id == *id) else {
+                    let Some(&i) = positions.get(id.as_str()) else {
                         return Err(format!(
                             "ground_truth names criterion '{id}', which rubric '{}' does not have; its criteria are {}",
                             rubric.id,

@@ -20,7 +20,7 @@ pub use rubric::{AbstainPolicy, AggregateMode, ErrorPolicy, JudgeSettings, Rubri
 pub use validate::{Problem, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BUDGET, UNSENT_CANCELLED,
-    Usage, Verdict, Vote,
+    Usage, Verdict, Vote, results_by_id,
 };
 
 /// Turns a display name into an identifier: lowercase ASCII letters, digits, `_` and `-`.

@@ -51,6 +51,16 @@ impl Rubric {
         self.criteria.iter().find(|c| c.id == id)
     }
 
+    /// Each criterion's position by id: one pass, so matching many results to criteria
+    /// stays linear in the number of criteria.
+    pub fn positions(&self) -> std::collections::HashMap<&str, usize> {
+        self.criteria
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id.as_str(), i))
+            .collect()
+    }
+
     /// Section names in first-appearance order; empty when the rubric has no sections.
     pub fn section_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();

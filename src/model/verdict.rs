@@ -207,3 +207,15 @@ impl CriterionResult {
         }
     }
 }
+
+/// Results by criterion id (the first of each): one pass, so looking every criterion's
+/// result up stays linear in the number of criteria.
+pub fn results_by_id(
+    results: &[CriterionResult],
+) -> std::collections::HashMap<&str, &CriterionResult> {
+    let mut by = std::collections::HashMap::with_capacity(results.len());
+    for r in results {
+        by.entry(r.criterion_id.as_str()).or_insert(r);
+    }
+    by
+}

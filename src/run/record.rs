@@ -322,7 +322,8 @@ fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
         return holistic_evaluation(r, &item, HolisticOutcome { score, result }, "rubricate");
     }
     // Journal order is by criterion id; the rubric's order reads better.
-    results.sort_by_key(|res| r.criteria.iter().position(|c| c.id == res.criterion_id));
+    let positions = r.positions();
+    results.sort_by_key(|res| positions.get(res.criterion_id.as_str()).copied());
     build_evaluation(r, &item, results, "rubricate")
 }
 

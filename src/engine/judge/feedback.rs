@@ -22,12 +22,13 @@ pub async fn write(
     evaluation: &Evaluation,
 ) -> Option<String> {
     let mut user = format!("Rubric \"{}\".\nResults:\n", rubric.name);
+    let positions = rubric.positions();
     for r in &evaluation.results {
-        let name = rubric
-            .criteria
-            .iter()
-            .find(|c| c.id == r.criterion_id)
-            .map_or(r.criterion_id.as_str(), |c| c.name.as_str());
+        let name = positions
+            .get(r.criterion_id.as_str())
+            .map_or(r.criterion_id.as_str(), |&i| {
+                rubric.criteria[i].name.as_str()
+            });
         let outcome = match (&r.verdict, &r.failure) {
             (Some(v), _) => v.to_string(),
             (None, Some(f)) => format!("not scored ({})", f.category),
