@@ -149,26 +149,10 @@ pub fn number_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<f64> {
 pub fn nearest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
-        .map(|k| (levenshtein(&key.to_lowercase(), k), *k))
+        .map(|k| (strsim::levenshtein(&key.to_lowercase(), k), *k))
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
-}
-
-/// Edit distance in characters.
-pub fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -176,9 +160,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn levenshtein_and_nearest() {
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-        assert_eq!(levenshtein("", "abc"), 3);
+    fn nearest_known_key() {
         assert_eq!(nearest("wieght", &["weight", "required"]), Some("weight"));
         assert_eq!(nearest("zzzzzz", &["weight", "required"]), None);
     }

@@ -40,7 +40,7 @@ pub fn normalized_similarity(a: &str, b: &str) -> f64 {
     if longer == 0 {
         return 1.0;
     }
-    1.0 - crate::formats::fields::levenshtein(a, b) as f64 / longer as f64
+    1.0 - strsim::levenshtein(a, b) as f64 / longer as f64
 }
 
 /// Texts longer than this are compared on their first part only (distance is quadratic).
