@@ -146,8 +146,13 @@ pub fn content_text(content: &serde_json::Value) -> String {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ArtifactError {
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        /// The cause, kept (its kind tells a full disk from a refused permission).
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -155,7 +160,8 @@ pub enum ArtifactError {
 fn io(path: &Path, e: &std::io::Error) -> ArtifactError {
     ArtifactError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        // Borrowed where it is seen: the same kind and message, owned here.
+        source: std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 

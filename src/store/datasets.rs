@@ -21,8 +21,13 @@ pub struct DatasetEntry {
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        /// The cause, kept (its kind tells a full disk from a refused permission).
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -30,7 +35,8 @@ pub enum DatasetError {
 fn io(path: &Path, e: &std::io::Error) -> DatasetError {
     DatasetError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        // Borrowed where it is seen: the same kind and message, owned here.
+        source: std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 

@@ -57,8 +57,13 @@ pub struct Label {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LabelError {
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        /// The cause, kept (its kind tells a full disk from a refused permission).
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -66,7 +71,8 @@ pub enum LabelError {
 fn io(path: &Path, e: &std::io::Error) -> LabelError {
     LabelError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        // Borrowed where it is seen: the same kind and message, owned here.
+        source: std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 
@@ -292,6 +298,26 @@ impl Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_io_error_keeps_its_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        // The labels folder is a file: the journal's folder cannot be made.
+        let blocked = dir.path().join("labels");
+        std::fs::write(&blocked, "not a folder").unwrap();
+        let Err(err) = Journal::open(&blocked, "d", "pat") else {
+            panic!("opened a journal under a file")
+        };
+        let source = std::error::Error::source(&err).expect("the cause is kept");
+        let io = source
+            .downcast_ref::<std::io::Error>()
+            .expect("an io::Error");
+        assert_ne!(io.kind(), std::io::ErrorKind::Other, "{io}");
+        assert!(
+            err.to_string().starts_with(&blocked.display().to_string()),
+            "{err}"
+        );
+    }
     use serde_json::json;
 
     fn set(item: &str, criterion: &str, verdict: serde_json::Value) -> Op {

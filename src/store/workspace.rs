@@ -65,8 +65,13 @@ pub struct Workspace {
 pub enum WorkspaceError {
     #[error("{0}")]
     Config(Diagnostics),
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        /// The cause, kept (its kind tells a full disk from a refused permission).
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Refused(String),
 }
@@ -80,7 +85,8 @@ impl From<Diagnostics> for WorkspaceError {
 fn io(path: &Path, e: &std::io::Error) -> WorkspaceError {
     WorkspaceError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        // Borrowed where it is seen: the same kind and message, owned here.
+        source: std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 

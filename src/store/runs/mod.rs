@@ -89,8 +89,13 @@ struct Header {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        /// The cause, kept (its kind tells a full disk from a refused permission).
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Corrupt(String),
     #[error("no run '{0}' in this workspace; `rubricate runs list` shows them")]
@@ -102,7 +107,8 @@ pub enum RunError {
 fn io(path: &Path, e: &std::io::Error) -> RunError {
     RunError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        // Borrowed where it is seen: the same kind and message, owned here.
+        source: std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 
