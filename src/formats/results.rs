@@ -169,21 +169,14 @@ pub fn csv_row(e: &Evaluation, criteria: &[String]) -> Vec<String> {
 
 /// Writes one CSV record (RFC 4180 quoting).
 pub fn write_csv_row(w: &mut impl std::io::Write, cells: &[String]) -> std::io::Result<()> {
-    let mut line = String::new();
-    for (i, c) in cells.iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        if c.contains([',', '"', '\n', '\r']) {
-            line.push('"');
-            line.push_str(&c.replace('"', "\"\""));
-            line.push('"');
-        } else {
-            line.push_str(c);
-        }
-    }
-    line.push('\n');
-    w.write_all(line.as_bytes())
+    // The csv crate quotes what needs quoting (a comma, a quote, a line break) as RFC 4180
+    // says; one row at a time, so a run of millions streams.
+    let mut row = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .buffer_capacity(4096)
+        .from_writer(w);
+    row.write_record(cells)?;
+    row.flush()
 }
 
 /// A Markdown table's header: item, score, result, then a verdict per criterion.
