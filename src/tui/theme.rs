@@ -21,24 +21,10 @@ pub struct Theme {
     pub muted: Style,
 }
 
+/// A colour by name (`red`, `dark_gray`, `light-blue`, `bright cyan`), index (`208`) or
+/// hex (`#ff8800`), as ratatui reads it.
 fn color(word: &str) -> Option<Color> {
-    Some(match word {
-        "black" => Color::Black,
-        "red" => Color::Red,
-        "green" => Color::Green,
-        "yellow" => Color::Yellow,
-        "blue" => Color::Blue,
-        "magenta" => Color::Magenta,
-        "cyan" => Color::Cyan,
-        "gray" => Color::Gray,
-        "dark_gray" => Color::DarkGray,
-        "white" => Color::White,
-        "light_red" => Color::LightRed,
-        "light_green" => Color::LightGreen,
-        "light_yellow" => Color::LightYellow,
-        "light_blue" => Color::LightBlue,
-        _ => return None,
-    })
+    word.parse::<Color>().ok()
 }
 
 /// A style from words; `None` names the word that is not a colour or modifier.
