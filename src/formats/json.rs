@@ -1,5 +1,9 @@
 //! JSON → [`Node`] with positions. A small strict parser: duplicate keys, NaN and
 //! trailing garbage are located errors.
+//!
+//! Written here rather than taken from `serde_json` because every problem found later
+//! (a bad weight, an unknown check, a duplicate id) must point at a line and column, and
+//! `serde_json::Value` keeps no positions; `serde_json` reads everything without them.
 
 use super::diag::{Diagnostic, Diagnostics, LineIndex};
 use super::node::{Key, Node, NodeValue};

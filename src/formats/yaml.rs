@@ -1,4 +1,5 @@
-//! YAML → [`Node`] with positions, from the saphyr event parser.
+//! YAML → [`Node`] with positions, from the saphyr event parser (the tree is built here,
+//! not by a YAML-to-serde crate, so every node keeps where it was written).
 //!
 //! Supports anchors, aliases and `<<` merge keys (real rubric files use them); rejects
 //! duplicate keys and non-scalar keys with a located message.

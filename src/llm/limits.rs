@@ -2,6 +2,9 @@
 //! provider keeps answering 429 and creeps back up as calls succeed (AIMD), and a pacer
 //! for requests and tokens per minute. One `Limits` per endpoint, shared by every judge
 //! that calls it.
+//!
+//! Kept by hand: rate-limiting crates pace a fixed quota, while a judge run must also
+//! shrink its concurrency when the provider says 429 and grow it back, per endpoint.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

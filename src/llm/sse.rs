@@ -1,4 +1,6 @@
 //! Server-sent events, read incrementally: bytes arrive in any split, events come out whole.
+//! Kept by hand (a few dozen lines) so that every byte a server sends is bounded by the
+//! reply cap as it arrives, which a general SSE client does not do.
 //! Both providers stream this way (`OpenAI`: `data:` lines ending with `[DONE]`; Anthropic:
 //! named `event:`s ending with `message_stop`).
 
