@@ -1,23 +1,13 @@
 //! Semantic versions as the registry orders them: `MAJOR.MINOR.PATCH`, an optional
 //! `-PRERELEASE` and an ignored `+BUILD`, compared by semver precedence (1.10.0 > 1.9.0,
-//! 1.0.0-rc.1 < 1.0.0, numeric prerelease identifiers below alphanumeric ones).
+//! 1.0.0-rc.1 < 1.0.0, numeric prerelease identifiers below alphanumeric ones) — the
+//! `semver` crate's parsing and precedence, with build metadata dropped so that it neither
+//! orders nor distinguishes versions.
 
-use std::cmp::Ordering;
 use std::fmt;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Version {
-    major: u64,
-    minor: u64,
-    patch: u64,
-    pre: Vec<Ident>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Ident {
-    Num(u64),
-    Alpha(String),
-}
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(semver::Version);
 
 /// Which part of a version goes up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,143 +19,32 @@ pub enum Bump {
 
 impl Version {
     pub fn new(major: u64, minor: u64, patch: u64) -> Version {
-        Version {
-            major,
-            minor,
-            patch,
-            pre: Vec::new(),
-        }
+        Version(semver::Version::new(major, minor, patch))
     }
 
     /// The next version: `1.2.3` → patch `1.2.4`, minor `1.3.0`, major `2.0.0` (a
     /// prerelease is dropped).
     #[must_use]
     pub fn bumped(&self, part: Bump) -> Version {
-        let (major, minor, patch) = match part {
-            Bump::Patch => (self.major, self.minor, self.patch + 1),
-            Bump::Minor => (self.major, self.minor + 1, 0),
-            Bump::Major => (self.major + 1, 0, 0),
-        };
-        Version {
-            major,
-            minor,
-            patch,
-            pre: Vec::new(),
+        let v = &self.0;
+        match part {
+            Bump::Patch => Version::new(v.major, v.minor, v.patch + 1),
+            Bump::Minor => Version::new(v.major, v.minor + 1, 0),
+            Bump::Major => Version::new(v.major + 1, 0, 0),
         }
     }
 
     /// Parses a version; the error says what is wrong with it.
     pub fn parse(text: &str) -> Result<Version, String> {
-        let (rest, build) = match text.split_once('+') {
-            Some((r, b)) => (r, Some(b)),
-            None => (text, None),
-        };
-        if let Some(build) = build {
-            for part in build.split('.') {
-                check_ident(part, "build metadata")?;
-            }
-        }
-        let (core, pre) = match rest.split_once('-') {
-            Some((c, p)) => (c, Some(p)),
-            None => (rest, None),
-        };
-        let parts: Vec<&str> = core.split('.').collect();
-        let [major, minor, patch] = parts.as_slice() else {
-            return Err("it needs three numbers, MAJOR.MINOR.PATCH".into());
-        };
-        let mut version = Version {
-            major: number(major)?,
-            minor: number(minor)?,
-            patch: number(patch)?,
-            pre: Vec::new(),
-        };
-        if let Some(pre) = pre {
-            for part in pre.split('.') {
-                check_ident(part, "prerelease")?;
-                version
-                    .pre
-                    .push(if part.bytes().all(|b| b.is_ascii_digit()) {
-                        Ident::Num(number(part)?)
-                    } else {
-                        Ident::Alpha(part.to_owned())
-                    });
-            }
-        }
-        Ok(version)
-    }
-}
-
-fn number(part: &str) -> Result<u64, String> {
-    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("'{part}' is not a number"));
-    }
-    if part.len() > 1 && part.starts_with('0') {
-        return Err(format!("'{part}' has a leading zero"));
-    }
-    part.parse()
-        .map_err(|_| format!("'{part}' is too large a number"))
-}
-
-fn check_ident(part: &str, what: &str) -> Result<(), String> {
-    if part.is_empty() {
-        return Err(format!("its {what} has an empty identifier"));
-    }
-    if !part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-        return Err(format!(
-            "its {what} identifier '{part}' may hold only letters, digits and '-'"
-        ));
-    }
-    Ok(())
-}
-
-impl Ord for Version {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.major, self.minor, self.patch)
-            .cmp(&(other.major, other.minor, other.patch))
-            .then_with(|| match (self.pre.is_empty(), other.pre.is_empty()) {
-                (true, true) => Ordering::Equal,
-                // A release ranks above every prerelease of it.
-                (true, false) => Ordering::Greater,
-                (false, true) => Ordering::Less,
-                (false, false) => self.pre.cmp(&other.pre),
-            })
-    }
-}
-
-impl PartialOrd for Version {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Ident {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (Ident::Num(a), Ident::Num(b)) => a.cmp(b),
-            (Ident::Num(_), Ident::Alpha(_)) => Ordering::Less,
-            (Ident::Alpha(_), Ident::Num(_)) => Ordering::Greater,
-            (Ident::Alpha(a), Ident::Alpha(b)) => a.cmp(b),
-        }
-    }
-}
-
-impl PartialOrd for Ident {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+        let mut v = semver::Version::parse(text).map_err(|e| e.to_string())?;
+        v.build = semver::BuildMetadata::EMPTY;
+        Ok(Version(v))
     }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
-        for (i, p) in self.pre.iter().enumerate() {
-            f.write_str(if i == 0 { "-" } else { "." })?;
-            match p {
-                Ident::Num(n) => write!(f, "{n}")?,
-                Ident::Alpha(s) => f.write_str(s)?,
-            }
-        }
-        Ok(())
+        self.0.fmt(f)
     }
 }
 
