@@ -512,7 +512,8 @@ fn trust(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
         ))
     })?;
     let (config_read, _) = crate::store::config::read_config(&config)?;
-    let recorded = crate::store::trust::trust(&config).map_err(CliError::input)?;
+    let recorded =
+        crate::store::trust::trust(&config).map_err(|e| CliError::input(e.to_string()))?;
     println!(
         "{}: trusted as it is now (recorded in {}){}",
         config.display(),

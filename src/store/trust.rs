@@ -44,12 +44,32 @@ pub fn is_trusted(config: &Path, text: &str) -> bool {
         .any(|t| t.path == real && t.sha256 == hash)
 }
 
+/// Why a trust was not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    #[error("this system has no user config folder to record trust in")]
+    NoConfigFolder,
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrustError + '_ {
+    move |source| TrustError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
 /// Trusts the config at `config` as its bytes are now (an older trust of the same file is
 /// replaced). Returns the file the trust was recorded in.
-pub fn trust(config: &Path) -> Result<PathBuf, String> {
-    let file = trust_file().ok_or("this system has no user config folder to record trust in")?;
-    let real = std::fs::canonicalize(config).map_err(|e| format!("{}: {e}", config.display()))?;
-    let text = std::fs::read_to_string(&real).map_err(|e| format!("{}: {e}", real.display()))?;
+pub fn trust(config: &Path) -> Result<PathBuf, TrustError> {
+    let file = trust_file().ok_or(TrustError::NoConfigFolder)?;
+    let real = std::fs::canonicalize(config).map_err(io(config))?;
+    let text = std::fs::read_to_string(&real).map_err(io(&real))?;
     let mut all = read_all(&file);
     all.retain(|t| t.path != real);
     all.push(Trusted {
@@ -57,11 +77,10 @@ pub fn trust(config: &Path) -> Result<PathBuf, String> {
         sha256: super::runs::text_hash(&text),
     });
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    let text = serde_json::to_string_pretty(&all).map_err(|e| e.to_string())?;
-    AtomicFile::write_whole(&file, text.as_bytes())
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let text = serde_json::to_string_pretty(&all).map_err(|e| io(&file)(e.into()))?;
+    AtomicFile::write_whole(&file, text.as_bytes()).map_err(io(&file))?;
     Ok(file)
 }
 
