@@ -101,10 +101,11 @@ pub fn build(ws: &Workspace) -> Result<App, String> {
     app.theme = theme;
     app.artifact_types = artifact_types;
     if !ws.config.untrusted.is_empty() {
+        // What to do first: the line is cut on a narrow terminal.
         app.message = Some(format!(
-            "rubricate.yaml is not trusted, so ignored: {}; `rubricate trust {}` honours it",
-            ws.config.untrusted.join(", "),
-            ws.root.display()
+            "`rubricate trust {}` honours what this untrusted rubricate.yaml asks: {}",
+            ws.root.display(),
+            ws.config.untrusted.join(", ")
         ));
     }
     app.annotator_confirmed = configured.is_some();
