@@ -2274,3 +2274,22 @@ fn the_grade_set_up_takes_a_judge_model_and_a_strategy() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn an_untrusted_config_is_said_at_start_with_what_to_run() {
+    let (dir, _) = demo();
+    std::fs::write(
+        dir.path().join("rubricate.yaml"),
+        "annotator: alice\nallow_commands: true\n",
+    )
+    .unwrap();
+    let ws = Workspace::at(dir.path()).unwrap();
+    assert_eq!(ws.config.untrusted, ["allow_commands (running programs)"]);
+    assert!(!ws.config.allow_commands);
+    let app = build(&ws).unwrap();
+    let said = app.message.clone().unwrap();
+    assert!(
+        said.starts_with(&format!("`rubricate trust {}`", dir.path().display())),
+        "{said}"
+    );
+}
