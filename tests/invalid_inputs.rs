@@ -834,3 +834,41 @@ fn a_second_document_or_a_second_list_of_cases_is_refused_not_dropped() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A dry run says which judge calls could not be made (a template that does not render)
+/// instead of counting them as nothing.
+#[test]
+fn a_dry_run_names_the_calls_a_template_keeps_from_being_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let rubric = dir.path().join("t.yaml");
+    std::fs::write(
+        &rubric,
+        "id: t\ncriteria:\n  - id: c\n    requirement: x\n    method:\n      judge:\n        template: \"{{ '%999999999999s' | format('a') }}\"\n",
+    )
+    .unwrap();
+    let data = dir.path().join("d.jsonl");
+    std::fs::write(&data, "{\"id\":\"a\",\"submission\":\"x\"}\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir.path())
+        .args([
+            "grade",
+            "--rubric",
+            "t.yaml",
+            "d.jsonl",
+            "--dry-run",
+            "--judge",
+            "openai/x",
+        ])
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "1 judge calls cannot be made and would fail; the first: item a: c: template error"
+        ) && text.contains("pads to at most 10000"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -27,11 +27,18 @@ pub fn run(
         &mut |_| {},
     )
     .map_err(|e| CliError::input(e.message))?;
-    println!("{}", report(e.items, &e.models));
+    print!("{}", report(e.items, &e.models, e.cannot));
+    if let Some(why) = &e.first_cannot {
+        println!(
+            "{} judge calls cannot be made and would fail; the first: {}",
+            group(e.cannot),
+            crate::core::text::visible(why)
+        );
+    }
     Ok(super::exit::OK)
 }
 
-fn report(items: u64, models: &BTreeMap<String, PerModel>) -> String {
+fn report(items: u64, models: &BTreeMap<String, PerModel>, cannot: u64) -> String {
     let mut out = String::new();
     let calls: u64 = models.values().map(|m| m.calls).sum();
     let cached: u64 = models.values().map(|m| m.cached).sum();
@@ -44,7 +51,9 @@ fn report(items: u64, models: &BTreeMap<String, PerModel>) -> String {
         group(calls - cached)
     );
     if models.is_empty() {
-        out.push_str("no criterion is judged by an LLM: the run costs nothing\n");
+        if cannot == 0 {
+            out.push_str("no criterion is judged by an LLM: the run costs nothing\n");
+        }
         return out;
     }
     let (mut cost, mut cost_max, mut priced) = (0.0, 0.0, true);
@@ -111,7 +120,7 @@ mod tests {
                 }),
             },
         );
-        let text = report(2, &models);
+        let text = report(2, &models, 0);
         assert!(
             text.starts_with("dry run: 2 items, 10 judge calls (4 already cached → 6 to send)"),
             "{text}"

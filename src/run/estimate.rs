@@ -39,6 +39,10 @@ pub struct Estimate {
     pub scaled_from: Option<u64>,
     /// The walk was stopped before the end (the figures cover what was walked).
     pub stopped: bool,
+    /// Calls that cannot be made (a judge template that does not render…), and why the
+    /// first could not.
+    pub cannot: u64,
+    pub first_cannot: Option<String>,
 }
 
 impl Estimate {
@@ -99,6 +103,13 @@ impl Estimate {
         } else if self.stopped {
             let _ = write!(line, " · first {} items only (stopped)", group(self.items));
         }
+        if let Some(why) = &self.first_cannot {
+            let _ = write!(
+                line,
+                " · {} calls cannot be made ({why})",
+                group(self.cannot)
+            );
+        }
         line
     }
 
@@ -116,6 +127,7 @@ impl Estimate {
             m.output = up(m.output);
             m.output_max = up(m.output_max);
         }
+        self.cannot = up(self.cannot);
         self.scaled_from = Some(total);
     }
 }
@@ -178,7 +190,15 @@ pub fn estimate(
             .iter()
             .filter(|c| matches!(c.method, Method::Judge(_)))
             .collect();
-        for (judge, request) in judges.panel.plan(&r, &by_llm, &item) {
+        let (planned, cannot) = judges.panel.plan(&r, &by_llm, &item);
+        out.cannot += cannot.len() as u64;
+        if out.first_cannot.is_none() {
+            out.first_cannot = cannot
+                .into_iter()
+                .next()
+                .map(|why| format!("item {}: {why}", item.id));
+        }
+        for (judge, request) in planned {
             let m = out.models.entry(judge.client.id.clone()).or_default();
             m.price = judge.client.price();
             m.calls += 1;

@@ -9,14 +9,16 @@ use crate::model::{Criterion, Item, Method, Rubric};
 
 impl Panel {
     /// The first request of every call for `judged` criteria of `item` (all criteria of the
-    /// rubric under the holistic strategy), with the judge that would send it.
+    /// rubric under the holistic strategy), with the judge that would send it; and why each
+    /// call that cannot be made (a template that does not render) cannot.
     pub fn plan(
         &self,
         rubric: &Rubric,
         judged: &[&Criterion],
         item: &Item,
-    ) -> Vec<(Arc<Judge>, ChatRequest)> {
+    ) -> (Vec<(Arc<Judge>, ChatRequest)>, Vec<String>) {
         let mut out = Vec::new();
+        let mut cannot = Vec::new();
         if self.strategy == Strategy::Holistic {
             for judge in &self.judges {
                 for s in 0..self.samples() {
@@ -26,19 +28,24 @@ impl Panel {
                     ));
                 }
             }
-            return out;
+            return (out, cannot);
         }
         let mut groups: Vec<(Vec<Arc<Judge>>, Vec<&Criterion>)> = Vec::new();
         for &c in judged {
-            let Ok(voters) = self.voters(c) else { continue };
+            let voters = match self.voters(c) {
+                Ok(v) => v,
+                Err(f) => {
+                    cannot.push(format!("{}: {}", c.id, f.message));
+                    continue;
+                }
+            };
             let own_template = matches!(&c.method, Method::Judge(j) if j.template.is_some());
             if self.strategy == Strategy::PerCriterion || own_template {
                 for judge in &voters {
                     for s in 0..self.samples() {
-                        if let Ok((request, _)) =
-                            per_criterion::first_request(judge, rubric, c, item, s)
-                        {
-                            out.push((Arc::clone(judge), request));
+                        match per_criterion::first_request(judge, rubric, c, item, s) {
+                            Ok((request, _)) => out.push((Arc::clone(judge), request)),
+                            Err(f) => cannot.push(format!("{}: {}", c.id, f.message)),
                         }
                     }
                 }
@@ -69,6 +76,6 @@ impl Panel {
                 }
             }
         }
-        out
+        (out, cannot)
     }
 }
