@@ -244,9 +244,11 @@ impl Action {
                 "items: only those the judge gave the next verdict on this criterion".into()
             }
             Action::FailedOnly => "items: only those with a cell that failed, on/off".into(),
-            Action::Export => "export the run as CSV, JSONL or Markdown (exports/)".into(),
-            Action::OlderB => "compare: side B an older run".into(),
-            Action::NewerB => "compare: side B a newer run (back to the latest)".into(),
+            Action::Export => {
+                "export the run shown, or the items listed, as CSV, JSONL or Markdown".into()
+            }
+            Action::OlderB => "an older run (comparing: side B)".into(),
+            Action::NewerB => "a newer run, back to the latest (comparing: side B)".into(),
             Action::Annotator => {
                 "next annotator (whose labels are shown, and who labels from now on)".into()
             }
