@@ -5,6 +5,7 @@ pub mod artifacts;
 mod atomic;
 pub mod config;
 pub mod datasets;
+mod file_error;
 pub mod labels;
 pub mod names;
 pub mod registry;
@@ -14,4 +15,5 @@ pub mod workspace;
 
 pub use atomic::{AtomicFile, open_no_follow};
 pub use config::{JudgeDefaults, WorkspaceConfig, load_config};
+pub use file_error::FileError;
 pub use workspace::{Workspace, WorkspaceError};

@@ -134,8 +134,9 @@ impl Runtime {
 
     /// The file an artifact's content is edited in (`.rubricate/drafts/<id>.json|txt`),
     /// written from the content unless an unsaved edit is already there.
-    pub fn artifact_draft(&self, id: &str) -> Result<std::path::PathBuf, String> {
-        crate::store::labels::check_name("artifact id", id).map_err(|e| e.to_string())?;
+    pub fn artifact_draft(&self, id: &str) -> Result<std::path::PathBuf, crate::store::FileError> {
+        use crate::store::FileError;
+        crate::store::names::check("artifact id", id).map_err(|e| e.to_string())?;
         let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
         let a = store.get(id).map_err(|e| e.to_string())?;
         let ext = if a.content.is_string() { "txt" } else { "json" };
@@ -145,11 +146,11 @@ impl Runtime {
             .join(format!("{id}.{ext}"));
         if !file.exists() {
             if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
             }
             let text = crate::store::artifacts::content_text(&a.content);
             crate::store::AtomicFile::write_whole(&file, text.as_bytes())
-                .map_err(|e| format!("{}: {e}", file.display()))?;
+                .map_err(FileError::at(&file))?;
         }
         Ok(file)
     }

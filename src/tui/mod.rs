@@ -323,7 +323,7 @@ fn run_effects(
                         },
                     ),
                     Err(e) => {
-                        app.message = Some(e);
+                        app.message = Some(e.to_string());
                         continue;
                     }
                 }
@@ -331,7 +331,7 @@ fn run_effects(
             app::Effect::EditArtifact { id } => match runtime.artifact_draft(&id) {
                 Ok(file) => (file.clone(), app::Effect::ReviseArtifact { id, file }),
                 Err(e) => {
-                    app.message = Some(e);
+                    app.message = Some(e.to_string());
                     continue;
                 }
             },

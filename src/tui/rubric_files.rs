@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::app::Msg;
 use super::rubrics::RubricView;
-use crate::store::Workspace;
 use crate::store::registry::Registry;
+use crate::store::{FileError, Workspace};
 
 /// Where the draft of a rubric file lives (kept until it is saved: an edit survives a crash).
 pub fn draft_path(ws: &Workspace, file: &Path) -> PathBuf {
@@ -18,15 +18,14 @@ pub fn draft_path(ws: &Workspace, file: &Path) -> PathBuf {
 }
 
 /// The draft for `file`, made from the file when there is none yet.
-pub fn ensure_draft(ws: &Workspace, file: &Path) -> Result<PathBuf, String> {
+pub fn ensure_draft(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
     let draft = draft_path(ws, file);
     if !draft.exists() {
         if let Some(parent) = draft.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(FileError::at(parent))?;
         }
-        let text = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        crate::store::AtomicFile::write_whole(&draft, &text)
-            .map_err(|e| format!("{}: {e}", draft.display()))?;
+        let text = std::fs::read(file).map_err(FileError::at(file))?;
+        crate::store::AtomicFile::write_whole(&draft, &text).map_err(FileError::at(&draft))?;
     }
     Ok(draft)
 }
@@ -105,12 +104,11 @@ fn criterion_of(path: &str) -> Option<usize> {
 /// rubric file, then drops the draft. A rubric never saved before has its file, as it was
 /// before the edits, recorded first as its own version, so the original is never lost.
 pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str) -> Msg {
-    let message = (|| -> Result<String, String> {
-        let text =
-            std::fs::read_to_string(draft).map_err(|e| format!("{}: {e}", draft.display()))?;
+    let message = (|| -> Result<String, FileError> {
+        let text = std::fs::read_to_string(draft).map_err(FileError::at(draft))?;
         let text = with_version(&text, version);
         crate::store::AtomicFile::write_whole(draft, text.as_bytes())
-            .map_err(|e| format!("{}: {e}", draft.display()))?;
+            .map_err(FileError::at(draft))?;
         let loaded =
             crate::formats::load_rubric(&draft.display().to_string()).map_err(|e| e.to_string())?;
         // Never register a version `rubricate validate` would refuse.
@@ -133,7 +131,7 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str
             .save(&loaded.rubric, note)
             .map_err(|e| e.to_string())?;
         crate::store::AtomicFile::write_whole(path, text.as_bytes())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(FileError::at(path))?;
         let _ = std::fs::remove_file(draft);
         Ok(format!(
             "saved {} {} ({note}){said}",
@@ -151,9 +149,9 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str
 /// A new rubric in `rubrics/`: blank (`new-rubric.yaml`, one binary criterion) or a copy
 /// of a built-in (`<name>.yaml`, its id the file's name), `-2`, `-3` … added where the
 /// name is taken (an existing file is never replaced). Valid as it stands.
-pub fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, String> {
+pub fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, FileError> {
     let dir = ws.path("rubrics");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(FileError::at(&dir))?;
     let base = from.map_or_else(|| "new-rubric".to_owned(), |n| n.replace('_', "-"));
     let (id, path) = (1..1000)
         .map(|k| {
@@ -178,8 +176,7 @@ pub fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, String> {
             with_top_level(&with_top_level(&copied, "id", &id), "version", "0.1.0")
         }
     };
-    crate::store::AtomicFile::write_whole(&path, text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::store::AtomicFile::write_whole(&path, text.as_bytes()).map_err(FileError::at(&path))?;
     Ok(path)
 }
 
@@ -188,9 +185,9 @@ const FIRST_CRITERION: &str = "  - id: first\n    name: First criterion\n    req
 
 /// Writes a first criterion into the draft of a rubric that has none (`criteria: []`, or no
 /// `criteria:` at all); anything else is left for the user to fix. Returns the draft.
-pub fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, String> {
+pub fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
     let draft = ensure_draft(ws, file)?;
-    let text = std::fs::read_to_string(&draft).map_err(|e| format!("{}: {e}", draft.display()))?;
+    let text = std::fs::read_to_string(&draft).map_err(FileError::at(&draft))?;
     let mut out: Vec<String> = Vec::new();
     let mut done = false;
     for l in text.lines() {
@@ -204,10 +201,10 @@ pub fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, Strin
             done = true;
         } else {
             if l.starts_with("criteria:") {
-                return Err(format!(
+                return Err(FileError::Refused(format!(
                     "{}: its criteria are not an empty list; fix it with ctrl-e",
                     draft.display()
-                ));
+                )));
             }
             out.push(l.to_owned());
         }
@@ -219,7 +216,7 @@ pub fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, Strin
     let mut joined = out.join("\n");
     joined.push('\n');
     crate::store::AtomicFile::write_whole(&draft, joined.as_bytes())
-        .map_err(|e| format!("{}: {e}", draft.display()))?;
+        .map_err(FileError::at(&draft))?;
     Ok(draft)
 }
 

@@ -3,6 +3,7 @@
 //! `.rubricate/ui/<user>.json`, replaced atomically; a file that cannot be read is as if
 //! there were none (preferences, never work).
 
+use crate::store::FileError;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -38,18 +39,17 @@ pub fn load(ws: &Workspace) -> UiState {
         .unwrap_or_default()
 }
 
-pub fn save(ws: &Workspace, state: &UiState) -> Result<(), String> {
+pub fn save(ws: &Workspace, state: &UiState) -> Result<(), FileError> {
     let path = path(ws);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
     }
-    let text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
-    crate::store::AtomicFile::write_whole(&path, text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
+    let text = serde_json::to_string_pretty(state).map_err(|e| FileError::at(&path)(e.into()))?;
+    crate::store::AtomicFile::write_whole(&path, text.as_bytes()).map_err(FileError::at(&path))
 }
 
 /// Changes only the annotator (the rest as it was saved).
-pub fn remember_annotator(ws: &Workspace, name: &str) -> Result<(), String> {
+pub fn remember_annotator(ws: &Workspace, name: &str) -> Result<(), FileError> {
     let mut state = load(ws);
     state.annotator = Some(name.to_owned());
     save(ws, &state)
