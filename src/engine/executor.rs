@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
@@ -45,18 +44,9 @@ pub enum EventKind {
     ItemDone(Box<Evaluation>),
 }
 
-/// Stops a run: no new items start after `cancel()`.
-#[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
-
-impl CancelToken {
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-}
+/// Stops a run: no new items start after `cancel()` (tokio-util's token, so a task can
+/// also await `cancelled()`).
+pub use tokio_util::sync::CancellationToken as CancelToken;
 
 #[derive(Debug, Clone)]
 pub struct ExecOptions {
