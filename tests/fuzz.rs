@@ -2,7 +2,8 @@
 //! every format is mutated — byte flips, truncation, line deletion and duplication, type
 //! swaps, deep nesting, huge numbers, a BOM and CRLF, YAML tags and aliases, control
 //! characters — and each mutant goes through the in-process readers (document, format
-//! import, datasets), validation and compilation, export to every format, and the scorer.
+//! import, datasets), validation and compilation, lint, export to every format, and the
+//! scorer.
 //! Nothing may panic, and every rejected input gets an error naming the file with a message.
 //!
 //! Default: 2,000 mutants from seed 1 (well under a minute). A longer run:
@@ -253,6 +254,10 @@ fn exercise(
                     for syntax in [Syntax::Yaml, Syntax::Json] {
                         let _ = export_rubric(&loaded.rubric, to, syntax);
                     }
+                }
+                // Lint reads the rubric back as JSON and runs the meta-rubric on it.
+                if let Err(d) = rt.block_on(rubricate::engine::lint::lint(loaded)) {
+                    check_located(name, &d)?;
                 }
                 if let Some(compiled) = compiled {
                     let (tx, mut rx) = tokio::sync::mpsc::channel(4096);
