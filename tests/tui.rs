@@ -1617,6 +1617,18 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let verdict = view.verdict.clone().expect("a verdict filter");
     let rows = shown(&ui);
     assert!(!rows.is_empty() && rows.len() < run.order.len());
+    // The list the view draws was worked out in update, for this filter.
+    let cached: Vec<&str> = ui
+        .app
+        .results
+        .items
+        .as_ref()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|&i| run.order[i].as_str())
+        .collect();
+    assert_eq!(cached, rows);
     for id in &rows {
         let cell = run.by_item[id]
             .results

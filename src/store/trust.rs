@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::AtomicFile;
+use super::{AtomicFile, FileError};
 
 /// One trusted config: its real path and the hash of the bytes that were trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,32 +44,14 @@ pub fn is_trusted(config: &Path, text: &str) -> bool {
         .any(|t| t.path == real && t.sha256 == hash)
 }
 
-/// Why a trust was not recorded.
-#[derive(Debug, thiserror::Error)]
-pub enum TrustError {
-    #[error("this system has no user config folder to record trust in")]
-    NoConfigFolder,
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrustError + '_ {
-    move |source| TrustError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
 /// Trusts the config at `config` as its bytes are now (an older trust of the same file is
 /// replaced). Returns the file the trust was recorded in.
-pub fn trust(config: &Path) -> Result<PathBuf, TrustError> {
-    let file = trust_file().ok_or(TrustError::NoConfigFolder)?;
-    let real = std::fs::canonicalize(config).map_err(io(config))?;
-    let text = std::fs::read_to_string(&real).map_err(io(&real))?;
+pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
+    let file = trust_file().ok_or_else(|| {
+        FileError::Refused("this system has no user config folder to record trust in".into())
+    })?;
+    let real = std::fs::canonicalize(config).map_err(FileError::at(config))?;
+    let text = std::fs::read_to_string(&real).map_err(FileError::at(&real))?;
     let mut all = read_all(&file);
     all.retain(|t| t.path != real);
     all.push(Trusted {
@@ -77,10 +59,10 @@ pub fn trust(config: &Path) -> Result<PathBuf, TrustError> {
         sha256: super::runs::text_hash(&text),
     });
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
     }
-    let text = serde_json::to_string_pretty(&all).map_err(|e| io(&file)(e.into()))?;
-    AtomicFile::write_whole(&file, text.as_bytes()).map_err(io(&file))?;
+    let text = serde_json::to_string_pretty(&all).map_err(|e| FileError::at(&file)(e.into()))?;
+    AtomicFile::write_whole(&file, text.as_bytes()).map_err(FileError::at(&file))?;
     Ok(file)
 }
 

@@ -228,6 +228,7 @@ impl App {
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
         let effects = self.apply(msg);
+        self.refresh_item_rows();
         if self.quitting {
             if failed {
                 // Something was not written: stay, and say what (the message is the error).

@@ -31,6 +31,11 @@ pub struct ItemsView {
     pub verdict: Option<String>,
     /// Only items with a cell that could not be graded.
     pub failed: bool,
+    /// The rows listed (positions in the run's `order`), worked out in `update` when what
+    /// they depend on changes — never per frame (a run may hold a million items).
+    pub rows: Vec<usize>,
+    /// What `rows` were worked out for: the run (by identity), criterion, filters.
+    rows_for: Option<(usize, Option<String>, Option<String>, bool)>,
 }
 
 /// A cell's verdict as the list shows it (`FAILED` for a cell that could not be graded).
@@ -44,9 +49,18 @@ pub fn verdict_text(x: &crate::model::CriterionResult) -> String {
 
 /// The run's items the list shows, in dataset order.
 pub fn item_rows<'a>(run: &'a RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<&'a str> {
+    positions(run, view, criterion)
+        .into_iter()
+        .map(|i| run.order[i].as_str())
+        .collect()
+}
+
+/// The positions in `run.order` of the items the list shows.
+fn positions(run: &RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<usize> {
     run.order
         .iter()
-        .filter(|id| {
+        .enumerate()
+        .filter(|(_, id)| {
             let Some(r) = run.by_item.get(id.as_str()) else {
                 return false;
             };
@@ -60,7 +74,7 @@ pub fn item_rows<'a>(run: &'a RunData, view: &ItemsView, criterion: Option<&str>
             };
             failed && verdict
         })
-        .map(String::as_str)
+        .map(|(i, _)| i)
         .collect()
 }
 
@@ -281,6 +295,32 @@ impl App {
         }]
     }
 
+    /// Works the item list's rows out again when the run, the criterion or a filter
+    /// changed since they were (after every message: a comparison of keys otherwise).
+    pub(super) fn refresh_item_rows(&mut self) {
+        let Some(run) = self.shown_run() else {
+            return;
+        };
+        let criterion = run
+            .rubric
+            .criteria
+            .get(self.results.cursor)
+            .map(|c| c.id.clone());
+        let Some(view) = self.results.items.as_mut() else {
+            return;
+        };
+        let key = (
+            std::sync::Arc::as_ptr(&run) as usize,
+            criterion.clone(),
+            view.verdict.clone(),
+            view.failed,
+        );
+        if view.rows_for.as_ref() != Some(&key) {
+            view.rows = positions(&run, view, criterion.as_deref());
+            view.rows_for = Some(key);
+        }
+    }
+
     /// The run shown: side B of a comparison (or the run chosen with `{` `}`), else the
     /// dataset's latest.
     fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
@@ -327,9 +367,9 @@ impl App {
             .criteria
             .get(self.results.cursor)
             .map(|c| c.id.clone());
+        self.refresh_item_rows();
         let view = self.results.items.as_mut()?;
-        let rows = item_rows(&run, view, criterion.as_deref());
-        let last = rows.len().saturating_sub(1);
+        let last = view.rows.len().saturating_sub(1);
         match action {
             Action::Items | Action::Back => self.results.items = None,
             Action::Down => view.cursor = (view.cursor + 1).min(last),
@@ -353,7 +393,7 @@ impl App {
                 view.cursor = 0;
             }
             Action::Open => {
-                let id = (*rows.get(view.cursor)?).to_owned();
+                let id = run.order.get(*view.rows.get(view.cursor)?)?.clone();
                 let position = run.by_item.get(&id)?.position;
                 return Some(self.open_item(&id, position));
             }

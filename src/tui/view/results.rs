@@ -214,9 +214,15 @@ fn item_list(
     list: Rect,
     detail: Rect,
 ) {
-    use crate::tui::results::{item_rows, verdict_text};
+    use crate::tui::results::verdict_text;
     let criterion = run.rubric.criteria.get(app.results.cursor);
-    let rows = item_rows(run, view, criterion.map(|c| c.id.as_str()));
+    // Worked out in `update` (`refresh_item_rows`); only the visible ones are read here.
+    let rows = &view.rows;
+    let id_at = |k: usize| {
+        rows.get(k)
+            .and_then(|&i| run.order.get(i))
+            .map(String::as_str)
+    };
     let mut filter = Vec::new();
     if let (Some(v), Some(c)) = (&view.verdict, criterion) {
         filter.push(format!("{} = {v}", c.id));
@@ -248,8 +254,9 @@ fn item_list(
     let selected = view.cursor.min(rows.len().saturating_sub(1));
     let first = (selected + 1).saturating_sub(height);
     let width = usize::from(list.width.saturating_sub(2));
-    for (i, id) in rows.iter().enumerate().skip(first).take(height) {
-        let Some(r) = run.by_item.get(*id) else {
+    for i in first..(first + height).min(rows.len()) {
+        let Some(id) = id_at(i) else { continue };
+        let Some(r) = run.by_item.get(id) else {
             continue;
         };
         let cell = criterion.and_then(|c| r.results.iter().find(|x| x.criterion_id == c.id));
@@ -279,9 +286,7 @@ fn item_list(
     );
     // The selected item: every criterion's verdict and reason (its feedback).
     let mut lines = Vec::new();
-    let chosen = rows
-        .get(selected)
-        .and_then(|id| Some((*id, run.by_item.get(*id)?)));
+    let chosen = id_at(selected).and_then(|id| Some((id, run.by_item.get(id)?)));
     if let Some((_, r)) = chosen {
         let width = usize::from(detail.width.saturating_sub(2));
         for c in &run.rubric.criteria {
