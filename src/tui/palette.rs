@@ -51,8 +51,8 @@ fn pane_of(context: Context) -> Option<Pane> {
     }
 }
 
-/// Every bound action, once per context: `here` first, then the global ones, then the
-/// other panes' (the palette itself left out).
+/// Every bound action, once per context, with its keys: `here` first, then the global
+/// ones, then the other panes'. The palette lists them, and so does the help.
 pub fn entries(keymap: &Keymap, here: Context) -> Vec<Entry> {
     let mut contexts: Vec<Context> = keymap.bindings.keys().copied().collect();
     contexts.sort_by_key(|c| (*c != here, *c != Context::Global, *c));
@@ -65,9 +65,6 @@ pub fn entries(keymap: &Keymap, here: Context) -> Vec<Entry> {
         actions.sort();
         actions.dedup();
         for action in actions {
-            if action == Action::Palette {
-                continue;
-            }
             let mut names: Vec<String> = keys
                 .iter()
                 .filter(|(_, a)| **a == action)
@@ -89,6 +86,8 @@ pub fn matches(entries: &[Entry], query: &str) -> Vec<Entry> {
     let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
     entries
         .iter()
+        // The palette does not list itself.
+        .filter(|e| e.action != Action::Palette)
         .filter(|e| {
             let text = e.text().to_lowercase();
             words.iter().all(|w| text.contains(w.as_str()))

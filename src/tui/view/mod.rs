@@ -264,29 +264,28 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
     let h = area.height.saturating_sub(2);
     let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
     let mut lines = Vec::new();
-    // This pane's keys first, then the keys that work everywhere, then the other panes'.
+    // This pane's keys first, then the keys that work everywhere, then the other panes'
+    // (the palette's order).
     let here = app.context();
-    let mut contexts: Vec<_> = app.keymap.bindings.iter().collect();
-    contexts.sort_by_key(|(ctx, _)| (**ctx != here, **ctx != Context::Global));
-    for (ctx, keys) in contexts {
-        let title = if *ctx == here {
-            format!("{} (this pane)", ctx.name().to_uppercase())
-        } else {
-            ctx.name().to_uppercase()
-        };
-        lines.push(Line::styled(title, app.theme.header));
-        let mut by_action: std::collections::BTreeMap<Action, Vec<String>> =
-            std::collections::BTreeMap::new();
-        for (k, a) in keys {
-            by_action.entry(*a).or_default().push(k.name());
+    let mut context = None;
+    for e in crate::tui::palette::entries(&app.keymap, here) {
+        if context != Some(e.context) {
+            context = Some(e.context);
+            let name = e.context.name().to_uppercase();
+            lines.push(Line::styled(
+                if e.context == here {
+                    format!("{name} (this pane)")
+                } else {
+                    name
+                },
+                app.theme.header,
+            ));
         }
-        for (a, ks) in by_action {
-            lines.push(Line::raw(format!(
-                "  {:<18} {}",
-                ks.join(" "),
-                a.describe()
-            )));
-        }
+        lines.push(Line::raw(format!(
+            "  {:<18} {}",
+            e.keys.join(" "),
+            e.action.describe()
+        )));
     }
     let visible = usize::from(h.saturating_sub(2)).max(1);
     let scroll = app.help_scroll.min(lines.len().saturating_sub(visible));
