@@ -6,6 +6,7 @@
 
 pub mod app;
 mod artifact_new;
+mod artifact_runtime;
 mod browse;
 pub mod data;
 pub mod effect;
