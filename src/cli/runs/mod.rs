@@ -1,0 +1,293 @@
+//! Runs in the workspace: `grade --save` records one (manifest + cell journal), and
+//! `rubricate runs list|show|resume|compare` read, finish and compare them.
+
+use std::io::Write as _;
+use std::path::Path;
+
+mod compare;
+
+use super::grade::{report_record, stopped, usage_line};
+use super::{CliError, exit, workspace};
+use crate::core::text::cell;
+use crate::engine::checks::plural;
+use crate::run::{self, Control, Env, Recording};
+use crate::store::Workspace;
+use crate::store::runs::{Manifest, list_runs};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum RunsAction {
+    /// Every run: id, name, rubric, dataset, items, pass rate, finished or not.
+    List,
+    /// A run's results, one line per item (or JSONL with `--format jsonl`).
+    Show {
+        id: String,
+        #[arg(long, value_enum, default_value_t = ShowFormat::Table)]
+        format: ShowFormat,
+    },
+    /// Grades exactly the cells a run's journal lacks (after a crash, a kill or a cost stop).
+    Resume { id: String },
+    /// Two runs side by side: per criterion, pass-rate deltas and changed verdicts; per
+    /// item, score deltas, regressions first.
+    Compare {
+        a: String,
+        b: String,
+        /// Items listed (most changed first).
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowFormat {
+    Table,
+    Jsonl,
+}
+
+pub fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+    let ws = workspace(ws_flag)?;
+    let runs = ws.runs_dir();
+    match action {
+        RunsAction::List => {
+            list(&runs);
+            Ok(exit::OK)
+        }
+        RunsAction::Show { id, format } => show(&Recording::open(&runs, id)?, *format),
+        RunsAction::Resume { id } => resume(&ws, id),
+        RunsAction::Compare { a, b, top } => compare::compare(
+            &Recording::open(&runs, a)?,
+            &Recording::open(&runs, b)?,
+            *top,
+        ),
+    }
+}
+
+fn list(runs: &Path) {
+    let all = list_runs(runs);
+    if all.is_empty() {
+        println!("no runs yet; `rubricate grade --save …` records one");
+        return;
+    }
+    println!(
+        "{:<22} {:<14} {:<24} {:>6} {:>7} {:>7}  STATE",
+        "RUN", "NAME", "RUBRIC", "ITEMS", "PASSED", "MEAN"
+    );
+    for m in all {
+        let m = match m {
+            Ok(m) => m,
+            Err(e) => {
+                println!("(damaged) {}", cell(&e.to_string()));
+                continue;
+            }
+        };
+        let t = m.totals.unwrap_or_default();
+        let rubric = format!("{}@{}", m.rubric_id, m.rubric_version);
+        println!(
+            "{:<22} {:<14} {:<24} {:>6} {:>7} {:>7}  {}",
+            cell(&m.id),
+            cell(m.name.as_deref().unwrap_or("-")),
+            cell(&rubric),
+            t.items,
+            t.passed,
+            t.mean_score
+                .map_or_else(|| "-".into(), |s| format!("{s:.3}")),
+            if m.finished_at.is_some() {
+                "finished"
+            } else {
+                "unfinished"
+            }
+        );
+    }
+}
+
+fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
+    let control = Control::default();
+    let session = run::reopen(
+        &ws.runs_dir(),
+        id,
+        &[],
+        Env {
+            config: &ws.config,
+            cache_from: &ws.root,
+        },
+        &control,
+        false,
+    )?;
+    let before = session.prior.len();
+    let run_id = session.run_id().unwrap_or(id).to_owned();
+    let max_error_rate = Recording::open(&ws.runs_dir(), &run_id)?
+        .settings()?
+        .grade
+        .max_error_rate;
+    let mut added = 0usize;
+    let outcome = super::grade::drive(session, &ws.config, |e| {
+        added += e.results.len();
+        Ok(())
+    })?;
+    let summary = outcome.summary().clone();
+    eprintln!(
+        "run {run_id}: {} already in the journal, {} graded now; {}",
+        plural(before, "cell"),
+        plural(added, "cell"),
+        summary.line()
+    );
+    if outcome.usage.requests + outcome.usage.cache_hits > 0 {
+        eprintln!("{}", usage_line(&outcome.usage));
+    }
+    report_record(&outcome);
+    if let Some(d) = &outcome.ended.input_error {
+        return Err(CliError::input(d.to_string()));
+    }
+    if let Some(code) = stopped(outcome.ended.stop.as_ref(), outcome.ended.summary.items) {
+        return code;
+    }
+    Ok(super::grade::decide(&summary, None, Some(max_error_rate)))
+}
+
+fn show(run: &Recording, format: ShowFormat) -> Result<u8, CliError> {
+    // Opened first: a rubric, settings or journal that cannot be read prints nothing.
+    let all = run.evaluations()?;
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    match write_show(&mut out, &run.manifest, all, format).and_then(|()| Ok(out.flush()?)) {
+        Ok(()) => Ok(exit::OK),
+        // A reader that went away (`| head`) is not an error.
+        Err(ShowError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
+        Err(ShowError::Write(e)) => Err(CliError::input(format!("cannot write to stdout: {e}"))),
+        Err(ShowError::Run(e)) => {
+            let _ = out.flush();
+            Err(e.into())
+        }
+    }
+}
+
+/// A run's items as `runs show` prints them, one at a time.
+fn write_show(
+    out: &mut impl std::io::Write,
+    m: &Manifest,
+    mut all: run::Evaluations,
+    format: ShowFormat,
+) -> Result<(), ShowError> {
+    if format == ShowFormat::Table {
+        let head = format!(
+            "run {}{} · {}@{} · {}",
+            m.id,
+            m.name
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default(),
+            m.rubric_id,
+            m.rubric_version,
+            m.dataset.path
+        );
+        writeln!(out, "{}", cell(&head))?;
+        writeln!(
+            out,
+            "started {} · {}",
+            m.started_at,
+            m.finished_at
+                .as_deref()
+                .map_or_else(|| "unfinished".to_owned(), |f| format!("finished {f}"))
+        )?;
+        writeln!(out, "{:<28} {:>7}  RESULT", "ITEM", "SCORE")?;
+    }
+    for next in &mut all {
+        let (_, e) = next?;
+        match format {
+            ShowFormat::Jsonl => {
+                let line = serde_json::to_string(&super::output::item_json(&e)).unwrap_or_default();
+                writeln!(out, "{line}")?;
+            }
+            ShowFormat::Table => {
+                let score = e
+                    .score
+                    .map_or_else(|| "-".into(), |s| format!("{:.1}%", s * 100.0));
+                let state = if e.incomplete {
+                    "INCOMPLETE"
+                } else if e.passed {
+                    "PASS"
+                } else {
+                    "FAIL"
+                };
+                writeln!(out, "{:<28} {:>7}  {state}", cell(&e.target_id), score)?;
+            }
+        }
+    }
+    if format == ShowFormat::Table {
+        writeln!(out, "\n{}", all.finish().summary.line())?;
+    }
+    Ok(())
+}
+
+/// Why `runs show` stopped.
+enum ShowError {
+    Run(run::Error),
+    Write(std::io::Error),
+}
+
+impl From<run::Error> for ShowError {
+    fn from(e: run::Error) -> Self {
+        Self::Run(e)
+    }
+}
+
+impl From<std::io::Error> for ShowError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Write(e)
+    }
+}
+
+/// `rubricate` with no command and no terminal: grades the workspace's latest run again —
+/// its rubric snapshot over its dataset — and writes JSONL to stdout (the demo's main job
+/// when piped). `None` when the workspace has no run to repeat.
+pub fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliError> {
+    let ws = workspace(ws_flag)?;
+    let Some(m) = list_runs(&ws.runs_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+        .next_back()
+    else {
+        return Ok(None);
+    };
+    let rec = Recording::open(&ws.runs_dir(), &m.id)?;
+    let rubric = rec.rubric()?;
+    let settings = rec.settings()?;
+    let mut sink = super::output::Sink::open(
+        super::OutputFormat::Jsonl,
+        None,
+        rubric.as_ref().map(|r| &*r.rubric),
+        &m.rubric_id,
+    )?;
+    eprintln!(
+        "grading {} with {}@{} (the workspace's latest run, {}); on a terminal, `rubricate` opens the UI",
+        m.dataset.path, m.rubric_id, m.rubric_version, m.id
+    );
+    let max_error_rate = settings.grade.max_error_rate;
+    let control = Control::default();
+    let session = run::start(
+        run::NewRun {
+            dataset: &rec.dataset_path(),
+            rubric,
+            settings,
+            record: None,
+            cell_events: false,
+            copied: Vec::new(),
+        },
+        Env {
+            config: &ws.config,
+            cache_from: &ws.root,
+        },
+        &control,
+    )?;
+    let outcome = super::grade::drive(session, &ws.config, |e| {
+        sink.write(e).map_err(|e| e.message)
+    })?;
+    let summary = sink.finish()?;
+    eprintln!("{}", summary.line());
+    if let Some(d) = &outcome.ended.input_error {
+        return Err(CliError::input(d.to_string()));
+    }
+    Ok(Some(super::grade::decide(
+        &summary,
+        None,
+        Some(max_error_rate),
+    )))
+}
