@@ -19,6 +19,7 @@ mod score;
 mod split;
 mod style;
 mod validate;
+mod workspace_cmd;
 
 use std::path::PathBuf;
 
@@ -426,39 +427,6 @@ pub enum LintFormat {
     Json,
 }
 
-fn cache_command(action: CacheAction) -> Result<u8, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let Some(dir) = crate::llm::Cache::locate(&cwd) else {
-        return Err(CliError::input("no cache folder: set RUBRICATE_CACHE_DIR"));
-    };
-    let cache = crate::llm::Cache::new(dir);
-    match action {
-        CacheAction::Stats => {
-            let s = cache.stats();
-            println!(
-                "{}: {} responses, {} bytes",
-                cache.dir().display(),
-                s.entries,
-                s.bytes
-            );
-        }
-        CacheAction::Clear => {
-            let s = cache.clear().map_err(|e| {
-                CliError::input(format!("cannot clear {}: {e}", cache.dir().display()))
-            })?;
-            println!(
-                "{}: removed {} responses ({} bytes)",
-                cache.dir().display(),
-                s.entries,
-                s.bytes
-            );
-        }
-    }
-    Ok(exit::OK)
-}
-
-/// No command: the terminal UI on the workspace (or the demo) when on a terminal; else the
-/// workspace's latest run graded again (JSONL on stdout), or the help when it has none.
 /// `RUBRICATE_LOG` (a level or filter) sends logs to stderr; unset, nothing is logged.
 pub fn log_to_stderr() {
     if std::env::var_os("RUBRICATE_LOG").is_some() {
@@ -469,68 +437,10 @@ pub fn log_to_stderr() {
     }
 }
 
-fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
-    use clap::CommandFactory;
-    #[cfg(feature = "tui")]
-    if std::io::IsTerminal::is_terminal(&std::io::stdin())
-        && std::io::IsTerminal::is_terminal(&std::io::stderr())
-    {
-        let ws = workspace(flag)?;
-        crate::tui::run(ws).map_err(CliError::input)?;
-        return Ok(exit::OK);
-    }
-    log_to_stderr();
-    if let Some(code) = runs::regrade_latest(flag)? {
-        return Ok(code);
-    }
-    let _ = Cli::command().print_help();
-    Ok(exit::OK)
-}
-
-fn init(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let dir = dir.map_or(cwd, std::path::Path::to_path_buf);
-    let ws = crate::store::Workspace::init(&dir).map_err(|e| CliError::input(e.to_string()))?;
-    println!(
-        "{}: workspace created (rubricate.yaml, rubrics/, datasets/, labels/, runs/, artifacts/)",
-        ws.root.display()
-    );
-    Ok(exit::OK)
-}
-
-fn trust(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let config = match dir {
-        Some(d) => Some(d.join(crate::store::config::CONFIG_FILE)).filter(|p| p.is_file()),
-        None => crate::store::config::find_config(&cwd),
-    }
-    .ok_or_else(|| {
-        CliError::input(format!(
-            "no {} in {}; trust the folder that holds one",
-            crate::store::config::CONFIG_FILE,
-            dir.unwrap_or(&cwd).display()
-        ))
-    })?;
-    let (config_read, _) = crate::store::config::read_config(&config)?;
-    let recorded =
-        crate::store::trust::trust(&config).map_err(|e| CliError::input(e.to_string()))?;
-    println!(
-        "{}: trusted as it is now (recorded in {}){}",
-        config.display(),
-        recorded.display(),
-        if config_read.asks_for_trust().is_empty() {
-            String::new()
-        } else {
-            format!("; honoured: {}", config_read.asks_for_trust().join(", "))
-        }
-    );
-    Ok(exit::OK)
-}
-
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => open_ui(cli.workspace.as_deref()),
+        None => workspace_cmd::open_ui(cli.workspace.as_deref()),
         Some(Command::Validate { files, from }) => validate::run(&files, from),
         Some(Command::Lint {
             rubric,
@@ -579,8 +489,8 @@ pub fn run(cli: Cli) -> ExitCode {
             },
             cli.workspace.as_deref(),
         ),
-        Some(Command::Init { dir }) => init(dir.as_deref()),
-        Some(Command::Trust { dir }) => trust(dir.as_deref()),
+        Some(Command::Init { dir }) => workspace_cmd::init(dir.as_deref()),
+        Some(Command::Trust { dir }) => workspace_cmd::trust(dir.as_deref()),
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
         Some(Command::Metrics { args }) => metrics::run(&args, cli.workspace.as_deref()),
         Some(Command::Rubrics { action }) => {
@@ -590,7 +500,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Datasets { action }) => datasets::run(&action, cli.workspace.as_deref()),
         Some(Command::Artifacts { action }) => artifacts::run(&action, cli.workspace.as_deref()),
         Some(Command::Score { common }) => score::run(&common),
-        Some(Command::Cache { action }) => cache_command(action),
+        Some(Command::Cache { action }) => workspace_cmd::cache_command(action),
         Some(Command::Schema) => {
             println!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
             Ok(exit::OK)
