@@ -1,0 +1,102 @@
+//! The one writer of a run's journal: the header first, then cells as items finish,
+//! flushed per item and synced every [`SYNC_EVERY`](super::SYNC_EVERY); reopened to resume
+//! with its torn tail cut.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::{Cell, Header, Manifest, RunDir, RunError, SYNC_EVERY, io};
+use crate::model::CriterionResult;
+
+/// Appends cells to a run's journal: flushed to the OS per item, synced every
+/// [`SYNC_EVERY`] and at the end. Holds the run's lock.
+pub struct RunWriter {
+    file: std::io::BufWriter<File>,
+    path: PathBuf,
+    last_sync: Instant,
+    _lock: File,
+}
+
+impl RunWriter {
+    /// Starts the journal of a new run (after its manifest is written).
+    pub fn create(run: &RunDir, m: &Manifest) -> Result<Self, RunError> {
+        let lock = run.lock()?;
+        let path = run.results_path();
+        let mut file = crate::store::open_no_follow(
+            &path,
+            OpenOptions::new().create(true).truncate(true).write(true),
+        )
+        .map_err(|e| io(&path, &e))?;
+        let header = serde_json::to_string(&Header {
+            run: m.id.clone(),
+            rubric_hash: m.rubric_hash.clone(),
+        })
+        .map_err(|e| RunError::Corrupt(e.to_string()))?;
+        writeln!(file, "{header}").map_err(|e| io(&path, &e))?;
+        file.sync_all().map_err(|e| io(&path, &e))?;
+        Ok(Self::wrap(file, path, lock))
+    }
+
+    /// Reopens a journal to resume it: the torn tail (past `valid` bytes) is cut first, so
+    /// new lines never follow half a line.
+    pub fn reopen(run: &RunDir, m: &Manifest, valid: u64) -> Result<Self, RunError> {
+        let lock = run.lock()?;
+        let path = run.results_path();
+        if valid == 0 {
+            drop(lock);
+            return Self::create(run, m);
+        }
+        let mut file = crate::store::open_no_follow(&path, OpenOptions::new().write(true))
+            .map_err(|e| io(&path, &e))?;
+        file.set_len(valid).map_err(|e| io(&path, &e))?;
+        file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
+        Ok(Self::wrap(file, path, lock))
+    }
+
+    fn wrap(file: File, path: PathBuf, lock: File) -> Self {
+        Self {
+            file: std::io::BufWriter::with_capacity(64 * 1024, file),
+            path,
+            last_sync: Instant::now(),
+            _lock: lock,
+        }
+    }
+
+    /// Appends one item's cells.
+    pub fn append(
+        &mut self,
+        item: usize,
+        item_id: &str,
+        results: &[CriterionResult],
+    ) -> Result<(), RunError> {
+        for r in results {
+            let cell = Cell {
+                item,
+                item_id: item_id.to_owned(),
+                result: r.clone(),
+            };
+            let line =
+                serde_json::to_string(&cell).map_err(|e| RunError::Corrupt(e.to_string()))?;
+            writeln!(self.file, "{line}").map_err(|e| io(&self.path, &e))?;
+        }
+        self.file.flush().map_err(|e| io(&self.path, &e))?;
+        if self.last_sync.elapsed() >= SYNC_EVERY {
+            self.file
+                .get_ref()
+                .sync_data()
+                .map_err(|e| io(&self.path, &e))?;
+            self.last_sync = Instant::now();
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<(), RunError> {
+        self.file.flush().map_err(|e| io(&self.path, &e))?;
+        self.file
+            .get_ref()
+            .sync_all()
+            .map_err(|e| io(&self.path, &e))
+    }
+}
