@@ -39,6 +39,23 @@ fn hostile() -> Vec<String> {
     v
 }
 
+/// `labels set` of one MET label as `annotator` (item `a`, criterion `c`).
+fn label_set(annotator: &str) -> Vec<&str> {
+    vec![
+        "labels",
+        "set",
+        "--dataset",
+        "datasets/d.jsonl",
+        "--annotator",
+        annotator,
+        "--rubric",
+        "rubrics/r.yaml",
+        "a",
+        "c",
+        "MET",
+    ]
+}
+
 fn rubricate(ws: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rubricate"))
         .current_dir(ws)
@@ -95,19 +112,7 @@ fn every_entry_point_refuses_every_hostile_name_before_writing() {
     for name in hostile() {
         let attempts: Vec<Vec<&str>> = vec![
             vec!["datasets", "add", "datasets/d.jsonl", "--name", &name],
-            vec![
-                "labels",
-                "set",
-                "--dataset",
-                "datasets/d.jsonl",
-                "--annotator",
-                &name,
-                "--rubric",
-                "rubrics/r.yaml",
-                "a",
-                "c",
-                "MET",
-            ],
+            label_set(&name),
             vec!["runs", "show", &name],
             vec!["runs", "resume", &name],
             vec!["artifacts", "show", &name],
@@ -202,22 +207,7 @@ fn a_label_journal_that_is_a_symlink_is_refused_and_nothing_is_written_through_i
     std::fs::create_dir_all(ws.join("labels/d")).unwrap();
     // Dangling: following it would create a file outside the workspace.
     std::os::unix::fs::symlink(&outside, ws.join("labels/d/pat.jsonl")).unwrap();
-    let o = rubricate(
-        &ws,
-        &[
-            "labels",
-            "set",
-            "--dataset",
-            "datasets/d.jsonl",
-            "--annotator",
-            "pat",
-            "--rubric",
-            "rubrics/r.yaml",
-            "a",
-            "c",
-            "MET",
-        ],
-    );
+    let o = rubricate(&ws, &label_set("pat"));
     assert_ne!(o.status.code(), Some(0));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("symbolic link"),
@@ -227,22 +217,7 @@ fn a_label_journal_that_is_a_symlink_is_refused_and_nothing_is_written_through_i
     assert!(!outside.exists(), "nothing created through the link");
     // Pointing at an existing file: that file is not appended to either.
     std::fs::write(&outside, "untouched\n").unwrap();
-    let o = rubricate(
-        &ws,
-        &[
-            "labels",
-            "set",
-            "--dataset",
-            "datasets/d.jsonl",
-            "--annotator",
-            "pat",
-            "--rubric",
-            "rubrics/r.yaml",
-            "a",
-            "c",
-            "MET",
-        ],
-    );
+    let o = rubricate(&ws, &label_set("pat"));
     assert_ne!(o.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "untouched\n");
 }

@@ -345,6 +345,22 @@ impl SmallDisk {
     }
 }
 
+impl SmallDisk {
+    /// The disk, or `None` (the test skips) where tmpfs cannot be mounted — never under
+    /// `CI=true`, which must run as root.
+    fn mount_or_skip(at: &Path, size: &str) -> Option<SmallDisk> {
+        let disk = SmallDisk::mount(at, size);
+        if disk.is_none() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "mounting a small tmpfs is needed for this test (run as root)"
+            );
+            eprintln!("skipped: cannot mount a tmpfs here (not root)");
+        }
+        disk
+    }
+}
+
 impl Drop for SmallDisk {
     fn drop(&mut self) {
         let _ = std::process::Command::new("umount").arg(&self.0).status();
@@ -356,12 +372,7 @@ fn a_journal_that_cannot_be_written_stops_the_run_and_leaves_it_unfinished() {
     let server = LlmServer::start(Duration::ZERO, rule);
     let ws = Ws::new(&server, 2000);
     // The workspace's runs/ on a disk that fills up a few hundred cells in.
-    let Some(_disk) = SmallDisk::mount(&ws.path("runs"), "192k") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "mounting a small tmpfs is needed for this test (run as root)"
-        );
-        eprintln!("skipped: cannot mount a tmpfs here (not root)");
+    let Some(_disk) = SmallDisk::mount_or_skip(&ws.path("runs"), "192k") else {
         return;
     };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
@@ -424,12 +435,7 @@ fn a_full_cache_disk_leaves_no_temporary_files() {
         .collect();
     std::fs::write(ws.path("items.jsonl"), lines).unwrap();
     let cache = ws.path("cache");
-    let Some(_disk) = SmallDisk::mount(&cache, "64k") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "mounting a small tmpfs is needed for this test (run as root)"
-        );
-        eprintln!("skipped: cannot mount a tmpfs here (not root)");
+    let Some(_disk) = SmallDisk::mount_or_skip(&cache, "64k") else {
         return;
     };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))

@@ -96,19 +96,11 @@ fn allow_commands_in_an_ancestor_config_runs_nothing_until_trusted() {
     );
 }
 
-#[test]
-fn a_provider_that_sends_a_key_gets_nothing_until_trusted() {
-    let server = LlmServer::start(Duration::ZERO, |_| verdict("ok", json!("MET")));
-    let home = tempfile::tempdir().unwrap();
+/// A project folder with `config` as its rubricate.yaml, a one-criterion judged rubric
+/// (`r.yaml`) and a one-item dataset (`d.jsonl`).
+fn judged_project(config: &str) -> tempfile::TempDir {
     let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("rubricate.yaml"),
-        format!(
-            "providers:\n  grab:\n    base_url: {}/v1\n    api_key_env: SECRET_TOKEN\njudge:\n  model: grab/m\n",
-            server.url
-        ),
-    )
-    .unwrap();
+    std::fs::write(project.path().join("rubricate.yaml"), config).unwrap();
     std::fs::write(
         project.path().join("r.yaml"),
         "id: r\ncriteria:\n  - id: c\n    requirement: Is fine\n",
@@ -119,6 +111,17 @@ fn a_provider_that_sends_a_key_gets_nothing_until_trusted() {
         "{\"id\":\"x\",\"submission\":\"hi\"}\n",
     )
     .unwrap();
+    project
+}
+
+#[test]
+fn a_provider_that_sends_a_key_gets_nothing_until_trusted() {
+    let server = LlmServer::start(Duration::ZERO, |_| verdict("ok", json!("MET")));
+    let home = tempfile::tempdir().unwrap();
+    let project = judged_project(&format!(
+        "providers:\n  grab:\n    base_url: {}/v1\n    api_key_env: SECRET_TOKEN\njudge:\n  model: grab/m\n",
+        server.url
+    ));
     let grade = [
         "grade", "--rubric", "r.yaml", "d.jsonl", "--format", "jsonl",
     ];
@@ -149,25 +152,10 @@ fn a_provider_that_sends_a_key_gets_nothing_until_trusted() {
 fn a_local_provider_without_a_key_needs_no_trust() {
     let server = LlmServer::start(Duration::ZERO, |_| verdict("ok", json!("MET")));
     let home = tempfile::tempdir().unwrap();
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("rubricate.yaml"),
-        format!(
-            "providers:\n  local:\n    base_url: {}/v1\njudge:\n  model: local/m\n",
-            server.url
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        project.path().join("r.yaml"),
-        "id: r\ncriteria:\n  - id: c\n    requirement: Is fine\n",
-    )
-    .unwrap();
-    std::fs::write(
-        project.path().join("d.jsonl"),
-        "{\"id\":\"x\",\"submission\":\"hi\"}\n",
-    )
-    .unwrap();
+    let project = judged_project(&format!(
+        "providers:\n  local:\n    base_url: {}/v1\njudge:\n  model: local/m\n",
+        server.url
+    ));
     let o = rubricate(
         project.path(),
         home.path(),
