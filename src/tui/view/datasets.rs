@@ -70,8 +70,30 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
 
 /// What the workspace holds, what each pane is for, and where to begin.
 fn overview(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let key = |p: Pane| app.tab_label(p);
-    let lines = vec![
+    const PANES: [(Pane, &str); 6] = [
+        (
+            Pane::Datasets,
+            "browse items, search and filter; enter opens a dataset",
+        ),
+        (
+            Pane::Rubrics,
+            "edit criteria with live lint; save versions; diff them",
+        ),
+        (
+            Pane::Label,
+            "label items by keyboard (the ground truth for judges)",
+        ),
+        (
+            Pane::Grade,
+            "grade with checks and LLM judges, cell by cell, live",
+        ),
+        (
+            Pane::Results,
+            "scores, agreement with your labels, run against run",
+        ),
+        (Pane::Review, "artifacts and their review"),
+    ];
+    let mut lines = vec![
         Line::styled(
             format!(
                 "This workspace holds {} and {}; you label as {}.",
@@ -82,36 +104,19 @@ fn overview(app: &App, f: &mut Frame<'_>, area: Rect) {
             app.theme.header,
         ),
         Line::raw(""),
-        Line::raw(format!(
-            "{:<12} browse items, search and filter; enter opens a dataset",
-            key(Pane::Datasets)
-        )),
-        Line::raw(format!(
-            "{:<12} edit criteria with live lint; save versions; diff them",
-            key(Pane::Rubrics)
-        )),
-        Line::raw(format!(
-            "{:<12} label items by keyboard (the ground truth for judges)",
-            key(Pane::Label)
-        )),
-        Line::raw(format!(
-            "{:<12} grade with checks and LLM judges, cell by cell, live",
-            key(Pane::Grade)
-        )),
-        Line::raw(format!(
-            "{:<12} scores, agreement with your labels, run against run",
-            key(Pane::Results)
-        )),
-        Line::raw(format!(
-            "{:<12} artifacts and their review",
-            key(Pane::Review)
-        )),
+    ];
+    lines.extend(
+        PANES
+            .iter()
+            .map(|(p, what)| Line::raw(format!("{:<12} {what}", app.tab_label(*p)))),
+    );
+    lines.extend([
         Line::raw(""),
         Line::raw(
             "Begin: enter opens the selected dataset, then L labels it or G grades it · o opens a dataset file from anywhere",
         ),
         Line::raw("? lists this pane's keys, : finds any action by name"),
-    ];
+    ]);
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
