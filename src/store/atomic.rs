@@ -60,9 +60,7 @@ impl AtomicFile {
         let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        // Temporary files of this target that a killed writer left (old ones only).
-        let prefix = format!(".{name}.");
-        crate::core::stale::remove_stale_temps(&dir, |n| crate::core::stale::is_temp(n, &prefix));
+        sweep_once(&dir, &path, &name);
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".tmp")
@@ -118,6 +116,23 @@ impl Write for AtomicFile {
             Some(Target::InPlace(w)) => w.flush(),
             None => Ok(()),
         }
+    }
+}
+
+/// Removes the temporary files of `path` that a killed writer left (old ones only) — the
+/// first time this process writes it, not on every write (a draft is written at every edit).
+fn sweep_once(dir: &Path, path: &Path, name: &str) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let first = SWEPT.lock().is_ok_and(|mut swept| {
+        let new = !swept.iter().any(|p| p == path);
+        if new {
+            swept.push(path.to_path_buf());
+        }
+        new
+    });
+    if first {
+        let prefix = format!(".{name}.");
+        crate::core::stale::remove_stale_temps(dir, |n| crate::core::stale::is_temp(n, &prefix));
     }
 }
 
