@@ -1,6 +1,7 @@
 //! Writing evaluations as a table, JSON, JSONL, CSV or `JUnit` XML, streaming where the
 //! format allows, and the run summary.
 
+use crate::core::text::clipped;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -171,7 +172,7 @@ impl Sink {
                 writeln!(
                     self.dest,
                     "{:<28} {:>7}  {result}  {notes}",
-                    clip(&e.target_id, 28),
+                    clipped(&e.target_id, 28),
                     score
                 )
             }
@@ -277,7 +278,7 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
         })
         .collect();
     if !failures.is_empty() {
-        return clip(&failures.join("; "), 60);
+        return clipped(&failures.join("; "), 60);
     }
     let lost: Vec<&str> = e
         .results
@@ -292,19 +293,7 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
     if lost.is_empty() {
         String::new()
     } else {
-        clip(&format!("lost points: {}", lost.join(", ")), 60)
-    }
-}
-
-/// A table cell: control characters shown (never sent to the terminal), cut to `n`.
-fn clip(s: &str, n: usize) -> String {
-    let s = crate::core::text::cell(s);
-    if s.chars().count() <= n {
-        s.into_owned()
-    } else {
-        let mut out: String = s.chars().take(n - 1).collect();
-        out.push('…');
-        out
+        clipped(&format!("lost points: {}", lost.join(", ")), 60)
     }
 }
 

@@ -253,15 +253,8 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         .iter()
         .map(|r| {
             r.iter()
-                .map(|c| {
-                    // A cell is cut at 120 characters: a table stays a table.
-                    let c = crate::core::text::cell(c);
-                    if c.chars().count() > 120 {
-                        c.chars().take(119).chain(std::iter::once('…')).collect()
-                    } else {
-                        c.into_owned()
-                    }
-                })
+                // A cell is cut at 120 characters: a table stays a table.
+                .map(|c| crate::core::text::clipped(c, 120))
                 .collect()
         })
         .collect();

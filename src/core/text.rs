@@ -18,6 +18,19 @@ pub fn cell(text: &str) -> Cow<'_, str> {
     escape(text, |_| false)
 }
 
+/// A table cell: [`cell`], cut to `n` characters (`…` where it is cut).
+pub fn clipped(text: &str, n: usize) -> String {
+    let text = cell(text);
+    if text.chars().count() <= n {
+        text.into_owned()
+    } else {
+        text.chars()
+            .take(n.saturating_sub(1))
+            .chain(std::iter::once('…'))
+            .collect()
+    }
+}
+
 fn escape(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
     let hostile = |c: char| (c.is_control() || is_bidi_control(c)) && !keep(c);
     if !text.chars().any(hostile) {
@@ -64,5 +77,7 @@ mod tests {
         assert_eq!(cell("two\nlines\ttab"), "two\\nlines\\ttab");
         assert_eq!(cell("\u{202e}evil"), "\\u{202e}evil");
         assert_eq!(cell("nul\0"), "nul\\0");
+        assert_eq!(super::clipped("a\nbcdef", 4), "a\\n…");
+        assert_eq!(super::clipped("abc", 4), "abc");
     }
 }
