@@ -1719,6 +1719,9 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     ]);
     let a = ui.app.results.compare.as_ref().expect("an earlier run");
     assert_eq!(a.manifest.id, old);
+    // The changed items were worked out in update, not left to every frame.
+    assert_eq!(ui.app.results.moved.len(), 1);
+    assert_eq!(ui.app.results.moved[0].0, "q01");
     let screen = ui.screen();
     assert!(
         screen.contains("1 items changed; regressions first"),

@@ -21,6 +21,10 @@ pub struct ResultsState {
     pub compare_b_back: usize,
     /// The changed item selected in a comparison.
     pub compare_cursor: usize,
+    /// A comparison's changed items (id, change, regression), worked out in `update` when
+    /// either side changes, and the two runs (by identity) they were worked out for.
+    pub moved: Vec<(String, f64, bool)>,
+    pub moved_for: Option<(usize, usize)>,
 }
 
 /// The Results pane's item list: which row is selected and what it shows.
@@ -295,12 +299,26 @@ impl App {
         }]
     }
 
-    /// Works the item list's rows out again when the run, the criterion or a filter
-    /// changed since they were (after every message: a comparison of keys otherwise).
+    /// Works the item list's rows (and a comparison's changed items) out again when the
+    /// run, the criterion or a filter changed since they were (after every message: a
+    /// comparison of keys otherwise).
     pub(super) fn refresh_item_rows(&mut self) {
         let Some(run) = self.shown_run() else {
             return;
         };
+        if let Some(a) = self.results.compare.clone() {
+            let key = (
+                std::sync::Arc::as_ptr(&a) as usize,
+                std::sync::Arc::as_ptr(&run) as usize,
+            );
+            if self.results.moved_for != Some(key) {
+                self.results.moved = moved(&a, &run)
+                    .into_iter()
+                    .map(|(id, d, r)| (id.to_owned(), d, r))
+                    .collect();
+                self.results.moved_for = Some(key);
+            }
+        }
         let criterion = run
             .rubric
             .criteria
@@ -332,9 +350,10 @@ impl App {
 
     /// Keys of a comparison: the changed items move and open.
     fn compare_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        let (a, b) = (self.results.compare.clone()?, self.shown_run()?);
-        let moved = moved(&a, &b);
-        let last = moved.len().saturating_sub(1);
+        let b = self.shown_run()?;
+        self.results.compare.as_ref()?;
+        self.refresh_item_rows();
+        let last = self.results.moved.len().saturating_sub(1);
         match action {
             Action::Down => {
                 self.results.compare_cursor = (self.results.compare_cursor + 1).min(last);
@@ -349,9 +368,14 @@ impl App {
                 self.results.compare_cursor = self.results.compare_cursor.saturating_sub(PAGE);
             }
             Action::Open => {
-                let (id, _, _) = *moved.get(self.results.compare_cursor)?;
-                let position = b.by_item.get(id)?.position;
-                return Some(self.open_item(id, position));
+                let id = self
+                    .results
+                    .moved
+                    .get(self.results.compare_cursor)?
+                    .0
+                    .clone();
+                let position = b.by_item.get(&id)?.position;
+                return Some(self.open_item(&id, position));
             }
             _ => return None,
         }

@@ -166,7 +166,21 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         );
         return;
     }
-    let moved = crate::tui::results::moved(a, b);
+    // Worked out in `update` for these two runs; anything else is worked out here.
+    let key = (
+        std::ptr::from_ref(a) as usize,
+        std::ptr::from_ref(b) as usize,
+    );
+    let computed: Vec<(String, f64, bool)>;
+    let moved: &[(String, f64, bool)] = if app.results.moved_for == Some(key) {
+        &app.results.moved
+    } else {
+        computed = crate::tui::results::moved(a, b)
+            .into_iter()
+            .map(|(id, d, r)| (id.to_owned(), d, r))
+            .collect();
+        &computed
+    };
     let mut lines = vec![Line::styled(
         format!("{} items changed; regressions first", moved.len()),
         app.theme.header,
