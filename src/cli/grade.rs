@@ -103,6 +103,9 @@ pub fn run(
     let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if !prints {
         eprintln!("{}", summary_line(&summary, color));
+        if let Some(tags) = summary.tags_line(1000) {
+            eprintln!("{}", crate::core::text::visible(&tags));
+        }
     }
     if outcome.usage.requests + outcome.usage.cache_hits > 0 {
         eprintln!("{}", usage_line(&outcome.usage));

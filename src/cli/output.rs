@@ -52,7 +52,8 @@ pub struct Sink {
     format: OutputFormat,
     dest: Dest,
     color: bool,
-    criteria: Vec<String>,
+    /// The CSV's criterion and tag columns.
+    csv: crate::formats::results::CsvColumns,
     penalties: Vec<String>,
     /// `JUnit` test cases, spooled to an unnamed temporary file until the counts for the
     /// suite's header are known (memory stays flat however long the run).
@@ -77,9 +78,6 @@ impl Sink {
         rubric: Option<&Rubric>,
         suite: &str,
     ) -> Result<Self, CliError> {
-        let criteria = rubric
-            .map(|r| r.criteria.iter().map(|c| c.id.clone()).collect())
-            .unwrap_or_default();
         let penalties = rubric
             .map(|r| {
                 r.criteria
@@ -112,7 +110,7 @@ impl Sink {
             format,
             dest,
             color,
-            criteria,
+            csv: crate::formats::results::CsvColumns::of(rubric),
             penalties,
             junit,
             junit_failures: 0,
@@ -128,7 +126,7 @@ impl Sink {
     fn header(&mut self) -> io::Result<()> {
         match self.format {
             OutputFormat::Json => self.dest.write_all(b"{\"items\": [\n"),
-            OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_header(&self.criteria)),
+            OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_header(&self.csv)),
             OutputFormat::Table => {
                 let h = format!(
                     "{:<28} {:>7}  {:<6}  {}",
@@ -158,7 +156,7 @@ impl Sink {
                 self.first = false;
                 serde_json::to_writer(&mut self.dest, &item_json(e)).map_err(io::Error::from)
             }
-            OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_row(e, &self.criteria)),
+            OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_row(e, &self.csv)),
             OutputFormat::Table => {
                 let score = e
                     .score
@@ -234,6 +232,7 @@ impl Sink {
                     "mean_score": s.mean_score(),
                     "criterion_results": s.cells,
                     "criterion_failures": s.failed_cells,
+                    "tags": s.tag_scores(1000),
                 });
                 write!(self.dest, "\n], \"summary\": {summary}}}\n")
             }
@@ -254,7 +253,13 @@ impl Sink {
                 }
                 writeln!(self.dest, "  </testsuite>\n</testsuites>")
             }
-            OutputFormat::Table => writeln!(self.dest, "\n{}", summary_line(s, self.color)),
+            OutputFormat::Table => {
+                writeln!(self.dest, "\n{}", summary_line(s, self.color))?;
+                match s.tags_line(1000) {
+                    Some(tags) => writeln!(self.dest, "{}", crate::core::text::visible(&tags)),
+                    None => Ok(()),
+                }
+            }
             OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
         }
     }

@@ -48,6 +48,9 @@ pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
     let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if !prints {
         eprintln!("{}", super::output::summary_line(&summary, color));
+        if let Some(tags) = summary.tags_line(1000) {
+            eprintln!("{}", crate::core::text::visible(&tags));
+        }
     }
     if skipped > 0 {
         eprintln!("skipped {skipped} items without ground_truth");

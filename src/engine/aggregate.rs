@@ -260,6 +260,39 @@ fn by_graders(rubric: &Rubric, inputs: &[Input]) -> Aggregate {
     }
 }
 
+/// The score per tag, `HealthBench`'s rule: over the criteria carrying the tag, the points
+/// achieved (Σ w·v; a penalty that is met takes its points away; a criterion without a
+/// value — unanswered, failed — achieves nothing) over the positive points possible,
+/// clipped to [0, 1]. A tag without positive points has no score.
+pub fn tag_scores(
+    rubric: &Rubric,
+    results: &[CriterionResult],
+) -> std::collections::BTreeMap<String, f64> {
+    let mut sums: std::collections::BTreeMap<&str, (f64, f64)> = std::collections::BTreeMap::new();
+    if rubric.criteria.iter().all(|c| c.tags.is_empty()) {
+        return std::collections::BTreeMap::new();
+    }
+    let by_id = crate::model::results_by_id(results);
+    for c in &rubric.criteria {
+        let value = by_id
+            .get(c.id.as_str())
+            .filter(|r| r.failure.is_none())
+            .and_then(|r| r.value)
+            .unwrap_or(0.0);
+        for t in &c.tags {
+            let (achieved, possible) = sums.entry(t.as_str()).or_default();
+            *achieved += c.weight * value;
+            if c.weight > 0.0 {
+                *possible += c.weight;
+            }
+        }
+    }
+    sums.into_iter()
+        .filter(|(_, (_, possible))| *possible > 0.0)
+        .map(|(t, (a, p))| (t.to_owned(), (a / p).clamp(0.0, 1.0)))
+        .collect()
+}
+
 /// Holistic judging: one 0–100 number for the whole rubric → `(score, raw)`.
 pub fn holistic(weights: &[f64], judged: f64) -> (f64, f64) {
     let fraction = judged / 100.0;

@@ -354,6 +354,7 @@ pub fn holistic_evaluation(
         evaluated_at: jiff::Timestamp::now().to_string(),
         evaluated_by: evaluated_by.to_owned(),
         graders: Vec::new(),
+        tags: std::collections::BTreeMap::new(),
     }
 }
 
@@ -497,6 +498,7 @@ pub fn build_evaluation(
             rubric.scoring.reaches(s, rubric.pass_threshold) && agg.gates_failed.is_empty();
     }
     let feedback = feedback::summary(rubric, &results, &agg);
+    let tags = super::aggregate::tag_scores(rubric, &results);
     Evaluation {
         id: new_evaluation_id(),
         rubric_id: rubric.id.clone(),
@@ -513,6 +515,7 @@ pub fn build_evaluation(
         evaluated_at: jiff::Timestamp::now().to_string(),
         evaluated_by: evaluated_by.to_owned(),
         graders: agg.graders,
+        tags,
     }
 }
 

@@ -22,6 +22,9 @@ pub struct ItemOut<'a> {
     /// Each grader's score and verdict, for rubrics scored by graders (agentv).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     graders: &'a [crate::model::GraderScore],
+    /// The score per criterion tag.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    tags: &'a std::collections::BTreeMap<String, f64>,
     feedback: &'a str,
 }
 
@@ -113,13 +116,37 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
             })
             .collect(),
         graders: &e.graders,
+        tags: &e.tags,
         feedback: &e.feedback,
     }
 }
 
+/// What a results CSV has columns for: the main rubric's criteria and its criteria's tags.
+#[derive(Debug, Clone, Default)]
+pub struct CsvColumns {
+    pub criteria: Vec<String>,
+    pub tags: Vec<String>,
+}
+
+impl CsvColumns {
+    pub fn of(rubric: Option<&crate::model::Rubric>) -> Self {
+        let Some(r) = rubric else {
+            return Self::default();
+        };
+        let mut tags: Vec<String> = r.criteria.iter().flat_map(|c| c.tags.clone()).collect();
+        tags.sort();
+        tags.dedup();
+        Self {
+            criteria: r.criteria.iter().map(|c| c.id.clone()).collect(),
+            tags,
+        }
+    }
+}
+
 /// The CSV columns of results: the item's figures, then a verdict and a value per criterion
-/// of the main rubric, then the feedback.
-pub fn csv_header(criteria: &[String]) -> Vec<String> {
+/// of the main rubric, a score per tag, then the feedback.
+pub fn csv_header(columns: &CsvColumns) -> Vec<String> {
+    let criteria = &columns.criteria;
     let mut cols: Vec<String> = [
         "item",
         "rubric",
@@ -137,12 +164,16 @@ pub fn csv_header(criteria: &[String]) -> Vec<String> {
         cols.push(format!("verdict:{c}"));
         cols.push(format!("value:{c}"));
     }
+    for t in &columns.tags {
+        cols.push(format!("tag:{t}"));
+    }
     cols.push("feedback".into());
     cols
 }
 
 /// One evaluation as a CSV row under [`csv_header`].
-pub fn csv_row(e: &Evaluation, criteria: &[String]) -> Vec<String> {
+pub fn csv_row(e: &Evaluation, columns: &CsvColumns) -> Vec<String> {
+    let criteria = &columns.criteria;
     let mut row = vec![
         e.target_id.clone(),
         e.rubric_id.clone(),
@@ -166,6 +197,9 @@ pub fn csv_row(e: &Evaluation, criteria: &[String]) -> Vec<String> {
                 .map(|v| v.to_string())
                 .unwrap_or_default(),
         );
+    }
+    for t in &columns.tags {
+        row.push(e.tags.get(t).map(ToString::to_string).unwrap_or_default());
     }
     row.push(e.feedback.clone());
     row

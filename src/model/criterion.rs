@@ -20,6 +20,10 @@ pub struct Criterion {
     /// The section this criterion was written under, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
+    /// Tags (`axis:accuracy`, `theme:emergency`, as `HealthBench` writes them): grading
+    /// reports a score per tag.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 impl Criterion {
@@ -36,6 +40,7 @@ impl Criterion {
             kind: Kind::Binary,
             method: Method::Judge(JudgeMethod::default()),
             section: None,
+            tags: Vec::new(),
         }
     }
 

@@ -25,6 +25,9 @@ pub struct Evaluation {
     /// Each grader's score and verdict, when the rubric is scored by graders (agentv).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub graders: Vec<GraderScore>,
+    /// The score per criterion tag, when the rubric's criteria carry tags.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tags: std::collections::BTreeMap<String, f64>,
 }
 
 /// One grader's part of an evaluation: its score (`None` when its judge answered none of

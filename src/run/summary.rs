@@ -16,6 +16,17 @@ pub struct Summary {
     pub score_sum: f64,
     pub cells: usize,
     pub failed_cells: usize,
+    /// Each tag's item scores (only for rubrics whose criteria carry tags).
+    pub tags: std::collections::BTreeMap<String, Vec<f64>>,
+}
+
+/// A tag's score over the items: the mean of its item scores, with a bootstrap interval.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TagScore {
+    pub tag: String,
+    pub mean: f64,
+    pub items: usize,
+    pub ci: Option<crate::metrics::Ci>,
 }
 
 /// How a part of the summary line reads, for front ends that colour it.
@@ -37,6 +48,48 @@ impl Summary {
         }
         self.cells += e.results.len();
         self.failed_cells += e.failures;
+        for (t, v) in &e.tags {
+            self.tags.entry(t.clone()).or_default().push(*v);
+        }
+    }
+
+    /// Each tag's mean over the items and its percentile bootstrap 95 % interval
+    /// (`HealthBench` reports its axes and themes so).
+    pub fn tag_scores(&self, resamples: usize) -> Vec<TagScore> {
+        let options = crate::metrics::Bootstrap {
+            resamples,
+            ..crate::metrics::Bootstrap::default()
+        };
+        self.tags
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(tag, values)| {
+                let mean = |xs: &[&f64]| {
+                    (!xs.is_empty()).then(|| xs.iter().copied().sum::<f64>() / xs.len() as f64)
+                };
+                TagScore {
+                    tag: tag.clone(),
+                    mean: values.iter().sum::<f64>() / values.len() as f64,
+                    items: values.len(),
+                    ci: crate::metrics::bootstrap(values, &options, mean),
+                }
+            })
+            .collect()
+    }
+
+    /// `axis:accuracy 0.620 [0.551, 0.690] · theme:emergency …`, or `None` without tags.
+    pub fn tags_line(&self, resamples: usize) -> Option<String> {
+        let scores = self.tag_scores(resamples);
+        (!scores.is_empty()).then(|| {
+            let parts: Vec<String> = scores
+                .iter()
+                .map(|t| match t.ci {
+                    Some(ci) => format!("{} {:.3} [{:.3}, {:.3}]", t.tag, t.mean, ci.low, ci.high),
+                    None => format!("{} {:.3}", t.tag, t.mean),
+                })
+                .collect();
+            format!("tags: {}", parts.join(" · "))
+        })
     }
 
     /// Mean score over all items, unscored items counting 0.

@@ -36,11 +36,9 @@ pub fn export(
     only: Option<&std::collections::BTreeSet<String>>,
 ) -> Result<String, String> {
     let rec = Recording::open(&ws.runs_dir(), run_id).map_err(|e| e.message)?;
-    let criteria: Vec<String> = rec
-        .rubric()
-        .map_err(|e| e.message)?
-        .map(|r| r.rubric.criteria.iter().map(|c| c.id.clone()).collect())
-        .unwrap_or_default();
+    let rubric = rec.rubric().map_err(|e| e.message)?;
+    let columns = crate::formats::results::CsvColumns::of(rubric.as_ref().map(|r| &*r.rubric));
+    let criteria = columns.criteria.clone();
     let dir = ws.path("exports");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let suffix = if only.is_some() { "-filtered" } else { "" };
@@ -49,7 +47,7 @@ pub fn export(
     let mut out = AtomicFile::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut failed: Option<std::io::Error> = None;
     let header = match format {
-        ExportFormat::Csv => write_csv_row(&mut out, &csv_header(&criteria)),
+        ExportFormat::Csv => write_csv_row(&mut out, &csv_header(&columns)),
         ExportFormat::Markdown => out.write_all(
             format!(
                 "# Run {} · {}\n\n{}",
@@ -71,7 +69,7 @@ pub fn export(
             }
             written_items += 1;
             let written = match format {
-                ExportFormat::Csv => write_csv_row(&mut out, &csv_row(e, &criteria)),
+                ExportFormat::Csv => write_csv_row(&mut out, &csv_row(e, &columns)),
                 ExportFormat::Markdown => out.write_all(markdown_row(e, &criteria).as_bytes()),
                 ExportFormat::Jsonl => serde_json::to_writer(&mut out, &item_json(e))
                     .map_err(std::io::Error::other)

@@ -232,7 +232,11 @@ fn write_show(
         }
     }
     if format == ShowFormat::Table {
-        writeln!(out, "\n{}", all.finish().summary.line())?;
+        let summary = all.finish().summary;
+        writeln!(out, "\n{}", summary.line())?;
+        if let Some(tags) = summary.tags_line(1000) {
+            writeln!(out, "{}", cell(&tags))?;
+        }
     }
     Ok(())
 }

@@ -92,6 +92,7 @@ const CRITERION_FIELDS: &[&str] = &[
     "scale_type",
     "scale",
     "method",
+    "tags",
 ];
 
 /// Reads a rubric from a parsed document. `fallback_id` names a rubric with neither `id`
@@ -373,6 +374,9 @@ fn read_criterion(
         && let Some(method) = read_method(ctx, m)
     {
         c.method = method;
+    }
+    if let Some(t) = f.take("tags") {
+        c.tags = super::knobs::string_list(ctx, t, "a criterion's `tags`");
     }
     // autorubric's per-criterion ensemble rule: rubricate's ensembles combine with the
     // run's rule (`--combine`), so it is read and not used (`inspect` says so).

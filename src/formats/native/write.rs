@@ -182,6 +182,9 @@ pub fn criterion_to_json(c: &Criterion) -> Value {
             m.insert("method".into(), json!({ "schema": p }));
         }
     }
+    if !c.tags.is_empty() {
+        m.insert("tags".into(), json!(c.tags));
+    }
     Value::Object(m)
 }
 
