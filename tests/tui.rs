@@ -148,7 +148,7 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     ui.app.update(code(KeyCode::Esc));
     settle(&mut ui.app, &ui.runtime, effects);
     assert!(!ui.app.quit, "esc kept the UI open");
-    assert_eq!(ui.app.label.unsaved, 0);
+    assert_eq!(ui.app.label.pending.len(), 0);
     assert_eq!(ui.app.label.sitting, 1);
     // A key that does not answer this criterion says so and saves nothing.
     assert!(ui.app.update(key('3')).is_empty());
@@ -179,6 +179,115 @@ fn the_last_criterion_moves_to_the_next_item_in_the_queue() {
     ui.press([key('m'), key('m'), key('m'), key('u')]);
     // alice labelled q01–q32: unlabelled first jumps to q33.
     assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q33");
+}
+
+#[test]
+fn the_labels_next_queue_follows_the_plan_and_its_stop_rule_moves_with_each_label() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    ui.press([key('o'), key('o'), key('o')]);
+    assert!(
+        ui.app
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("where it matters"),
+        "{:?}",
+        ui.app.message
+    );
+    // The plan is `rubricate labels next`'s, worked out in the background.
+    let plan = ui
+        .app
+        .label_plan()
+        .expect("a plan for the open dataset")
+        .clone();
+    assert_eq!(plan.annotator, "alice");
+    assert!(plan.runs >= 1);
+    let first = plan.next.first().expect("unlabelled items to plan").clone();
+    let criterion = ui.app.label_criteria()[0].id.clone();
+    let before = ui.app.stop_rule(&criterion).unwrap().labelled;
+    ui.press([key('n')]);
+    let current = |ui: &Ui| {
+        ui.app
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id
+            .clone()
+    };
+    assert_eq!(
+        current(&ui),
+        first.item,
+        "the plan's first item comes first"
+    );
+    // Its reasons and the focused criterion's stop rule are on screen.
+    let screen = ui.screen();
+    assert!(screen.contains(&format!("{criterion}: κ")), "{screen}");
+    if !first.reasons.is_empty() {
+        assert!(screen.contains("why this item:"), "{screen}");
+    }
+    let n = ui.app.label_criteria().len();
+    ui.press((0..n).map(|_| key('m')));
+    // The label landed, the plan was worked out again with it and the queue went on.
+    let after = ui.app.stop_rule(&criterion).unwrap().labelled;
+    assert_eq!(after, before + 1, "the stop rule counts the new label");
+    assert_ne!(current(&ui), first.item);
+    let planned: Vec<&str> = plan.next.iter().map(|n| n.item.as_str()).collect();
+    assert!(planned.contains(&current(&ui).as_str()), "{}", current(&ui));
+    assert!(
+        !ui.app
+            .label_plan()
+            .unwrap()
+            .next
+            .iter()
+            .any(|n| n.item == first.item),
+        "a labelled item leaves the plan"
+    );
+}
+
+#[test]
+fn labels_typed_faster_than_the_disk_never_send_the_queue_back() {
+    let mut ui = Ui::new(80, 24);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    ui.press([key('o'), key('o'), key('o'), key('n')]);
+    assert!(ui.app.label_plan().is_some());
+    let n = ui.app.label_criteria().len();
+    let current = |ui: &Ui| {
+        ui.app
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .map(|i| i.id.clone())
+    };
+    // Four items' labels typed before the disk answers any of them (nothing settles).
+    let mut effects = Vec::new();
+    let mut seen = vec![current(&ui).unwrap()];
+    for _ in 0..4 {
+        for _ in 0..n {
+            effects.extend(ui.app.update(key('m')));
+        }
+        // The next item's window may still be loading: read it, but write nothing yet.
+        let (writes, reads): (Vec<_>, Vec<_>) = effects
+            .drain(..)
+            .partition(|e| matches!(e, Effect::SaveLabel { .. }));
+        effects = writes;
+        settle(&mut ui.app, &ui.runtime, reads);
+        seen.push(current(&ui).unwrap());
+    }
+    let mut distinct = seen.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        seen.len(),
+        "an item came round twice: {seen:?}"
+    );
+    assert_eq!(ui.app.label.pending.len(), 4 * n);
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert!(ui.app.label.pending.is_empty());
 }
 
 #[test]
@@ -2076,14 +2185,14 @@ fn an_unrelated_error_does_not_let_quit_lose_a_pending_label() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('L')]);
     let effects = ui.app.update(key('m'));
-    assert_eq!(ui.app.label.unsaved, 1);
+    assert_eq!(ui.app.label.pending.len(), 1);
     // Something else fails meanwhile (an estimate, a run that did not start).
     ui.app
         .update(Msg::Error("the run did not start: no judge".into()));
     ui.app.update(key('q'));
     assert!(!ui.app.quit, "the label is still on its way to the disk");
     settle(&mut ui.app, &ui.runtime, effects);
-    assert_eq!(ui.app.label.unsaved, 0);
+    assert_eq!(ui.app.label.pending.len(), 0);
     assert!(ui.app.quit, "quit once the label was on disk");
 }
 

@@ -81,7 +81,7 @@ pub enum LabelsAction {
         #[arg(long, short, default_value_t = 20)]
         n: usize,
         /// The κ interval half-width to reach.
-        #[arg(long, default_value_t = 0.05)]
+        #[arg(long, default_value_t = crate::run::label_next::DEFAULT_TARGET)]
         target: f64,
         #[arg(long, value_enum, default_value_t = super::metrics::MetricsFormat::Table)]
         format: super::metrics::MetricsFormat,
@@ -493,11 +493,7 @@ fn next(
         ));
     }
     let annotator = annotator(who)?;
-    let bootstrap = crate::metrics::Bootstrap {
-        resamples: 1000,
-        seed: 0,
-        level: 0.95,
-    };
+    let bootstrap = crate::metrics::Bootstrap::default();
     let plan = crate::run::label_next::plan(ws, &who.dataset, &annotator, n, target, &bootstrap)
         .map_err(|e| CliError::input(e.message))?;
     if plan.runs == 0 {

@@ -16,6 +16,9 @@ use crate::store::Workspace;
 use crate::store::labels::dataset_key;
 use crate::store::runs::{RunDir, runs_over};
 
+/// The stop rule's default target: κ's 95 % interval within ±0.05.
+pub const DEFAULT_TARGET: f64 = 0.05;
+
 /// One item to label, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct NextItem {

@@ -30,7 +30,7 @@ pub use grading::{CellSet, Ended, Job, RunEvent, Stop};
 pub use judges::{JudgeEnv, RunJudges};
 pub use record::{Evaluations, Recording, Replay, RunsHome};
 pub use settings::{FeedbackMode, GradeSettings, JudgeSettings, RunSettings};
-pub use summary::{Summary, Tone};
+pub use summary::{Summary, TagScore, Tone, tag_scores, tags_text};
 
 use crate::engine::compile;
 use crate::formats::LoadedRubric;

@@ -53,43 +53,15 @@ impl Summary {
         }
     }
 
-    /// Each tag's mean over the items and its percentile bootstrap 95 % interval
-    /// (`HealthBench` reports its axes and themes so).
+    /// Each tag's mean over the items and its percentile bootstrap 95 % interval.
     pub fn tag_scores(&self, resamples: usize) -> Vec<TagScore> {
-        let options = crate::metrics::Bootstrap {
-            resamples,
-            ..crate::metrics::Bootstrap::default()
-        };
-        self.tags
-            .iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(tag, values)| {
-                let mean = |xs: &[&f64]| {
-                    (!xs.is_empty()).then(|| xs.iter().copied().sum::<f64>() / xs.len() as f64)
-                };
-                TagScore {
-                    tag: tag.clone(),
-                    mean: values.iter().sum::<f64>() / values.len() as f64,
-                    items: values.len(),
-                    ci: crate::metrics::bootstrap(values, &options, mean),
-                }
-            })
-            .collect()
+        tag_scores(&self.tags, resamples)
     }
 
-    /// `axis:accuracy 0.620 [0.551, 0.690] · theme:emergency …`, or `None` without tags.
+    /// `tags: axis:accuracy 0.620 [0.551, 0.690] · theme:emergency …`, or `None` without tags.
     pub fn tags_line(&self, resamples: usize) -> Option<String> {
         let scores = self.tag_scores(resamples);
-        (!scores.is_empty()).then(|| {
-            let parts: Vec<String> = scores
-                .iter()
-                .map(|t| match t.ci {
-                    Some(ci) => format!("{} {:.3} [{:.3}, {:.3}]", t.tag, t.mean, ci.low, ci.high),
-                    None => format!("{} {:.3}", t.tag, t.mean),
-                })
-                .collect();
-            format!("tags: {}", parts.join(" · "))
-        })
+        (!scores.is_empty()).then(|| tags_text(&scores, 3))
     }
 
     /// Mean score over all items, unscored items counting 0.
@@ -155,4 +127,45 @@ impl Summary {
             cost,
         }
     }
+}
+
+/// Each tag's mean over its items' scores and its percentile bootstrap 95 % interval
+/// (`HealthBench` reports its axes and themes so).
+pub fn tag_scores(
+    tags: &std::collections::BTreeMap<String, Vec<f64>>,
+    resamples: usize,
+) -> Vec<TagScore> {
+    let options = crate::metrics::Bootstrap {
+        resamples,
+        ..crate::metrics::Bootstrap::default()
+    };
+    tags.iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(tag, values)| {
+            let mean = |xs: &[&f64]| {
+                (!xs.is_empty()).then(|| xs.iter().copied().sum::<f64>() / xs.len() as f64)
+            };
+            TagScore {
+                tag: tag.clone(),
+                mean: values.iter().sum::<f64>() / values.len() as f64,
+                items: values.len(),
+                ci: crate::metrics::bootstrap(values, &options, mean),
+            }
+        })
+        .collect()
+}
+
+/// `tags: axis:accuracy 0.620 [0.551, 0.690] · …` with `digits` decimals.
+pub fn tags_text(scores: &[TagScore], digits: usize) -> String {
+    let parts: Vec<String> = scores
+        .iter()
+        .map(|t| match t.ci {
+            Some(ci) => format!(
+                "{} {:.digits$} [{:.digits$}, {:.digits$}]",
+                t.tag, t.mean, ci.low, ci.high
+            ),
+            None => format!("{} {:.digits$}", t.tag, t.mean),
+        })
+        .collect();
+    format!("tags: {}", parts.join(" · "))
 }

@@ -225,13 +225,14 @@ impl App {
 
     /// Writes the disk has not confirmed yet: labels, undos and rubric drafts.
     pub fn unsaved(&self) -> usize {
-        self.label.unsaved + usize::from(self.rubrics.saving())
+        self.label.pending.len() + usize::from(self.rubrics.saving())
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
-        let effects = self.apply(msg);
+        let mut effects = self.apply(msg);
         self.refresh_item_rows();
+        effects.extend(self.want_label_plan());
         if self.quitting {
             if failed {
                 // Something was not written: stay, and say what (the message is the error).
@@ -374,6 +375,21 @@ impl App {
             Msg::ArtifactContent { from, content } => self.artifact_content(from, content),
             Msg::Info(text) => {
                 self.message = Some(text);
+                Vec::new()
+            }
+            Msg::LabelPlan {
+                dataset,
+                annotator,
+                labels_gen,
+                plan,
+            } => {
+                self.label.planning = false;
+                self.label.plan = Some(super::label::PlanShown {
+                    dataset,
+                    annotator,
+                    labels_gen,
+                    plan,
+                });
                 Vec::new()
             }
             Msg::LabelFailed(e) => self.label_failed(e),

@@ -42,6 +42,8 @@ pub struct ItemResult {
     pub passed: bool,
     pub incomplete: bool,
     pub results: Vec<CriterionResult>,
+    /// The item's score per criterion tag.
+    pub tags: BTreeMap<String, f64>,
 }
 
 /// Labels by (item id, criterion id) → verdict text or number.
@@ -139,6 +141,7 @@ pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
                 passed: e.passed,
                 incomplete: e.incomplete,
                 results: e.results,
+                tags: e.tags,
             },
         );
     }

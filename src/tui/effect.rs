@@ -173,6 +173,14 @@ pub enum Effect {
         item: String,
         criterion: String,
     },
+    /// Works out the "labels next" order and each criterion's stop rule for `annotator` on
+    /// the dataset (from every run over it and the labels on disk); `labels_gen` is the labels'
+    /// generation it answers.
+    PlanLabels {
+        dataset: usize,
+        annotator: String,
+        labels_gen: u64,
+    },
     /// Labels from now on are this annotator's (and theirs are shown).
     SetAnnotator {
         name: String,

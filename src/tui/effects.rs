@@ -13,6 +13,10 @@ use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::store::Workspace;
 use crate::store::labels::{Journal, Op};
 
+/// How many items of the "labels next" order the Label pane keeps (its queue walks them in
+/// turn; past them it goes on with the unlabelled items in order).
+const PLAN_ITEMS: usize = 5000;
+
 pub struct Runtime {
     pub ws: Workspace,
     /// The datasets, by the position the UI knows them at (new ones are only appended).
@@ -394,6 +398,29 @@ impl Runtime {
                     labels: data::labels(&self.ws, &d.key, &self.annotator()),
                     notes: data::notes(&self.ws, &d.key, &self.annotator()),
                     annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
+                })
+            }
+            Effect::PlanLabels {
+                dataset,
+                annotator,
+                labels_gen,
+            } => {
+                let d = &self.dataset(dataset)?;
+                let plan = crate::run::label_next::plan(
+                    &self.ws,
+                    &d.path,
+                    &annotator,
+                    PLAN_ITEMS,
+                    crate::run::label_next::DEFAULT_TARGET,
+                    &crate::metrics::Bootstrap::default(),
+                )
+                .map(Arc::new)
+                .map_err(|e| e.message);
+                Some(Msg::LabelPlan {
+                    dataset,
+                    annotator,
+                    labels_gen,
+                    plan,
                 })
             }
             Effect::Open { dataset } => {

@@ -3,9 +3,10 @@
 
 use std::time::Instant;
 
-use super::app::{App, Effect};
+use super::app::{App, Effect, Pane};
 use super::keymap::Action;
 use crate::model::{Kind, Verdict};
+use crate::run::label_next::{CriterionProgress, LabelPlan};
 
 /// The label queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -14,8 +15,10 @@ pub enum Queue {
     InOrder,
     UnlabelledFirst,
     DisagreementsFirst,
-    /// Items the judge was least sure of: votes that disagreed, an abstention, a failure.
-    MostInformative,
+    /// `rubricate labels next`'s order: where the judges (every run over the dataset, an
+    /// ensemble's votes or samples) disagree, abstain or fail first, criteria and verdicts
+    /// in turn.
+    WhereItMatters,
 }
 
 impl Queue {
@@ -24,8 +27,8 @@ impl Queue {
         match self {
             Queue::InOrder => Queue::UnlabelledFirst,
             Queue::UnlabelledFirst => Queue::DisagreementsFirst,
-            Queue::DisagreementsFirst => Queue::MostInformative,
-            Queue::MostInformative => Queue::InOrder,
+            Queue::DisagreementsFirst => Queue::WhereItMatters,
+            Queue::WhereItMatters => Queue::InOrder,
         }
     }
 
@@ -34,7 +37,7 @@ impl Queue {
             Queue::InOrder => "in order",
             Queue::UnlabelledFirst => "unlabelled first",
             Queue::DisagreementsFirst => "disagreements first",
-            Queue::MostInformative => "most informative",
+            Queue::WhereItMatters => "where it matters (labels next)",
         }
     }
 }
@@ -50,11 +53,28 @@ pub struct LabelState {
     pub started: Option<Instant>,
     /// Sequence numbers of this sitting's labels, newest last (for undo).
     pub saved: Vec<(u64, String, String)>,
-    /// Labels sent but not yet acknowledged (synced to disk).
-    pub unsaved: usize,
+    /// Labels (and undos) sent but not yet acknowledged (synced to disk), oldest first (answers come in this order): a label's item and
+    /// criterion, `None` for an undo. The queue counts a label in flight as given, so keys
+    /// typed faster than the disk answers never send the labeller back to an item.
+    pub pending: std::collections::VecDeque<Option<(String, String)>>,
     /// The item changed before it was read: focus its first unanswered criterion once it
     /// arrives.
     pub refocus: bool,
+    /// The "labels next" order and stop rule as last worked out.
+    pub plan: Option<PlanShown>,
+    /// One is being worked out (never two at once: labels typed meanwhile are counted in
+    /// the next).
+    pub planning: bool,
+}
+
+/// A "labels next" plan and what it was worked out for.
+#[derive(Debug, Clone)]
+pub struct PlanShown {
+    pub dataset: usize,
+    pub annotator: String,
+    /// The labels' generation it counts (older than the app's: a newer one is due).
+    pub labels_gen: u64,
+    pub plan: Result<std::sync::Arc<LabelPlan>, String>,
 }
 
 impl App {
@@ -74,12 +94,20 @@ impl App {
         });
         self.label.refocus = id.is_none();
         self.label.criterion = id
-            .and_then(|id| {
-                criteria
-                    .iter()
-                    .position(|c| !self.labels.contains_key(&(id.clone(), c.id.clone())))
-            })
+            .and_then(|id| criteria.iter().position(|c| !self.answered(&id, &c.id)))
             .unwrap_or(0);
+    }
+
+    /// Whether the item has a label for the criterion, on disk or on its way there.
+    pub fn answered(&self, item: &str, criterion: &str) -> bool {
+        self.labels
+            .contains_key(&(item.to_owned(), criterion.to_owned()))
+            || self
+                .label
+                .pending
+                .iter()
+                .flatten()
+                .any(|(i, c)| i == item && c == criterion)
     }
 
     /// The criteria being labelled.
@@ -130,7 +158,7 @@ impl App {
                 let Some(b) = &self.browse else {
                     return Vec::new();
                 };
-                self.label.unsaved += 1;
+                self.label.pending.push_back(None);
                 vec![Effect::Undo {
                     dataset: b.dataset,
                     seq,
@@ -167,7 +195,9 @@ impl App {
                     rubric,
                     rubric_version: version,
                 };
-                self.label.unsaved += 1;
+                self.label
+                    .pending
+                    .push_back(Some((item.id.clone(), c.id.clone())));
                 // On to the next criterion; after the last, the next item in the queue —
                 // except in blind mode, where the item stays until its reveal is seen.
                 if self.label.criterion + 1 < n {
@@ -211,7 +241,9 @@ impl App {
             .as_ref()
             .map(|r| (r.id.clone(), r.version.clone()))
             .unwrap_or_default();
-        self.label.unsaved += 1;
+        self.label
+            .pending
+            .push_back(Some((item.id.clone(), c.id.clone())));
         vec![Effect::SaveLabel {
             dataset: b.dataset,
             item: item.id.clone(),
@@ -223,10 +255,88 @@ impl App {
         }]
     }
 
+    /// Asks for the "labels next" plan again while Label or Results is shown and the one
+    /// held is for other labels, another dataset or annotator (one at a time).
+    pub(super) fn want_label_plan(&mut self) -> Vec<Effect> {
+        if self.label.planning || !matches!(self.pane, Pane::Label | Pane::Results) {
+            return Vec::new();
+        }
+        let Some(b) = self.browse.as_ref().filter(|b| b.run.is_some()) else {
+            return Vec::new();
+        };
+        let current = self.label.plan.as_ref().is_some_and(|p| {
+            p.dataset == b.dataset
+                && p.annotator == self.annotator
+                && p.labels_gen == self.labels_gen
+        });
+        if current {
+            return Vec::new();
+        }
+        self.label.planning = true;
+        vec![Effect::PlanLabels {
+            dataset: b.dataset,
+            annotator: self.annotator.clone(),
+            labels_gen: self.labels_gen,
+        }]
+    }
+
+    /// The plan for the open dataset and the annotator (perhaps a few labels behind).
+    pub fn label_plan(&self) -> Option<&LabelPlan> {
+        let b = self.browse.as_ref()?;
+        let shown = self.label.plan.as_ref()?;
+        (shown.dataset == b.dataset && shown.annotator == self.annotator)
+            .then_some(shown.plan.as_ref().ok()?.as_ref())
+    }
+
+    /// A criterion's stop rule in the plan.
+    pub fn stop_rule(&self, criterion: &str) -> Option<&CriterionProgress> {
+        self.label_plan()?
+            .criteria
+            .iter()
+            .find(|c| c.criterion == criterion)
+    }
+
+    /// The next item of the "labels next" plan that still has a criterion without a label
+    /// (and is shown: a search or filter may hide it), other than the current one.
+    fn planned_row(&self) -> Option<usize> {
+        let b = self.browse.as_ref()?;
+        let plan = self.label_plan()?;
+        let criteria = self.label_criteria();
+        let current = b.position(b.cursor);
+        plan.next.iter().find_map(|n| {
+            if Some(n.position) == current || criteria.iter().all(|c| self.answered(&n.item, &c.id))
+            {
+                return None;
+            }
+            match &b.rows {
+                Some(rows) => rows.iter().position(|p| *p == n.position),
+                None => b.total.filter(|t| n.position < *t).map(|_| n.position),
+            }
+        })
+    }
+
     /// The next item in the queue's order (or the previous one).
     pub(super) fn next_item(&mut self, dir: isize) -> Vec<Effect> {
         if dir < 0 || self.label.queue == Queue::InOrder {
             return self.move_cursor(dir);
+        }
+        let mut fallback = None;
+        if self.label.queue == Queue::WhereItMatters {
+            if let Some(row) = self.planned_row() {
+                let cursor = self.browse.as_ref().map_or(0, |b| b.cursor);
+                let delta =
+                    isize::try_from(row).unwrap_or(0) - isize::try_from(cursor).unwrap_or(0);
+                return self.move_cursor(delta);
+            }
+            // No plan yet (or nothing left in it): the unlabelled items, in order.
+            let why = match self.label.plan.as_ref().map(|p| &p.plan) {
+                Some(Err(e)) => format!("labels next: {e}"),
+                Some(Ok(_)) if !self.label.planning => {
+                    "labels next: every planned item is labelled; on with unlabelled items".into()
+                }
+                _ => "labels next: still working out the order; on with unlabelled items".into(),
+            };
+            fallback = Some(why);
         }
         let Some(b) = &self.browse else {
             return Vec::new();
@@ -243,9 +353,9 @@ impl App {
                 return false;
             };
             match self.label.queue {
-                Queue::UnlabelledFirst => criteria
-                    .iter()
-                    .any(|c| !self.labels.contains_key(&(id.clone(), c.id.clone()))),
+                Queue::UnlabelledFirst | Queue::WhereItMatters => {
+                    criteria.iter().any(|c| !self.answered(&id, &c.id))
+                }
                 Queue::DisagreementsFirst => b
                     .run
                     .as_ref()
@@ -256,20 +366,6 @@ impl App {
                                 .get(&(id.clone(), c.criterion_id.clone()))
                                 .zip(c.verdict.as_ref())
                                 .is_some_and(|(h, v)| label_text(h) != v.to_string())
-                        })
-                    }),
-                Queue::MostInformative => b
-                    .run
-                    .as_ref()
-                    .and_then(|r| r.by_item.get(&id))
-                    .is_some_and(|r| {
-                        r.results.iter().any(|c| {
-                            c.failure.is_some()
-                                || c.verdict == Some(Verdict::CannotAssess)
-                                || c.ensemble
-                                    .as_ref()
-                                    .and_then(|e| e.agreement)
-                                    .is_some_and(|a| a < 1.0)
                         })
                     }),
                 Queue::InOrder => true,
@@ -301,6 +397,8 @@ impl App {
         let out = self.move_cursor(delta);
         if note.is_some() {
             self.message = note;
+        } else if fallback.is_some() {
+            self.message = fallback;
         }
         out
     }
@@ -400,7 +498,7 @@ impl App {
         } else {
             self.notes.insert((item.clone(), criterion.clone()), note);
         }
-        self.label.unsaved = self.label.unsaved.saturating_sub(1);
+        self.label.pending.pop_front();
         self.label.sitting += 1;
         self.label.started.get_or_insert(self.now);
         self.label
@@ -424,7 +522,7 @@ impl App {
             None => self.labels.remove(&(item, criterion)),
         };
         self.labels_gen += 1;
-        self.label.unsaved = self.label.unsaved.saturating_sub(1);
+        self.label.pending.pop_front();
         self.label.sitting = self.label.sitting.saturating_sub(1);
         self.message = Some("undone".into());
         Vec::new()
@@ -432,7 +530,7 @@ impl App {
 
     /// A label (or undo) was not written: no longer pending, and the reason shown.
     pub(super) fn label_failed(&mut self, e: String) -> Vec<Effect> {
-        self.label.unsaved = self.label.unsaved.saturating_sub(1);
+        self.label.pending.pop_front();
         self.message = Some(e);
         Vec::new()
     }

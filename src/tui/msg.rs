@@ -137,6 +137,14 @@ pub enum Msg {
         from: String,
         content: serde_json::Value,
     },
+    /// The "labels next" order and stop rule (or why there is none), for the labels'
+    /// generation `labels_gen`.
+    LabelPlan {
+        dataset: usize,
+        annotator: String,
+        labels_gen: u64,
+        plan: Result<Arc<crate::run::label_next::LabelPlan>, String>,
+    },
     /// Something to tell the user.
     Info(String),
     Error(String),

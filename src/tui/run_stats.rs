@@ -16,6 +16,8 @@ pub struct RunStats {
     pub report: MetricsReport,
     /// Share of items with full marks on each criterion.
     pub full: Vec<f64>,
+    /// Each criterion tag's mean score over the items, with its interval.
+    pub tags: Vec<crate::run::TagScore>,
 }
 
 /// Works a run's figures out: one pass over its cells, then the metrics report.
@@ -23,6 +25,13 @@ pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
     let positions = run.rubric.positions();
     let mut full_count = vec![0usize; run.rubric.criteria.len()];
     let mut judged = std::collections::BTreeMap::new();
+    let mut tags: std::collections::BTreeMap<String, Vec<f64>> = std::collections::BTreeMap::new();
+    // In dataset order, so the bootstrap's interval is the same every time.
+    for r in run.order.iter().filter_map(|id| run.by_item.get(id)) {
+        for (t, v) in &r.tags {
+            tags.entry(t.clone()).or_default().push(*v);
+        }
+    }
     for (id, r) in &run.by_item {
         for x in &r.results {
             if let Some(&i) = positions.get(x.criterion_id.as_str())
@@ -51,6 +60,7 @@ pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
     RunStats {
         report: judge_vs_human::agreement(&run.rubric, &human, &judged, None),
         full,
+        tags: crate::run::tag_scores(&tags, 1000),
     }
 }
 

@@ -142,26 +142,49 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         app.label.sitting,
         app.label.queue.name(),
         if app.label.blind { " · blind" } else { "" },
-        if app.label.unsaved > 0 {
-            " · saving…"
-        } else {
+        if app.label.pending.is_empty() {
             ""
+        } else {
+            " · saving…"
         }
     )));
+    if let Some(c) = criteria.get(app.label.criterion) {
+        lines.push(Line::styled(
+            format!("{}: {}", c.id, stop_rule_text(app, &c.id)),
+            app.theme.muted,
+        ));
+    }
+    if app.label.queue == crate::tui::label::Queue::WhereItMatters
+        && let Some(next) = app
+            .label_plan()
+            .and_then(|p| p.next.iter().find(|n| n.item == item.id))
+        && !next.reasons.is_empty()
+    {
+        lines.push(Line::styled(
+            format!("why this item: {}", next.reasons.join("; ")),
+            app.theme.muted,
+        ));
+    }
     let rubric = b
         .rubric
         .as_ref()
         .map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
     let scroll = scroll_to(&lines, focus, right);
+    let mut block = Block::new()
+        .borders(Borders::ALL)
+        .title(format!(" {rubric} "));
+    // The focused criterion's stop rule stays in sight however far the list scrolls.
+    if let Some(short) = criteria
+        .get(app.label.criterion)
+        .and_then(|c| stop_rule_short(app, &c.id))
+    {
+        block = block.title_bottom(Line::styled(short, app.theme.muted));
+    }
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((scroll, 0))
-            .block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .title(format!(" {rubric} ")),
-            ),
+            .block(block),
         right,
     );
 }
@@ -176,4 +199,54 @@ fn scroll_to(lines: &[Line<'_>], focus: usize, area: Rect) -> u16 {
     let block: usize = lines.iter().skip(focus).take(4).map(rows).sum();
     let scroll = (top + block).saturating_sub(height).min(top);
     u16::try_from(scroll).unwrap_or(u16::MAX)
+}
+
+/// A criterion's stop rule as the pane says it: κ and its interval's half-width over the
+/// labels so far, and about how many more reach the target.
+pub fn stop_rule_text(app: &App, criterion: &str) -> String {
+    let Some(plan) = app.label_plan() else {
+        return if app.label.planning {
+            "agreement: working it out…".into()
+        } else {
+            "agreement: no run to compare with yet".into()
+        };
+    };
+    let Some(c) = app.stop_rule(criterion) else {
+        return "agreement: not graded in any run".into();
+    };
+    let target = plan.target_half_width;
+    match (c.kappa, c.half_width, c.more_needed) {
+        (Some(k), Some(w), Some(0)) => {
+            format!(
+                "κ {k:.2} ±{w:.2} over {} labels · ±{target} reached",
+                c.labelled
+            )
+        }
+        // Every label agrees so far: the resamples cannot vary, the interval says nothing yet.
+        (Some(k), Some(w), Some(m)) if w < 1e-9 => format!(
+            "κ {k:.2} over {} labels, none disagreeing yet · about {m} more to ±{target}",
+            c.labelled
+        ),
+        (Some(k), Some(w), Some(m)) => format!(
+            "κ {k:.2} ±{w:.2} over {} labels · about {m} more to ±{target}",
+            c.labelled
+        ),
+        (Some(k), _, _) => format!("κ {k:.2} over {} labels · no interval yet", c.labelled),
+        _ => format!(
+            "κ not yet defined over {} labels (both verdicts needed)",
+            c.labelled
+        ),
+    }
+}
+
+/// The stop rule in a few words, for the Label pane's frame: ` κ 0.62 ±0.11 · ~140 more `.
+fn stop_rule_short(app: &App, criterion: &str) -> Option<String> {
+    let c = app.stop_rule(criterion)?;
+    let k = c.kappa?;
+    Some(match (c.half_width, c.more_needed) {
+        (Some(_), Some(0)) => format!(" κ {k:.2} · target reached "),
+        (Some(w), Some(m)) if w < 1e-9 => format!(" κ {k:.2} · ~{m} more labels "),
+        (Some(w), Some(m)) => format!(" κ {k:.2} ±{w:.2} · ~{m} more labels "),
+        _ => format!(" κ {k:.2} "),
+    })
 }

@@ -3,7 +3,7 @@
 
 mod datasets;
 mod grade;
-mod label;
+pub mod label;
 mod palette;
 mod results;
 mod review;

@@ -328,8 +328,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         );
         return;
     };
+    let figures = stats(app, run);
     let [top, middle, bottom] = Layout::vertical([
-        Constraint::Length(4),
+        Constraint::Length(if figures.tags.is_empty() { 4 } else { 5 }),
         Constraint::Min(6),
         Constraint::Length(8),
     ])
@@ -345,7 +346,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         scores.iter().sum::<f64>() / scores.len() as f64
     };
     let t = run.manifest.totals.unwrap_or_default();
-    let summary = vec![
+    let mut summary = vec![
         Line::raw(format!(
             "run {} · {} · {items} items · {passed} passed ({:.0}%) · mean {:.3} · {incomplete} incomplete",
             run.manifest.id,
@@ -369,6 +370,13 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             }
         )),
     ];
+    if !figures.tags.is_empty() {
+        // Each tag's mean over the items and its interval, as `grade` prints them.
+        summary.push(Line::raw(crate::tui::view::preview(
+            &crate::run::tags_text(&figures.tags, 2),
+            usize::from(top.width.saturating_sub(2)),
+        )));
+    }
     f.render_widget(
         Paragraph::new(summary).block(Block::new().borders(Borders::ALL).title(" Summary ")),
         top,
@@ -418,7 +426,6 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
 
     // Per criterion: pass rate (full marks), agreement with the human labels.
     let criteria = &run.rubric.criteria;
-    let figures = stats(app, run);
     let report = &figures.report;
     let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
     // The name takes what the figures (43 columns) leave, so every column fits at 80×24.
@@ -511,6 +518,14 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         ))],
         _ => vec![Line::raw("no labels to compare for this criterion yet")],
     };
+    let mut lines = lines;
+    if let Some(c) = selected {
+        // How solid the agreement is, and how many more labels make it so (`labels next`).
+        lines.push(Line::styled(
+            crate::tui::view::label::stop_rule_text(app, &c.id),
+            app.theme.muted,
+        ));
+    }
     let title = format!(" Confusion: {} ", selected.map_or("", |c| c.name.as_str()));
     f.render_widget(
         Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)),
