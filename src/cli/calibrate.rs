@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::{CliError, JudgeArgs, exit};
 use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::metrics::{Bootstrap, Ci, CriterionMetrics, MetricsReport};
+use crate::metrics::{Bootstrap, Ci, MetricsReport};
 use crate::run::agreement::{RunAgreement, choose_annotator, read_labels, run_agreement};
 use crate::run::{self, Control, Env, NewRun, RunSettings};
 use crate::store::labels::{annotators, dataset_key};
@@ -365,7 +365,11 @@ fn overall(r: &MetricsReport) -> Option<f64> {
     if let Some(k) = r.pooled.as_ref().and_then(|p| p.metrics.kappa) {
         return Some(k);
     }
-    let ks: Vec<f64> = r.criteria.iter().filter_map(criterion_kappa).collect();
+    let ks: Vec<f64> = r
+        .criteria
+        .iter()
+        .filter_map(crate::metrics::CriterionReport::kappa)
+        .collect();
     (!ks.is_empty()).then(|| ks.iter().sum::<f64>() / ks.len() as f64)
 }
 
@@ -375,14 +379,6 @@ fn overall_ci(r: &MetricsReport) -> Option<Ci> {
 
 fn macro_f1(r: &MetricsReport) -> Option<f64> {
     r.pooled.as_ref().and_then(|p| p.metrics.macro_f1)
-}
-
-fn criterion_kappa(c: &crate::metrics::CriterionReport) -> Option<f64> {
-    match &c.metrics {
-        CriterionMetrics::Binary(b) => b.metrics.kappa,
-        CriterionMetrics::Nominal(r) | CriterionMetrics::Ordinal(r) => r.metrics.kappa,
-        CriterionMetrics::Interval(_) => None,
-    }
 }
 
 /// `None` when the best candidate's κ interval clears the runner-up's; else why the two
@@ -423,7 +419,7 @@ fn best_per_criterion(candidates: &[Candidate]) -> Value {
         let best = candidates
             .iter()
             .filter_map(|cand| {
-                let k = criterion_kappa(cand.agreement.report.criteria.get(i)?)?;
+                let k = cand.agreement.report.criteria.get(i)?.kappa()?;
                 Some((cand.label.clone(), k))
             })
             // The first of equals (the better ranked) wins a tie.

@@ -86,6 +86,41 @@ pub enum LabelsAction {
         #[arg(long, value_enum, default_value_t = super::metrics::MetricsFormat::Table)]
         format: super::metrics::MetricsFormat,
     },
+    /// Assigns the dataset's items among annotators, a share of them to two people (each
+    /// pair in turn) so people can be compared; the queues and `labels next` keep to each
+    /// annotator's items.
+    Assign {
+        #[command(flatten)]
+        dataset: PeopleArgs,
+        /// Who labels: `--annotators alice,bob,carol`.
+        #[arg(long, value_delimiter = ',', required = true)]
+        annotators: Vec<String>,
+        /// The share of items given to two annotators.
+        #[arg(long, default_value_t = 0.2)]
+        overlap: f64,
+        /// The shuffle's seed (the same seed, the same assignment).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// People against people: per criterion κ for every pair of annotators on the items
+    /// both labelled and Krippendorff's α over all of them, beside the latest run's judge
+    /// against each annotator (and against the adjudicated labels).
+    Agreement {
+        #[command(flatten)]
+        dataset: PeopleArgs,
+        /// Bootstrap resamples for 95 % intervals (0: none).
+        #[arg(long, default_value_t = 1000)]
+        bootstrap: usize,
+        #[arg(long, value_enum, default_value_t = super::metrics::MetricsFormat::Table)]
+        format: super::metrics::MetricsFormat,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PeopleArgs {
+    /// The dataset file the labels belong to.
+    #[arg(long)]
+    pub dataset: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
@@ -126,6 +161,17 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
     let dir = ws.labels_dir();
     match action {
         LabelsAction::List => list(&dir),
+        LabelsAction::Assign {
+            dataset,
+            annotators,
+            overlap,
+            seed,
+        } => super::people::assign(&ws, &dataset.dataset, annotators, *overlap, *seed),
+        LabelsAction::Agreement {
+            dataset,
+            bootstrap,
+            format,
+        } => super::people::agreement(&ws, &dataset.dataset, *bootstrap, *format),
         LabelsAction::Next {
             who,
             n,
@@ -513,11 +559,14 @@ fn next(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "next {} for {} in '{}' (from {}):",
+        "next {} for {} in '{}' (from {}{}):",
         crate::engine::checks::plural(plan.next.len(), "item"),
         plan.annotator,
         dataset_key(&who.dataset),
-        crate::engine::checks::plural(plan.runs, "run")
+        crate::engine::checks::plural(plan.runs, "run"),
+        plan.assigned
+            .map(|n| format!("; of the {n} items assigned to them"))
+            .unwrap_or_default()
     );
     for item in &plan.next {
         let why = if item.reasons.is_empty() {
@@ -533,7 +582,15 @@ fn next(
         );
     }
     if plan.next.is_empty() {
-        let _ = writeln!(out, "  nothing: every graded item is labelled");
+        let _ = writeln!(
+            out,
+            "  nothing: every graded item{} is labelled",
+            if plan.assigned.is_some() {
+                " assigned to them"
+            } else {
+                ""
+            }
+        );
     }
     let _ = writeln!(
         out,

@@ -21,8 +21,9 @@ pub struct MetricsArgs {
     /// The run whose verdicts are compared (an id or a unique prefix).
     #[arg(long)]
     pub run: String,
-    /// Whose labels are the truth (default: the only annotator of the run's dataset).
-    #[arg(long)]
+    /// Whose labels are the truth: an annotator, or `adjudicated` (default: the
+    /// adjudicated labels when there are some, else the dataset's only annotator).
+    #[arg(long, visible_alias = "reference")]
     pub annotator: Option<String>,
     /// Bootstrap resamples for 95 % intervals (0: none).
     #[arg(long, default_value_t = 1000)]

@@ -13,6 +13,7 @@ mod labels;
 mod lint;
 mod metrics;
 pub mod output;
+mod people;
 mod progress;
 mod rubrics;
 mod runs;

@@ -70,6 +70,17 @@ pub struct CriterionReport {
     pub metrics: CriterionMetrics,
 }
 
+impl CriterionReport {
+    /// κ where the scale has one (quadratic-weighted for ordered kinds; none for scales).
+    pub fn kappa(&self) -> Option<f64> {
+        match &self.metrics {
+            CriterionMetrics::Binary(b) => b.metrics.kappa,
+            CriterionMetrics::Nominal(r) | CriterionMetrics::Ordinal(r) => r.metrics.kappa,
+            CriterionMetrics::Interval(_) => None,
+        }
+    }
+}
+
 /// The metrics of a criterion, by scale (serialized with a `scale` tag).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "scale", rename_all = "snake_case")]

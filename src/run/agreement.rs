@@ -88,7 +88,8 @@ pub fn run_agreement(
     })
 }
 
-/// Whose labels are the truth: the one asked for, else the dataset's only annotator.
+/// Whose labels are the truth: the one asked for, else the adjudicated labels when there
+/// are some, else the dataset's only annotator.
 pub fn choose_annotator(
     key: &str,
     people: &[String],
@@ -105,6 +106,9 @@ pub fn choose_annotator(
             }
         ))),
         (None, [one]) => Ok(one.clone()),
+        (None, many) if many.iter().any(|p| p == labels::ADJUDICATED) => {
+            Ok(labels::ADJUDICATED.to_owned())
+        }
         (None, []) => Err(Error::input(format!(
             "no human labels for dataset '{key}' yet; `rubricate labels set` or `labels import` adds some"
         ))),

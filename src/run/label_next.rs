@@ -50,6 +50,9 @@ pub struct LabelPlan {
     pub annotator: String,
     pub runs: usize,
     pub target_half_width: f64,
+    /// How many items the dataset's assignment gives the annotator (`None`: no assignment
+    /// names them; every item is theirs to label).
+    pub assigned: Option<usize>,
     pub next: Vec<NextItem>,
     pub criteria: Vec<CriterionProgress>,
 }
@@ -79,6 +82,10 @@ pub fn plan(
     let labelled: HashSet<(String, String)> = read_labels(labels_dir, &key, annotator)?
         .into_keys()
         .collect();
+    // With an assignment, only the annotator's own items are planned.
+    let assigned = crate::store::assignments::read(labels_dir, &key)
+        .map_err(|e| Error::input(e.to_string()))?
+        .and_then(|a| a.of(annotator));
     let runs: Vec<_> = runs_over(runs_dir, root, dataset)
         .into_iter()
         .filter(|m| !m.rubric.is_null())
@@ -117,6 +124,9 @@ pub fn plan(
     }
     let mut scored: Vec<(NextItem, String)> = Vec::new();
     for (item, position) in &positions {
+        if assigned.as_ref().is_some_and(|mine| !mine.contains(item)) {
+            continue;
+        }
         let mut priority = 0.0;
         let mut reasons = Vec::new();
         // The stratum: the criterion the item is least settled on, and the judges' verdict.
@@ -178,6 +188,7 @@ pub fn plan(
         annotator: annotator.to_owned(),
         runs: runs.len(),
         target_half_width: target,
+        assigned: assigned.as_ref().map(std::collections::BTreeSet::len),
         next,
         criteria,
     })

@@ -14,6 +14,7 @@ pub mod grading;
 pub mod import;
 pub mod judges;
 pub mod label_next;
+pub mod people;
 pub mod record;
 pub mod regrade;
 pub mod review;

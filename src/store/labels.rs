@@ -81,6 +81,10 @@ pub fn check_name(what: &str, name: &str) -> Result<(), LabelError> {
     super::names::check(what, name).map_err(|e| LabelError::Invalid(e.to_string()))
 }
 
+/// The journal of adjudicated labels: the reference settled where annotators differ
+/// (`metrics --reference adjudicated`), written in the Label pane's adjudication mode.
+pub const ADJUDICATED: &str = "adjudicated";
+
 /// The key of a dataset in `labels/`: its file name without extension.
 pub fn dataset_key(dataset: &Path) -> String {
     dataset

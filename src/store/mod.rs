@@ -2,6 +2,7 @@
 //! files people own), the workspace and its config, the rubric registry, runs and labels.
 
 pub mod artifacts;
+pub mod assignments;
 mod atomic;
 pub mod config;
 pub mod datasets;

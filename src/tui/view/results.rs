@@ -21,11 +21,7 @@ fn stats(app: &App, run: &RunData) -> std::sync::Arc<RunStats> {
 
 /// κ of a criterion (quadratic-weighted for ordered kinds), where it is defined.
 fn kappa(report: &MetricsReport, i: usize) -> Option<f64> {
-    match report.criteria.get(i).map(|r| &r.metrics) {
-        Some(CriterionMetrics::Binary(b)) => b.metrics.kappa,
-        Some(CriterionMetrics::Nominal(c) | CriterionMetrics::Ordinal(c)) => c.metrics.kappa,
-        _ => None,
-    }
+    report.criteria.get(i)?.kappa()
 }
 
 /// Two runs side by side: per criterion the full-marks rate and agreement with the labels
