@@ -416,6 +416,65 @@ fn the_annotator_is_chosen_among_the_workspaces_journals_and_remembered() {
 }
 
 #[test]
+fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
+    let mut ui = Ui::new(120, 40);
+    // bob labelled q01 and q02 as alice did, but for q02's first criterion.
+    let journals = std::path::Path::new(&ui.root).join("labels/support-answers");
+    let alice = std::fs::read_to_string(journals.join("alice.jsonl")).unwrap();
+    let mut bob = String::new();
+    for (i, l) in alice.lines().take(8).enumerate() {
+        let mut l = l.replace("\"alice\"", "\"bob\"");
+        if i == 4 {
+            assert!(l.contains("\"q02\""), "{l}");
+            l = if l.contains("\"UNMET\"") {
+                l.replace("\"UNMET\"", "\"MET\"")
+            } else {
+                l.replace("\"MET\"", "\"UNMET\"")
+            };
+        }
+        bob.push_str(&l);
+        bob.push('\n');
+    }
+    std::fs::write(journals.join("bob.jsonl"), bob).unwrap();
+    ui.press([code(KeyCode::Enter), key('L'), key('A')]);
+    assert_eq!(ui.app.annotator, "adjudicated");
+    assert!(ui.app.adjudicating());
+    assert_eq!(
+        ui.app.peers.keys().collect::<Vec<_>>(),
+        ["alice", "bob"],
+        "every annotator's labels are read"
+    );
+    let screen = ui.screen();
+    assert!(screen.contains("adjudicating"), "{screen}");
+    assert!(screen.contains("alice: MET · bob: MET"), "{screen}");
+    // Disagreements first, adjudicating: the items where the annotators differ.
+    ui.press([key('o'), key('o'), key('n')]);
+    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q02");
+    assert!(ui.screen().contains("≠ DIFFER"), "{}", ui.screen());
+    ui.press([key('u')]);
+    let settled = std::fs::read_to_string(journals.join("adjudicated.jsonl")).unwrap();
+    assert_eq!(settled.lines().count(), 1);
+    assert!(
+        settled.contains("\"q02\"") && settled.contains("\"UNMET\""),
+        "{settled}"
+    );
+    // Results shows people against people beside the judge against each.
+    ui.press([key('R')]);
+    let screen = ui.screen();
+    assert!(screen.contains("people: alice~bob κ"), "{screen}");
+    assert!(screen.contains("judge~alice"), "{screen}");
+    // Back to alice; adjudicating was never remembered as who the user is.
+    ui.press([key('L'), key('A')]);
+    assert_eq!(ui.app.annotator, "alice");
+    let ws = rubricate::store::Workspace::at(std::path::Path::new(&ui.root)).unwrap();
+    assert_ne!(
+        rubricate::tui::ui_state::load(&ws).annotator.as_deref(),
+        Some("adjudicated")
+    );
+    assert!(ui.app.peers.is_empty());
+}
+
+#[test]
 fn results_show_agreement_for_levels_as_rubricate_metrics_does() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

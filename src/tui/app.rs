@@ -91,6 +91,10 @@ pub struct App {
     pub annotators: Vec<String>,
     /// Notes on the current annotator's labels, by (item, criterion).
     pub notes: BTreeMap<(String, String), String>,
+    /// While adjudicating, every other annotator's labels (shown beside each criterion).
+    pub peers: BTreeMap<String, Labels>,
+    /// The items the dataset's assignment gives the annotator: the queues keep to them.
+    pub assignment: Option<std::collections::BTreeSet<String>>,
     /// The annotator's name being typed (asked once, when nothing configured it).
     pub annotator_prompt: Option<String>,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
@@ -142,6 +146,8 @@ impl App {
             note: None,
             annotators: Vec::new(),
             notes: BTreeMap::new(),
+            peers: BTreeMap::new(),
+            assignment: None,
             annotator_prompt: None,
             annotator_confirmed: true,
             artifact_types: Vec::new(),
@@ -286,10 +292,14 @@ impl App {
                 labels,
                 notes,
                 annotators,
+                peers,
+                assignment,
             } => {
                 if let Some(b) = &mut self.browse
                     && b.dataset == dataset
                 {
+                    self.peers = peers;
+                    self.assignment = assignment;
                     b.run = run;
                     if rubric.is_some() {
                         b.rubric = rubric;
@@ -382,6 +392,7 @@ impl App {
                 annotator,
                 labels_gen,
                 plan,
+                people,
             } => {
                 self.label.planning = false;
                 self.label.plan = Some(super::label::PlanShown {
@@ -389,6 +400,7 @@ impl App {
                     annotator,
                     labels_gen,
                     plan,
+                    people,
                 });
                 Vec::new()
             }

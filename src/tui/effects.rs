@@ -60,6 +60,47 @@ impl Runtime {
         self.tx.lock().ok()?.clone()
     }
 
+    /// What belongs to an open dataset for the annotator: their labels and notes, everyone
+    /// with a journal, the items assigned to them, and — while adjudicating — every other
+    /// annotator's labels.
+    fn opened(
+        &self,
+        dataset: usize,
+        d: &DatasetInfo,
+        run: Option<Arc<data::RunData>>,
+        rubric: Option<Arc<crate::model::Rubric>>,
+    ) -> Msg {
+        let annotator = self.annotator();
+        let labels_dir = self.ws.labels_dir();
+        let annotators = crate::store::labels::annotators(&labels_dir, &d.key);
+        let peers = if annotator == crate::store::labels::ADJUDICATED {
+            annotators
+                .iter()
+                .filter(|a| **a != annotator)
+                .map(|a| (a.clone(), data::labels(&self.ws, &d.key, a)))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        let assignment = match crate::store::assignments::read(&labels_dir, &d.key) {
+            Ok(a) => a.and_then(|a| a.of(&annotator)),
+            Err(e) => {
+                tracing::warn!("{e}");
+                None
+            }
+        };
+        Msg::Opened {
+            dataset,
+            run,
+            rubric,
+            labels: data::labels(&self.ws, &d.key, &annotator),
+            notes: data::notes(&self.ws, &d.key, &annotator),
+            annotators,
+            peers,
+            assignment,
+        }
+    }
+
     /// The dataset at `i` (as the UI numbers them).
     fn dataset(&self, i: usize) -> Option<DatasetInfo> {
         self.datasets.read().ok()?.get(i).cloned()
@@ -380,7 +421,10 @@ impl Runtime {
                     .map(Msg::Error)
             }
             Effect::SetAnnotator { name, dataset } => {
-                if let Err(e) = super::ui_state::remember_annotator(&self.ws, &name) {
+                // Adjudicating is a mode, not who the user is: the UI comes back as them.
+                if name != crate::store::labels::ADJUDICATED
+                    && let Err(e) = super::ui_state::remember_annotator(&self.ws, &name)
+                {
                     tracing::warn!("the annotator was not remembered: {e}");
                 }
                 if let Ok(mut a) = self.annotator.lock() {
@@ -390,15 +434,10 @@ impl Runtime {
                 if let Ok(mut j) = self.journal.lock() {
                     *j = None;
                 }
-                let d = &self.dataset(dataset?)?;
-                Some(Msg::Opened {
-                    dataset: dataset?,
-                    run: data::latest_run(&self.ws, &d.path).map(Arc::new),
-                    rubric: None,
-                    labels: data::labels(&self.ws, &d.key, &self.annotator()),
-                    notes: data::notes(&self.ws, &d.key, &self.annotator()),
-                    annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
-                })
+                let dataset = dataset?;
+                let d = &self.dataset(dataset)?;
+                let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
+                Some(self.opened(dataset, d, run, None))
             }
             Effect::PlanLabels {
                 dataset,
@@ -416,27 +455,24 @@ impl Runtime {
                 )
                 .map(Arc::new)
                 .map_err(|e| e.message);
+                // People against people, once two people have labels.
+                let people = crate::run::people::people(&self.ws, &d.path, None)
+                    .ok()
+                    .filter(|r| !r.pairs.is_empty())
+                    .map(Arc::new);
                 Some(Msg::LabelPlan {
                     dataset,
                     annotator,
                     labels_gen,
                     plan,
+                    people,
                 })
             }
             Effect::Open { dataset } => {
                 let d = &self.dataset(dataset)?;
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
                 let rubric = data::labelling_rubric(&self.ws, run.as_deref());
-                let labels = data::labels(&self.ws, &d.key, &self.annotator());
-                let notes = data::notes(&self.ws, &d.key, &self.annotator());
-                Some(Msg::Opened {
-                    dataset,
-                    run,
-                    rubric,
-                    labels,
-                    notes,
-                    annotators: crate::store::labels::annotators(&self.ws.labels_dir(), &d.key),
-                })
+                Some(self.opened(dataset, d, run, rubric))
             }
             Effect::LoadWindow {
                 tag,

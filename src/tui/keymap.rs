@@ -113,6 +113,10 @@ pub enum Action {
     RunName,
     #[strum(message = "next annotator (whose labels are shown, and who labels from now on)")]
     Annotator,
+    #[strum(
+        message = "adjudicate: label as 'adjudicated' with every annotator's label shown (again: back)"
+    )]
+    Adjudicate,
     #[strum(message = "export the run shown, or the items listed, as CSV, JSONL or Markdown")]
     Export,
     #[strum(message = "the run's items (score, verdicts, reasons) / back to the criteria")]

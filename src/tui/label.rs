@@ -7,6 +7,7 @@ use super::app::{App, Effect, Pane};
 use super::keymap::Action;
 use crate::model::{Kind, Verdict};
 use crate::run::label_next::{CriterionProgress, LabelPlan};
+use crate::store::labels::ADJUDICATED;
 
 /// The label queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,6 +61,8 @@ pub struct LabelState {
     /// The item changed before it was read: focus its first unanswered criterion once it
     /// arrives.
     pub refocus: bool,
+    /// Who was labelling before adjudication began (`A` goes back to them).
+    pub adjudicating_from: Option<String>,
     /// The "labels next" order and stop rule as last worked out.
     pub plan: Option<PlanShown>,
     /// One is being worked out (never two at once: labels typed meanwhile are counted in
@@ -75,6 +78,8 @@ pub struct PlanShown {
     /// The labels' generation it counts (older than the app's: a newer one is due).
     pub labels_gen: u64,
     pub plan: Result<std::sync::Arc<LabelPlan>, String>,
+    /// People against people (with two annotators or more).
+    pub people: Option<std::sync::Arc<crate::run::people::PeopleReport>>,
 }
 
 impl App {
@@ -93,9 +98,73 @@ impl App {
                 .or_else(|| b.ids.get(p).cloned())
         });
         self.label.refocus = id.is_none();
+        // Adjudicating, the first difference still to settle comes first.
         self.label.criterion = id
-            .and_then(|id| criteria.iter().position(|c| !self.answered(&id, &c.id)))
+            .and_then(|id| {
+                criteria
+                    .iter()
+                    .position(|c| {
+                        self.adjudicating()
+                            && self.peers_differ(&id, &c.id)
+                            && !self.answered(&id, &c.id)
+                    })
+                    .or_else(|| criteria.iter().position(|c| !self.answered(&id, &c.id)))
+            })
             .unwrap_or(0);
+    }
+
+    /// Labels go to the adjudicated journal, each annotator's shown beside them.
+    pub fn adjudicating(&self) -> bool {
+        self.annotator == ADJUDICATED
+    }
+
+    /// Into adjudication (labelling as `adjudicated`), or back to who was labelling before.
+    fn toggle_adjudication(&mut self) -> Vec<Effect> {
+        let next = if self.adjudicating() {
+            let back = self.label.adjudicating_from.take().or_else(|| {
+                self.annotators
+                    .iter()
+                    .find(|a| a.as_str() != ADJUDICATED)
+                    .cloned()
+            });
+            let Some(back) = back else {
+                self.message = Some("nobody else labels this dataset yet".into());
+                return Vec::new();
+            };
+            self.message = Some(format!("adjudication closed: labelling as {back}"));
+            back
+        } else {
+            let people = self
+                .annotators
+                .iter()
+                .filter(|a| a.as_str() != ADJUDICATED && **a != self.annotator)
+                .count()
+                + 1;
+            self.label.adjudicating_from = Some(self.annotator.clone());
+            self.message = Some(if people < 2 {
+                "adjudicating, though only one annotator has labels: nothing differs yet (A: back)"
+                    .into()
+            } else {
+                "adjudicating: each annotator's label is shown; yours settle them (o: disagreements first · A: back)"
+                    .into()
+            });
+            ADJUDICATED.to_owned()
+        };
+        self.annotator.clone_from(&next);
+        vec![Effect::SetAnnotator {
+            name: next,
+            dataset: self.browse.as_ref().map(|b| b.dataset),
+        }]
+    }
+
+    /// Whether the annotators disagree on a cell (adjudication's queue).
+    fn peers_differ(&self, item: &str, criterion: &str) -> bool {
+        let key = (item.to_owned(), criterion.to_owned());
+        let mut said = self.peers.values().filter_map(|l| l.get(&key));
+        let Some(first) = said.next() else {
+            return false;
+        };
+        said.any(|v| v != first)
     }
 
     /// Whether the item has a label for the criterion, on disk or on its way there.
@@ -145,6 +214,7 @@ impl App {
                 ));
                 Vec::new()
             }
+            Action::Adjudicate => self.toggle_adjudication(),
             Action::Queue => {
                 self.label.queue = self.label.queue.next();
                 self.message = Some(format!("queue: {}", self.label.queue.name()));
@@ -288,6 +358,13 @@ impl App {
             .then_some(shown.plan.as_ref().ok()?.as_ref())
     }
 
+    /// People against people for the open dataset, when two annotators have labels.
+    pub fn people(&self) -> Option<&crate::run::people::PeopleReport> {
+        let b = self.browse.as_ref()?;
+        let shown = self.label.plan.as_ref()?;
+        (shown.dataset == b.dataset).then_some(shown.people.as_deref()?)
+    }
+
     /// A criterion's stop rule in the plan.
     pub fn stop_rule(&self, criterion: &str) -> Option<&CriterionProgress> {
         self.label_plan()?
@@ -352,10 +429,22 @@ impl App {
             }) else {
                 return false;
             };
+            // With an assignment, the queues keep to the annotator's own items.
+            if self
+                .assignment
+                .as_ref()
+                .is_some_and(|mine| !mine.contains(&id))
+            {
+                return false;
+            }
             match self.label.queue {
                 Queue::UnlabelledFirst | Queue::WhereItMatters => {
                     criteria.iter().any(|c| !self.answered(&id, &c.id))
                 }
+                // Adjudicating: where the annotators differ and nothing is settled yet.
+                Queue::DisagreementsFirst if self.adjudicating() => criteria
+                    .iter()
+                    .any(|c| self.peers_differ(&id, &c.id) && !self.answered(&id, &c.id)),
                 Queue::DisagreementsFirst => b
                     .run
                     .as_ref()

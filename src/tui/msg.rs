@@ -49,6 +49,11 @@ pub enum Msg {
         notes: BTreeMap<(String, String), String>,
         /// Everyone with a label journal for the dataset.
         annotators: Vec<String>,
+        /// While adjudicating: every other annotator's labels, by annotator.
+        peers: BTreeMap<String, Labels>,
+        /// The items the dataset's assignment gives the annotator (`None`: no assignment
+        /// names them).
+        assignment: Option<std::collections::BTreeSet<String>>,
     },
     /// A label is on disk.
     LabelSaved {
@@ -144,6 +149,8 @@ pub enum Msg {
         annotator: String,
         labels_gen: u64,
         plan: Result<Arc<crate::run::label_next::LabelPlan>, String>,
+        /// Annotators against each other and the judge against each (two people or more).
+        people: Option<Arc<crate::run::people::PeopleReport>>,
     },
     /// Something to tell the user.
     Info(String),

@@ -121,6 +121,35 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 Style::new()
             },
         ));
+        if app.adjudicating() {
+            // Each annotator's label, for the adjudicated one to settle.
+            let said: Vec<(&String, String)> = app
+                .peers
+                .iter()
+                .filter_map(|(who, labels)| {
+                    labels
+                        .get(&(item.id.clone(), c.id.clone()))
+                        .map(|v| (who, label_text(v)))
+                })
+                .collect();
+            let differ = said.windows(2).any(|w| w[0].1 != w[1].1);
+            let text = if said.is_empty() {
+                "no annotator labelled it".to_owned()
+            } else {
+                said.iter()
+                    .map(|(who, v)| format!("{who}: {v}"))
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            };
+            lines.push(Line::styled(
+                format!("    {text}{}", if differ { "  ≠ DIFFER" } else { "" }),
+                if differ {
+                    app.theme.disagree
+                } else {
+                    app.theme.muted
+                },
+            ));
+        }
         if let Some(n) = note {
             lines.push(Line::styled(format!("    note: {n}"), app.theme.muted));
         }
@@ -169,6 +198,11 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .rubric
         .as_ref()
         .map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
+    let rubric = if app.adjudicating() {
+        format!("adjudicating · {rubric}")
+    } else {
+        rubric
+    };
     let scroll = scroll_to(&lines, focus, right);
     let mut block = Block::new()
         .borders(Borders::ALL)

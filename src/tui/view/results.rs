@@ -515,6 +515,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         _ => vec![Line::raw("no labels to compare for this criterion yet")],
     };
     let mut lines = lines;
+    if let Some(line) = selected.and_then(|c| people_line(app, &c.id)) {
+        lines.push(Line::raw(line));
+    }
     if let Some(c) = selected {
         // How solid the agreement is, and how many more labels make it so (`labels next`).
         lines.push(Line::styled(
@@ -527,4 +530,39 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)),
         bottom,
     );
+}
+
+/// People against people on a criterion, beside the judge against each of them:
+/// `people: alice~bob κ 0.60 (10) · α 0.62 │ judge~alice 1.00 · judge~bob 0.60`.
+fn people_line(app: &App, criterion: &str) -> Option<String> {
+    let r = app.people()?;
+    let k = |report: &MetricsReport| {
+        report
+            .criteria
+            .iter()
+            .find(|c| c.criterion == criterion)
+            .and_then(crate::metrics::CriterionReport::kappa)
+            .map_or_else(|| "-".into(), |k| format!("{k:.2}"))
+    };
+    let mut parts: Vec<String> = r
+        .pairs
+        .iter()
+        .map(|p| format!("{}~{} κ {} ({})", p.a, p.b, k(&p.report), p.items))
+        .collect();
+    if let Some(a) = r.alpha.iter().find(|a| a.criterion == criterion) {
+        parts.push(format!(
+            "α {}",
+            a.alpha.map_or_else(|| "-".into(), |x| format!("{x:.2}"))
+        ));
+    }
+    let judge: Vec<String> = r
+        .judge
+        .iter()
+        .map(|j| format!("judge~{} {}", j.annotator, k(&j.report)))
+        .collect();
+    Some(format!(
+        "people: {} │ {}",
+        parts.join(" · "),
+        judge.join(" · ")
+    ))
 }
