@@ -75,7 +75,9 @@ fn setup() -> (tempfile::TempDir, LlmServer) {
             .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|n| n.parse().ok());
         let slip = number.is_some_and(|n| n % 8 == 3);
+        // A system prompt that says STRICT makes any judge strict.
         let met = match model.as_str() {
+            _ if prompt.contains("STRICT") => false,
             "lenient" => true,
             "strict" => false,
             _ => good != slip,
@@ -289,6 +291,91 @@ fn adopt_writes_the_winner_into_a_new_version_of_the_rubric() {
         history.contains("calibrate: judge openai/accurate adopted") && history.contains("κ 0.750"),
         "{history}"
     );
+}
+
+#[test]
+fn each_system_prompt_and_strategy_is_a_candidate_and_the_winners_prompt_is_adopted() {
+    let (dir, server) = setup();
+    let d = dir.path();
+    std::fs::write(d.join("plain.txt"), "You grade answers carefully.").unwrap();
+    std::fs::write(d.join("harsh.txt"), "You grade answers. Be STRICT.").unwrap();
+    let out = ok(&rubricate(
+        d,
+        &server.url,
+        &[
+            "calibrate",
+            "--dataset",
+            "answers.jsonl",
+            "--rubric",
+            "rubric.yaml",
+            "--judge",
+            "openai/accurate",
+            "--system-prompt",
+            "harsh.txt",
+            "--system-prompt",
+            "plain.txt",
+            "--format",
+            "json",
+            "--bootstrap",
+            "300",
+            "--adopt",
+        ],
+    ));
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let labels: Vec<&str> = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["candidate"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["openai/accurate +plain", "openai/accurate +harsh"]);
+    assert!(
+        r["candidates"][1]["pooled"]["leniency"].as_f64().unwrap() < 0.0,
+        "the harsh prompt is strict"
+    );
+    assert_eq!(r["adopted"]["model"], "openai/accurate");
+    let shown = ok(&rubricate(d, &server.url, &["rubrics", "show", "quality"]));
+    assert!(shown.contains("You grade answers carefully."), "{shown}");
+    // Several strategies make several candidates (a dry run names them).
+    let dry = ok(&rubricate(
+        d,
+        &server.url,
+        &[
+            "calibrate",
+            "--dataset",
+            "answers.jsonl",
+            "--rubric",
+            "rubric.yaml",
+            "--judge",
+            "openai/accurate",
+            "--strategy",
+            "per-criterion",
+            "--strategy",
+            "one-shot",
+            "--dry-run",
+        ],
+    ));
+    assert!(
+        dry.contains("openai/accurate per-criterion:") && dry.contains("openai/accurate one-shot:"),
+        "{dry}"
+    );
+    // grade takes one of each.
+    let two = rubricate(
+        d,
+        &server.url,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "answers.jsonl",
+            "--strategy",
+            "one-shot",
+            "--strategy",
+            "per-criterion",
+        ],
+    );
+    assert_eq!(two.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&two.stderr).contains("calibrate"));
 }
 
 /// `labels next --format json`.

@@ -231,6 +231,7 @@ fn describe(a: &Artifact) -> String {
 }
 
 fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Result<u8, CliError> {
+    judge.one_setting()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

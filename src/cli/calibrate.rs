@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 
 use super::{CliError, JudgeArgs, exit};
 use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::metrics::{Bootstrap, Ci, MetricsReport};
-use crate::run::agreement::{RunAgreement, choose_annotator, read_labels, run_agreement};
+use crate::metrics::Bootstrap;
+use crate::run::agreement::choose_annotator;
+use crate::run::calibration::{self, Calibration, Candidate, overall, overall_ci, usage};
 use crate::run::{self, Control, Env, NewRun, RunSettings};
 use crate::store::labels::{annotators, dataset_key};
 
@@ -52,12 +53,6 @@ pub struct CalibrateArgs {
     pub judge: JudgeArgs,
 }
 
-/// One candidate's figures.
-struct Candidate {
-    label: String,
-    agreement: RunAgreement,
-}
-
 pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = super::workspace(ws_flag)?;
     if args.judge.judge.is_empty() && args.runs.is_empty() {
@@ -70,11 +65,8 @@ pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError>
     let people = annotators(&ws.labels_dir(), &key);
     let annotator = choose_annotator(&key, &people, args.annotator.as_deref())
         .map_err(|e| CliError::input(e.message))?;
-    let labelled: HashSet<String> = read_labels(&ws.labels_dir(), &key, &annotator)
-        .map_err(|e| CliError::input(e.message))?
-        .into_keys()
-        .map(|(item, _)| item)
-        .collect();
+    let labelled = calibration::labelled_items(&ws, &key, &annotator)
+        .map_err(|e| CliError::input(e.message))?;
     if labelled.is_empty() {
         return Err(CliError::input(format!(
             "{annotator} has labelled nothing in '{key}' yet; label some items first (`rubricate labels set`, or the Label pane)"
@@ -86,12 +78,13 @@ pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError>
             CliError::input("--judge candidates grade with a rubric: give --rubric FILE or NAME")
         })?;
         let only = positions_of(&dataset, &labelled)?;
+        let candidates = candidate_settings(&args.judge);
         if args.judge.dry_run {
-            return dry_run(&ws, &dataset, spec, &args.judge, &only);
+            return dry_run(&ws, &dataset, spec, &candidates, &only);
         }
-        for model in &args.judge.judge {
-            let id = grade_candidate(&ws, &dataset, spec, model, &args.judge, &only)?;
-            run_ids.push((model.clone(), id));
+        for (label, settings) in candidates {
+            let id = grade_candidate(&ws, &dataset, spec, &label, settings, &only)?;
+            run_ids.push((label, id));
         }
     }
     for r in &args.runs {
@@ -102,72 +95,80 @@ pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError>
         seed: args.bootstrap_seed,
         level: 0.95,
     });
-    let mut candidates = Vec::new();
-    for (label, id) in run_ids {
-        let agreement = run_agreement(
-            &ws.runs_dir(),
-            &ws.labels_dir(),
-            &id,
-            Some(&annotator),
-            bootstrap.as_ref(),
-        )
-        .map_err(|e| CliError::input(format!("{label}: {}", e.message)))?;
-        candidates.push(Candidate { label, agreement });
-    }
-    // Best first: pooled κ, then macro-F1 (undefined last).
-    candidates.sort_by(|a, b| {
-        let key = |c: &Candidate| (overall(&c.agreement.report), macro_f1(&c.agreement.report));
-        let (ka, fa) = key(a);
-        let (kb, fb) = key(b);
-        kb.unwrap_or(f64::NEG_INFINITY)
-            .total_cmp(&ka.unwrap_or(f64::NEG_INFINITY))
-            .then(
-                fb.unwrap_or(f64::NEG_INFINITY)
-                    .total_cmp(&fa.unwrap_or(f64::NEG_INFINITY)),
-            )
-    });
-    let verdict = distinguishable(&candidates);
-    let adopted = match (args.adopt, candidates.first()) {
-        (true, Some(best)) => Some(adopt(&ws, best, &key, labelled.len(), verdict.as_deref())?),
+    let cal = calibration::rank(&ws, &key, &annotator, run_ids, bootstrap.as_ref())
+        .map_err(|e| CliError::input(e.message))?;
+    let adopted = match (args.adopt, cal.candidates.first()) {
+        (true, Some(best)) => {
+            Some(calibration::adopt(&ws, &cal, best).map_err(|e| CliError::input(e.message))?)
+        }
         _ => None,
     };
     match args.format {
         super::metrics::MetricsFormat::Json => {
             let doc = json!({
-                "dataset": key,
-                "annotator": annotator,
-                "labelled_items": labelled.len(),
-                "candidates": candidates.iter().map(candidate_json).collect::<Vec<_>>(),
-                "best": candidates.first().map(|c| c.label.clone()),
-                "best_per_criterion": best_per_criterion(&candidates),
-                "distinguishable": verdict.is_none(),
-                "note": verdict,
+                "dataset": cal.dataset,
+                "annotator": cal.annotator,
+                "labelled_items": cal.labelled,
+                "candidates": cal.candidates.iter().map(candidate_json).collect::<Vec<_>>(),
+                "best": cal.candidates.first().map(|c| c.label.clone()),
+                "best_per_criterion": best_json(&cal),
+                "distinguishable": cal.note.is_none(),
+                "note": cal.note,
                 "adopted": adopted,
             });
             println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         super::metrics::MetricsFormat::Table => {
-            print!(
-                "{}",
-                table(
-                    &key,
-                    &annotator,
-                    labelled.len(),
-                    &candidates,
-                    verdict.as_deref()
-                )
-            );
+            print!("{}", table(&cal));
             if let Some(a) = &adopted {
                 println!(
                     "\nadopted: {}@{} now judges with {}",
-                    a["rubric"].as_str().unwrap_or_default(),
-                    a["version"].as_str().unwrap_or_default(),
-                    a["model"].as_str().unwrap_or_default()
+                    a.rubric, a.version, a.model
                 );
             }
         }
     }
     Ok(exit::OK)
+}
+
+/// Every candidate the judge flags make: each `--judge` with each `--strategy` and each
+/// `--system-prompt` (those not repeated apply to all), labelled by what tells them apart.
+fn candidate_settings(args: &JudgeArgs) -> Vec<(String, crate::run::JudgeSettings)> {
+    let strategies: Vec<Option<crate::engine::judge::Strategy>> = if args.strategy.is_empty() {
+        vec![None]
+    } else {
+        args.strategy.iter().copied().map(Some).collect()
+    };
+    let prompts: Vec<Option<&PathBuf>> = if args.system_prompt.is_empty() {
+        vec![None]
+    } else {
+        args.system_prompt.iter().map(Some).collect()
+    };
+    let mut out = Vec::new();
+    for model in &args.judge {
+        for strategy in &strategies {
+            for prompt in &prompts {
+                let mut settings = args.settings();
+                settings.judge = vec![model.clone()];
+                settings.strategy = *strategy;
+                settings.system_prompt = prompt.cloned();
+                let mut label = model.clone();
+                if let (true, Some(s)) = (strategies.len() > 1, strategy) {
+                    // As it is typed (`one-shot`).
+                    let _ = write!(label, " {}", s.to_string().replace('_', "-"));
+                }
+                if let (true, Some(p)) = (prompts.len() > 1, prompt) {
+                    let stem = p.file_stem().map_or_else(
+                        || p.display().to_string(),
+                        |s| s.to_string_lossy().into_owned(),
+                    );
+                    let _ = write!(label, " +{stem}");
+                }
+                out.push((label, settings));
+            }
+        }
+    }
+    out
 }
 
 /// The dataset's file: the path given (or that path in the workspace), else the
@@ -201,96 +202,20 @@ fn positions_of(dataset: &Path, labelled: &HashSet<String>) -> Result<HashSet<us
     Ok(out)
 }
 
-/// Writes `best`'s judge into its rubric's `judge:` block as the next minor version in the
-/// registry, the figures in the note; what was written.
-fn adopt(
-    ws: &crate::store::Workspace,
-    best: &Candidate,
-    dataset: &str,
-    labelled: usize,
-    note: Option<&str>,
-) -> Result<Value, CliError> {
-    if overall(&best.agreement.report).is_none() {
-        return Err(CliError::input(format!(
-            "nothing adopted: no candidate has a κ against the labels (the best, {}, has none: failed cells, or labels of one class)",
-            best.label
-        )));
-    }
-    let run = crate::run::record::Recording::open(&ws.runs_dir(), &best.agreement.manifest.id)?;
-    let judge = run.settings()?.judge;
-    let Some(model) = judge.judge.first().cloned() else {
-        return Err(CliError::input(format!(
-            "{}: the run names no judge model (it used the rubric's or the workspace's); nothing to adopt",
-            best.label
-        )));
-    };
-    let mut rubric = best.agreement.rubric.clone();
-    let mut settings = rubric.judge.clone().unwrap_or_default();
-    settings.model = Some(model.clone());
-    if let Some(s) = judge.strategy {
-        settings.strategy = Some(s.to_string());
-    }
-    if judge.temperature.is_some() {
-        settings.temperature = judge.temperature;
-    }
-    if let Some(p) = &judge.system_prompt {
-        let text = std::fs::read_to_string(p).map_err(|e| {
-            CliError::input(format!("{}: the system prompt to adopt: {e}", p.display()))
-        })?;
-        settings.system_prompt = Some(text);
-    }
-    rubric.judge = Some(settings);
-    let reg = crate::store::registry::Registry::new(&ws.root);
-    let current = reg.get(&rubric.id, None).ok().map(|s| s.rubric.version);
-    let base = current.as_deref().unwrap_or(&rubric.version);
-    rubric.version = match semver::Version::parse(base) {
-        Ok(v) => format!("{}.{}.0", v.major, v.minor + 1),
-        Err(_) => "1.1.0".into(),
-    };
-    let r = &best.agreement.report;
-    let figures = format!(
-        "calibrate: judge {model} adopted from {} (κ {}{}, macro-F1 {}, leniency {}) against {}'s labels of {labelled} items in '{dataset}'{}",
-        best.label,
-        num(overall(r)),
-        overall_ci(r).map_or_else(String::new, |ci| format!(
-            " [{:.2}, {:.2}]",
-            ci.low, ci.high
-        )),
-        num(macro_f1(r)),
-        r.pooled
-            .as_ref()
-            .and_then(|p| p.metrics.leniency)
-            .map_or_else(|| "-".into(), |l| format!("{l:+.1}pp")),
-        best.agreement.annotator,
-        note.map_or_else(String::new, |n| format!("; {n}"))
-    );
-    let event = reg
-        .save(&rubric, &figures)
-        .map_err(|e| CliError::input(e.to_string()))?;
-    Ok(json!({
-        "rubric": event.id,
-        "version": event.version,
-        "model": model,
-        "note": figures,
-    }))
-}
-
 /// `--dry-run`: each candidate's calls, tokens and cost over the labelled items; nothing
 /// is sent.
 fn dry_run(
     ws: &crate::store::Workspace,
     dataset: &Path,
     rubric: &str,
-    judge: &JudgeArgs,
+    candidates: &[(String, crate::run::JudgeSettings)],
     only: &HashSet<usize>,
 ) -> Result<u8, CliError> {
     let (config, _) = crate::store::load_config(&ws.root)?;
     let loaded = crate::formats::load_rubric(rubric)?;
-    for model in &judge.judge {
-        let mut settings = judge.settings();
-        settings.judge = vec![model.clone()];
+    for (label, settings) in candidates {
         let judges = run::judges::build(
-            &settings,
+            settings,
             Some(&loaded),
             &run::JudgeEnv {
                 config: &config,
@@ -307,7 +232,7 @@ fn dry_run(
                 .filter(move |(i, _)| only.contains(i))
                 .map(|(_, item)| item),
         );
-        println!("{model}:");
+        println!("{label}:");
         super::dry_run::run(ds, Some(&loaded), true, judges.as_ref())?;
     }
     Ok(exit::OK)
@@ -319,11 +244,9 @@ fn grade_candidate(
     dataset: &Path,
     rubric: &str,
     model: &str,
-    judge: &JudgeArgs,
+    settings: crate::run::JudgeSettings,
     only: &HashSet<usize>,
 ) -> Result<String, CliError> {
-    let mut settings = judge.settings();
-    settings.judge = vec![model.to_owned()];
     let (config, warnings) = crate::store::load_config(&ws.root)?;
     for w in warnings {
         eprintln!("warning: {}", crate::core::text::visible(&w.to_string()));
@@ -359,102 +282,17 @@ fn grade_candidate(
     Ok(id)
 }
 
-/// The figure candidates are ranked by: pooled κ over the binary criteria, else the mean κ
-/// of the criteria that have one.
-fn overall(r: &MetricsReport) -> Option<f64> {
-    if let Some(k) = r.pooled.as_ref().and_then(|p| p.metrics.kappa) {
-        return Some(k);
-    }
-    let ks: Vec<f64> = r
-        .criteria
-        .iter()
-        .filter_map(crate::metrics::CriterionReport::kappa)
-        .collect();
-    (!ks.is_empty()).then(|| ks.iter().sum::<f64>() / ks.len() as f64)
-}
-
-fn overall_ci(r: &MetricsReport) -> Option<Ci> {
-    r.pooled.as_ref()?.ci.as_ref()?.kappa
-}
-
-fn macro_f1(r: &MetricsReport) -> Option<f64> {
-    r.pooled.as_ref().and_then(|p| p.metrics.macro_f1)
-}
-
-/// `None` when the best candidate's κ interval clears the runner-up's; else why the two
-/// cannot be told apart.
-fn distinguishable(candidates: &[Candidate]) -> Option<String> {
-    let [first, second, ..] = candidates else {
-        return None;
-    };
-    let n = first
-        .agreement
-        .report
-        .pooled
-        .as_ref()
-        .map_or(0, |p| p.metrics.support);
-    match (
-        overall_ci(&first.agreement.report),
-        overall_ci(&second.agreement.report),
-    ) {
-        (Some(a), Some(b)) if a.low > b.high => None,
-        (Some(_), Some(_)) => Some(format!(
-            "{} and {} are not distinguishable at {n} labels: their κ intervals overlap; label more items to tell them apart",
-            first.label, second.label
-        )),
-        _ => Some(format!(
-            "{} and {} cannot be told apart: κ has no interval (too few labels, or --bootstrap 0)",
-            first.label, second.label
-        )),
-    }
-}
-
-/// Per criterion, the candidate with the highest κ.
-fn best_per_criterion(candidates: &[Candidate]) -> Value {
-    let mut out = serde_json::Map::new();
-    let Some(first) = candidates.first() else {
-        return Value::Object(out);
-    };
-    for (i, c) in first.agreement.report.criteria.iter().enumerate() {
-        let best = candidates
-            .iter()
-            .filter_map(|cand| {
-                let k = cand.agreement.report.criteria.get(i)?.kappa()?;
-                Some((cand.label.clone(), k))
+fn best_json(cal: &Calibration) -> Value {
+    Value::Object(
+        cal.best_per_criterion()
+            .into_iter()
+            .map(|b| {
+                (
+                    b.criterion,
+                    json!({"candidate": b.candidate, "kappa": b.kappa}),
+                )
             })
-            // The first of equals (the better ranked) wins a tie.
-            .fold(None::<(String, f64)>, |best, (label, k)| match best {
-                Some((_, b)) if b >= k => best,
-                _ => Some((label, k)),
-            });
-        if let Some((label, kappa)) = best {
-            out.insert(
-                c.criterion.clone(),
-                json!({"candidate": label, "kappa": kappa}),
-            );
-        }
-    }
-    Value::Object(out)
-}
-
-/// Calls made (cache hits not counted), tokens and cost of a candidate's run, and the
-/// median judge latency of the calls made.
-fn usage(a: &RunAgreement) -> (usize, u64, f64, Option<u64>) {
-    let mut latencies: Vec<u64> = a
-        .cells
-        .iter()
-        .filter_map(|c| c.result.invocation.as_ref())
-        .filter(|inv| !inv.cache_hit)
-        .map(|inv| inv.latency_ms)
-        .collect();
-    latencies.sort_unstable();
-    let median = latencies.get(latencies.len() / 2).copied();
-    let totals = a.manifest.totals.unwrap_or_default();
-    (
-        latencies.len(),
-        totals.input_tokens + totals.output_tokens,
-        totals.cost,
-        median,
+            .collect(),
     )
 }
 
@@ -480,13 +318,9 @@ fn num(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
 }
 
-fn table(
-    key: &str,
-    annotator: &str,
-    labelled: usize,
-    candidates: &[Candidate],
-    note: Option<&str>,
-) -> String {
+fn table(cal: &Calibration) -> String {
+    let (key, annotator, labelled, candidates) =
+        (&cal.dataset, &cal.annotator, cal.labelled, &cal.candidates);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -526,17 +360,14 @@ fn table(
     if let Some(best) = candidates.first() {
         let _ = writeln!(out, "\nbest overall: {}", best.label);
     }
-    if let Value::Object(per) = best_per_criterion(candidates) {
-        for (criterion, b) in per {
-            let _ = writeln!(
-                out,
-                "best on {criterion}: {} (κ {:.3})",
-                b["candidate"].as_str().unwrap_or_default(),
-                b["kappa"].as_f64().unwrap_or(f64::NAN)
-            );
-        }
+    for b in cal.best_per_criterion() {
+        let _ = writeln!(
+            out,
+            "best on {}: {} (κ {:.3})",
+            b.criterion, b.candidate, b.kappa
+        );
     }
-    if let Some(n) = note {
+    if let Some(n) = &cal.note {
         let _ = writeln!(out, "\n{n}");
     }
     out

@@ -22,6 +22,7 @@ pub fn run(
         return Err(CliError::input("--max-error-rate must be between 0 and 1"));
     }
     check_fail_under(common.fail_under)?;
+    judge_args.one_setting()?;
     let config = workspace_config()?;
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let env = Env {

@@ -341,9 +341,9 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "MODEL")]
     pub judge: Vec<String>,
     /// How criteria are put to the judge (default: the rubric's `judge.strategy`, else
-    /// per-criterion).
+    /// per-criterion). `calibrate` takes several, each a candidate.
     #[arg(long, value_parser = choice::choice::<crate::engine::judge::Strategy>())]
-    pub strategy: Option<crate::engine::judge::Strategy>,
+    pub strategy: Vec<crate::engine::judge::Strategy>,
     /// Answers per judge for each call, combined like an ensemble (use a temperature above 0).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub samples: u32,
@@ -362,9 +362,10 @@ pub struct JudgeArgs {
     /// Sampling seed sent to providers that take one.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// A file whose text replaces the judge's system prompt.
+    /// A file whose text replaces the judge's system prompt. `calibrate` takes several,
+    /// each a candidate.
     #[arg(long, value_name = "FILE")]
-    pub system_prompt: Option<PathBuf>,
+    pub system_prompt: Vec<PathBuf>,
     /// Stream judge replies (an idle stream is cut after 30 s instead of waiting for the
     /// whole timeout).
     #[arg(long)]
@@ -400,18 +401,29 @@ pub struct JudgeArgs {
 }
 
 impl JudgeArgs {
-    /// The run engine's judge settings from these flags.
+    /// Grading takes one strategy and one system prompt (`calibrate` compares several).
+    pub fn one_setting(&self) -> Result<(), CliError> {
+        if self.strategy.len() > 1 || self.system_prompt.len() > 1 {
+            return Err(CliError::input(
+                "give one --strategy and one --system-prompt; `rubricate calibrate` compares several",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The run engine's judge settings from these flags (the last strategy and system
+    /// prompt given).
     pub fn settings(&self) -> crate::run::JudgeSettings {
         crate::run::JudgeSettings {
             judge: self.judge.clone(),
-            strategy: self.strategy,
+            strategy: self.strategy.last().copied(),
             samples: self.samples,
             ensemble: self.ensemble,
             combine: self.combine,
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             seed: self.seed,
-            system_prompt: self.system_prompt.clone(),
+            system_prompt: self.system_prompt.last().cloned(),
             stream: self.stream,
             rpm: self.rpm,
             tpm: self.tpm,

@@ -1,0 +1,301 @@
+//! Which judge agrees with your people: candidate runs over a labelled dataset ranked by
+//! their agreement with an annotator's labels (pooled κ with its bootstrap interval, then
+//! macro-F1), the best per criterion, whether the best can be told from the runner-up, and
+//! adopting the winner's judge into its rubric. `rubricate calibrate` and the TUI's
+//! Calibrate view both rank through here.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Error;
+use super::agreement::{RunAgreement, read_labels, run_agreement};
+use crate::metrics::{Bootstrap, Ci, MetricsReport};
+use crate::store::Workspace;
+
+/// One candidate: a run and its agreement with the labels.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub label: String,
+    pub agreement: RunAgreement,
+}
+
+/// Candidates ranked, best first, and what can be said about the ranking.
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    pub dataset: String,
+    pub annotator: String,
+    /// Items the annotator labelled.
+    pub labelled: usize,
+    pub candidates: Vec<Candidate>,
+    /// `None` when the best is clearly ahead of the runner-up; else why they cannot be told
+    /// apart.
+    pub note: Option<String>,
+}
+
+/// The best candidate on one criterion.
+#[derive(Debug, Clone, Serialize)]
+pub struct BestOn {
+    pub criterion: String,
+    pub candidate: String,
+    pub kappa: f64,
+}
+
+/// What adopting wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Adopted {
+    pub rubric: String,
+    pub version: String,
+    pub model: String,
+    pub note: String,
+}
+
+/// The items `annotator` labelled in the dataset keyed `key`.
+pub fn labelled_items(
+    ws: &Workspace,
+    key: &str,
+    annotator: &str,
+) -> Result<HashSet<String>, Error> {
+    Ok(read_labels(&ws.labels_dir(), key, annotator)?
+        .into_keys()
+        .map(|(item, _)| item)
+        .collect())
+}
+
+/// Ranks `runs` (label, run id) against `annotator`'s labels of the dataset keyed `key`.
+pub fn rank(
+    ws: &Workspace,
+    key: &str,
+    annotator: &str,
+    runs: Vec<(String, String)>,
+    bootstrap: Option<&Bootstrap>,
+) -> Result<Calibration, Error> {
+    let labelled = labelled_items(ws, key, annotator)?.len();
+    let mut candidates = Vec::new();
+    for (label, id) in runs {
+        let agreement = run_agreement(
+            &ws.runs_dir(),
+            &ws.labels_dir(),
+            &id,
+            Some(annotator),
+            bootstrap,
+        )
+        .map_err(|e| Error::input(format!("{label}: {}", e.message)))?;
+        candidates.push(Candidate { label, agreement });
+    }
+    // Best first: pooled κ, then macro-F1 (undefined last).
+    candidates.sort_by(|a, b| {
+        let key = |c: &Candidate| (overall(&c.agreement.report), macro_f1(&c.agreement.report));
+        let (ka, fa) = key(a);
+        let (kb, fb) = key(b);
+        kb.unwrap_or(f64::NEG_INFINITY)
+            .total_cmp(&ka.unwrap_or(f64::NEG_INFINITY))
+            .then(
+                fb.unwrap_or(f64::NEG_INFINITY)
+                    .total_cmp(&fa.unwrap_or(f64::NEG_INFINITY)),
+            )
+    });
+    let note = distinguishable(&candidates);
+    Ok(Calibration {
+        dataset: key.to_owned(),
+        annotator: annotator.to_owned(),
+        labelled,
+        candidates,
+        note,
+    })
+}
+
+/// The figure candidates are ranked by: pooled κ over the binary criteria, else the mean κ
+/// of the criteria that have one.
+pub fn overall(r: &MetricsReport) -> Option<f64> {
+    if let Some(k) = r.pooled.as_ref().and_then(|p| p.metrics.kappa) {
+        return Some(k);
+    }
+    let ks: Vec<f64> = r
+        .criteria
+        .iter()
+        .filter_map(crate::metrics::CriterionReport::kappa)
+        .collect();
+    (!ks.is_empty()).then(|| ks.iter().sum::<f64>() / ks.len() as f64)
+}
+
+pub fn overall_ci(r: &MetricsReport) -> Option<Ci> {
+    r.pooled.as_ref()?.ci.as_ref()?.kappa
+}
+
+pub fn macro_f1(r: &MetricsReport) -> Option<f64> {
+    r.pooled.as_ref().and_then(|p| p.metrics.macro_f1)
+}
+
+/// `None` when the best candidate's κ interval clears the runner-up's; else why the two
+/// cannot be told apart.
+fn distinguishable(candidates: &[Candidate]) -> Option<String> {
+    let [first, second, ..] = candidates else {
+        return None;
+    };
+    let n = first
+        .agreement
+        .report
+        .pooled
+        .as_ref()
+        .map_or(0, |p| p.metrics.support);
+    match (
+        overall_ci(&first.agreement.report),
+        overall_ci(&second.agreement.report),
+    ) {
+        (Some(a), Some(b)) if a.low > b.high => None,
+        (Some(_), Some(_)) => Some(format!(
+            "{} and {} are not distinguishable at {n} labels: their κ intervals overlap; label more items to tell them apart",
+            first.label, second.label
+        )),
+        _ => Some(format!(
+            "{} and {} cannot be told apart: κ has no interval (too few labels, or --bootstrap 0)",
+            first.label, second.label
+        )),
+    }
+}
+
+impl Calibration {
+    /// Per criterion, the candidate with the highest κ (the better ranked wins a tie).
+    pub fn best_per_criterion(&self) -> Vec<BestOn> {
+        let Some(first) = self.candidates.first() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, c) in first.agreement.report.criteria.iter().enumerate() {
+            let best = self
+                .candidates
+                .iter()
+                .filter_map(|cand| {
+                    Some((&cand.label, cand.agreement.report.criteria.get(i)?.kappa()?))
+                })
+                .fold(None::<(&String, f64)>, |best, (label, k)| match best {
+                    Some((_, b)) if b >= k => best,
+                    _ => Some((label, k)),
+                });
+            if let Some((label, kappa)) = best {
+                out.push(BestOn {
+                    criterion: c.criterion.clone(),
+                    candidate: label.clone(),
+                    kappa,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Calls made (cache hits not counted), tokens and cost of a candidate's run, and the
+/// median judge latency of the calls made.
+pub fn usage(a: &RunAgreement) -> (usize, u64, f64, Option<u64>) {
+    let mut latencies: Vec<u64> = a
+        .cells
+        .iter()
+        .filter_map(|c| c.result.invocation.as_ref())
+        .filter(|inv| !inv.cache_hit)
+        .map(|inv| inv.latency_ms)
+        .collect();
+    latencies.sort_unstable();
+    let median = latencies.get(latencies.len() / 2).copied();
+    let totals = a.manifest.totals.unwrap_or_default();
+    (
+        latencies.len(),
+        totals.input_tokens + totals.output_tokens,
+        totals.cost,
+        median,
+    )
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
+}
+
+/// Writes `chosen`'s judge (its model, and the strategy, temperature and system prompt it
+/// graded with) into its rubric's `judge:` block as the next minor version in the
+/// workspace's registry, the calibration's figures in the version's note.
+pub fn adopt(ws: &Workspace, cal: &Calibration, chosen: &Candidate) -> Result<Adopted, Error> {
+    if overall(&chosen.agreement.report).is_none() {
+        return Err(Error::input(format!(
+            "nothing adopted: {} has no κ against the labels (failed cells, or labels of one class)",
+            chosen.label
+        )));
+    }
+    let run = super::record::Recording::open(&ws.runs_dir(), &chosen.agreement.manifest.id)?;
+    let judge = run.settings()?.judge;
+    let Some(model) = judge.judge.first().cloned() else {
+        return Err(Error::input(format!(
+            "{}: the run names no judge model (it used the rubric's or the workspace's); nothing to adopt",
+            chosen.label
+        )));
+    };
+    let mut rubric = chosen.agreement.rubric.clone();
+    let mut settings = rubric.judge.clone().unwrap_or_default();
+    settings.model = Some(model.clone());
+    if let Some(s) = judge.strategy {
+        settings.strategy = Some(s.to_string());
+    }
+    if judge.temperature.is_some() {
+        settings.temperature = judge.temperature;
+    }
+    if let Some(p) = &judge.system_prompt {
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            Error::input(format!("{}: the system prompt to adopt: {e}", p.display()))
+        })?;
+        settings.system_prompt = Some(text);
+    }
+    rubric.judge = Some(settings);
+    let reg = crate::store::registry::Registry::new(&ws.root);
+    let current = reg.get(&rubric.id, None).ok().map(|s| s.rubric.version);
+    let base = current.as_deref().unwrap_or(&rubric.version);
+    rubric.version = match semver::Version::parse(base) {
+        Ok(v) => format!("{}.{}.0", v.major, v.minor + 1),
+        Err(_) => "1.1.0".into(),
+    };
+    let r = &chosen.agreement.report;
+    let note = format!(
+        "calibrate: judge {model} adopted from {} (κ {}{}, macro-F1 {}, leniency {}) against {}'s labels of {} items in '{}'{}",
+        chosen.label,
+        num(overall(r)),
+        overall_ci(r).map_or_else(String::new, |ci| format!(
+            " [{:.2}, {:.2}]",
+            ci.low, ci.high
+        )),
+        num(macro_f1(r)),
+        r.pooled
+            .as_ref()
+            .and_then(|p| p.metrics.leniency)
+            .map_or_else(|| "-".into(), |l| format!("{l:+.1}pp")),
+        chosen.agreement.annotator,
+        cal.labelled,
+        cal.dataset,
+        cal.note
+            .as_deref()
+            .map_or_else(String::new, |n| format!("; {n}"))
+    );
+    let event = reg
+        .save(&rubric, &note)
+        .map_err(|e| Error::input(e.to_string()))?;
+    Ok(Adopted {
+        rubric: event.id,
+        version: event.version,
+        model,
+        note,
+    })
+}
+
+/// Every run of one rubric over `dataset`, newest first, each labelled by its name (or id)
+/// and judge model: the candidates the TUI's Calibrate view ranks.
+pub fn dataset_runs(ws: &Workspace, dataset: &Path) -> Vec<(String, String)> {
+    let mut runs: Vec<(String, String)> =
+        crate::store::runs::runs_over(&ws.runs_dir(), &ws.root, dataset)
+            .into_iter()
+            .filter(|m| !m.rubric.is_null())
+            .map(|m| {
+                let name = m.name.clone().unwrap_or_else(|| format!("run {}", m.id));
+                (name, m.id)
+            })
+            .collect();
+    runs.reverse();
+    runs
+}
