@@ -475,6 +475,78 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
 }
 
 #[test]
+fn calibrate_ranks_the_datasets_runs_and_adopts_the_selected_judge() {
+    let mut ui = Ui::new(120, 40);
+    // A second run that names a judge model (the rubric's criteria are checks: nothing is
+    // sent, so any key will do).
+    let root = std::path::PathBuf::from(&ui.root);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(&root)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("XDG_CONFIG_HOME", root.join(".user-config"))
+        .args([
+            "grade",
+            "--rubric",
+            "rubrics/support-answer.yaml",
+            "datasets/support-answers.jsonl",
+            "--save",
+            "--name",
+            "with judge",
+            "--judge",
+            "openai/gpt-test",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+    ui.press([code(KeyCode::Enter), key('R'), key('K')]);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("Calibrate: 2 runs against alice's labels of 32 items"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("with judge") && screen.contains("demo"),
+        "{screen}"
+    );
+    // The same checks, the same verdicts: the two cannot be told apart.
+    assert!(screen.contains("not distinguishable at"), "{screen}");
+    let ranked = match &ui.app.results.calibrate.as_ref().unwrap().ranked {
+        Some(Ok(c)) => c.clone(),
+        other => panic!("{other:?}"),
+    };
+    let at = ranked
+        .candidates
+        .iter()
+        .position(|c| c.label == "with judge")
+        .unwrap();
+    ui.press((0..at).map(|_| key('j')));
+    ui.press([key('A')]);
+    let said = ui.app.message.clone().unwrap_or_default();
+    assert!(
+        said.contains("adopted: support-answer@1.1.0 now judges with openai/gpt-test"),
+        "{said}"
+    );
+    let reg = rubricate::store::registry::Registry::new(&root);
+    let adopted = reg.get("support-answer", None).unwrap();
+    assert_eq!(adopted.rubric.version, "1.1.0");
+    assert_eq!(
+        adopted.rubric.judge.and_then(|j| j.model).as_deref(),
+        Some("openai/gpt-test")
+    );
+    // A label changes the ranking's figures: it is worked out again.
+    let before = ranked.labelled;
+    ui.press([key('K'), key('L')]);
+    ui.press((0..32).map(|_| key('n')));
+    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q33");
+    ui.press([key('m'), key('m'), key('m'), key('m'), key('R'), key('K')]);
+    let again = match &ui.app.results.calibrate.as_ref().unwrap().ranked {
+        Some(Ok(c)) => c.labelled,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(again, before + 1);
+}
+
+#[test]
 fn results_show_agreement_for_levels_as_rubricate_metrics_does() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

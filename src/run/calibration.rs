@@ -140,6 +140,12 @@ fn distinguishable(candidates: &[Candidate]) -> Option<String> {
         .pooled
         .as_ref()
         .map_or(0, |p| p.metrics.support);
+    if overall(&second.agreement.report).is_none() {
+        return Some(format!(
+            "only {} has a κ: the others have none against the labels (failed cells, or labels of one class)",
+            first.label
+        ));
+    }
     match (
         overall_ci(&first.agreement.report),
         overall_ci(&second.agreement.report),

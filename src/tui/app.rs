@@ -239,6 +239,7 @@ impl App {
         let mut effects = self.apply(msg);
         self.refresh_item_rows();
         effects.extend(self.want_label_plan());
+        effects.extend(self.want_calibration());
         if self.quitting {
             if failed {
                 // Something was not written: stay, and say what (the message is the error).
@@ -404,6 +405,7 @@ impl App {
                 });
                 Vec::new()
             }
+            Msg::Calibrated { labels_gen, ranked } => self.calibrated(labels_gen, ranked),
             Msg::LabelFailed(e) => self.label_failed(e),
             Msg::Error(e) => {
                 self.message = Some(e);

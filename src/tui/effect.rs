@@ -181,6 +181,19 @@ pub enum Effect {
         annotator: String,
         labels_gen: u64,
     },
+    /// Ranks every run of one rubric over the dataset against the annotator's labels.
+    Calibrate {
+        dataset: usize,
+        annotator: String,
+        labels_gen: u64,
+    },
+    /// Writes the judge of run `run_id` (ranked against the annotator's labels) into its
+    /// rubric as the next registry version.
+    Adopt {
+        dataset: usize,
+        annotator: String,
+        run_id: String,
+    },
     /// Labels from now on are this annotator's (and theirs are shown).
     SetAnnotator {
         name: String,
@@ -207,6 +220,7 @@ impl Effect {
                 // Both change the runtime's list of datasets, whose order the UI's must match.
                 | Effect::FindDatasets
                 | Effect::AddFirstCriterion { .. }
+                | Effect::Adopt { .. }
         )
     }
 }

@@ -101,6 +101,26 @@ impl Runtime {
         }
     }
 
+    /// The dataset's runs of one rubric ranked against `annotator`'s labels.
+    fn calibration(
+        &self,
+        d: &DatasetInfo,
+        annotator: &str,
+    ) -> Result<crate::run::calibration::Calibration, String> {
+        let runs = crate::run::calibration::dataset_runs(&self.ws, &d.path);
+        if runs.is_empty() {
+            return Err("no run of one rubric over this dataset yet: grade it (G), once per judge to compare".into());
+        }
+        crate::run::calibration::rank(
+            &self.ws,
+            &d.key,
+            annotator,
+            runs,
+            Some(&crate::metrics::Bootstrap::default()),
+        )
+        .map_err(|e| e.message)
+    }
+
     /// The dataset at `i` (as the UI numbers them).
     fn dataset(&self, i: usize) -> Option<DatasetInfo> {
         self.datasets.read().ok()?.get(i).cloned()
@@ -467,6 +487,39 @@ impl Runtime {
                     plan,
                     people,
                 })
+            }
+            Effect::Calibrate {
+                dataset,
+                annotator,
+                labels_gen,
+            } => {
+                let d = &self.dataset(dataset)?;
+                Some(Msg::Calibrated {
+                    labels_gen,
+                    ranked: self.calibration(d, &annotator).map(Arc::new),
+                })
+            }
+            Effect::Adopt {
+                dataset,
+                annotator,
+                run_id,
+            } => {
+                let d = &self.dataset(dataset)?;
+                let adopted = self.calibration(d, &annotator).and_then(|cal| {
+                    let chosen = cal
+                        .candidates
+                        .iter()
+                        .find(|c| c.agreement.manifest.id == run_id)
+                        .ok_or_else(|| format!("run {run_id} is no longer a candidate"))?;
+                    crate::run::calibration::adopt(&self.ws, &cal, chosen).map_err(|e| e.message)
+                });
+                Some(Msg::Info(match adopted {
+                    Ok(a) => format!(
+                        "adopted: {}@{} now judges with {} (the figures are in its history)",
+                        a.rubric, a.version, a.model
+                    ),
+                    Err(e) => format!("nothing adopted: {e}"),
+                }))
             }
             Effect::Open { dataset } => {
                 let d = &self.dataset(dataset)?;

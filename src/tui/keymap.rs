@@ -117,6 +117,12 @@ pub enum Action {
         message = "adjudicate: label as 'adjudicated' with every annotator's label shown (again: back)"
     )]
     Adjudicate,
+    #[strum(
+        message = "calibrate: rank every run of the dataset against your labels (again: close)"
+    )]
+    Calibrate,
+    #[strum(message = "adopt the selected candidate's judge into its rubric (a new version)")]
+    Adopt,
     #[strum(message = "export the run shown, or the items listed, as CSV, JSONL or Markdown")]
     Export,
     #[strum(message = "the run's items (score, verdicts, reasons) / back to the criteria")]

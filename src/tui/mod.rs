@@ -8,6 +8,7 @@ pub mod app;
 mod artifact_new;
 mod artifact_runtime;
 mod browse;
+pub mod calibrate;
 pub mod data;
 pub mod effect;
 pub mod effects;

@@ -152,6 +152,11 @@ pub enum Msg {
         /// Annotators against each other and the judge against each (two people or more).
         people: Option<Arc<crate::run::people::PeopleReport>>,
     },
+    /// Runs of the dataset ranked against the labels (generation `labels_gen`).
+    Calibrated {
+        labels_gen: u64,
+        ranked: Result<Arc<crate::run::calibration::Calibration>, String>,
+    },
     /// Something to tell the user.
     Info(String),
     Error(String),

@@ -27,6 +27,8 @@ pub struct ResultsState {
     pub moved_for: Option<(usize, usize)>,
     /// The criteria tables' figures for the runs on screen.
     pub stats: super::run_stats::StatsCache,
+    /// The Calibrate view (`K`), while it is open.
+    pub calibrate: Option<super::calibrate::CalibrateView>,
 }
 
 /// The Results pane's item list: which row is selected and what it shows.
@@ -125,6 +127,12 @@ impl App {
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .map_or(0, |r| r.rubric.criteria.len());
+        if let Some(effects) = self.calibrate_action(action) {
+            return effects;
+        }
+        if action == Action::Calibrate {
+            return self.toggle_calibrate();
+        }
         if self.results.compare.is_some()
             && let Some(effects) = self.compare_action(action)
         {

@@ -1,6 +1,7 @@
 //! Drawing: panes render `&App` only. The frame is the tab bar, the focused pane, and the
 //! status bar whose hints come from the effective keymap; the help overlay lists it whole.
 
+mod calibrate;
 mod datasets;
 mod grade;
 pub mod label;

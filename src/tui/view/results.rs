@@ -300,6 +300,10 @@ fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'sta
 }
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
+    if let Some(view) = &app.results.calibrate {
+        super::calibrate::draw(app, view, f, area);
+        return;
+    }
     if let (Some(a), Some(b)) = (
         &app.results.compare,
         app.results
