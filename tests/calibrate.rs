@@ -82,7 +82,19 @@ fn setup() -> (tempfile::TempDir, LlmServer) {
             "strict" => false,
             _ => good != slip,
         };
-        verdict("scripted", json!(if met { "MET" } else { "UNMET" }))
+        let reply = verdict("scripted", json!(if met { "MET" } else { "UNMET" }));
+        // The `unsure` judge is as accurate, but sure of itself only off the fives.
+        match (model.as_str(), reply) {
+            ("unsure", support::Reply::Text(text)) => {
+                let p = if number.is_some_and(|n| n % 5 == 0) {
+                    0.55
+                } else {
+                    0.99
+                };
+                support::Reply::Confident(text, p)
+            }
+            (_, reply) => reply,
+        }
     });
     let out = rubricate(
         d,
@@ -480,4 +492,102 @@ fn labels_next_puts_disagreements_first_and_its_estimate_falls_as_labels_arrive(
     );
     assert!(a < b, "more needed {b} → {a}");
     assert!(after["half_width"].as_f64().unwrap() < before["half_width"].as_f64().unwrap());
+}
+
+#[test]
+fn log_probabilities_give_each_verdict_a_confidence_and_labels_next_asks_where_it_is_low() {
+    let (dir, server) = setup();
+    let d = dir.path();
+    let grade = |extra: &[&str]| {
+        let mut args = vec![
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "answers.jsonl",
+            "--judge",
+            "openai/unsure",
+            "--format",
+            "jsonl",
+            "--no-cache",
+        ];
+        args.extend_from_slice(extra);
+        let out = rubricate(d, &server.url, &args);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Not asked for: none sent, none recorded.
+    let unasked = grade(&[]);
+    assert!(!unasked.contains("confidence"), "{unasked}");
+    assert!(
+        server
+            .seen()
+            .iter()
+            .all(|s| s.body.get("logprobs").is_none())
+    );
+    let out = grade(&["--logprobs", "--save"]);
+    assert!(server.seen().iter().any(|s| s.body["logprobs"] == true));
+    for line in out.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let n: u32 = v["item"].as_str().unwrap()[1..].parse().unwrap();
+        let p = v["criteria"][0]["invocation"]["confidence"]
+            .as_f64()
+            .unwrap();
+        let want = if n.is_multiple_of(5) { 0.55 } else { 0.99 };
+        assert!((p - want).abs() < 1e-9, "a{n}: {p}");
+    }
+    // pat labelled a0..a39: of the rest, a40 and a45 are where the judge was unsure.
+    let plan = next(d, &server, "pat");
+    let mut first: Vec<&str> = plan["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(2)
+        .map(|i| i["item"].as_str().unwrap())
+        .collect();
+    first.sort_unstable();
+    assert_eq!(first, ["a40", "a45"], "{plan}");
+    assert!(
+        plan["next"][0]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("the judge was unsure of good (p 0.55)"),
+        "{plan}"
+    );
+}
+
+#[test]
+fn a_server_that_refuses_log_probabilities_is_asked_again_without_them() {
+    let (dir, server) = setup();
+    let d = dir.path();
+    server.script([support::Reply::Status(
+        400,
+        None,
+        "Unrecognized request argument supplied: logprobs".into(),
+    )]);
+    let out = rubricate(
+        d,
+        &server.url,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "answers.jsonl",
+            "--judge",
+            "openai/accurate",
+            "--logprobs",
+            "--concurrency",
+            "1",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 48);
+    assert!(!text.contains("\"failure\":{"), "{text}");
+    let seen = server.seen();
+    assert_eq!(seen[0].body["logprobs"], true);
+    // Asked again without, and not asked for again.
+    assert!(seen[1..].iter().all(|s| s.body.get("logprobs").is_none()));
+    assert_eq!(seen.len(), 49);
 }

@@ -71,6 +71,7 @@ fn request(text: &str) -> ChatRequest {
         seed: None,
         schema: None,
         sample: 0,
+        logprobs: false,
     }
 }
 
@@ -608,6 +609,7 @@ async fn a_cached_reply_that_cannot_be_read_is_a_miss_and_is_replaced() {
             text: "garbled".into(),
             input_tokens: 1,
             output_tokens: 1,
+            logprobs: Vec::new(),
         },
     );
 

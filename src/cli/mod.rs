@@ -394,6 +394,11 @@ pub struct JudgeArgs {
     /// Neither read nor write the response cache (every call goes to the provider).
     #[arg(long)]
     pub no_cache: bool,
+    /// Ask OpenAI-compatible judges for token log-probabilities: each judged verdict records
+    /// the judge's confidence in it (`invocation.confidence`), and `labels next` puts the
+    /// least certain first. A server that refuses them is asked again without.
+    #[arg(long)]
+    pub logprobs: bool,
     /// `llm`: feedback written by the (first) judge, 3–5 sentences; falls back to the
     /// deterministic summary on any failure.
     #[arg(long, value_parser = choice::choice::<FeedbackMode>(), default_value = "deterministic")]
@@ -432,6 +437,7 @@ impl JudgeArgs {
             max_cost: self.max_cost,
             no_cache: self.no_cache,
             feedback: self.feedback,
+            logprobs: self.logprobs,
         }
     }
 }

@@ -173,6 +173,8 @@ fn parse(text: &str) -> Result<ChatResponse, LlmError> {
         text,
         input_tokens: tokens("input_tokens"),
         output_tokens: tokens("output_tokens"),
+        // Anthropic's API gives no log-probabilities.
+        logprobs: Vec::new(),
     })
 }
 

@@ -95,6 +95,14 @@ impl Cache {
                 .get("output_tokens")
                 .and_then(serde_json::Value::as_u64)
                 .unwrap_or(0),
+            logprobs: v
+                .get("logprobs")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+                .take(super::MAX_LOGPROBS)
+                .filter_map(|t| Some((t.get(0)?.as_str()?.to_owned(), t.get(1)?.as_f64()?)))
+                .collect(),
         })
     }
 
@@ -107,12 +115,15 @@ impl Cache {
         if std::fs::create_dir_all(parent).is_err() {
             return;
         }
-        let body = json!({
+        let mut body = json!({
             "text": response.text,
             "input_tokens": response.input_tokens,
             "output_tokens": response.output_tokens,
-        })
-        .to_string();
+        });
+        if !response.logprobs.is_empty() {
+            body["logprobs"] = json!(response.logprobs);
+        }
+        let body = body.to_string();
         let temp = parent.join(format!(
             ".{}.{}.tmp",
             std::process::id(),

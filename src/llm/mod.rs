@@ -81,6 +81,9 @@ pub struct ChatRequest {
     /// samples apart in the cache).
     #[serde(skip_serializing_if = "is_zero")]
     pub sample: u32,
+    /// Ask for each reply token's log-probability, where the server gives them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub logprobs: bool,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
@@ -94,6 +97,30 @@ pub struct ChatResponse {
     pub text: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// The reply's tokens and their natural-log probabilities, in order, when asked for
+    /// and given (empty otherwise).
+    pub logprobs: Vec<(String, f64)>,
+}
+
+/// The most token log-probabilities kept from one reply (a reply is bounded anyway; this
+/// bounds what a server's extra fields can make us hold).
+pub const MAX_LOGPROBS: usize = 8192;
+
+/// Reads an OpenAI-style `logprobs.content` array (`[{token, logprob}, …]`) onto `into`.
+pub fn push_logprobs(content: &serde_json::Value, into: &mut Vec<(String, f64)>) {
+    for t in content.as_array().into_iter().flatten() {
+        if into.len() >= MAX_LOGPROBS {
+            return;
+        }
+        if let (Some(token), Some(lp)) = (
+            t.get("token").and_then(serde_json::Value::as_str),
+            t.get("logprob").and_then(serde_json::Value::as_f64),
+        ) && lp.is_finite()
+            && lp <= 0.0
+        {
+            into.push((token.to_owned(), lp));
+        }
+    }
 }
 
 /// Why a call failed. Messages never hold a key.

@@ -25,6 +25,8 @@ pub struct OpenAi {
     pub max_reply_bytes: usize,
     /// Cleared after a server rejects `response_format`.
     structured: AtomicBool,
+    /// Cleared after a server rejects `logprobs`.
+    logprobs: AtomicBool,
 }
 
 impl OpenAi {
@@ -46,10 +48,11 @@ impl OpenAi {
             timeouts,
             max_reply_bytes,
             structured: AtomicBool::new(true),
+            logprobs: AtomicBool::new(true),
         }
     }
 
-    fn body(req: &ChatRequest, structured: bool, stream: bool) -> Value {
+    fn body(req: &ChatRequest, structured: bool, logprobs: bool, stream: bool) -> Value {
         let mut body = json!({
             "model": req.model,
             "messages": req.messages,
@@ -58,6 +61,9 @@ impl OpenAi {
         });
         if let Some(seed) = req.seed {
             body["seed"] = json!(seed);
+        }
+        if logprobs {
+            body["logprobs"] = json!(true);
         }
         if stream {
             body["stream"] = json!(true);
@@ -94,9 +100,10 @@ impl OpenAi {
         &self,
         req: &ChatRequest,
         structured: bool,
+        logprobs: bool,
         on_piece: Option<OnPiece<'_>>,
     ) -> Result<ChatResponse, LlmError> {
-        let body = Self::body(req, structured, on_piece.is_some());
+        let body = Self::body(req, structured, logprobs, on_piece.is_some());
         let cap = self.max_reply_bytes;
         let Some(on_piece) = on_piece else {
             return parse(
@@ -134,6 +141,9 @@ impl OpenAi {
                 {
                     super::push_text(&mut response.text, text, cap)?;
                     on_piece(Piece::Text(text));
+                }
+                if let Some(content) = v.pointer("/choices/0/logprobs/content") {
+                    super::push_logprobs(content, &mut response.logprobs);
                 }
                 if v.pointer("/choices/0/finish_reason")
                     .is_some_and(|f| !f.is_null())
@@ -180,6 +190,9 @@ fn parse(text: &str) -> Result<ChatResponse, LlmError> {
     if let Some(usage) = v.get("usage") {
         read_usage(usage, &mut response);
     }
+    if let Some(content) = v.pointer("/choices/0/logprobs/content") {
+        super::push_logprobs(content, &mut response.logprobs);
+    }
     Ok(response)
 }
 
@@ -194,18 +207,34 @@ impl Provider for OpenAi {
         on_piece: Option<OnPiece<'a>>,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
-            let structured = req.schema.is_some() && self.structured.load(Ordering::Relaxed);
-            match self.send(req, structured, on_piece).await {
-                // A server without structured output says so with a 400 naming the field.
-                Err(LlmError::Request {
-                    status: 400,
-                    message,
-                }) if structured && message.to_ascii_lowercase().contains("response_format") => {
-                    self.structured.store(false, Ordering::Relaxed);
-                    self.send(req, false, on_piece).await
+            let mut structured = req.schema.is_some() && self.structured.load(Ordering::Relaxed);
+            let mut logprobs = req.logprobs && self.logprobs.load(Ordering::Relaxed);
+            // A server without structured output or log-probabilities says so with a 400
+            // naming the field: asked again without it (once each), and remembered.
+            for _ in 0..2 {
+                match self.send(req, structured, logprobs, on_piece).await {
+                    Err(LlmError::Request {
+                        status: 400,
+                        message,
+                    }) => {
+                        let lower = message.to_ascii_lowercase();
+                        if structured && lower.contains("response_format") {
+                            self.structured.store(false, Ordering::Relaxed);
+                            structured = false;
+                        } else if logprobs && lower.contains("logprobs") {
+                            self.logprobs.store(false, Ordering::Relaxed);
+                            logprobs = false;
+                        } else {
+                            return Err(LlmError::Request {
+                                status: 400,
+                                message,
+                            });
+                        }
+                    }
+                    other => return other,
                 }
-                other => other,
             }
+            self.send(req, structured, logprobs, on_piece).await
         })
     }
 }

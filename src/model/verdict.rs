@@ -145,6 +145,10 @@ pub struct Invocation {
     pub latency_ms: u64,
     pub attempts: u32,
     pub cache_hit: bool,
+    /// How sure the judge was of its verdict: the probability of the verdict's first token
+    /// (when log-probabilities were asked for and given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 /// The outcome for one criterion of one item.

@@ -227,6 +227,7 @@ fn judge_options(
             .max(1),
         seed: args.seed.or(settings.seed),
         system_prompt,
+        logprobs: args.logprobs,
     })
 }
 

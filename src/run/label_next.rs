@@ -63,7 +63,12 @@ struct Seen {
     verdicts: BTreeMap<String, usize>,
     abstained: bool,
     failed: bool,
+    /// The least confidence a judge gave a verdict (from log-probabilities).
+    confidence: Option<f64>,
 }
+
+/// Below this confidence a verdict counts as uncertain.
+const UNSURE: f64 = 0.9;
 
 /// Plans the next `n` items for `annotator` on `dataset` from the workspace's runs over
 /// it, with the stop rule at `target` half-width.
@@ -109,6 +114,9 @@ pub fn plan(
                 .entry((cell.item_id.clone(), r.criterion_id.clone()))
                 .or_default();
             seen.failed |= r.failure.is_some();
+            if let Some(p) = r.invocation.as_ref().and_then(|i| i.confidence) {
+                seen.confidence = Some(seen.confidence.map_or(p, |q: f64| q.min(p)));
+            }
             let votes: Vec<&Verdict> = match &r.ensemble {
                 Some(e) => e.votes.iter().filter_map(|v| v.verdict.as_ref()).collect(),
                 None => r.verdict.iter().collect(),
@@ -164,6 +172,11 @@ pub fn plan(
             if seen.failed {
                 here += 1.0;
                 reasons.push(format!("grading {c} failed"));
+            }
+            // Where the judge itself was unsure: 4 × (1 − p), up to 2 (a coin toss).
+            if let Some(p) = seen.confidence.filter(|p| *p < UNSURE) {
+                here += (4.0 * (1.0 - p)).min(2.0);
+                reasons.push(format!("the judge was unsure of {c} (p {p:.2})"));
             }
             priority += here;
             if here > stratum.0 {

@@ -37,6 +37,9 @@ pub struct JudgeSettings {
     /// Neither read nor write the response cache.
     pub no_cache: bool,
     pub feedback: FeedbackMode,
+    /// Ask OpenAI-compatible judges for log-probabilities: each verdict records the
+    /// judge's confidence (what `labels next` orders uncertain items by).
+    pub logprobs: bool,
 }
 
 impl Default for JudgeSettings {
@@ -59,6 +62,7 @@ impl Default for JudgeSettings {
             max_cost: None,
             no_cache: false,
             feedback: FeedbackMode::default(),
+            logprobs: false,
         }
     }
 }

@@ -47,6 +47,10 @@ pub enum Reply {
     EndlessError(u16),
     /// This text, once the test calls [`LlmServer::release`].
     Held(String),
+    /// This text with token log-probabilities (`logprobs.content` as `OpenAI` sends it, when the request
+    /// asks for them): the verdict value's first character has probability `p`, every other
+    /// token 1.
+    Confident(String, f64),
 }
 
 /// One request as the server saw it.
@@ -206,6 +210,14 @@ async fn answer(
         released(&inner).await;
         reply = Reply::Text(text);
     }
+    let wants_logprobs = seen.body.get("logprobs") == Some(&Value::Bool(true));
+    let logprobs = match &reply {
+        Reply::Confident(text, p) if wants_logprobs => Some(verdict_tokens(text, *p)),
+        _ => None,
+    };
+    if let Reply::Confident(text, _) = reply {
+        reply = Reply::Text(text);
+    }
     let anthropic = seen.path == "/v1/messages";
     let stream = seen.body.get("stream") == Some(&Value::Bool(true));
     let response = match reply {
@@ -217,7 +229,8 @@ async fn answer(
                 json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
                        "usage": {"input_tokens": 100, "output_tokens": 20}})
             } else {
-                json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
+                       "logprobs": logprobs.map(|content| json!({"content": content}))}],
                        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
             };
             (StatusCode::OK, axum::Json(body)).into_response()
@@ -241,10 +254,30 @@ async fn answer(
         Reply::Garbage(text) => (StatusCode::OK, text).into_response(),
         Reply::Endless => endless(StatusCode::OK, anthropic, stream),
         Reply::EndlessError(code) => endless(StatusCode::from_u16(code).unwrap(), false, false),
-        Reply::Held(_) => unreachable!("answered once released"),
+        Reply::Held(_) | Reply::Confident(..) => unreachable!("answered as text above"),
     };
     inner.in_flight.fetch_sub(1, Ordering::SeqCst);
     response
+}
+
+/// The `logprobs.content` (as `OpenAI` sends it) for `text`: three tokens, the verdict value's first
+/// character alone with probability `p`.
+fn verdict_tokens(text: &str, p: f64) -> Value {
+    let key = text
+        .find("\"verdict\"")
+        .map_or(0, |k| k + "\"verdict\"".len());
+    let value = text[key..]
+        .find(|c: char| !matches!(c, ':' | ' ' | '"'))
+        .map_or(text.len(), |v| key + v);
+    let next = text[value..]
+        .chars()
+        .next()
+        .map_or(text.len(), |c| value + c.len_utf8());
+    json!([
+        {"token": &text[..value], "logprob": 0.0},
+        {"token": &text[value..next], "logprob": p.ln()},
+        {"token": &text[next..], "logprob": 0.0},
+    ])
 }
 
 /// A body that never ends: text events when `stream`, else a JSON reply (or, for an error

@@ -37,6 +37,8 @@ pub struct JudgeOptions {
     pub seed: Option<u64>,
     /// Replaces our system prompt.
     pub system_prompt: Option<String>,
+    /// Ask for log-probabilities: a judged verdict then records how sure the judge was.
+    pub logprobs: bool,
 }
 
 impl Default for JudgeOptions {
@@ -46,6 +48,7 @@ impl Default for JudgeOptions {
             max_tokens: 1024,
             seed: None,
             system_prompt: None,
+            logprobs: false,
         }
     }
 }
@@ -82,6 +85,7 @@ impl Judge {
             seed: self.opts.seed.map(|s| s.wrapping_add(u64::from(sample))),
             schema,
             sample,
+            logprobs: self.opts.logprobs,
         }
     }
 

@@ -24,6 +24,8 @@ pub struct Record {
     usage: Usage,
     attempts: u32,
     latency_ms: u64,
+    /// The last reply's token log-probabilities (empty when none were given).
+    logprobs: Vec<(String, f64)>,
 }
 
 impl Record {
@@ -37,6 +39,7 @@ impl Record {
             usage: Usage::default(),
             attempts: 0,
             latency_ms: 0,
+            logprobs: Vec::new(),
         }
     }
 
@@ -98,6 +101,7 @@ impl Record {
         self.calls += 1;
         self.cache_hit &= done.cache_hit;
         self.latency_ms += u64::try_from(done.latency.as_millis()).unwrap_or(u64::MAX);
+        self.logprobs.clone_from(&done.response.logprobs);
     }
 
     pub fn invocation(&self, response: &str) -> Invocation {
@@ -120,6 +124,7 @@ impl Record {
             latency_ms: self.latency_ms,
             attempts: self.attempts,
             cache_hit: self.calls > 0 && self.cache_hit,
+            confidence: None,
         }
     }
 
@@ -140,7 +145,14 @@ impl Record {
                 evidence: Vec::new(),
                 method: MethodKind::Judge,
                 failure: None,
-                invocation: Some(self.invocation(response)),
+                invocation: Some(Invocation {
+                    // One verdict per reply: its token is the verdict's (a one-shot reply
+                    // holds every criterion's, and is not read so).
+                    confidence: (self.strategy == "per_criterion")
+                        .then(|| verdict_confidence(&self.logprobs))
+                        .flatten(),
+                    ..self.invocation(response)
+                }),
                 ensemble: None,
             },
             Err(m) => self.fail(c, Failure::error("judge", m.to_string())),
@@ -196,7 +208,37 @@ pub fn merge(parts: &[&Invocation], strategy: &str) -> Option<Invocation> {
         latency_ms: parts.iter().map(|p| p.latency_ms).max().unwrap_or(0),
         attempts: parts.iter().map(|p| p.attempts).sum(),
         cache_hit: parts.iter().all(|p| p.cache_hit),
+        // The least sure of the parts.
+        confidence: parts
+            .iter()
+            .filter_map(|p| p.confidence)
+            .min_by(f64::total_cmp),
     })
+}
+
+/// The probability of a JSON reply's verdict, read from its tokens: the first token of the
+/// value after `"verdict":` (where `MET` and `UNMET`, or one score and another, part). `None`
+/// without tokens, or when the reply has no verdict key.
+pub fn verdict_confidence(tokens: &[(String, f64)]) -> Option<f64> {
+    if tokens.is_empty() {
+        return None;
+    }
+    let text: String = tokens.iter().map(|(t, _)| t.as_str()).collect();
+    let key = text.rfind("\"verdict\"")?;
+    let after = &text[key + "\"verdict\"".len()..];
+    let colon = after.find(':')?;
+    let rest = &after[colon + 1..];
+    let skipped = rest.len() - rest.trim_start_matches([' ', '\t', '\n', '\r', '"']).len();
+    let value_at = key + "\"verdict\"".len() + colon + 1 + skipped;
+    let mut start = 0;
+    for (token, lp) in tokens {
+        let end = start + token.len();
+        if value_at < end {
+            return Some(lp.exp());
+        }
+        start = end;
+    }
+    None
 }
 
 /// A call shared by several criteria: its tokens are spread over them (the first takes the
@@ -242,4 +284,39 @@ fn render_messages(messages: &[Message]) -> String {
         .map(|m| format!("{:?}: {}", m.role, m.content))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod confidence_tests {
+    use super::verdict_confidence;
+
+    fn tokens(parts: &[(&str, f64)]) -> Vec<(String, f64)> {
+        parts
+            .iter()
+            .map(|(t, p)| ((*t).to_owned(), p.ln()))
+            .collect()
+    }
+
+    #[test]
+    fn the_verdicts_first_token_gives_the_confidence() {
+        let t = tokens(&[
+            ("{\"", 1.0),
+            ("reason", 1.0),
+            ("\":\"", 1.0),
+            ("fine", 0.5),
+            ("\",\"", 1.0),
+            ("verdict", 1.0),
+            ("\":\"", 1.0),
+            ("UN", 0.62),
+            ("MET", 0.99),
+            ("\"}", 1.0),
+        ]);
+        let p = verdict_confidence(&t).unwrap();
+        assert!((p - 0.62).abs() < 1e-12, "{p}");
+        // A number, after a space.
+        let t = tokens(&[("{\"verdict\": ", 1.0), ("4", 0.8), ("}", 1.0)]);
+        assert!((verdict_confidence(&t).unwrap() - 0.8).abs() < 1e-12);
+        assert_eq!(verdict_confidence(&tokens(&[("{}", 1.0)])), None);
+        assert_eq!(verdict_confidence(&[]), None);
+    }
 }
