@@ -424,8 +424,11 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     let mut bob = String::new();
     for (i, l) in alice.lines().take(8).enumerate() {
         let mut l = l.replace("\"alice\"", "\"bob\"");
-        if i == 4 {
-            assert!(l.contains("\"q02\""), "{l}");
+        if i == 1 || i == 4 {
+            assert!(
+                l.contains(if i == 1 { "\"q01\"" } else { "\"q02\"" }),
+                "{l}"
+            );
             l = if l.contains("\"UNMET\"") {
                 l.replace("\"UNMET\"", "\"MET\"")
             } else {
@@ -440,13 +443,17 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     assert_eq!(ui.app.annotator, "adjudicated");
     assert!(ui.app.adjudicating());
     assert_eq!(
+        ui.app.label.criterion, 1,
+        "the item's first difference is focused"
+    );
+    assert_eq!(
         ui.app.peers.keys().collect::<Vec<_>>(),
         ["alice", "bob"],
         "every annotator's labels are read"
     );
     let screen = ui.screen();
     assert!(screen.contains("adjudicating"), "{screen}");
-    assert!(screen.contains("alice: MET · bob: MET"), "{screen}");
+    assert!(screen.contains("≠ DIFFER"), "{screen}");
     // Disagreements first, adjudicating: the items where the annotators differ.
     ui.press([key('o'), key('o'), key('n')]);
     assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q02");

@@ -296,11 +296,13 @@ impl App {
                 peers,
                 assignment,
             } => {
+                let mut refocus = false;
                 if let Some(b) = &mut self.browse
                     && b.dataset == dataset
                 {
                     self.peers = peers;
                     self.assignment = assignment;
+                    refocus = std::mem::take(&mut self.label.refocus_on_open);
                     b.run = run;
                     if rubric.is_some() {
                         b.rubric = rubric;
@@ -309,6 +311,9 @@ impl App {
                     self.labels_gen += 1;
                     self.notes = notes;
                     self.annotators = annotators;
+                }
+                if refocus {
+                    self.focus_first_unanswered();
                 }
                 Vec::new()
             }

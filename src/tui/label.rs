@@ -63,6 +63,9 @@ pub struct LabelState {
     pub refocus: bool,
     /// Who was labelling before adjudication began (`A` goes back to them).
     pub adjudicating_from: Option<String>,
+    /// The annotator changed: once their labels are read, focus the item's first criterion
+    /// left to answer (adjudicating: the first difference).
+    pub refocus_on_open: bool,
     /// The "labels next" order and stop rule as last worked out.
     pub plan: Option<PlanShown>,
     /// One is being worked out (never two at once: labels typed meanwhile are counted in
@@ -151,6 +154,7 @@ impl App {
             ADJUDICATED.to_owned()
         };
         self.annotator.clone_from(&next);
+        self.label.refocus_on_open = true;
         vec![Effect::SetAnnotator {
             name: next,
             dataset: self.browse.as_ref().map(|b| b.dataset),

@@ -483,6 +483,7 @@ impl App {
             return Vec::new();
         }
         self.annotator.clone_from(&next);
+        self.label.refocus_on_open = true;
         self.annotator_confirmed = true;
         self.annotator_prompt = None;
         self.message = Some(format!(
