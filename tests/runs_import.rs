@@ -129,6 +129,44 @@ fn an_autorubric_experiment_keeps_autorubrics_scores() {
 }
 
 #[test]
+fn an_autorubric_panel_of_graded_records_imports_with_autorubrics_scores() {
+    let ws = workspace();
+    let panel = format!("{FIXTURES}/autorubric/graded_records.json");
+    // Named for what it is, with the command that keeps it.
+    let said = rubricate(ws.path(), &["inspect", &panel]);
+    assert!(
+        text(&said.stdout).contains("an autorubric ensemble's graded records"),
+        "{}{}",
+        text(&said.stdout),
+        text(&said.stderr)
+    );
+    let out = rubricate(
+        ws.path(),
+        &[
+            "runs",
+            "import",
+            &panel,
+            "--dataset",
+            &format!("{FIXTURES}/autorubric/essays.json"),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows = rows(ws.path(), &run_id(&text(&out.stdout)));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&panel).unwrap()).unwrap();
+    let expected = doc["graded_records"].as_array().unwrap();
+    assert_eq!(rows.len(), expected.len());
+    for (row, e) in rows.iter().zip(expected) {
+        let want = e["report"]["score"].as_f64().unwrap();
+        let got = row["score"].as_f64().unwrap();
+        assert!(
+            (got - want).abs() < 1e-12,
+            "item {}: {got} vs {want}",
+            e["item_idx"]
+        );
+    }
+}
+
+#[test]
 fn what_cannot_be_imported_says_what_to_give() {
     let ws = workspace();
     // agentv results do not carry the items they graded.

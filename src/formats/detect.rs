@@ -154,10 +154,14 @@ fn autorubric_files(root: &Node) -> Option<&'static str> {
         "an autorubric skill-improvement result (a skill's iterations and their scores), not a rubric"
     } else if has("n_seeds") && has("results") {
         "an autorubric comparison report (scores across seeds and judges), not a rubric"
+    } else if has("meta_judge") {
+        "a file of recorded meta-judge prompts (an autorubric golden test fixture; the rubric is quoted inside each prompt), not a rubric"
+    } else if has("graded_records") {
+        "an autorubric ensemble's graded records (each item's report and votes), not a rubric; `rubricate runs import FILE --dataset DATASET` reads it as a run"
     } else if has("pickle_b64") {
         "a pickled Python object (an autorubric test fixture), not a rubric"
     } else if has("configurations") && has("system_prompts") {
-        "recorded judge prompts (an autorubric test fixture), not a rubric"
+        "a file of recorded judge prompts (an autorubric test fixture), not a rubric"
     } else if has("about") && (has("answers") || (has("judges") && has("datasets"))) {
         "an autorubric test fixture (recorded judge exchanges and their expected results), not a rubric"
     } else if has("model") && (has("cache_enabled") || has("max_retries") || has("timeout")) {

@@ -90,6 +90,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
             .is_some_and(|(_, v)| is_agentv_result(v))
             .then_some("agentv results (YAML)");
     }
+    if graded_records(path) {
+        return Some("an autorubric ensemble's graded records");
+    }
     // Results are JSONL; only a first line of bounded length is looked at.
     let v = crate::formats::dataset::first_jsonl_object(path)?;
     let has = |k: &str| v.contains_key(k);
@@ -120,6 +123,9 @@ pub fn read_foreign_run(path: &Path) -> Result<ForeignRun, Diagnostics> {
     }
     if is_yaml(path) {
         return read_agentv_yaml(&file, path);
+    }
+    if graded_records(path) {
+        return read_graded_records(&file, path);
     }
     let open = || {
         std::fs::File::open(path)
@@ -445,25 +451,10 @@ fn read_autorubric(dir: &Path) -> Result<ForeignRun, Diagnostics> {
                 continue;
             }
         };
-        let Some(idx) = v.get("item_idx").and_then(Value::as_u64) else {
-            problems.push(at("an item line needs `item_idx`".into()));
-            continue;
-        };
-        let report = v.get("report");
-        let reports = report
-            .and_then(|r| r.get("criterion_reports"))
-            .and_then(Value::as_array);
-        let verdicts = reports
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, cr)| criterion_report(i, cr))
-            .collect();
-        items.push(ForeignItem {
-            key: ItemKey::Position(usize::try_from(idx).unwrap_or(usize::MAX)),
-            verdicts,
-            error: v.get("error").and_then(Value::as_str).map(str::to_owned),
-        });
+        match graded_item(&v) {
+            Some(item) => items.push(item),
+            None => problems.push(at("an item line needs `item_idx`".into())),
+        }
     }
     if !problems.is_empty() {
         return Err(Diagnostics(problems));
@@ -475,6 +466,84 @@ fn read_autorubric(dir: &Path) -> Result<ForeignRun, Diagnostics> {
         items,
     })
 }
+
+/// One graded item as autorubric records it (`{item_idx, error, report: {criterion_reports}}`:
+/// an experiment's `items.jsonl` line, or one of a panel's `graded_records`); `None`
+/// without `item_idx`.
+fn graded_item(v: &Value) -> Option<ForeignItem> {
+    let idx = v.get("item_idx").and_then(Value::as_u64)?;
+    let verdicts = v
+        .get("report")
+        .and_then(|r| r.get("criterion_reports"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, cr)| criterion_report(i, cr))
+        .collect();
+    Some(ForeignItem {
+        key: ItemKey::Position(usize::try_from(idx).unwrap_or(usize::MAX)),
+        verdicts,
+        error: v.get("error").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+/// Whether `path` is a JSON file whose object starts with `graded_records` (autorubric's
+/// serialized ensemble results): told from its first bytes, without reading it whole.
+fn graded_records(path: &Path) -> bool {
+    use std::io::Read as _;
+    if !path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        return false;
+    }
+    let mut head = [0u8; 256];
+    let Ok(n) = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&head[..n]);
+    text.trim_start()
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with("\"graded_records\""))
+}
+
+/// A panel of autorubric's graded records (`{graded_records: [{item_idx, report}, …]}`) as
+/// a run named after the file; the dataset is given on import.
+fn read_graded_records(file: &str, path: &Path) -> Result<ForeignRun, Diagnostics> {
+    let whole = |m: String| Diagnostics::one(Diagnostic::whole(file, m));
+    let text = super::read_text(path, MAX_RECORDS_BYTES, "graded records")?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| {
+        Diagnostics::one(Diagnostic::at(
+            file,
+            super::diag::Pos::new(e.line(), e.column()),
+            format!("not JSON: {e}"),
+        ))
+    })?;
+    let records = v
+        .get("graded_records")
+        .and_then(Value::as_array)
+        .ok_or_else(|| whole("`graded_records` is not a list".into()))?;
+    let mut items = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        items.push(
+            graded_item(r)
+                .ok_or_else(|| whole(format!("graded record {} has no `item_idx`", i + 1)))?,
+        );
+    }
+    Ok(ForeignRun {
+        system: "autorubric",
+        name: path.file_stem().map_or_else(
+            || "graded records".into(),
+            |s| s.to_string_lossy().into_owned(),
+        ),
+        dataset: None,
+        items,
+    })
+}
+
+/// The most a graded-records file may hold (it is read whole: one JSON document).
+const MAX_RECORDS_BYTES: u64 = 256 * 1024 * 1024;
 
 /// One of autorubric's criterion reports: a binary `verdict`, a `multi_choice_verdict`
 /// (its `selected_label`), or an ensemble's `final_verdict`; `error` when the judge failed.
