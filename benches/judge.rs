@@ -74,6 +74,7 @@ fn run(url: &str, items: usize) -> (f64, f64, usize) {
         kind: ProviderKind::OpenAi,
         model: "bench".into(),
         base_url: format!("{url}/v1"),
+        replicas: Vec::new(),
         key: None,
         key_var: "OPENAI_API_KEY".into(),
     };

@@ -38,6 +38,7 @@ fn spec(kind: ProviderKind, url: &str) -> ProviderSpec {
         kind,
         model: MODEL.into(),
         base_url,
+        replicas: Vec::new(),
         key: None,
         key_var: key_var.into(),
     }
@@ -955,4 +956,68 @@ async fn a_panel_given_a_gate_holds_every_judge_and_a_stop_is_no_judge_error() {
     assert_eq!(server.seen().len(), 1);
     let judge = &panel.judges[0];
     assert_eq!(judge.client.meter().snapshot().failed_calls, 0);
+}
+
+/// A client of replicas of one OpenAI-compatible server at `urls`.
+fn replicas_client(urls: &[&str], opts: ClientOptions) -> Client {
+    let mut s = spec(ProviderKind::OpenAi, urls[0]);
+    s.replicas = urls[1..].iter().map(|u| format!("{u}/v1")).collect();
+    client_for(s, opts)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_replica_is_set_aside_and_the_others_answer_every_call() {
+    let good = replying(REPLY);
+    let bad = LlmServer::start(Duration::ZERO, |_| {
+        Reply::Status(503, None, "overloaded".into())
+    });
+    let client = replicas_client(
+        &[&bad.url, &good.url],
+        ClientOptions {
+            concurrency: 4,
+            ..quick(4)
+        },
+    );
+    assert_eq!(client.limits().concurrency(), 8, "4 per replica");
+    let requests: Vec<ChatRequest> = (0..40).map(|i| request(&format!("q{i}"))).collect();
+    let results = join_all(requests.iter().map(|r| client.complete(r, None))).await;
+    for r in &results {
+        assert!(r.is_ok(), "{r:?}");
+    }
+    assert_eq!(
+        good.seen().len(),
+        40,
+        "every call answered by the good replica"
+    );
+    // The bad one saw at most its first burst (4 in flight) before it was set aside.
+    let tried = bad.seen().len();
+    assert!(
+        (1..=8).contains(&tried),
+        "the failing replica was tried {tried} times"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_spread_over_replicas_each_within_its_own_concurrency() {
+    let a = LlmServer::start(Duration::from_millis(20), |_| Reply::Text(REPLY.into()));
+    let b = LlmServer::start(Duration::from_millis(20), |_| Reply::Text(REPLY.into()));
+    let client = replicas_client(
+        &[&a.url, &b.url],
+        ClientOptions {
+            concurrency: 3,
+            ..quick(0)
+        },
+    );
+    let requests: Vec<ChatRequest> = (0..30).map(|i| request(&format!("q{i}"))).collect();
+    let results = join_all(requests.iter().map(|r| client.complete(r, None))).await;
+    assert!(results.iter().all(Result::is_ok));
+    assert_eq!(a.seen().len() + b.seen().len(), 30);
+    for (name, s) in [("a", &a), ("b", &b)] {
+        assert!(
+            s.max_in_flight() <= 3,
+            "{name}: {} in flight",
+            s.max_in_flight()
+        );
+        assert!(s.seen().len() >= 10, "{name} took {} of 30", s.seen().len());
+    }
 }

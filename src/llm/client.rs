@@ -66,6 +66,18 @@ impl Default for ClientOptions {
     }
 }
 
+/// The limits of an endpoint of `servers` replicas: each replica keeps the configured
+/// concurrency and rates (enforced per replica), so the endpoint as a whole takes them all.
+pub fn endpoint_limits(opts: &ClientOptions, servers: usize) -> Limits {
+    let n = servers.max(1);
+    let times = |x: Option<u32>| x.map(|x| x.saturating_mul(u32::try_from(n).unwrap_or(u32::MAX)));
+    Limits::new(
+        opts.concurrency.saturating_mul(n),
+        times(opts.rpm),
+        times(opts.tpm),
+    )
+}
+
 /// A successful call and what it took.
 #[derive(Debug, Clone)]
 pub struct Completion {
@@ -160,27 +172,56 @@ impl Client {
             whole: opts.timeout,
             idle: opts.idle_timeout,
         };
-        let provider: Arc<dyn Provider> = match spec.kind {
-            ProviderKind::OpenAi => Arc::new(OpenAi::new(
-                &spec.name,
-                &spec.base_url,
-                spec.key,
-                &spec.key_var,
-                http,
-                timeouts,
-                opts.max_reply_bytes,
-            )),
-            ProviderKind::Anthropic => Arc::new(Anthropic {
-                base_url: spec.base_url,
-                key: spec.key,
-                key_var: spec.key_var,
-                http,
-                timeouts,
-                max_reply_bytes: opts.max_reply_bytes,
-            }),
+        let ProviderSpec {
+            name,
+            kind,
+            model,
+            base_url,
+            replicas,
+            key,
+            key_var,
+        } = spec;
+        let one = |url: &str| -> Box<dyn Provider> {
+            match kind {
+                ProviderKind::OpenAi => Box::new(OpenAi::new(
+                    &name,
+                    url,
+                    key.clone(),
+                    &key_var,
+                    http.clone(),
+                    timeouts,
+                    opts.max_reply_bytes,
+                )),
+                ProviderKind::Anthropic => Box::new(Anthropic {
+                    base_url: url.to_owned(),
+                    key: key.clone(),
+                    key_var: key_var.clone(),
+                    http: http.clone(),
+                    timeouts,
+                    max_reply_bytes: opts.max_reply_bytes,
+                }),
+            }
         };
-        let mut client = Self::with_provider(id, &spec.model, provider, opts);
+        // Replicas: each server keeps the configured limits; the endpoint's own limits
+        // are theirs together.
+        let provider: Arc<dyn Provider> = if replicas.is_empty() {
+            Arc::from(one(&base_url))
+        } else {
+            Arc::new(super::replicas::Replicas::new(
+                &name,
+                std::iter::once(&base_url)
+                    .chain(&replicas)
+                    .map(|u| one(u))
+                    .collect(),
+                opts.concurrency,
+                opts.rpm,
+                opts.tpm,
+            ))
+        };
+        let limits = endpoint_limits(&opts, 1 + replicas.len());
+        let mut client = Self::with_provider(id, &model, provider, opts);
         client.endpoint = endpoint;
+        client.limits = Arc::new(limits);
         Ok(client)
     }
 

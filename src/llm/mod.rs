@@ -12,6 +12,7 @@ mod limits;
 mod meter;
 mod model_id;
 mod openai;
+mod replicas;
 mod sse;
 
 use std::future::Future;
@@ -21,7 +22,7 @@ use std::time::Duration;
 pub use cache::{Cache, CacheStats};
 pub use client::{
     Client, ClientOptions, Completion, DEFAULT_MAX_REPLY_BYTES, IfUnreadable, Read, ReadError,
-    Reading, estimate_input_tokens, estimate_tokens,
+    Reading, endpoint_limits, estimate_input_tokens, estimate_tokens,
 };
 pub use gate::Gate;
 pub use limits::Limits;

@@ -18,6 +18,8 @@ pub struct ProviderSpec {
     /// The provider's own model name.
     pub model: String,
     pub base_url: String,
+    /// More servers of the same model (replicas); calls are spread over all of them.
+    pub replicas: Vec<String>,
     pub key: Option<String>,
     pub key_var: String,
 }
@@ -47,6 +49,8 @@ pub struct NamedProvider {
     pub name: String,
     pub kind: ProviderKind,
     pub base_url: String,
+    /// Further base URLs of replicas of the same server (`base_url: [a, b, …]`).
+    pub replicas: Vec<String>,
     /// The environment variable holding its key (none for a local server).
     pub key_env: Option<String>,
 }
@@ -77,6 +81,7 @@ pub fn resolve(
         kind,
         model: model.to_owned(),
         base_url: base_url.trim_end_matches('/').to_owned(),
+        replicas: Vec::new(),
         key,
         key_var: key_var.to_owned(),
     };
@@ -89,12 +94,19 @@ pub fn resolve(
                 "set {k} to judge with {prefix}/ models (the key variable of provider '{prefix}' in rubricate.yaml)"
             )));
         }
-        return Ok(spec(
-            p.kind,
-            p.base_url.clone(),
-            key,
-            p.key_env.as_deref().unwrap_or("its base URL"),
-        ));
+        return Ok(ProviderSpec {
+            replicas: p
+                .replicas
+                .iter()
+                .map(|u| u.trim_end_matches('/').to_owned())
+                .collect(),
+            ..spec(
+                p.kind,
+                p.base_url.clone(),
+                key,
+                p.key_env.as_deref().unwrap_or("its base URL"),
+            )
+        });
     }
     match prefix {
         "openai" => {
@@ -170,6 +182,7 @@ mod tests {
             name: "together".into(),
             kind: ProviderKind::OpenAi,
             base_url: "https://api.together.example/v1/".into(),
+            replicas: Vec::new(),
             key_env: Some("TOGETHER_KEY".into()),
         }];
         let e = env(&[("TOGETHER_KEY", "tk")]);

@@ -260,13 +260,12 @@ impl Factory<'_> {
     fn judge(&mut self, id: &str) -> Result<Judge, Error> {
         let spec = llm::resolve(id, &|k| std::env::var(k).ok(), &self.config.providers)
             .map_err(|e| Error::input(e.to_string()))?;
-        let limits = Arc::clone(self.limits.entry(spec.endpoint()).or_insert_with(|| {
-            Arc::new(Limits::new(
-                self.client_opts.concurrency,
-                self.client_opts.rpm,
-                self.client_opts.tpm,
-            ))
-        }));
+        let servers = 1 + spec.replicas.len();
+        let limits = Arc::clone(
+            self.limits
+                .entry(spec.endpoint())
+                .or_insert_with(|| Arc::new(llm::endpoint_limits(&self.client_opts, servers))),
+        );
         let price = self.config.prices.get(id).copied();
         if self.needs_price && price.is_none() {
             return Err(Error::input(format!(

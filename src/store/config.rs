@@ -172,7 +172,10 @@ fn parse_config(
 
 /// A provider that sends a key, or sends anything off this machine.
 fn needs_trust(p: &NamedProvider) -> bool {
-    p.key_env.is_some() || !super::trust::is_loopback(&p.base_url)
+    p.key_env.is_some()
+        || std::iter::once(&p.base_url)
+            .chain(&p.replicas)
+            .any(|u| !super::trust::is_loopback(u))
 }
 
 impl WorkspaceConfig {
@@ -353,7 +356,24 @@ fn providers(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>) -> V
             },
         };
         let before = ctx.diags.len();
-        let base_url = f.string(ctx, "base_url");
+        // One URL, or a list of replicas of the same server.
+        let (base_url, replicas) = match f.take("base_url") {
+            Some(n) => match n.as_seq() {
+                Some(list) => {
+                    let mut urls = list
+                        .iter()
+                        .filter_map(|u| string_of(ctx, u, "each `base_url`"))
+                        .collect::<Vec<_>>()
+                        .into_iter();
+                    if list.is_empty() {
+                        ctx.err(n.pos, "`base_url` lists no URL");
+                    }
+                    (urls.next(), urls.collect())
+                }
+                None => (string_of(ctx, n, "`base_url`"), Vec::new()),
+            },
+            None => (None, Vec::new()),
+        };
         if base_url.is_none() && ctx.diags.len() == before {
             ctx.err(
                 value.pos,
@@ -376,6 +396,7 @@ fn providers(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>) -> V
                 name: name.text.clone(),
                 kind,
                 base_url,
+                replicas,
                 key_env,
             });
         }
@@ -507,6 +528,35 @@ mod tests {
             err.ends_with(":1:17: `allow_commands` must be true or false, found a string"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_base_url_list_is_replicas_and_any_remote_one_asks_for_trust() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(CONFIG_FILE);
+        std::fs::write(
+            &file,
+            "providers:\n  vllm:\n    base_url: [http://127.0.0.1:8000/v1, http://127.0.0.1:8001/v1]\n",
+        )
+        .unwrap();
+        let (config, _) = read_config(&file).unwrap();
+        let p = &config.providers[0];
+        assert_eq!(p.base_url, "http://127.0.0.1:8000/v1");
+        assert_eq!(p.replicas, ["http://127.0.0.1:8001/v1"]);
+        assert!(
+            config.asks_for_trust().is_empty(),
+            "loopback replicas need no trust"
+        );
+        std::fs::write(
+            &file,
+            "providers:\n  vllm:\n    base_url: [http://127.0.0.1:8000/v1, https://gpu.example/v1]\n",
+        )
+        .unwrap();
+        let (config, _) = read_config(&file).unwrap();
+        assert_eq!(config.asks_for_trust().len(), 1);
+        std::fs::write(&file, "providers:\n  vllm:\n    base_url: []\n").unwrap();
+        let err = read_config(&file).unwrap_err().to_string();
+        assert!(err.contains("`base_url` lists no URL"), "{err}");
     }
 
     #[test]
