@@ -6,6 +6,12 @@ fn main() -> ExitCode {
     // A panic is a bug: say so plainly, with where, and exit 101 as Rust does.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("rubricate hit an internal error (a bug, please report it): {info}");
+        // The backtrace (function names; the release binary keeps its symbols) goes to the
+        // log (`RUBRICATE_LOG`), where a report can quote it.
+        tracing::error!(
+            "panic: {info}\n{}",
+            std::backtrace::Backtrace::force_capture()
+        );
     }));
     let cli = rubricate::cli::Cli::parse();
     // A command logs to stderr; without one the terminal UI may start, whose screen stderr
