@@ -3,7 +3,6 @@
 //! reported saved.
 
 use crate::core::text::cell;
-use std::fmt::Write as _;
 use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -177,7 +176,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
             n,
             target,
             format,
-        } => next(&ws, who, *n, *target, *format),
+        } => super::label_next::next(&ws, &who.dataset, &annotator(who)?, *n, *target, *format),
         LabelsAction::Set {
             who,
             rubric,
@@ -523,100 +522,4 @@ fn export_autorubric(
     serde_json::to_string_pretty(&doc)
         .map(|t| t + "\n")
         .map_err(|e| CliError::input(format!("cannot write JSON: {e}")))
-}
-
-/// `labels next`: the order to label in, and each criterion's stop rule.
-fn next(
-    ws: &crate::store::Workspace,
-    who: &Who,
-    n: usize,
-    target: f64,
-    format: super::metrics::MetricsFormat,
-) -> Result<u8, CliError> {
-    if !(target.is_finite() && target > 0.0 && target < 1.0) {
-        return Err(CliError::input(
-            "--target is a half-width between 0 and 1, like 0.05",
-        ));
-    }
-    let annotator = annotator(who)?;
-    let bootstrap = crate::metrics::Bootstrap::default();
-    let plan = crate::run::label_next::plan(ws, &who.dataset, &annotator, n, target, &bootstrap)
-        .map_err(|e| CliError::input(e.message))?;
-    if plan.runs == 0 {
-        return Err(CliError::input(format!(
-            "no run over {} yet: grade it first (`rubricate grade --rubric R {} --save`); the order comes from the judges' verdicts",
-            who.dataset.display(),
-            who.dataset.display()
-        )));
-    }
-    if format == super::metrics::MetricsFormat::Json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&plan).unwrap_or_default()
-        );
-        return Ok(exit::OK);
-    }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "next {} for {} in '{}' (from {}{}):",
-        crate::engine::checks::plural(plan.next.len(), "item"),
-        plan.annotator,
-        dataset_key(&who.dataset),
-        crate::engine::checks::plural(plan.runs, "run"),
-        plan.assigned
-            .map(|n| format!("; of the {n} items assigned to them"))
-            .unwrap_or_default()
-    );
-    for item in &plan.next {
-        let why = if item.reasons.is_empty() {
-            "the judges agree (coverage)".to_owned()
-        } else {
-            item.reasons.join("; ")
-        };
-        let _ = writeln!(
-            out,
-            "  {:<16} {}",
-            crate::core::text::clipped(&item.item, 16),
-            crate::core::text::visible(&why)
-        );
-    }
-    if plan.next.is_empty() {
-        let _ = writeln!(
-            out,
-            "  nothing: every graded item{} is labelled",
-            if plan.assigned.is_some() {
-                " assigned to them"
-            } else {
-                ""
-            }
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n{:<22} {:>8} {:>7} {:>10} {:>14}",
-        "CRITERION",
-        "LABELLED",
-        "KAPPA",
-        "CI ±",
-        format!("MORE TO ±{target}")
-    );
-    for c in &plan.criteria {
-        let _ = writeln!(
-            out,
-            "{:<22} {:>8} {:>7} {:>10} {:>14}",
-            crate::core::text::clipped(&c.criterion, 22),
-            c.labelled,
-            c.kappa.map_or_else(|| "-".into(), |k| format!("{k:.3}")),
-            c.half_width
-                .map_or_else(|| "-".into(), |w| format!("{w:.3}")),
-            match c.more_needed {
-                Some(0) => "reached".to_owned(),
-                Some(m) => format!("~{m}"),
-                None => "no interval yet".to_owned(),
-            }
-        );
-    }
-    print!("{out}");
-    Ok(exit::OK)
 }

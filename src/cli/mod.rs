@@ -9,6 +9,7 @@ mod datasets;
 mod dry_run;
 mod grade;
 mod inspect;
+mod label_next;
 mod labels;
 mod lint;
 mod metrics;

@@ -401,7 +401,7 @@ impl App {
                 people,
             } => {
                 self.label.planning = false;
-                self.label.plan = Some(super::label::PlanShown {
+                self.label.plan = Some(super::label_plan::PlanShown {
                     dataset,
                     annotator,
                     labels_gen,

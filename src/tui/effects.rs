@@ -13,10 +13,6 @@ use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::store::Workspace;
 use crate::store::labels::{Journal, Op};
 
-/// How many items of the "labels next" order the Label pane keeps (its queue walks them in
-/// turn; past them it goes on with the unlabelled items in order).
-const PLAN_ITEMS: usize = 5000;
-
 pub struct Runtime {
     pub ws: Workspace,
     /// The datasets, by the position the UI knows them at (new ones are only appended).
@@ -60,69 +56,8 @@ impl Runtime {
         self.tx.lock().ok()?.clone()
     }
 
-    /// What belongs to an open dataset for the annotator: their labels and notes, everyone
-    /// with a journal, the items assigned to them, and — while adjudicating — every other
-    /// annotator's labels.
-    fn opened(
-        &self,
-        dataset: usize,
-        d: &DatasetInfo,
-        run: Option<Arc<data::RunData>>,
-        rubric: Option<Arc<crate::model::Rubric>>,
-    ) -> Msg {
-        let annotator = self.annotator();
-        let labels_dir = self.ws.labels_dir();
-        let annotators = crate::store::labels::annotators(&labels_dir, &d.key);
-        let peers = if annotator == crate::store::labels::ADJUDICATED {
-            annotators
-                .iter()
-                .filter(|a| **a != annotator)
-                .map(|a| (a.clone(), data::labels(&self.ws, &d.key, a)))
-                .collect()
-        } else {
-            BTreeMap::new()
-        };
-        let assignment = match crate::store::assignments::read(&labels_dir, &d.key) {
-            Ok(a) => a.and_then(|a| a.of(&annotator)),
-            Err(e) => {
-                tracing::warn!("{e}");
-                None
-            }
-        };
-        Msg::Opened {
-            dataset,
-            run,
-            rubric,
-            labels: data::labels(&self.ws, &d.key, &annotator),
-            notes: data::notes(&self.ws, &d.key, &annotator),
-            annotators,
-            peers,
-            assignment,
-        }
-    }
-
-    /// The dataset's runs of one rubric ranked against `annotator`'s labels.
-    fn calibration(
-        &self,
-        d: &DatasetInfo,
-        annotator: &str,
-    ) -> Result<crate::run::calibration::Calibration, String> {
-        let runs = crate::run::calibration::dataset_runs(&self.ws, &d.path);
-        if runs.is_empty() {
-            return Err("no run of one rubric over this dataset yet: grade it (G), once per judge to compare".into());
-        }
-        crate::run::calibration::rank(
-            &self.ws,
-            &d.key,
-            annotator,
-            runs,
-            Some(&crate::metrics::Bootstrap::default()),
-        )
-        .map_err(|e| e.message)
-    }
-
     /// The dataset at `i` (as the UI numbers them).
-    fn dataset(&self, i: usize) -> Option<DatasetInfo> {
+    pub(super) fn dataset(&self, i: usize) -> Option<DatasetInfo> {
         self.datasets.read().ok()?.get(i).cloned()
     }
 
@@ -201,7 +136,7 @@ impl Runtime {
         Ok(info)
     }
 
-    fn annotator(&self) -> String {
+    pub(super) fn annotator(&self) -> String {
         self.annotator.lock().map(|a| a.clone()).unwrap_or_default()
     }
 
@@ -463,64 +398,22 @@ impl Runtime {
                 dataset,
                 annotator,
                 labels_gen,
-            } => {
-                let d = &self.dataset(dataset)?;
-                let plan = crate::run::label_next::plan(
-                    &self.ws,
-                    &d.path,
-                    &annotator,
-                    PLAN_ITEMS,
-                    crate::run::label_next::DEFAULT_TARGET,
-                    &crate::metrics::Bootstrap::default(),
-                )
-                .map(Arc::new)
-                .map_err(|e| e.message);
-                // People against people, once two people have labels.
-                let people = crate::run::people::people(&self.ws, &d.path, None)
-                    .ok()
-                    .filter(|r| !r.pairs.is_empty())
-                    .map(Arc::new);
-                Some(Msg::LabelPlan {
-                    dataset,
-                    annotator,
-                    labels_gen,
-                    plan,
-                    people,
-                })
-            }
+            } => Some(self.plan_labels(&self.dataset(dataset)?, dataset, annotator, labels_gen)),
             Effect::Calibrate {
                 dataset,
                 annotator,
                 labels_gen,
-            } => {
-                let d = &self.dataset(dataset)?;
-                Some(Msg::Calibrated {
-                    labels_gen,
-                    ranked: self.calibration(d, &annotator).map(Arc::new),
-                })
-            }
+            } => Some(Msg::Calibrated {
+                labels_gen,
+                ranked: self
+                    .calibration(&self.dataset(dataset)?, &annotator)
+                    .map(Arc::new),
+            }),
             Effect::Adopt {
                 dataset,
                 annotator,
                 run_id,
-            } => {
-                let d = &self.dataset(dataset)?;
-                let adopted = self.calibration(d, &annotator).and_then(|cal| {
-                    let chosen = cal
-                        .candidates
-                        .iter()
-                        .find(|c| c.agreement.manifest.id == run_id)
-                        .ok_or_else(|| format!("run {run_id} is no longer a candidate"))?;
-                    crate::run::calibration::adopt(&self.ws, &cal, chosen).map_err(|e| e.message)
-                });
-                Some(Msg::Info(match adopted {
-                    Ok(a) => format!(
-                        "adopted: {}@{} now judges with {} (the figures are in its history)",
-                        a.rubric, a.version, a.model
-                    ),
-                    Err(e) => format!("nothing adopted: {e}"),
-                }))
-            }
+            } => Some(self.adopt(&self.dataset(dataset)?, &annotator, &run_id)),
             Effect::Open { dataset } => {
                 let d = &self.dataset(dataset)?;
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);

@@ -3,11 +3,9 @@
 
 use std::time::Instant;
 
-use super::app::{App, Effect, Pane};
+use super::app::{App, Effect};
 use super::keymap::Action;
 use crate::model::{Kind, Verdict};
-use crate::run::label_next::{CriterionProgress, LabelPlan};
-use crate::store::labels::ADJUDICATED;
 
 /// The label queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,22 +65,10 @@ pub struct LabelState {
     /// left to answer (adjudicating: the first difference).
     pub refocus_on_open: bool,
     /// The "labels next" order and stop rule as last worked out.
-    pub plan: Option<PlanShown>,
+    pub plan: Option<super::label_plan::PlanShown>,
     /// One is being worked out (never two at once: labels typed meanwhile are counted in
     /// the next).
     pub planning: bool,
-}
-
-/// A "labels next" plan and what it was worked out for.
-#[derive(Debug, Clone)]
-pub struct PlanShown {
-    pub dataset: usize,
-    pub annotator: String,
-    /// The labels' generation it counts (older than the app's: a newer one is due).
-    pub labels_gen: u64,
-    pub plan: Result<std::sync::Arc<LabelPlan>, String>,
-    /// People against people (with two annotators or more).
-    pub people: Option<std::sync::Arc<crate::run::people::PeopleReport>>,
 }
 
 impl App {
@@ -114,61 +100,6 @@ impl App {
                     .or_else(|| criteria.iter().position(|c| !self.answered(&id, &c.id)))
             })
             .unwrap_or(0);
-    }
-
-    /// Labels go to the adjudicated journal, each annotator's shown beside them.
-    pub fn adjudicating(&self) -> bool {
-        self.annotator == ADJUDICATED
-    }
-
-    /// Into adjudication (labelling as `adjudicated`), or back to who was labelling before.
-    fn toggle_adjudication(&mut self) -> Vec<Effect> {
-        let next = if self.adjudicating() {
-            let back = self.label.adjudicating_from.take().or_else(|| {
-                self.annotators
-                    .iter()
-                    .find(|a| a.as_str() != ADJUDICATED)
-                    .cloned()
-            });
-            let Some(back) = back else {
-                self.message = Some("nobody else labels this dataset yet".into());
-                return Vec::new();
-            };
-            self.message = Some(format!("adjudication closed: labelling as {back}"));
-            back
-        } else {
-            let people = self
-                .annotators
-                .iter()
-                .filter(|a| a.as_str() != ADJUDICATED && **a != self.annotator)
-                .count()
-                + 1;
-            self.label.adjudicating_from = Some(self.annotator.clone());
-            self.message = Some(if people < 2 {
-                "adjudicating, though only one annotator has labels: nothing differs yet (A: back)"
-                    .into()
-            } else {
-                "adjudicating: each annotator's label is shown; yours settle them (o: disagreements first · A: back)"
-                    .into()
-            });
-            ADJUDICATED.to_owned()
-        };
-        self.annotator.clone_from(&next);
-        self.label.refocus_on_open = true;
-        vec![Effect::SetAnnotator {
-            name: next,
-            dataset: self.browse.as_ref().map(|b| b.dataset),
-        }]
-    }
-
-    /// Whether the annotators disagree on a cell (adjudication's queue).
-    fn peers_differ(&self, item: &str, criterion: &str) -> bool {
-        let key = (item.to_owned(), criterion.to_owned());
-        let mut said = self.peers.values().filter_map(|l| l.get(&key));
-        let Some(first) = said.next() else {
-            return false;
-        };
-        said.any(|v| v != first)
     }
 
     /// Whether the item has a label for the criterion, on disk or on its way there.
@@ -327,73 +258,6 @@ impl App {
             rubric,
             rubric_version,
         }]
-    }
-
-    /// Asks for the "labels next" plan again while Label or Results is shown and the one
-    /// held is for other labels, another dataset or annotator (one at a time).
-    pub(super) fn want_label_plan(&mut self) -> Vec<Effect> {
-        if self.label.planning || !matches!(self.pane, Pane::Label | Pane::Results) {
-            return Vec::new();
-        }
-        let Some(b) = self.browse.as_ref().filter(|b| b.run.is_some()) else {
-            return Vec::new();
-        };
-        let current = self.label.plan.as_ref().is_some_and(|p| {
-            p.dataset == b.dataset
-                && p.annotator == self.annotator
-                && p.labels_gen == self.labels_gen
-        });
-        if current {
-            return Vec::new();
-        }
-        self.label.planning = true;
-        vec![Effect::PlanLabels {
-            dataset: b.dataset,
-            annotator: self.annotator.clone(),
-            labels_gen: self.labels_gen,
-        }]
-    }
-
-    /// The plan for the open dataset and the annotator (perhaps a few labels behind).
-    pub fn label_plan(&self) -> Option<&LabelPlan> {
-        let b = self.browse.as_ref()?;
-        let shown = self.label.plan.as_ref()?;
-        (shown.dataset == b.dataset && shown.annotator == self.annotator)
-            .then_some(shown.plan.as_ref().ok()?.as_ref())
-    }
-
-    /// People against people for the open dataset, when two annotators have labels.
-    pub fn people(&self) -> Option<&crate::run::people::PeopleReport> {
-        let b = self.browse.as_ref()?;
-        let shown = self.label.plan.as_ref()?;
-        (shown.dataset == b.dataset).then_some(shown.people.as_deref()?)
-    }
-
-    /// A criterion's stop rule in the plan.
-    pub fn stop_rule(&self, criterion: &str) -> Option<&CriterionProgress> {
-        self.label_plan()?
-            .criteria
-            .iter()
-            .find(|c| c.criterion == criterion)
-    }
-
-    /// The next item of the "labels next" plan that still has a criterion without a label
-    /// (and is shown: a search or filter may hide it), other than the current one.
-    fn planned_row(&self) -> Option<usize> {
-        let b = self.browse.as_ref()?;
-        let plan = self.label_plan()?;
-        let criteria = self.label_criteria();
-        let current = b.position(b.cursor);
-        plan.next.iter().find_map(|n| {
-            if Some(n.position) == current || criteria.iter().all(|c| self.answered(&n.item, &c.id))
-            {
-                return None;
-            }
-            match &b.rows {
-                Some(rows) => rows.iter().position(|p| *p == n.position),
-                None => b.total.filter(|t| n.position < *t).map(|_| n.position),
-            }
-        })
     }
 
     /// The next item in the queue's order (or the previous one).

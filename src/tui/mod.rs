@@ -4,6 +4,7 @@
 //! pipeable), only when something changed and at most ~60 times a second; a panic hook and
 //! every exit path restore the terminal; logs go to a file, never to the screen.
 
+mod adjudicate;
 pub mod app;
 mod artifact_new;
 mod artifact_runtime;
@@ -12,6 +13,7 @@ pub mod calibrate;
 pub mod data;
 pub mod effect;
 pub mod effects;
+mod effects_labels;
 mod error;
 pub mod export;
 pub mod grade;
@@ -19,6 +21,7 @@ mod grid;
 mod input;
 pub mod keymap;
 mod label;
+mod label_plan;
 pub mod msg;
 pub mod palette;
 pub mod path_prompt;
