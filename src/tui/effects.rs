@@ -28,6 +28,9 @@ pub struct Runtime {
     runs: super::run::Runs,
     /// Set when the UI quits: long walks (estimates) stop at once.
     quitting: std::sync::atomic::AtomicBool,
+    /// When the last "labels next" plan finished and how long it took (plans are spaced
+    /// so that, labelling a large dataset fast, planning takes at most a quarter of a core).
+    pub(super) plan_cost: Mutex<(Option<std::time::Instant>, std::time::Duration)>,
 }
 
 impl Runtime {
@@ -42,6 +45,7 @@ impl Runtime {
             tx: Mutex::new(None),
             runs: super::run::Runs::default(),
             quitting: std::sync::atomic::AtomicBool::new(false),
+            plan_cost: Mutex::new((None, std::time::Duration::ZERO)),
         }
     }
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::app::Msg;
 use super::data::{self, DatasetInfo};
@@ -84,6 +85,18 @@ impl Runtime {
         annotator: String,
         labels_gen: u64,
     ) -> Msg {
+        // Three times the last plan's time since it finished (at most 10 s): labels typed
+        // meanwhile are read with the rest.
+        let (finished, took) = self.plan_cost.lock().map_or((None, Duration::ZERO), |c| *c);
+        if let Some(done) = finished {
+            let rest = (took * 3)
+                .min(Duration::from_secs(10))
+                .saturating_sub(done.elapsed());
+            if !rest.is_zero() {
+                std::thread::sleep(rest);
+            }
+        }
+        let start = Instant::now();
         let plan = crate::run::label_next::plan(
             &self.ws,
             &d.path,
@@ -98,6 +111,9 @@ impl Runtime {
             .ok()
             .filter(|r| !r.pairs.is_empty())
             .map(Arc::new);
+        if let Ok(mut cost) = self.plan_cost.lock() {
+            *cost = (Some(Instant::now()), start.elapsed());
+        }
         Msg::LabelPlan {
             dataset,
             annotator,
