@@ -447,6 +447,11 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
         "the item's first difference is focused"
     );
     assert_eq!(
+        ui.app.ui_state().annotator.as_deref(),
+        Some("alice"),
+        "quitting now comes back as alice"
+    );
+    assert_eq!(
         ui.app.peers.keys().collect::<Vec<_>>(),
         ["alice", "bob"],
         "every annotator's labels are read"

@@ -204,7 +204,12 @@ impl App {
     pub fn ui_state(&self) -> super::ui_state::UiState {
         let dataset = self.browse.as_ref().map_or(self.selected, |b| b.dataset);
         super::ui_state::UiState {
-            annotator: self.annotator_confirmed.then(|| self.annotator.clone()),
+            // Adjudicating is a mode: the UI comes back as who was labelling before it.
+            annotator: if self.adjudicating() {
+                self.label.adjudicating_from.clone()
+            } else {
+                self.annotator_confirmed.then(|| self.annotator.clone())
+            },
             judge: self.grade.judge.clone(),
             dataset: self.datasets.get(dataset).map(|d| d.name.clone()),
             pane: Some(self.pane.title().to_owned()),
