@@ -210,6 +210,11 @@ fn adjudicated_labels_are_the_reference_metrics_use() {
     label(ws.path(), "adjudicated", &[1, 2, 3, 4, 5]);
     let by_default: serde_json::Value = serde_json::from_str(&ok(&metrics(&[]))).unwrap();
     assert_eq!(by_default["annotator"], "adjudicated");
+    // Between annotators: alice and bob only (they differ on q4 and q5: α 0.62).
+    let alpha = by_default["between_annotators"]["x"]["krippendorff_alpha"]
+        .as_f64()
+        .unwrap();
+    assert!((alpha - 0.62).abs() < 1e-9, "{alpha}");
     assert!((kappa_of(&by_default["report"], "x") - 1.0).abs() < 1e-9);
     let asked: serde_json::Value =
         serde_json::from_str(&ok(&metrics(&["--reference", "adjudicated"]))).unwrap();

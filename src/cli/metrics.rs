@@ -67,7 +67,12 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let read =
         |a: &str| read_labels(&ws.labels_dir(), &key, a).map_err(|e| CliError::input(e.message));
     let judges_agree = between_judges(cells.iter().map(|c| &c.result));
-    // Agreement between annotators (each criterion's labels, all annotators).
+    // Agreement between annotators (each criterion's labels, all annotators; the
+    // adjudicated labels are a settled reference, not a rater).
+    let people: Vec<&String> = people
+        .iter()
+        .filter(|a| a.as_str() != labels::ADJUDICATED)
+        .collect();
     let between = if people.len() > 1 {
         let all: Vec<_> = people.iter().map(|a| read(a)).collect::<Result<_, _>>()?;
         Some(between_annotators(&rubric, &all))
