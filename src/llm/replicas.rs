@@ -12,6 +12,8 @@ use crate::llm::Limits;
 
 /// Failures in a row that set a replica aside.
 const FAILURES_TO_SET_ASIDE: u32 = 3;
+/// How long a failure makes a replica the last choice (a blip must not idle it for good).
+const RECENT: Duration = Duration::from_secs(2);
 /// How long the first setting-aside lasts; each one after doubles it, up to the most.
 const FIRST_ASIDE: Duration = Duration::from_secs(5);
 const MOST_ASIDE: Duration = Duration::from_secs(60);
@@ -28,6 +30,7 @@ struct Member {
 #[derive(Debug, Default)]
 struct Health {
     failures: u32,
+    last_failure: Option<Instant>,
     aside_until: Option<Instant>,
     aside_for: Duration,
 }
@@ -42,8 +45,12 @@ impl Member {
             .filter(|until| *until > now)
     }
 
-    fn failures(&self) -> u32 {
-        self.health.lock().map_or(0, |h| h.failures)
+    /// Whether it failed within [`RECENT`] (then others are tried first).
+    fn failed_lately(&self, now: Instant) -> bool {
+        self.health.lock().is_ok_and(|h| {
+            h.last_failure
+                .is_some_and(|t| now.saturating_duration_since(t) < RECENT)
+        })
     }
 
     fn record(&self, ok: bool, now: Instant) {
@@ -55,6 +62,7 @@ impl Member {
             return;
         }
         h.failures += 1;
+        h.last_failure = Some(now);
         if h.failures >= FAILURES_TO_SET_ASIDE {
             h.aside_for = if h.aside_for.is_zero() {
                 FIRST_ASIDE
@@ -102,16 +110,19 @@ impl Replicas {
         }
     }
 
-    /// The replica for the next call: among those not set aside, the one without recent
-    /// failures and with the fewest calls in flight; when all are set aside, the one back
-    /// soonest (the call probes it).
+    /// The replica for the next call: among those not set aside, the one that has not
+    /// failed in the last moments and has the fewest calls in flight; when all are set
+    /// aside, the one back soonest (the call probes it).
     fn choose(&self) -> Option<&Member> {
-        let now = Instant::now();
+        self.choose_at(Instant::now())
+    }
+
+    fn choose_at(&self, now: Instant) -> Option<&Member> {
         let ready = self
             .members
             .iter()
             .filter(|m| m.aside_until(now).is_none())
-            .min_by_key(|m| (m.failures() > 0, m.in_flight.load(Ordering::SeqCst)));
+            .min_by_key(|m| (m.failed_lately(now), m.in_flight.load(Ordering::SeqCst)));
         ready.or_else(|| {
             self.members
                 .iter()
@@ -172,5 +183,71 @@ impl Provider for Replicas {
             }
             result
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that is never called (choosing is what is tested).
+    #[derive(Debug)]
+    struct Named(&'static str);
+
+    impl Provider for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+
+        fn complete<'a>(
+            &'a self,
+            _: &'a ChatRequest,
+            _: Option<OnPiece<'a>>,
+        ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+            Box::pin(async { Err(LlmError::Cancelled) })
+        }
+    }
+
+    fn two() -> Replicas {
+        Replicas::new(
+            "local",
+            vec![Box::new(Named("a")), Box::new(Named("b"))],
+            4,
+            None,
+            None,
+        )
+    }
+
+    fn chosen(r: &Replicas, at: Instant) -> &str {
+        r.choose_at(at).map_or("", |m| m.provider.name())
+    }
+
+    #[test]
+    fn a_blip_makes_a_replica_last_only_for_a_moment_and_three_set_it_aside() {
+        let r = two();
+        let t0 = Instant::now();
+        r.members[1].in_flight.store(3, Ordering::SeqCst);
+        assert_eq!(chosen(&r, t0), "a", "fewest in flight");
+        r.members[0].record(false, t0);
+        assert_eq!(chosen(&r, t0), "b", "a failed a moment ago");
+        assert_eq!(
+            chosen(&r, t0 + Duration::from_secs(3)),
+            "a",
+            "a blip does not idle it for good"
+        );
+        r.members[0].record(false, t0);
+        r.members[0].record(false, t0);
+        assert!(r.members[0].aside_until(t0).is_some(), "three in a row");
+        assert_eq!(chosen(&r, t0 + Duration::from_secs(3)), "b");
+        // Back after its time, and a success forgets the failures.
+        assert_eq!(chosen(&r, t0 + Duration::from_secs(8)), "a");
+        r.members[0].record(true, t0);
+        assert!(r.members[0].aside_until(t0).is_none());
+        // Both set aside: the one back soonest is probed.
+        for _ in 0..3 {
+            r.members[0].record(false, t0);
+            r.members[1].record(false, t0 + Duration::from_secs(1));
+        }
+        assert_eq!(chosen(&r, t0 + Duration::from_secs(2)), "a");
     }
 }
