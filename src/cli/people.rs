@@ -113,7 +113,7 @@ fn table(r: &PeopleReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "people against people on '{}' ({}; the judge: run {}, {})\n",
+        "people against people on '{}' ({})\nthe judge: run {} ({})\n",
         r.dataset,
         crate::engine::checks::plural(r.annotators.len(), "annotator"),
         r.run,
@@ -121,14 +121,14 @@ fn table(r: &PeopleReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<22} {:<28} {:>6} {:>7}  95% CI",
+        "{:<20} {:<26} {:>6} {:>7}  95% CI",
         "CRITERION", "WHO", "N", "AGREE"
     );
     for a in &r.alpha {
         let _ = writeln!(
             out,
-            "{:<22} {:<28} {:>6} {:>7}",
-            clipped(&a.criterion, 22),
+            "{:<20} {:<26} {:>6} {:>7}",
+            clipped(&a.criterion, 20),
             format!("α ({}, all people)", a.level),
             a.items,
             num(a.alpha)
@@ -137,9 +137,9 @@ fn table(r: &PeopleReport) -> String {
             let (k, n, ci) = kappa_cell(&p.report, &a.criterion);
             let _ = writeln!(
                 out,
-                "{:<22} {:<28} {:>6} {:>7}  {ci}",
+                "{:<20} {:<26} {:>6} {:>7}  {ci}",
                 "",
-                clipped(&format!("κ {} ~ {}", p.a, p.b), 28),
+                clipped(&format!("κ {} ~ {}", p.a, p.b), 26),
                 n,
                 k
             );
@@ -148,9 +148,9 @@ fn table(r: &PeopleReport) -> String {
             let (k, n, ci) = kappa_cell(&j.report, &a.criterion);
             let _ = writeln!(
                 out,
-                "{:<22} {:<28} {:>6} {:>7}  {ci}",
+                "{:<20} {:<26} {:>6} {:>7}  {ci}",
                 "",
-                clipped(&format!("κ judge ~ {}", j.annotator), 28),
+                clipped(&format!("κ judge ~ {}", j.annotator), 26),
                 n,
                 k
             );
