@@ -62,6 +62,8 @@ pub struct Sink {
     junit_errors: usize,
     suite: String,
     first: bool,
+    /// One item serialized at a time (JSON, JSONL), reused.
+    scratch: Vec<u8>,
     pub summary: Summary,
 }
 
@@ -117,6 +119,7 @@ impl Sink {
             junit_errors: 0,
             suite: suite.to_owned(),
             first: true,
+            scratch: Vec::with_capacity(4096),
             summary: Summary::default(),
         };
         sink.header().map_err(|e| io_err(&e))?;
@@ -145,16 +148,22 @@ impl Sink {
 
     fn write_item(&mut self, e: &Evaluation) -> io::Result<()> {
         match self.format {
+            // Each item is serialized into a reused buffer and written at once: serde_json
+            // writes token by token, and a buffer's small writes cost more than a Vec's.
             OutputFormat::Jsonl => {
-                serde_json::to_writer(&mut self.dest, &item_json(e))?;
-                self.dest.write_all(b"\n")
+                self.scratch.clear();
+                serde_json::to_writer(&mut self.scratch, &item_json(e))?;
+                self.scratch.push(b'\n');
+                self.dest.write_all(&self.scratch)
             }
             OutputFormat::Json => {
+                self.scratch.clear();
                 if !self.first {
-                    self.dest.write_all(b",\n")?;
+                    self.scratch.extend_from_slice(b",\n");
                 }
                 self.first = false;
-                serde_json::to_writer(&mut self.dest, &item_json(e)).map_err(io::Error::from)
+                serde_json::to_writer(&mut self.scratch, &item_json(e))?;
+                self.dest.write_all(&self.scratch)
             }
             OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_row(e, &self.csv)),
             OutputFormat::Table => {

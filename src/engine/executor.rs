@@ -102,7 +102,10 @@ impl Executor {
     }
 
     /// Grades every item received (tagged with its position) and sends the events.
-    /// Items run concurrently; consumers restore input order with [`InOrder`].
+    /// Items run concurrently; consumers restore input order with [`InOrder`]. Items only
+    /// checks and schemas grade (no judge, no command, no per-cell events) run in batches
+    /// of up to [`QUICK_BATCH`] per task: a million quick items then cost thousands of tasks
+    /// and wake-ups, not a million (judged items keep a task each, so their calls overlap).
     pub async fn run(
         &self,
         rubric: Option<Arc<CompiledRubric>>,
@@ -112,7 +115,16 @@ impl Executor {
     ) {
         let permits = Arc::new(Semaphore::new(self.opts.concurrency.max(1)));
         let mut tasks = JoinSet::new();
-        while let Some((index, item)) = items.recv().await {
+        let batch = if quick(rubric.as_deref(), &self.opts) {
+            QUICK_BATCH
+        } else {
+            1
+        };
+        loop {
+            let mut chunk = Vec::with_capacity(batch);
+            if items.recv_many(&mut chunk, batch).await == 0 {
+                break;
+            }
             if cancel.is_cancelled() {
                 break;
             }
@@ -130,17 +142,26 @@ impl Executor {
             let rubric = rubric.clone();
             let events = events.clone();
             let opts = self.opts.clone();
+            let cancel = cancel.clone();
             tasks.spawn(async move {
-                let evaluation =
-                    evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
-                let _ = events
-                    .send(GradeEvent {
-                        run: opts.run,
-                        item: index,
-                        criterion: None,
-                        kind: EventKind::ItemDone(Box::new(evaluation)),
-                    })
-                    .await;
+                for (index, item) in chunk {
+                    // A stop between the items of a batch: the rest are not started.
+                    if cancel.is_cancelled()
+                        || opts.gate.as_ref().is_some_and(crate::llm::Gate::is_stopped)
+                    {
+                        break;
+                    }
+                    let evaluation =
+                        evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
+                    let _ = events
+                        .send(GradeEvent {
+                            run: opts.run,
+                            item: index,
+                            criterion: None,
+                            kind: EventKind::ItemDone(Box::new(evaluation)),
+                        })
+                        .await;
+                }
                 drop(permit);
             });
             // Reap finished tasks so the set does not grow with the dataset.
@@ -148,6 +169,21 @@ impl Executor {
         }
         while tasks.join_next().await.is_some() {}
     }
+}
+
+/// Items per task when only checks and schemas grade them.
+pub const QUICK_BATCH: usize = 64;
+
+/// Whether the run's items are quick to grade: one rubric whose criteria are all checks or
+/// schemas, no LLM feedback and no per-cell events (the TUI watches cells one by one).
+fn quick(rubric: Option<&CompiledRubric>, opts: &ExecOptions) -> bool {
+    !opts.cell_events
+        && !opts.llm_feedback
+        && rubric.is_some_and(|r| {
+            r.methods
+                .iter()
+                .all(|m| matches!(m, CompiledMethod::Check(_) | CompiledMethod::Schema(_)))
+        })
 }
 
 /// Grades one item against its own rubric if it has one, else `rubric`, sending cell events.
