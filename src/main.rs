@@ -1,5 +1,10 @@
 use std::process::ExitCode;
 
+// Grading allocates many small strings per item (reasons, evidence, feedback, JSON); mimalloc
+// serves them faster than the system allocator (see README "Performance").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 
 fn main() -> ExitCode {
