@@ -144,6 +144,9 @@ impl Executor {
             let opts = self.opts.clone();
             let cancel = cancel.clone();
             tasks.spawn(async move {
+                // A batch's items are sent together once graded: the consumer wakes once
+                // and takes them all (a batch of one goes as soon as it is graded).
+                let mut done = Vec::with_capacity(chunk.len());
                 for (index, item) in chunk {
                     // A stop between the items of a batch: the rest are not started.
                     if cancel.is_cancelled()
@@ -153,14 +156,15 @@ impl Executor {
                     }
                     let evaluation =
                         evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
-                    let _ = events
-                        .send(GradeEvent {
-                            run: opts.run,
-                            item: index,
-                            criterion: None,
-                            kind: EventKind::ItemDone(Box::new(evaluation)),
-                        })
-                        .await;
+                    done.push(GradeEvent {
+                        run: opts.run,
+                        item: index,
+                        criterion: None,
+                        kind: EventKind::ItemDone(Box::new(evaluation)),
+                    });
+                }
+                for event in done {
+                    let _ = events.send(event).await;
                 }
                 drop(permit);
             });

@@ -154,26 +154,30 @@ where
         stop: None,
         control: job.control.clone(),
     };
-    while let Some(ev) = event_rx.recv().await {
-        let EventKind::ItemDone(evaluation) = ev.kind else {
-            // Cells keep arriving after a cost stop or a cancel (calls in flight finish);
-            // only a front end that failed hears nothing more.
-            if job.cell_events
-                && !matches!(out.stop, Some(Stop::Output(_)))
-                && let Err(e) = on_event(RunEvent::Cell(ev)).await
+    // Events are taken as many as are waiting at a time (one wake-up for a batch).
+    let mut arrived = Vec::with_capacity(256);
+    while event_rx.recv_many(&mut arrived, 256).await > 0 {
+        for ev in arrived.drain(..) {
+            let EventKind::ItemDone(evaluation) = ev.kind else {
+                // Cells keep arriving after a cost stop or a cancel (calls in flight finish);
+                // only a front end that failed hears nothing more.
+                if job.cell_events
+                    && !matches!(out.stop, Some(Stop::Output(_)))
+                    && let Err(e) = on_event(RunEvent::Cell(ev)).await
+                {
+                    out.stop_with(Stop::Output(e));
+                }
+                continue;
+            };
+            // The budget is spent: no new call starts; calls in flight finish.
+            if out.stop.is_none()
+                && let Some(why) = meter.over_budget()
             {
-                out.stop_with(Stop::Output(e));
+                out.stop_with(Stop::Cost(why));
             }
-            continue;
-        };
-        // The budget is spent: no new call starts; calls in flight finish.
-        if out.stop.is_none()
-            && let Some(why) = meter.over_budget()
-        {
-            out.stop_with(Stop::Cost(why));
-        }
-        for (index, evaluation) in reorder.push(ev.item, *evaluation) {
-            out.deliver(index, evaluation, &mut on_event).await;
+            for (index, evaluation) in reorder.push(ev.item, *evaluation) {
+                out.deliver(index, evaluation, &mut on_event).await;
+            }
         }
     }
     let _ = run.await;
