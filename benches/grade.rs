@@ -133,4 +133,42 @@ fn main() {
     println!(
         "floor: ≥ 200,000 criterion evaluations per second on one core; peak memory flat between the two sizes"
     );
+    through_the_binary(dir.path(), big.max(200_000));
+}
+
+/// The same rubric through the real binary (both cores, the real writer, stdout to
+/// /dev/null), beside the time to read and parse the file alone (`rubricate validate`).
+fn through_the_binary(dir: &Path, n: usize) {
+    let bin = env!("CARGO_BIN_EXE_rubricate");
+    let rubric = dir.join("bench.yaml");
+    std::fs::write(&rubric, answers::rubric(60)).expect("write rubric");
+    let data = dir.join(format!("bench-binary-{n}.jsonl"));
+    answers::write_dataset(&data, n).expect("write dataset");
+    let time = |args: &[&std::ffi::OsStr]| {
+        let start = Instant::now();
+        let status = std::process::Command::new(bin)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("run rubricate");
+        assert!(status.code().is_some_and(|c| c <= 1), "{status}");
+        start.elapsed().as_secs_f64()
+    };
+    let floor = time(&["validate".as_ref(), data.as_os_str()]);
+    let grade = time(&[
+        "grade".as_ref(),
+        "--rubric".as_ref(),
+        rubric.as_os_str(),
+        data.as_os_str(),
+        "--format".as_ref(),
+        "jsonl".as_ref(),
+    ]);
+    let evals = (n * 5) as f64;
+    println!(
+        "through the binary: {n} items × 5 criteria graded in {grade:.2} s = {:.0} criterion evaluations/s (floor 1,000,000: ×{:.2}); reading and parsing alone {floor:.2} s ({:.1}× less than grading)",
+        evals / grade,
+        evals / grade / 1_000_000.0,
+        grade / floor
+    );
 }

@@ -113,13 +113,14 @@ impl Executor {
         events: mpsc::Sender<GradeEvent>,
         cancel: CancelToken,
     ) {
-        let permits = Arc::new(Semaphore::new(self.opts.concurrency.max(1)));
-        let mut tasks = JoinSet::new();
-        let batch = if quick(rubric.as_deref(), &self.opts) {
-            QUICK_BATCH
+        // Quick batches: a few at a time keep both cores busy; more would only hold items.
+        let (batch, in_flight) = if quick(rubric.as_deref(), &self.opts) {
+            (QUICK_BATCH, QUICK_TASKS)
         } else {
-            1
+            (1, self.opts.concurrency.max(1))
         };
+        let permits = Arc::new(Semaphore::new(in_flight));
+        let mut tasks = JoinSet::new();
         loop {
             let mut chunk = Vec::with_capacity(batch);
             if items.recv_many(&mut chunk, batch).await == 0 {
@@ -177,6 +178,8 @@ impl Executor {
 
 /// Items per task when only checks and schemas grade them.
 pub const QUICK_BATCH: usize = 64;
+/// Quick batches graded at once.
+const QUICK_TASKS: usize = 4;
 
 /// Whether the run's items are quick to grade: one rubric whose criteria are all checks or
 /// schemas, no LLM feedback and no per-cell events (the TUI watches cells one by one).
