@@ -1,7 +1,6 @@
 //! Rubric × item → one stream of grading events, then an [`Evaluation`]. The one place a
 //! criterion is scored; everything that grades (CLI, TUI, resumed runs) goes through here.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -559,52 +558,5 @@ pub fn build_evaluation(
         evaluated_by: evaluated_by.to_owned(),
         graders: agg.graders,
         tags,
-    }
-}
-
-/// Restores input order: feed finished items in any order, take them out in order.
-#[derive(Debug, Default)]
-pub struct InOrder<T> {
-    next: usize,
-    waiting: BTreeMap<usize, T>,
-}
-
-impl<T> InOrder<T> {
-    pub fn new() -> Self {
-        Self {
-            next: 0,
-            waiting: BTreeMap::new(),
-        }
-    }
-
-    /// Adds item `index`; returns every item now ready, in order.
-    pub fn push(&mut self, index: usize, value: T) -> Vec<T> {
-        self.waiting.insert(index, value);
-        let mut ready = Vec::new();
-        while let Some(v) = self.waiting.remove(&self.next) {
-            ready.push(v);
-            self.next += 1;
-        }
-        ready
-    }
-
-    /// Items still waiting for an earlier one.
-    pub fn pending(&self) -> usize {
-        self.waiting.len()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::InOrder;
-
-    #[test]
-    fn in_order_releases_contiguous_runs() {
-        let mut o = InOrder::new();
-        assert!(o.push(1, "b").is_empty());
-        assert_eq!(o.push(0, "a"), vec!["a", "b"]);
-        assert!(o.push(3, "d").is_empty());
-        assert_eq!(o.pending(), 1);
-        assert_eq!(o.push(2, "c"), vec!["c", "d"]);
     }
 }

@@ -7,6 +7,7 @@ pub mod compile;
 pub mod done;
 pub mod executor;
 pub mod feedback;
+mod in_order;
 pub mod judge;
 pub mod length_penalty;
 pub mod lint;
@@ -16,4 +17,5 @@ pub mod template;
 
 pub use compile::{CompiledMethod, CompiledRubric, compile};
 pub use done::CellSet;
-pub use executor::{CancelToken, EventKind, ExecOptions, Executor, GradeEvent, InOrder};
+pub use executor::{CancelToken, EventKind, ExecOptions, Executor, GradeEvent};
+pub use in_order::InOrder;
