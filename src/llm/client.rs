@@ -450,7 +450,7 @@ impl Client {
         if_unreadable: IfUnreadable,
         read: Reader<'_, T>,
     ) -> Result<Read<T>, ReadError> {
-        let reserve = estimate_tokens(req);
+        let reserve = super::estimate_tokens(req);
         let mut attempts = 0;
         loop {
             let call = |error: LlmError, attempts: u32| ReadError::Call { error, attempts };
@@ -582,15 +582,4 @@ fn hit(response: ChatResponse, start: Instant) -> Completion {
         latency: start.elapsed(),
         cache_hit: true,
     }
-}
-
-/// Tokens a request may use: its text at about four characters a token, plus the most it
-/// may write. Used for tokens-per-minute pacing and dry-run estimates.
-pub fn estimate_tokens(req: &ChatRequest) -> u64 {
-    estimate_input_tokens(req) + u64::from(req.max_tokens)
-}
-
-pub fn estimate_input_tokens(req: &ChatRequest) -> u64 {
-    let chars: usize = req.messages.iter().map(|m| m.content.chars().count()).sum();
-    (chars as u64).div_ceil(4) + 4 * req.messages.len() as u64
 }

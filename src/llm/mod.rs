@@ -22,7 +22,7 @@ use std::time::Duration;
 pub use cache::{Cache, CacheStats};
 pub use client::{
     Client, ClientOptions, Completion, DEFAULT_MAX_REPLY_BYTES, IfUnreadable, Read, ReadError,
-    Reading, endpoint_limits, estimate_input_tokens, estimate_tokens,
+    Reading, endpoint_limits,
 };
 pub use gate::Gate;
 pub use limits::Limits;
@@ -90,6 +90,17 @@ pub struct ChatRequest {
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// Tokens a request may use: its text at about four characters a token, plus the most it
+/// may write. Used for tokens-per-minute pacing and dry-run estimates.
+pub fn estimate_tokens(req: &ChatRequest) -> u64 {
+    estimate_input_tokens(req) + u64::from(req.max_tokens)
+}
+
+pub fn estimate_input_tokens(req: &ChatRequest) -> u64 {
+    let chars: usize = req.messages.iter().map(|m| m.content.chars().count()).sum();
+    (chars as u64).div_ceil(4) + 4 * req.messages.len() as u64
 }
 
 /// The provider's answer.

@@ -156,7 +156,7 @@ impl Provider for Replicas {
             })?;
             member.in_flight.fetch_add(1, Ordering::SeqCst);
             let _counted = InFlight(&member.in_flight);
-            let reserve = super::client::estimate_tokens(req);
+            let reserve = super::estimate_tokens(req);
             let Some(_slot) = member.limits.enter(reserve).await else {
                 return Err(LlmError::Cancelled);
             };

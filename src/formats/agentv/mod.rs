@@ -11,10 +11,12 @@
 //! are read too. What agentv runs that rubricate does not (scripts, providers) is noted,
 //! never a failure.
 
+mod asserts;
 mod cases;
 mod entry;
 mod expand;
 mod external;
+mod walk;
 mod write;
 
 use crate::formats::diag::Diagnostic;
