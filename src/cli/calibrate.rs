@@ -222,6 +222,7 @@ fn dry_run(
                 concurrency: None,
                 cache_from: &ws.root,
                 gate: None,
+                batch: None,
             },
         )?;
         let mut ds = open_dataset(dataset, ReadOptions::default())?;

@@ -30,7 +30,10 @@ pub fn run(
         cache_from: &cwd,
     };
     let settings = RunSettings {
-        judge: judge_args.settings(),
+        judge: crate::run::JudgeSettings {
+            batch: opts.batch,
+            ..judge_args.settings()
+        },
         grade: opts.grade.clone(),
         override_rubric: common.rubric.is_some(),
         max_item_mb: common.max_item_mb,
@@ -50,6 +53,7 @@ pub fn run(
                 concurrency: settings.grade.concurrency,
                 cache_from: &cwd,
                 gate: None,
+                batch: None,
             },
         )?;
         return super::dry_run::run(
@@ -85,6 +89,14 @@ pub fn run(
     }
     if let Some(id) = session.run_id() {
         eprintln!("run {id}: recording in the workspace's runs/{id}");
+    }
+    if opts.batch {
+        let id = session.run_id().unwrap_or_default().to_owned();
+        // Recorded, nothing graded: the run's first batch step grades what needs no
+        // judge and sends the rest.
+        drop(session);
+        let ws = super::workspace(workspace)?;
+        return super::runs::batch_step(&ws, &id, false, None);
     }
     let main_rubric = session.rubric().cloned();
     let suite = main_rubric.as_ref().map_or_else(
@@ -213,6 +225,8 @@ pub struct GradeOptions {
     pub grade: GradeSettings,
     /// Record the run in the workspace.
     pub save: Option<SaveAs>,
+    /// Send the judge calls to the providers' batch engines.
+    pub batch: bool,
 }
 
 /// `judge: 2,500 calls (1,200 cached), 812,000 tokens in, 130,000 out, $0.2000`

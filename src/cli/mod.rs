@@ -41,6 +41,9 @@ pub mod exit {
     pub const INPUT: u8 = 2;
     /// Judge/check failures above the tolerated rate.
     pub const FAILURES: u8 = 3;
+    /// A batch run is not finished yet: its batches are still with the provider
+    /// (`runs resume` without `--wait`).
+    pub const PENDING: u8 = 4;
 }
 
 /// An error that ends a command with an exit code and a message on stderr.
@@ -167,6 +170,12 @@ pub enum Command {
         /// A name for the saved run (implies --save).
         #[arg(long, value_name = "NAME")]
         name: Option<String>,
+        /// Send the judge calls to the providers' batch engines (`OpenAI` Batch API,
+        /// Anthropic Message Batches: about half the price, answered within 24 hours)
+        /// and return; `rubricate runs resume ID --wait` collects the answers and
+        /// finishes the run. Implies --save.
+        #[arg(long)]
+        batch: bool,
     },
     /// Make a folder a workspace: rubricate.yaml and its folders (rubrics, datasets, labels,
     /// runs, artifacts).
@@ -439,6 +448,7 @@ impl JudgeArgs {
             no_cache: self.no_cache,
             feedback: self.feedback,
             logprobs: self.logprobs,
+            batch: false,
         }
     }
 }
@@ -509,6 +519,7 @@ pub fn run(cli: Cli) -> ExitCode {
             max_error_rate,
             save,
             name,
+            batch,
         }) => grade::run(
             &common,
             &judge,
@@ -518,7 +529,8 @@ pub fn run(cli: Cli) -> ExitCode {
                     allow_commands,
                     max_error_rate,
                 },
-                save: (save || name.is_some()).then_some(grade::SaveAs { name }),
+                save: (save || batch || name.is_some()).then_some(grade::SaveAs { name }),
+                batch,
             },
             cli.workspace.as_deref(),
         ),

@@ -25,7 +25,8 @@ pub struct Anthropic {
 }
 
 impl Anthropic {
-    fn body(req: &ChatRequest, stream: bool) -> Value {
+    /// The request body (`params` of a batch request).
+    pub(super) fn body(req: &ChatRequest, stream: bool) -> Value {
         let system: Vec<&str> = req
             .messages
             .iter()
@@ -155,6 +156,11 @@ impl Anthropic {
 fn parse(text: &str) -> Result<ChatResponse, LlmError> {
     let v: Value =
         serde_json::from_str(text).map_err(|e| LlmError::BadResponse(format!("not JSON ({e})")))?;
+    parse_message(&v)
+}
+
+/// A Messages reply (`content[].text`, `usage`), as a plain call or a batch result holds it.
+pub(super) fn parse_message(v: &Value) -> Result<ChatResponse, LlmError> {
     let blocks = v
         .get("content")
         .and_then(Value::as_array)

@@ -5,6 +5,7 @@
 //! or logs.
 
 mod anthropic;
+pub mod batch;
 mod cache;
 mod client;
 mod gate;
@@ -166,6 +167,14 @@ pub enum LlmError {
     /// The run was stopped before this call was sent: not a failure of the call.
     #[error("cancelled: the run was stopped before this call was sent")]
     Cancelled,
+    /// The call is in a provider batch (sent, or to be sent, by a batch run) and has no
+    /// answer yet: not a failure of the call.
+    #[error("waiting in a provider batch")]
+    Batched,
+    /// The provider's batch ended without answering this request (expired, cancelled, or
+    /// left out): worth sending again.
+    #[error("the provider's batch did not answer it: {0}")]
+    Unanswered(String),
     #[error("{0}")]
     Config(String),
 }
@@ -221,6 +230,7 @@ impl LlmError {
                 | LlmError::Idle(_)
                 | LlmError::Truncated(_)
                 | LlmError::BadResponse(_)
+                | LlmError::Unanswered(_)
         )
     }
 }

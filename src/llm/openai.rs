@@ -52,7 +52,8 @@ impl OpenAi {
         }
     }
 
-    fn body(req: &ChatRequest, structured: bool, logprobs: bool, stream: bool) -> Value {
+    /// The request body (`body` of a batch request).
+    pub(super) fn body(req: &ChatRequest, structured: bool, logprobs: bool, stream: bool) -> Value {
         let mut body = json!({
             "model": req.model,
             "messages": req.messages,
@@ -179,6 +180,12 @@ fn read_usage(usage: &Value, into: &mut ChatResponse) {
 fn parse(text: &str) -> Result<ChatResponse, LlmError> {
     let v: Value =
         serde_json::from_str(text).map_err(|e| LlmError::BadResponse(format!("not JSON ({e})")))?;
+    parse_completion(&v)
+}
+
+/// A chat completion (`choices[0].message.content`, `usage`), as a plain call or a batch
+/// result holds it.
+pub(super) fn parse_completion(v: &Value) -> Result<ChatResponse, LlmError> {
     let content = v
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)

@@ -24,7 +24,7 @@ pub use rubric::{
 };
 pub use validate::{Problem, validate_rubric};
 pub use verdict::{
-    CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BUDGET, UNSENT_CANCELLED,
+    CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET, UNSENT_CANCELLED,
     Usage, Verdict, Vote, results_by_id,
 };
 

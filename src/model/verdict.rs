@@ -85,12 +85,16 @@ pub struct Failure {
 pub const UNSENT_BUDGET: &str = "budget";
 /// The failure category of a judge call a stopped (cancelled) run never sent.
 pub const UNSENT_CANCELLED: &str = "cancelled";
+/// The failure category of a judge call waiting in a provider batch (a batch run's pass).
+pub const UNSENT_BATCHED: &str = "batched";
 
 impl Failure {
     /// The cell was never graded (the run stopped first): a run's journal leaves it out,
     /// so resuming grades it.
     pub fn unsent(&self) -> bool {
-        self.category == UNSENT_BUDGET || self.category == UNSENT_CANCELLED
+        self.category == UNSENT_BUDGET
+            || self.category == UNSENT_CANCELLED
+            || self.category == UNSENT_BATCHED
     }
 
     pub fn error(category: impl Into<String>, message: impl Into<String>) -> Self {

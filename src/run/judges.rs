@@ -32,6 +32,8 @@ pub struct JudgeEnv<'a> {
     pub cache_from: &'a std::path::Path,
     /// Every call of the run waits here while the run is paused.
     pub gate: Option<llm::Gate>,
+    /// A batch run's pass: calls are answered from (or go into) provider batches.
+    pub batch: Option<Arc<super::batch::Desk>>,
 }
 
 /// `None` when no judge model is named anywhere (judge criteria then fail with "no judge
@@ -151,6 +153,7 @@ pub fn build(
         limits: HashMap::new(),
         needs_price: max_cost.is_some(),
         gate: env.gate.clone(),
+        batch: env.batch.clone(),
     };
     let mut judges = Vec::new();
     for spec in &models {
@@ -254,6 +257,7 @@ struct Factory<'a> {
     limits: HashMap<String, Arc<Limits>>,
     needs_price: bool,
     gate: Option<llm::Gate>,
+    batch: Option<Arc<super::batch::Desk>>,
 }
 
 impl Factory<'_> {
@@ -272,11 +276,37 @@ impl Factory<'_> {
                 "a cost limit (--max-cost, judge.max_cost or the Grade pane's $) needs the price of {id}: add it to rubricate.yaml, e.g.\nprices:\n  {id}: {{input: 0.15, output: 0.60}}   # dollars per million tokens"
             )));
         }
-        let client = Client::new(id, spec, self.client_opts.clone())
-            .map_err(|e| Error::input(e.to_string()))?
-            .with_cache(self.cache.clone())
-            .with_limits(limits)
-            .with_meter(Arc::clone(&self.meter), price);
+        let client = match &self.batch {
+            None => Client::new(id, spec, self.client_opts.clone())
+                .map_err(|e| Error::input(e.to_string()))?
+                .with_meter(Arc::clone(&self.meter), price),
+            Some(desk) => {
+                let api = llm::batch::BatchApi::new(&spec, self.client_opts.max_reply_bytes)
+                    .map_err(|e| Error::input(e.to_string()))?;
+                let endpoint = spec.endpoint();
+                // Answers read from a batch are not waited for between tries: a retry is
+                // the next attempt, in a later batch.
+                let opts = ClientOptions {
+                    backoff: Duration::ZERO,
+                    max_backoff: Duration::ZERO,
+                    ..self.client_opts.clone()
+                };
+                Client::new(id, spec, opts)
+                    .map_err(|e| Error::input(e.to_string()))?
+                    .map_provider(|live| {
+                        Arc::new(super::batch::BatchProvider::new(
+                            Arc::clone(desk),
+                            id,
+                            &endpoint,
+                            api,
+                            live,
+                        ))
+                    })
+                    .with_meter(Arc::clone(&self.meter), self.config.batch_price(id))
+            }
+        }
+        .with_cache(self.cache.clone())
+        .with_limits(limits);
         let client = match &self.gate {
             Some(gate) => client.with_gate(gate.clone()),
             None => client,

@@ -7,6 +7,7 @@
 //! missing). Front ends only render its events.
 
 pub mod agreement;
+pub mod batch;
 pub mod calibration;
 pub mod control;
 mod error;
@@ -117,7 +118,10 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
     };
     let override_rubric = settings.override_rubric && rubric.is_some();
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
-    let judges = run_judges(&settings, rubric.as_ref(), env, control)?;
+    if settings.judge.batch {
+        check_batch(&settings, new.record.is_some())?;
+    }
+    let judges = run_judges(&settings, rubric.as_ref(), env, control, None)?;
     let mut prior = CellSet::new();
     let (recording, journal) = match &new.record {
         Some((home, name)) => {
@@ -183,12 +187,42 @@ pub fn reopen(
     cell_events: bool,
 ) -> Result<Session, Error> {
     let recording = Recording::open(runs_dir, id)?;
+    if recording.settings()?.judge.batch {
+        return Err(Error::input(format!(
+            "run {} is graded in provider batches: `rubricate runs resume {}` (or the Runs view) asks about them and finishes it",
+            recording.id(),
+            recording.id()
+        )));
+    }
+    reopen_with(recording, redo, env, control, cell_events, None)
+}
+
+/// A batch run's pass: every cell its journal lacks, its judge calls answered by `desk`.
+pub(crate) fn reopen_batched(
+    runs_dir: &Path,
+    id: &str,
+    env: Env<'_>,
+    control: &Control,
+    desk: Arc<batch::Desk>,
+) -> Result<Session, Error> {
+    let recording = Recording::open(runs_dir, id)?;
+    reopen_with(recording, &[], env, control, false, Some(desk))
+}
+
+fn reopen_with(
+    recording: Recording,
+    redo: &[(usize, String)],
+    env: Env<'_>,
+    control: &Control,
+    cell_events: bool,
+    desk: Option<Arc<batch::Desk>>,
+) -> Result<Session, Error> {
     let rubric = recording.rubric()?;
     let mut settings = recording.settings()?;
     settings.judge.stream |= cell_events;
     let path = recording.check_dataset()?;
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
-    let judges = run_judges(&settings, rubric.as_ref(), env, control)?;
+    let judges = run_judges(&settings, rubric.as_ref(), env, control, desk)?;
     let dataset = open_dataset(&path, settings.read_options())?;
     let (mut skip, writer) = recording.reopen()?;
     for (item, criterion) in redo {
@@ -397,6 +431,7 @@ fn run_judges(
     rubric: Option<&LoadedRubric>,
     env: Env<'_>,
     control: &Control,
+    batch: Option<Arc<batch::Desk>>,
 ) -> Result<Option<RunJudges>, Error> {
     judges::build(
         &settings.judge,
@@ -406,8 +441,29 @@ fn run_judges(
             concurrency: settings.grade.concurrency,
             cache_from: env.cache_from,
             gate: Some(control.gate().clone()),
+            batch,
         },
     )
+}
+
+/// What a batch run cannot do, said before anything is recorded.
+fn check_batch(settings: &RunSettings, recorded: bool) -> Result<(), Error> {
+    if !recorded {
+        return Err(Error::input(
+            "a batch run is answered within a day, so it is saved in the workspace: run it inside one (or pass --workspace DIR)",
+        ));
+    }
+    if settings.judge.feedback == FeedbackMode::Llm {
+        return Err(Error::input(
+            "LLM feedback is written after an item's verdicts, one call at a time; a batch run cannot: use --feedback deterministic",
+        ));
+    }
+    if settings.judge.max_cost.is_some() {
+        return Err(Error::input(
+            "--max-cost stops live calls as they are paid; a batch is paid as a whole: see its cost with --dry-run first",
+        ));
+    }
+    Ok(())
 }
 
 fn criteria_of(rubric: Option<&LoadedRubric>) -> Vec<(String, bool)> {

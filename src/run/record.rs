@@ -77,6 +77,7 @@ impl Recording {
             started_at: jiff::Timestamp::now().to_string(),
             finished_at: None,
             totals: None,
+            batches: Vec::new(),
         };
         let run = RunDir::new(&home.runs_dir, &id);
         run.write_manifest(&manifest)?;

@@ -93,6 +93,7 @@ pub async fn review(
                 concurrency: None,
                 cache_from: &ws.root,
                 gate: Some(control.gate().clone()),
+                batch: None,
             },
         )?;
         let opts = ExecOptions {

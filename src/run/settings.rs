@@ -40,6 +40,9 @@ pub struct JudgeSettings {
     /// Ask OpenAI-compatible judges for log-probabilities: each verdict records the
     /// judge's confidence (what `labels next` orders uncertain items by).
     pub logprobs: bool,
+    /// Judge calls go to the providers' batch engines (`run::batch`), not one by one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub batch: bool,
 }
 
 impl Default for JudgeSettings {
@@ -63,6 +66,7 @@ impl Default for JudgeSettings {
             no_cache: false,
             feedback: FeedbackMode::default(),
             logprobs: false,
+            batch: false,
         }
     }
 }

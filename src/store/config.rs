@@ -33,9 +33,11 @@ const JUDGE_KNOWN: &[&str] = &[
     "confirm_calls",
     "confirm_cost",
     "max_reply_bytes",
+    "batch_max_requests",
+    "batch_max_mb",
+    "batch_poll",
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
-const PRICE_KNOWN: &[&str] = &["input", "output"];
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkspaceConfig {
@@ -48,6 +50,8 @@ pub struct WorkspaceConfig {
     pub providers: Vec<NamedProvider>,
     /// Dollars per million tokens, by model id (`openai/gpt-4o-mini`).
     pub prices: BTreeMap<String, Price>,
+    /// The same through the provider's batch engine (`prices: {M: {batch: {…}}}`).
+    pub batch_prices: BTreeMap<String, Price>,
     /// Artifact types and the rubrics their review evaluates.
     pub artifact_types: BTreeMap<String, Vec<String>>,
     /// Keymap overrides for the terminal UI, checked when it starts (the UI owns the
@@ -82,6 +86,38 @@ pub struct JudgeDefaults {
     pub confirm_cost: Option<f64>,
     /// The most bytes one judge reply may take (`llm::ClientOptions::max_reply_bytes`).
     pub max_reply_bytes: Option<usize>,
+    /// The most requests and megabytes in one provider batch (below the provider's own).
+    pub batch_max_requests: Option<usize>,
+    pub batch_max_mb: Option<u64>,
+    /// Seconds between asking about a batch run's batches (`runs resume --wait`).
+    pub batch_poll: Option<f64>,
+}
+
+impl JudgeDefaults {
+    /// Configured batch limits (`None`: the provider's own).
+    pub fn batch_limits(&self) -> Option<crate::llm::batch::Limits> {
+        (self.batch_max_requests.is_some() || self.batch_max_mb.is_some()).then(|| {
+            crate::llm::batch::Limits {
+                requests: self.batch_max_requests.unwrap_or(usize::MAX),
+                bytes: self
+                    .batch_max_mb
+                    .map_or(u64::MAX, |mb| mb.saturating_mul(1_000_000)),
+            }
+        })
+    }
+}
+
+impl WorkspaceConfig {
+    /// A model's price through its provider's batch engine: its `batch` entry, else half
+    /// its live price (what `OpenAI` and Anthropic charge).
+    pub fn batch_price(&self, model: &str) -> Option<Price> {
+        self.batch_prices.get(model).copied().or_else(|| {
+            self.prices.get(model).map(|p| Price {
+                input: p.input / 2.0,
+                output: p.output / 2.0,
+            })
+        })
+    }
 }
 
 /// Judge calls above which the terminal UI asks before starting a run.
@@ -151,7 +187,7 @@ fn parse_config(
         config.providers = providers(&mut ctx, node, &mut unknown);
     }
     if let Some(node) = fields.take("prices") {
-        config.prices = prices(&mut ctx, node, &mut unknown);
+        (config.prices, config.batch_prices) = super::prices::prices(&mut ctx, node, &mut unknown);
     }
     config.keymap = fields.take("keymap").cloned();
     config.theme = fields.take("theme").cloned();
@@ -218,7 +254,7 @@ fn withhold_untrusted(config: &mut WorkspaceConfig, path: &Path, text: &str) -> 
 }
 
 /// Unknown keys inside a section are warnings, like those at the top.
-fn finish_warning(
+pub(super) fn finish_warning(
     ctx: &mut Ctx<'_>,
     fields: Fields<'_>,
     known: &[&str],
@@ -317,6 +353,14 @@ fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>)
             );
         }
     }
+    out.batch_max_requests = whole_number(ctx, &mut f, "batch_max_requests");
+    out.batch_max_mb = whole_number(ctx, &mut f, "batch_max_mb");
+    if let Some(n) = f.take("batch_poll") {
+        out.batch_poll = n.as_f64().filter(|t| t.is_finite() && *t > 0.0);
+        if out.batch_poll.is_none() {
+            ctx.err(n.pos, "`batch_poll` must be a positive number of seconds");
+        }
+    }
     finish_warning(ctx, f, JUDGE_KNOWN, unknown);
     out
 }
@@ -399,53 +443,6 @@ fn providers(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>) -> V
                 replicas,
                 key_env,
             });
-        }
-    }
-    out
-}
-
-fn prices(
-    ctx: &mut Ctx<'_>,
-    node: &Node,
-    unknown: &mut Vec<Diagnostic>,
-) -> BTreeMap<String, Price> {
-    let Some(entries) = node.as_map() else {
-        ctx.wrong_type(node, "`prices`", "a mapping of model ids");
-        return BTreeMap::new();
-    };
-    let mut out = BTreeMap::new();
-    for (model, value) in entries {
-        let Some(mut f) = Fields::of(ctx, value, &format!("the price of '{}'", model.text)) else {
-            continue;
-        };
-        let mut read = |ctx: &mut Ctx<'_>, key: &str| {
-            let n = f.take(key)?;
-            let x = n.as_f64().filter(|x| x.is_finite() && *x >= 0.0);
-            if x.is_none() {
-                ctx.err(
-                    n.pos,
-                    format!("`{key}` is dollars per million tokens: a number of at least 0"),
-                );
-            }
-            x
-        };
-        let before = ctx.diags.len();
-        let input = read(ctx, "input");
-        let output = read(ctx, "output");
-        let invalid = ctx.diags.len() > before;
-        finish_warning(ctx, f, PRICE_KNOWN, unknown);
-        match (input, output) {
-            (Some(input), Some(output)) => {
-                out.insert(model.text.clone(), Price { input, output });
-            }
-            _ if invalid => {}
-            _ => ctx.err(
-                value.pos,
-                format!(
-                    "the price of '{}' needs `input` and `output` (dollars per million tokens)",
-                    model.text
-                ),
-            ),
         }
     }
     out

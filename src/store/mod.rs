@@ -9,6 +9,7 @@ pub mod datasets;
 mod file_error;
 pub mod labels;
 pub mod names;
+mod prices;
 pub mod registry;
 pub mod runs;
 pub mod trust;

@@ -99,6 +99,7 @@ pub fn estimate(
             concurrency: None,
             cache_from: &ws.root,
             gate: None,
+            batch: None,
         },
     )
     .map_err(|e| e.message)?;

@@ -4,8 +4,11 @@
 use std::io::Write as _;
 use std::path::Path;
 
+mod batch;
 mod compare;
 mod import;
+
+pub use batch::batch_step;
 
 use super::grade::{report_record, stopped, usage_line};
 use super::{CliError, exit, workspace};
@@ -25,8 +28,24 @@ pub enum RunsAction {
         #[arg(long, value_enum, default_value_t = ShowFormat::Table)]
         format: ShowFormat,
     },
-    /// Grades exactly the cells a run's journal lacks (after a crash, a kill or a cost stop).
-    Resume { id: String },
+    /// Grades exactly the cells a run's journal lacks (after a crash, a kill or a cost
+    /// stop). A batch run (`grade --batch`): asks about its batches, downloads the
+    /// answers of those that ended, journals them, sends what is left (failed, expired or
+    /// cancelled requests) in new batches, and finishes the run once every cell is in.
+    Resume {
+        id: String,
+        /// A batch run: keep asking until it is finished (Ctrl-C stops waiting; the
+        /// batches go on at the provider).
+        #[arg(long)]
+        wait: bool,
+        /// Seconds between asks with --wait (default: judge.batch_poll, else 60).
+        #[arg(long, value_name = "SECS")]
+        poll: Option<f64>,
+        /// A batch run: send what no batch holds (failed, expired or cancelled requests)
+        /// live now instead of in a new batch.
+        #[arg(long)]
+        live: bool,
+    },
     /// Two runs side by side: per criterion, pass-rate deltas and changed verdicts; per
     /// item, score deltas, regressions first.
     Compare {
@@ -68,7 +87,27 @@ pub fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> 
             Ok(exit::OK)
         }
         RunsAction::Show { id, format } => show(&Recording::open(&runs, id)?, *format),
-        RunsAction::Resume { id } => resume(&ws, id),
+        RunsAction::Resume {
+            id,
+            wait,
+            poll,
+            live,
+        } => {
+            if Recording::open(&runs, id)?.settings()?.judge.batch {
+                let poll = poll.or(ws.config.judge.batch_poll).unwrap_or(60.0);
+                if !(poll.is_finite() && poll >= 0.0) {
+                    return Err(CliError::input("--poll must be a number of seconds"));
+                }
+                let wait = wait.then(|| std::time::Duration::from_secs_f64(poll.min(86_400.0)));
+                batch_step(&ws, id, *live, wait)
+            } else if *wait || *live || poll.is_some() {
+                Err(CliError::input(format!(
+                    "run {id} is graded live: --wait, --poll and --live are for batch runs (`grade --batch`)"
+                )))
+            } else {
+                resume(&ws, id)
+            }
+        }
         RunsAction::Compare { a, b, top } => compare::compare(
             &Recording::open(&runs, a)?,
             &Recording::open(&runs, b)?,

@@ -356,8 +356,12 @@ impl Panel {
         out
     }
 
-    /// One ballot is the result; several are combined.
+    /// One ballot is the result; several are combined, unless one was never sent (the
+    /// run stopped, or it waits in a batch): then the cell is not graded yet.
     fn decide(&self, c: &Criterion, mut ballots: Vec<Ballot>) -> CriterionResult {
+        if let Some(at) = ballots.iter().position(|b| b.result.failure.as_ref().is_some_and(Failure::unsent)) {
+            return ballots.swap_remove(at).result;
+        }
         if ballots.len() == 1
             && let Some(b) = ballots.pop()
         {
@@ -390,6 +394,16 @@ impl Panel {
             })
         }))
         .await;
+        // A score never sent (a stopped run, a batch still out) leaves the cell ungraded.
+        if let Some(f) = answers
+            .iter()
+            .find_map(|(_, _, h)| h.score.as_ref().err().filter(|f| f.unsent()).cloned())
+        {
+            return HolisticOutcome {
+                score: None,
+                result: CriterionResult::failed(HOLISTIC_ID, MethodKind::Judge, f),
+            };
+        }
         let invocations: Vec<_> = answers.iter().map(|(_, _, h)| &h.invocation).collect();
         let invocation = record::merge(&invocations, "holistic");
         let mut scores: Vec<(f64, f64)> = answers

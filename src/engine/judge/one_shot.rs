@@ -240,7 +240,9 @@ fn reconcile(c: &Criterion, first: CriterionResult, second: CriterionResult) -> 
         (one, two) => one.clone().or_else(|| two.clone()),
     };
     let (Some(va), Some(vb)) = (&first.verdict, &second.verdict) else {
-        let mut failed = if first.failure.is_some() {
+        // A pass never sent (a stopped run, a batch still out) leaves the cell ungraded.
+        let unsent = |r: &CriterionResult| r.failure.as_ref().is_some_and(crate::model::Failure::unsent);
+        let mut failed = if first.failure.is_some() && !unsent(&second) {
             first
         } else {
             second

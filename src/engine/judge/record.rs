@@ -84,6 +84,7 @@ impl Record {
                 let category = match error {
                     LlmError::Budget(_) => crate::model::UNSENT_BUDGET,
                     LlmError::Cancelled => CANCELLED,
+                    LlmError::Batched => crate::model::UNSENT_BATCHED,
                     _ => "judge",
                 };
                 Err(Failure::error(

@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod batches;
 mod stream;
 mod writer;
 
+pub use batches::{BATCHES, BatchRecord, BatchStage};
 pub use stream::{CellStream, ItemCells};
 pub use writer::RunWriter;
 
@@ -23,6 +25,8 @@ use crate::model::CriterionResult;
 pub const MANIFEST: &str = "manifest.json";
 pub const RESULTS: &str = "results.jsonl";
 const LOCK: &str = ".lock";
+/// Held while a batch run talks to its provider (one process at a time submits and polls).
+const BATCH_LOCK: &str = ".batch.lock";
 
 /// How often appended cells are synced to disk (a crash loses at most this much; those
 /// cells are graded again on resume).
@@ -47,6 +51,9 @@ pub struct Manifest {
     pub finished_at: Option<String>,
     #[serde(default)]
     pub totals: Option<Totals>,
+    /// A batch run's batches (empty for a live run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<BatchRecord>,
 }
 
 impl Manifest {
@@ -248,7 +255,16 @@ impl RunDir {
 
     /// Takes the run's lock (one writer at a time), held while the returned file lives.
     pub fn lock(&self) -> Result<File, RunError> {
-        let path = self.dir.join(LOCK);
+        self.lock_named(LOCK)
+    }
+
+    /// Takes the run's batch lock (one process submits and polls at a time).
+    pub fn batch_lock(&self) -> Result<File, RunError> {
+        self.lock_named(BATCH_LOCK)
+    }
+
+    fn lock_named(&self, name: &str) -> Result<File, RunError> {
+        let path = self.dir.join(name);
         let f = crate::store::open_no_follow(
             &path,
             OpenOptions::new().create(true).truncate(false).write(true),
@@ -480,6 +496,7 @@ mod tests {
             started_at: "2026-01-01T00:00:00Z".into(),
             finished_at: None,
             totals: None,
+            batches: Vec::new(),
         }
     }
 

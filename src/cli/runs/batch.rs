@@ -1,0 +1,126 @@
+//! `grade --batch` and `runs resume` of a batch run: one step of the run (send, ask,
+//! download, journal, send again), or steps until it is finished with `--wait`.
+
+use std::time::Duration;
+
+use super::super::{CliError, exit};
+use crate::engine::checks::plural;
+use crate::run::batch::{Report, StepOptions, step};
+use crate::run::{Control, Env};
+use crate::store::Workspace;
+
+/// Steps the batch run `id`: once, or until it is finished (`wait`: the pause between
+/// asks). Exit: the verdict once finished, else [`exit::PENDING`] (0 right after
+/// `grade --batch` sent it).
+pub fn batch_step(
+    ws: &Workspace,
+    id: &str,
+    live: bool,
+    wait: Option<Duration>,
+) -> Result<u8, CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
+    let env = Env {
+        config: &ws.config,
+        cache_from: &ws.root,
+    };
+    let runs = ws.runs_dir();
+    let control = Control::default();
+    let opts = StepOptions { live };
+    let max_error_rate = crate::run::Recording::open(&runs, id)?
+        .settings()?
+        .grade
+        .max_error_rate;
+    let mut first = true;
+    loop {
+        let report = runtime.block_on(step(&runs, id, env, &control, opts))?;
+        tell(&report, first);
+        first = false;
+        if report.finished {
+            return Ok(verdict(&report, max_error_rate));
+        }
+        if report.stuck() {
+            return Err(CliError::input(format!(
+                "run {}: no batch is in flight but cells are missing (see above); `rubricate runs resume {} --live` grades them live",
+                report.run_id, report.run_id
+            )));
+        }
+        let Some(pause) = wait else {
+            eprintln!(
+                "`rubricate runs resume {} --wait` collects the answers (batches take up to 24 hours)",
+                report.run_id
+            );
+            return Ok(if report.outcome.is_some() && report.downloaded == 0 && report.submitted > 0 {
+                exit::OK
+            } else {
+                exit::PENDING
+            });
+        };
+        let interrupted = runtime.block_on(async {
+            tokio::select! {
+                () = tokio::time::sleep(pause) => false,
+                _ = tokio::signal::ctrl_c() => true,
+            }
+        });
+        if interrupted {
+            eprintln!(
+                "stopped waiting; the batches go on at the provider: `rubricate runs resume {}` later",
+                report.run_id
+            );
+            return Ok(exit::PENDING);
+        }
+    }
+}
+
+/// What the step did, on stderr.
+fn tell(r: &Report, first: bool) {
+    let mut did = Vec::new();
+    if let Some(o) = &r.outcome {
+        if let Some(e) = &o.record_error {
+            eprintln!("error: the run's record could not be completed: {e}");
+        }
+        if let Some(d) = &o.ended.input_error {
+            eprintln!("error: {d}");
+        }
+        if let Some(t) = &o.totals {
+            did.push(format!("{} in the journal", plural(t.cells, "cell")));
+        }
+    }
+    if r.downloaded > 0 {
+        did.push(format!("{} downloaded", plural(r.downloaded, "batch")));
+    }
+    if r.collected > 0 || r.submitted > 0 {
+        did.push(format!(
+            "{} sent ({} requests)",
+            plural(r.submitted, "batch"),
+            r.collected
+        ));
+    }
+    if did.is_empty() && !first {
+        return;
+    }
+    let did = if did.is_empty() {
+        String::new()
+    } else {
+        format!("{}; ", did.join(", "))
+    };
+    eprintln!("run {}: {did}{}", r.run_id, r.line());
+}
+
+/// The finished run's exit code, by the same rules as `grade`.
+fn verdict(r: &Report, max_error_rate: f64) -> u8 {
+    let Some(o) = &r.outcome else {
+        // Finished by an earlier step.
+        eprintln!("run {}: finished; `rubricate runs show {}` lists its results", r.run_id, r.run_id);
+        return exit::OK;
+    };
+    let summary = o.summary();
+    eprintln!("run {}: {}", r.run_id, summary.line());
+    if o.usage.requests + o.usage.cache_hits > 0 {
+        eprintln!("{}", super::super::grade::usage_line(&o.usage));
+    }
+    super::super::grade::decide(summary, None, Some(max_error_rate))
+}

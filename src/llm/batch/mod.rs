@@ -1,0 +1,390 @@
+//! The providers' batch engines, on the wire: `OpenAI`'s files and `/v1/batches` (JSONL in
+//! and out, one `custom_id` per request) and Anthropic's `/v1/messages/batches`. A batch's
+//! requests are written to a file first (one line each, in the provider's format) and sent
+//! from it as a stream; results are read as a stream, line by line, each line bounded.
+//! What a run does with them (which requests, when, what is on disk) is `run::batch`'s.
+
+mod anthropic;
+mod openai;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{ChatRequest, ChatResponse, Key, LlmError, ProviderKind, ProviderSpec};
+
+/// A request's answer from a batch: the reply, or why there is none.
+pub type Answer = Result<ChatResponse, LlmError>;
+
+/// How long one transfer (an upload or a download of up to hundreds of MB) may take.
+const TRANSFER_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How long a status, create or list call may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(120);
+/// The most bytes a status, create or list reply may take.
+const CALL_REPLY_BYTES: usize = 16 * 1024 * 1024;
+/// The longest result line read: a reply is bounded by `judge.max_reply_bytes` (at most
+/// 1 GiB) plus the line's own fields.
+const MAX_RESULT_LINE: usize = 1024 * 1024 * 1024 + 64 * 1024;
+
+/// What a provider allows in one batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub requests: usize,
+    pub bytes: u64,
+}
+
+/// A batch as the provider last described it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Status {
+    /// The provider's word (`validating`, `in_progress`, `completed`, `expired`, `ended`, …).
+    pub state: String,
+    /// No request in it will be answered any more: its results can be read.
+    pub ended: bool,
+    pub answered: u64,
+    pub failed: u64,
+    pub total: u64,
+    /// `OpenAI`: the files holding answers and errors.
+    pub output_file: Option<String>,
+    pub error_file: Option<String>,
+    /// Why the batch as a whole failed (`OpenAI` `failed`: it was not valid); every request
+    /// in it is answered with this.
+    pub failure: Option<String>,
+}
+
+/// One provider's batch API.
+#[derive(Debug, Clone)]
+pub struct BatchApi {
+    kind: ProviderKind,
+    base_url: String,
+    key: Option<String>,
+    key_var: String,
+    http: reqwest::Client,
+    /// The most bytes one reply may take (`judge.max_reply_bytes`).
+    max_reply_bytes: usize,
+}
+
+impl BatchApi {
+    /// The batch API of a resolved model's provider (its first base URL: replicas are
+    /// for live calls).
+    pub fn new(spec: &ProviderSpec, max_reply_bytes: usize) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| LlmError::Config(format!("cannot start the HTTP client: {e}")))?;
+        Ok(Self {
+            kind: spec.kind,
+            base_url: spec.base_url.trim_end_matches('/').to_owned(),
+            key: spec.key.clone(),
+            key_var: spec.key_var.clone(),
+            http,
+            max_reply_bytes,
+        })
+    }
+
+    /// Where its calls go.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The provider's own limits per batch.
+    pub fn limits(&self) -> Limits {
+        match self.kind {
+            ProviderKind::OpenAi => openai::LIMITS,
+            ProviderKind::Anthropic => anthropic::LIMITS,
+        }
+    }
+
+    /// One request as a line of the batch's requests file (no newline).
+    pub fn line(&self, custom_id: &str, req: &ChatRequest) -> String {
+        match self.kind {
+            ProviderKind::OpenAi => openai::line(custom_id, req),
+            ProviderKind::Anthropic => anthropic::line(custom_id, req),
+        }
+    }
+
+    /// Uploads the requests file where the provider takes one (`OpenAI`: the file's id).
+    pub async fn upload(&self, requests: &Path) -> Result<Option<String>, LlmError> {
+        match self.kind {
+            ProviderKind::OpenAi => openai::upload(self, requests).await.map(Some),
+            ProviderKind::Anthropic => Ok(None),
+        }
+    }
+
+    /// Creates the batch (from the uploaded file, or the requests file itself); its id.
+    pub async fn create(
+        &self,
+        requests: &Path,
+        file_id: Option<&str>,
+        label: &str,
+    ) -> Result<String, LlmError> {
+        match (self.kind, file_id) {
+            (ProviderKind::OpenAi, Some(file)) => openai::create(self, file, label).await,
+            (ProviderKind::OpenAi, None) => Err(LlmError::Config(
+                "an OpenAI batch needs its requests file uploaded first".into(),
+            )),
+            (ProviderKind::Anthropic, _) => anthropic::create(self, requests).await,
+        }
+    }
+
+    /// A batch this run asked for but never heard back about (killed while creating it):
+    /// `OpenAI`'s is the one made from `file_id`; Anthropic's, the earliest one created since
+    /// `since` with `requests` requests that no other batch of the run claims.
+    pub async fn find(
+        &self,
+        file_id: Option<&str>,
+        since: &str,
+        requests: usize,
+        claimed: &HashSet<String>,
+    ) -> Result<Option<String>, LlmError> {
+        match self.kind {
+            ProviderKind::OpenAi => match file_id {
+                Some(file) => openai::find(self, file).await,
+                None => Ok(None),
+            },
+            ProviderKind::Anthropic => anthropic::find(self, since, requests, claimed).await,
+        }
+    }
+
+    pub async fn status(&self, batch_id: &str) -> Result<Status, LlmError> {
+        check_id(batch_id)?;
+        match self.kind {
+            ProviderKind::OpenAi => openai::status(self, batch_id).await,
+            ProviderKind::Anthropic => anthropic::status(self, batch_id).await,
+        }
+    }
+
+    /// Reads an ended batch's results, handing each request's answer to `each` by its
+    /// `custom_id` (in the order the provider wrote them). Requests without a line are
+    /// the caller's to notice.
+    pub async fn results(
+        &self,
+        batch_id: &str,
+        status: &Status,
+        each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
+    ) -> Result<(), LlmError> {
+        check_id(batch_id)?;
+        for file in [&status.output_file, &status.error_file].into_iter().flatten() {
+            check_id(file)?;
+        }
+        match self.kind {
+            ProviderKind::OpenAi => openai::results(self, status, each).await,
+            ProviderKind::Anthropic => anthropic::results(self, batch_id, each).await,
+        }
+    }
+
+    fn key(&self) -> Key<'_> {
+        Key {
+            var: &self.key_var,
+            value: self.key.as_deref(),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// A request with the provider's authentication.
+    fn authed(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self.kind {
+            ProviderKind::OpenAi => match &self.key {
+                Some(key) => request.bearer_auth(key),
+                None => request,
+            },
+            ProviderKind::Anthropic => {
+                let request = request.header("anthropic-version", super::anthropic::API_VERSION);
+                match &self.key {
+                    Some(key) => request.header("x-api-key", key),
+                    None => request,
+                }
+            }
+        }
+    }
+
+    /// Sends a call and reads its JSON reply.
+    async fn call(&self, request: reqwest::RequestBuilder, timeout: Duration) -> Result<Value, LlmError> {
+        let body = super::send(self.authed(request), timeout, CALL_REPLY_BYTES, &self.key()).await?;
+        serde_json::from_str(&body)
+            .map_err(|e| LlmError::BadResponse(format!("the batch API's reply is not JSON ({e})")))
+    }
+
+    /// Downloads a results file line by line (each at most [`MAX_RESULT_LINE`] bytes).
+    async fn lines(
+        &self,
+        url: &str,
+        each: &mut (dyn FnMut(&[u8]) -> Result<(), LlmError> + Send),
+    ) -> Result<(), LlmError> {
+        lines_inner(self.authed(self.http.get(url)), &self.key_var, self.line_cap(), each)
+            .await
+            .map_err(|e| e.redacted(self.key.as_deref()))
+    }
+
+    fn line_cap(&self) -> usize {
+        self.max_reply_bytes.saturating_add(64 * 1024).min(MAX_RESULT_LINE)
+    }
+
+    /// The answer for a result line's HTTP status and body (not 200: the error a live call
+    /// with that answer would give).
+    fn answer_of_status(&self, status: u16, body: &Value) -> Option<LlmError> {
+        (!(200..300).contains(&status)).then(|| {
+            super::status_error(
+                status,
+                &reqwest::header::HeaderMap::new(),
+                &body.to_string(),
+                &self.key_var,
+            )
+        })
+    }
+}
+
+async fn lines_inner(
+    request: reqwest::RequestBuilder,
+    key_var: &str,
+    cap: usize,
+    each: &mut (dyn FnMut(&[u8]) -> Result<(), LlmError> + Send),
+) -> Result<(), LlmError> {
+    let mut response = request
+        .timeout(TRANSFER_TIMEOUT)
+        .send()
+        .await
+        .map_err(|e| super::transport(&e, TRANSFER_TIMEOUT))?;
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        return Err(super::failed_status(response, TRANSFER_TIMEOUT, CALL_REPLY_BYTES, key_var).await);
+    }
+    let mut line: Vec<u8> = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| super::transport(&e, TRANSFER_TIMEOUT))?
+    {
+        let mut rest = &chunk[..];
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            if line.len() + nl > cap {
+                return Err(LlmError::TooLarge { limit: cap });
+            }
+            line.extend_from_slice(&rest[..nl]);
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                each(&line)?;
+            }
+            line.clear();
+            rest = &rest[nl + 1..];
+        }
+        if line.len() + rest.len() > cap {
+            return Err(LlmError::TooLarge { limit: cap });
+        }
+        line.extend_from_slice(rest);
+    }
+    if !line.iter().all(u8::is_ascii_whitespace) {
+        each(&line)?;
+    }
+    Ok(())
+}
+
+/// A file as a body stream: `head`, its bytes (each newline passed through `newline`,
+/// the last one through `last`), then `tail`.
+fn file_body(
+    file: tokio::fs::File,
+    len: u64,
+    head: &'static [u8],
+    newline: u8,
+    last: u8,
+    tail: &'static [u8],
+) -> reqwest::Body {
+    use tokio::io::AsyncReadExt as _;
+    struct State {
+        file: tokio::fs::File,
+        read: u64,
+        stage: u8,
+    }
+    let stream = futures_util::stream::unfold(
+        State {
+            file,
+            read: 0,
+            stage: 0,
+        },
+        move |mut s| async move {
+            match s.stage {
+                0 => {
+                    s.stage = 1;
+                    Some((Ok(head.to_vec()), s))
+                }
+                1 => {
+                    let mut buf = vec![0u8; 256 * 1024];
+                    match s.file.read(&mut buf).await {
+                        Ok(0) => {
+                            s.stage = 2;
+                            Some((Ok(tail.to_vec()), s))
+                        }
+                        Ok(n) => {
+                            buf.truncate(n);
+                            for (i, b) in buf.iter_mut().enumerate() {
+                                if *b == b'\n' {
+                                    *b = if s.read + i as u64 + 1 == len { last } else { newline };
+                                }
+                            }
+                            s.read += n as u64;
+                            Some((Ok(buf), s))
+                        }
+                        Err(e) => {
+                            s.stage = 3;
+                            Some((Err(e), s))
+                        }
+                    }
+                }
+                _ => None,
+            }
+        },
+    );
+    reqwest::Body::wrap_stream(stream)
+}
+
+/// Opens a requests file to send.
+async fn open_requests(path: &Path) -> Result<(tokio::fs::File, u64), LlmError> {
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| LlmError::Config(format!("{}: cannot read the batch's requests: {e}", path.display())))?;
+    let len = file
+        .metadata()
+        .await
+        .map_err(|e| LlmError::Config(format!("{}: {e}", path.display())))?
+        .len();
+    Ok((file, len))
+}
+
+/// An id safe to put in a URL as it is (providers' ids are letters, digits, `_` and `-`).
+fn plain_id(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// An id the provider gave, before it goes into a URL path.
+fn check_id(id: &str) -> Result<(), LlmError> {
+    if plain_id(id) {
+        Ok(())
+    } else {
+        Err(LlmError::BadResponse(format!(
+            "the provider named a batch or file '{}', which is not an id",
+            id.escape_debug()
+        )))
+    }
+}
+
+/// A JSON number field as a count.
+fn count(v: &Value, pointer: &str) -> u64 {
+    v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// A JSON string field.
+fn text(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// A result line as JSON.
+fn line_json(line: &[u8]) -> Result<Value, LlmError> {
+    serde_json::from_slice(line)
+        .map_err(|e| LlmError::BadResponse(format!("a batch result line is not JSON ({e})")))
+}

@@ -1,0 +1,195 @@
+//! A downloaded batch's answers on disk, one JSON line per request, as rubricate reads them
+//! whatever the provider: `{"id", "text", "input_tokens", "output_tokens", "logprobs"}` for
+//! a reply, `{"id", "error", "kind", "status"}` for a request that got none. Written whole
+//! (temporary file, sync, rename) once the batch ended, so a kill mid-download leaves the
+//! previous state and the download is simply done again.
+
+use std::io::{BufRead as _, Write as _};
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::super::Error;
+use crate::llm::batch::Answer;
+use crate::llm::{ChatResponse, LlmError};
+
+/// One answer as a line (no newline).
+pub fn line(id: &str, answer: &Answer) -> String {
+    match answer {
+        Ok(r) => {
+            let mut v = json!({
+                "id": id,
+                "text": r.text,
+                "input_tokens": r.input_tokens,
+                "output_tokens": r.output_tokens,
+            });
+            if !r.logprobs.is_empty() {
+                v["logprobs"] = json!(r.logprobs);
+            }
+            v.to_string()
+        }
+        Err(e) => {
+            let (kind, status) = match e {
+                LlmError::RateLimited { .. } => ("rate_limited", 429),
+                LlmError::Server { status, .. } => ("server", *status),
+                LlmError::Auth { status, .. } => ("auth", *status),
+                LlmError::Request { status, .. } => ("request", *status),
+                LlmError::TooLarge { .. } => ("too_large", 0),
+                LlmError::BadResponse(_) => ("bad_response", 0),
+                _ => ("unanswered", 0),
+            };
+            json!({"id": id, "error": message(e), "kind": kind, "status": status}).to_string()
+        }
+    }
+}
+
+/// The error's own message (not its display, which adds the status).
+fn message(e: &LlmError) -> String {
+    match e {
+        LlmError::Server { message, .. } | LlmError::Request { message, .. } => message.clone(),
+        LlmError::Auth { key_var, .. } => key_var.clone(),
+        LlmError::TooLarge { limit } => limit.to_string(),
+        LlmError::BadResponse(m) | LlmError::Unanswered(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn answer_of(v: &Value) -> Option<Answer> {
+    if let Some(text) = v.get("text").and_then(Value::as_str) {
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        return Some(Ok(ChatResponse {
+            text: text.to_owned(),
+            input_tokens: n("input_tokens"),
+            output_tokens: n("output_tokens"),
+            logprobs: v
+                .get("logprobs")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .take(crate::llm::MAX_LOGPROBS)
+                .filter_map(|t| Some((t.get(0)?.as_str()?.to_owned(), t.get(1)?.as_f64()?)))
+                .collect(),
+        }));
+    }
+    let message = v.get("error")?.as_str()?.to_owned();
+    let status = v
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(0);
+    Some(Err(match v.get("kind").and_then(Value::as_str)? {
+        "rate_limited" => LlmError::RateLimited { retry_after: None },
+        "server" => LlmError::Server { status, message },
+        "auth" => LlmError::Auth {
+            status,
+            key_var: message,
+        },
+        "request" => LlmError::Request { status, message },
+        "too_large" => LlmError::TooLarge {
+            limit: message.parse().unwrap_or(0),
+        },
+        "bad_response" => LlmError::BadResponse(message),
+        _ => LlmError::Unanswered(message),
+    }))
+}
+
+/// Reads a results file, handing each answer to `each`.
+pub fn read(path: &Path, each: &mut dyn FnMut(&str, Answer)) -> Result<(), Error> {
+    let file = std::fs::File::open(path).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot read a batch's results ({e}); `rubricate runs resume` downloads them again only while the provider keeps them",
+            path.display()
+        ))
+    })?;
+    let reader = std::io::BufReader::with_capacity(256 * 1024, file);
+    for (n, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
+        let parsed: Option<(String, Answer)> = serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|v| Some((v.get("id")?.as_str()?.to_owned(), answer_of(&v)?)));
+        let Some((id, answer)) = parsed else {
+            return Err(Error::input(format!(
+                "{}:{}: a batch result line is damaged; delete the file and run `rubricate runs resume` to download it again",
+                path.display(),
+                n + 1
+            )));
+        };
+        each(&id, answer);
+    }
+    Ok(())
+}
+
+/// Writes answers to a results file as they come (committed by [`Writer::commit`]).
+pub struct Writer {
+    file: crate::store::AtomicFile,
+}
+
+impl Writer {
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        Ok(Self {
+            file: crate::store::AtomicFile::create(path)?,
+        })
+    }
+
+    pub fn push(&mut self, id: &str, answer: &Answer) -> std::io::Result<()> {
+        writeln!(self.file, "{}", line(id, answer))
+    }
+
+    pub fn commit(self) -> std::io::Result<()> {
+        self.file.commit()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_and_errors_read_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let all: Vec<(String, Answer)> = vec![
+            (
+                "a-0".into(),
+                Ok(ChatResponse {
+                    text: "{\"verdict\": true}".into(),
+                    input_tokens: 7,
+                    output_tokens: 3,
+                    logprobs: vec![("t".into(), -0.5)],
+                }),
+            ),
+            (
+                "b-0".into(),
+                Err(LlmError::Request {
+                    status: 400,
+                    message: "bad model".into(),
+                }),
+            ),
+            ("c-1".into(), Err(LlmError::Unanswered("expired".into()))),
+            (
+                "d-0".into(),
+                Err(LlmError::Server {
+                    status: 503,
+                    message: "busy".into(),
+                }),
+            ),
+        ];
+        let mut w = Writer::create(&path).unwrap();
+        for (id, a) in &all {
+            w.push(id, a).unwrap();
+        }
+        w.commit().unwrap();
+        let mut back = Vec::new();
+        read(&path, &mut |id, a| back.push((id.to_owned(), a))).unwrap();
+        assert_eq!(back, all);
+    }
+
+    #[test]
+    fn a_damaged_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, "{\"id\":\"a-0\",\"text\":\"x\"}\n{\"id\":\n").unwrap();
+        let e = read(&path, &mut |_, _| {}).unwrap_err();
+        assert!(e.message.contains("r.jsonl:2:"), "{e}");
+    }
+}

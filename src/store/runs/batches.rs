@@ -1,0 +1,122 @@
+//! A batch run's ledger, kept in its manifest: every batch of requests handed to a
+//! provider's batch engine, and how far it got. The requests, their ids and the results
+//! live beside the manifest in `batches/` (one file of each per batch); the ledger is
+//! written (atomically, with the manifest) before and after every step that talks to the
+//! provider, so a run killed at any point knows what it sent and sends nothing twice.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::RunDir;
+
+/// The folder of a run's batch files.
+pub const BATCHES: &str = "batches";
+
+/// Where one batch has got to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchStage {
+    /// Its requests file is written; nothing sent yet.
+    Prepared,
+    /// Its requests file is uploaded (`OpenAI`: `file_id`); the batch is not created yet.
+    Uploaded,
+    /// The batch is being created: the provider may have it although we never heard back
+    /// (a kill at this point). Resume looks for it before creating another.
+    Creating,
+    /// The provider has it (`batch_id`).
+    Submitted,
+    /// It ended and its results are on disk.
+    Downloaded,
+}
+
+/// One batch of requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchRecord {
+    /// Its files' name in `batches/` (`b0001`).
+    pub name: String,
+    /// The judge model, as the run names it (`openai/gpt-4o-mini`).
+    pub model: String,
+    pub requests: usize,
+    pub bytes: u64,
+    pub stage: BatchStage,
+    /// The uploaded requests file (`OpenAI`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<String>,
+    /// The provider's batch id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
+    /// When creating began (to find a batch created by a run that was killed meanwhile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creating_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submitted_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<String>,
+    /// The provider's last word on it (`in_progress`, `completed`, `expired`, `ended`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Requests answered, and failed (errors, expired, cancelled), as last heard.
+    #[serde(default)]
+    pub answered: u64,
+    #[serde(default)]
+    pub failed: u64,
+    /// Tokens and dollars (at batch prices) of its results.
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cost: f64,
+}
+
+impl BatchRecord {
+    pub fn new(name: String, model: String, requests: usize, bytes: u64) -> Self {
+        Self {
+            name,
+            model,
+            requests,
+            bytes,
+            stage: BatchStage::Prepared,
+            file_id: None,
+            batch_id: None,
+            creating_at: None,
+            submitted_at: None,
+            ended_at: None,
+            status: None,
+            answered: 0,
+            failed: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost: 0.0,
+        }
+    }
+
+    /// Sent and not yet back.
+    pub fn in_flight(&self) -> bool {
+        self.stage != BatchStage::Downloaded
+    }
+}
+
+/// A batch's files.
+impl RunDir {
+    pub fn batches_dir(&self) -> PathBuf {
+        self.dir.join(BATCHES)
+    }
+
+    /// The requests, one JSON line each, in the provider's batch format.
+    pub fn batch_requests(&self, name: &str) -> PathBuf {
+        self.batches_dir().join(format!("{name}.jsonl"))
+    }
+
+    /// The requests' ids, one a line (read to know what is in flight without reading the
+    /// requests).
+    pub fn batch_ids(&self, name: &str) -> PathBuf {
+        self.batches_dir().join(format!("{name}.ids"))
+    }
+
+    /// The results, one JSON line each, as rubricate reads them (not the provider's own).
+    pub fn batch_results(&self, name: &str) -> PathBuf {
+        self.batches_dir().join(format!("{name}.results.jsonl"))
+    }
+}
