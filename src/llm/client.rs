@@ -249,7 +249,10 @@ impl Client {
     /// Puts `wrap` around the client's provider (a batch run's pass answers calls from its
     /// batches, and sends live through the provider it was given).
     #[must_use]
-    pub fn map_provider(mut self, wrap: impl FnOnce(Arc<dyn Provider>) -> Arc<dyn Provider>) -> Self {
+    pub fn map_provider(
+        mut self,
+        wrap: impl FnOnce(Arc<dyn Provider>) -> Arc<dyn Provider>,
+    ) -> Self {
         self.provider = wrap(self.provider);
         self
     }

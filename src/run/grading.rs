@@ -92,6 +92,9 @@ pub struct Ended {
     pub items_read: usize,
     /// The journal, to be finished by the caller.
     pub journal: Option<RunWriter>,
+    /// Cells left ungraded because their call was never sent (a stop, or a batch run's
+    /// call still in a batch): not journalled.
+    pub unsent_cells: usize,
 }
 
 /// Grades `job`, handing events to `on_event` (items in input order). An error from
@@ -153,6 +156,7 @@ where
         summary: Summary::default(),
         stop: None,
         control: job.control.clone(),
+        unsent_cells: 0,
     };
     // Events are taken as many as are waiting at a time (one wake-up for a batch).
     let mut arrived = Vec::with_capacity(256);
@@ -188,6 +192,7 @@ where
         journal,
         summary,
         mut stop,
+        unsent_cells,
         ..
     } = out;
     if feeder.join().is_err()
@@ -210,6 +215,7 @@ where
         summary,
         items_read: read.load(std::sync::atomic::Ordering::SeqCst),
         journal,
+        unsent_cells,
     }
 }
 
@@ -219,6 +225,7 @@ struct Outbox {
     summary: Summary,
     stop: Option<Stop>,
     control: Control,
+    unsent_cells: usize,
 }
 
 impl Outbox {
@@ -238,8 +245,9 @@ impl Outbox {
         if matches!(self.stop, Some(Stop::Journal(_) | Stop::Output(_))) {
             return;
         }
+        let unsent = |r: &CriterionResult| r.failure.as_ref().is_some_and(Failure::unsent);
+        self.unsent_cells += evaluation.results.iter().filter(|r| unsent(r)).count();
         if let Some(writer) = self.journal.as_mut() {
-            let unsent = |r: &CriterionResult| r.failure.as_ref().is_some_and(Failure::unsent);
             // Copies only in the rare item with cells the run never sent.
             let graded: std::borrow::Cow<'_, [CriterionResult]> =
                 if evaluation.results.iter().any(unsent) {

@@ -333,7 +333,10 @@ impl Session {
             .take()
             .and_then(|w| w.finish().err())
             .map(|e| e.to_string());
-        let clean = ended.stop.is_none() && ended.input_error.is_none() && record_error.is_none();
+        let clean = ended.stop.is_none()
+            && ended.input_error.is_none()
+            && record_error.is_none()
+            && ended.unsent_cells == 0;
         let replay = if fresh && clean {
             Ok(Replay {
                 summary: ended.summary.clone(),

@@ -12,6 +12,8 @@
     clippy::needless_pass_by_value
 )]
 
+pub mod batch;
+
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

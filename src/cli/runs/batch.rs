@@ -53,11 +53,13 @@ pub fn batch_step(
                 "`rubricate runs resume {} --wait` collects the answers (batches take up to 24 hours)",
                 report.run_id
             );
-            return Ok(if report.outcome.is_some() && report.downloaded == 0 && report.submitted > 0 {
-                exit::OK
-            } else {
-                exit::PENDING
-            });
+            return Ok(
+                if report.outcome.is_some() && report.downloaded == 0 && report.submitted > 0 {
+                    exit::OK
+                } else {
+                    exit::PENDING
+                },
+            );
         };
         let interrupted = runtime.block_on(async {
             tokio::select! {
@@ -114,7 +116,10 @@ fn tell(r: &Report, first: bool) {
 fn verdict(r: &Report, max_error_rate: f64) -> u8 {
     let Some(o) = &r.outcome else {
         // Finished by an earlier step.
-        eprintln!("run {}: finished; `rubricate runs show {}` lists its results", r.run_id, r.run_id);
+        eprintln!(
+            "run {}: finished; `rubricate runs show {}` lists its results",
+            r.run_id, r.run_id
+        );
         return exit::OK;
     };
     let summary = o.summary();

@@ -38,7 +38,7 @@ pub enum RunsAction {
         /// batches go on at the provider).
         #[arg(long)]
         wait: bool,
-        /// Seconds between asks with --wait (default: judge.batch_poll, else 60).
+        /// Seconds between asks with --wait (default: `judge.batch_poll`, else 60).
         #[arg(long, value_name = "SECS")]
         poll: Option<f64>,
         /// A batch run: send what no batch holds (failed, expired or cancelled requests)

@@ -359,7 +359,10 @@ impl Panel {
     /// One ballot is the result; several are combined, unless one was never sent (the
     /// run stopped, or it waits in a batch): then the cell is not graded yet.
     fn decide(&self, c: &Criterion, mut ballots: Vec<Ballot>) -> CriterionResult {
-        if let Some(at) = ballots.iter().position(|b| b.result.failure.as_ref().is_some_and(Failure::unsent)) {
+        if let Some(at) = ballots
+            .iter()
+            .position(|b| b.result.failure.as_ref().is_some_and(Failure::unsent))
+        {
             return ballots.swap_remove(at).result;
         }
         if ballots.len() == 1

@@ -241,7 +241,11 @@ fn reconcile(c: &Criterion, first: CriterionResult, second: CriterionResult) -> 
     };
     let (Some(va), Some(vb)) = (&first.verdict, &second.verdict) else {
         // A pass never sent (a stopped run, a batch still out) leaves the cell ungraded.
-        let unsent = |r: &CriterionResult| r.failure.as_ref().is_some_and(crate::model::Failure::unsent);
+        let unsent = |r: &CriterionResult| {
+            r.failure
+                .as_ref()
+                .is_some_and(crate::model::Failure::unsent)
+        };
         let mut failed = if first.failure.is_some() && !unsent(&second) {
             first
         } else {

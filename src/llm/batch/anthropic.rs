@@ -44,24 +44,31 @@ pub async fn find(
     requests: usize,
     claimed: &HashSet<String>,
 ) -> Result<Option<String>, LlmError> {
-    let since: jiff::Timestamp = since
-        .parse()
-        .map_err(|e| LlmError::Config(format!("a batch's creation time '{since}' is damaged ({e})")))?;
+    let since: jiff::Timestamp = since.parse().map_err(|e| {
+        LlmError::Config(format!(
+            "a batch's creation time '{since}' is damaged ({e})"
+        ))
+    })?;
     // Clocks differ: a little before our own record of it.
     let since = since - jiff::SignedDuration::from_secs(300);
     let mut best: Option<(jiff::Timestamp, String)> = None;
     let mut after: Option<String> = None;
     for _ in 0..10 {
-        let mut url = api.url(&format!("{}?limit=100", BATCHES));
+        let mut url = api.url(&format!("{BATCHES}?limit=100"));
         if let Some(a) = after.as_deref().filter(|a| super::plain_id(a)) {
-            url.push_str(&format!("&after_id={a}"));
+            url = format!("{url}&after_id={a}");
         }
         let request = api.http.get(url);
         let v = api.call(request, CALL_TIMEOUT).await?;
-        let data = v.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+        let data = v
+            .get("data")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for b in &data {
             let Some(id) = text(b, "/id") else { continue };
-            let Some(created) = text(b, "/created_at").and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            let Some(created) =
+                text(b, "/created_at").and_then(|t| t.parse::<jiff::Timestamp>().ok())
             else {
                 continue;
             };

@@ -165,7 +165,10 @@ impl BatchApi {
         each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
     ) -> Result<(), LlmError> {
         check_id(batch_id)?;
-        for file in [&status.output_file, &status.error_file].into_iter().flatten() {
+        for file in [&status.output_file, &status.error_file]
+            .into_iter()
+            .flatten()
+        {
             check_id(file)?;
         }
         match self.kind {
@@ -203,8 +206,13 @@ impl BatchApi {
     }
 
     /// Sends a call and reads its JSON reply.
-    async fn call(&self, request: reqwest::RequestBuilder, timeout: Duration) -> Result<Value, LlmError> {
-        let body = super::send(self.authed(request), timeout, CALL_REPLY_BYTES, &self.key()).await?;
+    async fn call(
+        &self,
+        request: reqwest::RequestBuilder,
+        timeout: Duration,
+    ) -> Result<Value, LlmError> {
+        let body =
+            super::send(self.authed(request), timeout, CALL_REPLY_BYTES, &self.key()).await?;
         serde_json::from_str(&body)
             .map_err(|e| LlmError::BadResponse(format!("the batch API's reply is not JSON ({e})")))
     }
@@ -215,13 +223,20 @@ impl BatchApi {
         url: &str,
         each: &mut (dyn FnMut(&[u8]) -> Result<(), LlmError> + Send),
     ) -> Result<(), LlmError> {
-        lines_inner(self.authed(self.http.get(url)), &self.key_var, self.line_cap(), each)
-            .await
-            .map_err(|e| e.redacted(self.key.as_deref()))
+        lines_inner(
+            self.authed(self.http.get(url)),
+            &self.key_var,
+            self.line_cap(),
+            each,
+        )
+        .await
+        .map_err(|e| e.redacted(self.key.as_deref()))
     }
 
     fn line_cap(&self) -> usize {
-        self.max_reply_bytes.saturating_add(64 * 1024).min(MAX_RESULT_LINE)
+        self.max_reply_bytes
+            .saturating_add(64 * 1024)
+            .min(MAX_RESULT_LINE)
     }
 
     /// The answer for a result line's HTTP status and body (not 200: the error a live call
@@ -251,7 +266,9 @@ async fn lines_inner(
         .map_err(|e| super::transport(&e, TRANSFER_TIMEOUT))?;
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
-        return Err(super::failed_status(response, TRANSFER_TIMEOUT, CALL_REPLY_BYTES, key_var).await);
+        return Err(
+            super::failed_status(response, TRANSFER_TIMEOUT, CALL_REPLY_BYTES, key_var).await,
+        );
     }
     let mut line: Vec<u8> = Vec::new();
     while let Some(chunk) = response
@@ -321,7 +338,11 @@ fn file_body(
                             buf.truncate(n);
                             for (i, b) in buf.iter_mut().enumerate() {
                                 if *b == b'\n' {
-                                    *b = if s.read + i as u64 + 1 == len { last } else { newline };
+                                    *b = if s.read + i as u64 + 1 == len {
+                                        last
+                                    } else {
+                                        newline
+                                    };
                                 }
                             }
                             s.read += n as u64;
@@ -342,9 +363,12 @@ fn file_body(
 
 /// Opens a requests file to send.
 async fn open_requests(path: &Path) -> Result<(tokio::fs::File, u64), LlmError> {
-    let file = tokio::fs::File::open(path)
-        .await
-        .map_err(|e| LlmError::Config(format!("{}: cannot read the batch's requests: {e}", path.display())))?;
+    let file = tokio::fs::File::open(path).await.map_err(|e| {
+        LlmError::Config(format!(
+            "{}: cannot read the batch's requests: {e}",
+            path.display()
+        ))
+    })?;
     let len = file
         .metadata()
         .await
@@ -355,7 +379,10 @@ async fn open_requests(path: &Path) -> Result<(tokio::fs::File, u64), LlmError> 
 
 /// An id safe to put in a URL as it is (providers' ids are letters, digits, `_` and `-`).
 fn plain_id(id: &str) -> bool {
-    !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// An id the provider gave, before it goes into a URL path.

@@ -72,11 +72,15 @@ pub async fn find(api: &BatchApi, file_id: &str) -> Result<Option<String>, LlmEr
     for _ in 0..10 {
         let mut url = api.url(&format!("{}?limit=100", "/batches"));
         if let Some(a) = after.as_deref().filter(|a| super::plain_id(a)) {
-            url.push_str(&format!("&after={a}"));
+            url = format!("{url}&after={a}");
         }
         let request = api.http.get(url);
         let v = api.call(request, CALL_TIMEOUT).await?;
-        let data = v.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+        let data = v
+            .get("data")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         if let Some(b) = data
             .iter()
             .find(|b| b.get("input_file_id").and_then(Value::as_str) == Some(file_id))
@@ -98,7 +102,10 @@ pub async fn status(api: &BatchApi, batch_id: &str) -> Result<Status, LlmError> 
     let request = api.http.get(api.url(&format!("/batches/{batch_id}")));
     let v = api.call(request, CALL_TIMEOUT).await?;
     let state = text(&v, "/status").unwrap_or_default();
-    let ended = matches!(state.as_str(), "completed" | "failed" | "expired" | "cancelled");
+    let ended = matches!(
+        state.as_str(),
+        "completed" | "failed" | "expired" | "cancelled"
+    );
     let failure = (state == "failed").then(|| {
         let errors: Vec<String> = v
             .pointer("/errors/data")
@@ -132,16 +139,18 @@ pub async fn results(
     each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
 ) -> Result<(), LlmError> {
     let cap = api.max_reply_bytes;
-    for file in [&status.output_file, &status.error_file].into_iter().flatten() {
+    for file in [&status.output_file, &status.error_file]
+        .into_iter()
+        .flatten()
+    {
         let url = api.url(&format!("/files/{file}/content"));
         api.lines(&url, &mut |line| {
             let v = super::line_json(line)?;
             let Some(id) = v.get("custom_id").and_then(Value::as_str) else {
                 return Ok(());
             };
-            each(id, answer(api, &v, cap)).map_err(|e| {
-                LlmError::Config(format!("cannot keep the batch's results: {e}"))
-            })
+            each(id, answer(api, &v, cap))
+                .map_err(|e| LlmError::Config(format!("cannot keep the batch's results: {e}")))
         })
         .await?;
     }

@@ -196,8 +196,12 @@ impl Collector {
     fn start(&mut self, api: &BatchApi) -> Result<Open, String> {
         let name = format!("b{:04}", self.next);
         self.next += 1;
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| format!("{}: cannot make the batches folder: {e}", self.dir.display()))?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| {
+            format!(
+                "{}: cannot make the batches folder: {e}",
+                self.dir.display()
+            )
+        })?;
         let create = |p: &Path| {
             std::fs::File::create(p)
                 .map(|f| std::io::BufWriter::with_capacity(256 * 1024, f))
@@ -224,7 +228,9 @@ impl Collector {
             return;
         };
         let synced = |w: std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-            let f = w.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+            let f = w
+                .into_inner()
+                .map_err(std::io::IntoInnerError::into_error)?;
             f.sync_all()
         };
         if let Err(e) = synced(o.requests).and_then(|()| synced(o.ids)) {

@@ -21,7 +21,7 @@ pub async fn submit(
     api: &BatchApi,
     run: &RunDir,
     run_id: &str,
-    batches: &mut Vec<BatchRecord>,
+    batches: &mut [BatchRecord],
     at: usize,
     ledger: &mut dyn Ledger,
 ) -> Result<(), Error> {
@@ -108,12 +108,20 @@ pub async fn poll(
         return Ok(false);
     }
     let ids_path = run.batch_ids(&name);
-    let ids = std::fs::read_to_string(&ids_path)
-        .map_err(|e| Error::input(format!("{}: cannot read batch {name}'s ids ({e})", ids_path.display())))?;
+    let ids = std::fs::read_to_string(&ids_path).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot read batch {name}'s ids ({e})",
+            ids_path.display()
+        ))
+    })?;
     let mut waiting: HashSet<&str> = ids.lines().collect();
     let path = run.batch_results(&name);
-    let mut out = results::Writer::create(&path)
-        .map_err(|e| Error::input(format!("{}: cannot write batch {name}'s results ({e})", path.display())))?;
+    let mut out = results::Writer::create(&path).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot write batch {name}'s results ({e})",
+            path.display()
+        ))
+    })?;
     let (mut input, mut output) = (0u64, 0u64);
     if let Some(why) = &status.failure {
         // The provider refused the whole batch: every request gets its reason (as a live
@@ -143,7 +151,9 @@ pub async fn poll(
             .map_err(|e| batch_error(api, &name, "results could not be downloaded", &e))?;
     }
     // What the batch left out is sent again like an expired request.
-    let missing = Err(LlmError::Unanswered(format!("batch {name} ended without answering it")));
+    let missing = Err(LlmError::Unanswered(format!(
+        "batch {name} ended without answering it"
+    )));
     for id in waiting {
         out.push(id, &missing).map_err(|e| write_error(&path, &e))?;
     }
@@ -159,7 +169,10 @@ pub async fn poll(
 }
 
 fn write_error(path: &std::path::Path, e: &std::io::Error) -> Error {
-    Error::input(format!("{}: cannot write a batch's results ({e})", path.display()))
+    Error::input(format!(
+        "{}: cannot write a batch's results ({e})",
+        path.display()
+    ))
 }
 
 /// A provider's error about a batch, with what to do about the usual ones.
@@ -169,7 +182,10 @@ fn batch_error(api: &BatchApi, name: &str, what: &str, e: &LlmError) -> Error {
             "; the server at {} has no batch API (grade live: without --batch)",
             api.base_url()
         ),
-        LlmError::Transport(_) | LlmError::Timeout(_) | LlmError::Server { .. } | LlmError::RateLimited { .. } => {
+        LlmError::Transport(_)
+        | LlmError::Timeout(_)
+        | LlmError::Server { .. }
+        | LlmError::RateLimited { .. } => {
             "; nothing is lost: `rubricate runs resume` tries again".to_owned()
         }
         _ => String::new(),

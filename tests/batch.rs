@@ -1,0 +1,552 @@
+//! Batch runs through the providers' batch engines (a loopback server speaking `OpenAI`'s
+//! and Anthropic's batch wire formats): a run in batches equals the same run graded live,
+//! cell for cell; killed (SIGKILL) while uploading, while the provider creates the batch,
+//! between polls and while downloading, then resumed, it loses no cell and submits none
+//! twice (the server counts); expired and failed requests are sent again; the manifest
+//! names every batch the provider made.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::batch::{BatchServer, Outcome, Request, Stage};
+use support::{LlmServer, Reply, Seen, verdict};
+
+const RUBRIC: &str = "id: fruit
+name: Fruit
+criteria:
+  - { id: a, requirement: Mentions apples, weight: 1 }
+  - { id: b, requirement: Mentions bananas, weight: 1 }
+";
+
+/// Whether a prompt's submission names the fruit its criterion asks about.
+fn met(prompt: &str) -> (String, bool) {
+    let fruit = ["apples", "bananas"]
+        .into_iter()
+        .find(|f| prompt.contains(&format!("Mentions {f}")))
+        .unwrap_or("none");
+    let submission = prompt.split("<<<SUBMISSION").nth(1).unwrap_or_default();
+    (fruit.to_owned(), submission.contains(fruit))
+}
+
+fn reply_text(prompt: &str) -> String {
+    let (fruit, met) = met(prompt);
+    json!({"reason": format!("looked for {fruit}"), "verdict": if met { "MET" } else { "UNMET" }})
+        .to_string()
+}
+
+fn live_rule(seen: &Seen) -> Reply {
+    let (fruit, met) = met(&seen.prompt());
+    verdict(
+        &format!("looked for {fruit}"),
+        json!(if met { "MET" } else { "UNMET" }),
+    )
+}
+
+fn answer_all(r: &Request) -> Outcome {
+    Outcome::Text(reply_text(&r.prompt))
+}
+
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// `items` items; batches of at most `per_batch` requests.
+    fn new(items: usize, per_batch: usize) -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("rubricate.yaml"),
+            format!("judge:\n  batch_max_requests: {per_batch}\nprices:\n  openai/j: {{input: 1, output: 4}}\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("rubric.yaml"), RUBRIC).unwrap();
+        let mut lines = String::new();
+        for i in 0..items {
+            let picked = match i % 4 {
+                0 => "",
+                1 => "apples",
+                2 => "bananas",
+                _ => "apples, bananas",
+            };
+            lines.push_str(
+                &json!({"id": format!("i{i}"), "submission": format!("Basket {i}: {picked}")})
+                    .to_string(),
+            );
+            lines.push('\n');
+        }
+        std::fs::write(dir.path().join("items.jsonl"), lines).unwrap();
+        Workspace { dir }
+    }
+
+    fn command(&self, url: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rubricate"));
+        cmd.current_dir(self.dir.path())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env("OPENAI_BASE_URL", format!("{url}/v1"))
+            .env("OPENAI_API_KEY", "sk-batch")
+            .env("ANTHROPIC_BASE_URL", url)
+            .env("ANTHROPIC_API_KEY", "sk-ant-batch")
+            .env("RUBRICATE_CACHE_DIR", self.dir.path().join("cache"));
+        cmd
+    }
+
+    fn grade(&self, url: &str, judge: &str, extra: &[&str]) -> Command {
+        let mut args = vec![
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--judge",
+            judge,
+            "--format",
+            "jsonl",
+        ];
+        args.extend_from_slice(extra);
+        self.command(url, &args)
+    }
+
+    fn resume(&self, url: &str, id: &str, extra: &[&str]) -> Command {
+        let mut args = vec!["runs", "resume", id];
+        args.extend_from_slice(extra);
+        self.command(url, &args)
+    }
+
+    fn run_dir(&self, id: &str) -> PathBuf {
+        self.dir.path().join("runs").join(id)
+    }
+
+    fn manifest(&self, id: &str) -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(self.run_dir(id).join("manifest.json")).unwrap(),
+        )
+        .unwrap()
+    }
+
+    /// Every cell of a run's journal as (verdict, value, reason), each written once.
+    fn cells(&self, id: &str) -> BTreeMap<(u64, String), (Value, Value, Value)> {
+        let text = std::fs::read_to_string(self.run_dir(id).join("results.jsonl")).unwrap();
+        let mut out = BTreeMap::new();
+        for line in text.lines().skip(1) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let r = &v["result"];
+            let key = (
+                v["item"].as_u64().unwrap(),
+                r["criterion_id"].as_str().unwrap().to_owned(),
+            );
+            let cell = (
+                r["verdict"].clone(),
+                r["value"].clone(),
+                r["reason"].clone(),
+            );
+            assert!(
+                out.insert(key.clone(), cell).is_none(),
+                "cell {key:?} journalled twice"
+            );
+        }
+        out
+    }
+
+    /// `runs show` as a table, less the lines that name the run and when it ran.
+    fn shown(&self, url: &str, id: &str) -> String {
+        let out = self.command(url, &["runs", "show", id]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("run ") && !l.starts_with("started "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The run id a command printed (`run ID: …`).
+fn run_id(text: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix("run ").and_then(|l| l.split(':').next()))
+        .unwrap_or_else(|| panic!("no run id in {text}"))
+        .to_owned()
+}
+
+/// Starts a command, returns its run id (from its first stderr line) and the child.
+fn spawn(mut cmd: Command) -> (String, Child) {
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (run_id(&line), child)
+}
+
+/// Waits (polling) until `done`, failing after a minute.
+fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn kill(mut child: Child) {
+    let _ = child.kill(); // SIGKILL on Unix
+    let _ = child.wait();
+}
+
+/// Every request was submitted exactly once, and the manifest names exactly the batches
+/// the provider made, all downloaded.
+fn sent_once(server: &BatchServer, ws: &Workspace, id: &str, requests: usize) {
+    let submitted = server.submitted();
+    assert_eq!(submitted.len(), requests, "requests submitted");
+    let twice: Vec<_> = submitted.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "submitted twice: {twice:?}");
+    let m = ws.manifest(id);
+    let named: BTreeSet<String> = m["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            assert_eq!(b["stage"], "downloaded", "{b}");
+            b["batch_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let made: BTreeSet<String> = server.batches().into_iter().collect();
+    assert_eq!(
+        named, made,
+        "the manifest names every batch the provider made"
+    );
+    assert!(m["finished_at"].is_string(), "the run is finished");
+}
+
+/// What the rule gives every cell: MET exactly where the basket has the fruit.
+fn expected(items: usize) -> BTreeMap<(u64, String), bool> {
+    let mut out = BTreeMap::new();
+    for i in 0..items as u64 {
+        out.insert((i, "a".to_owned()), i % 4 == 1 || i % 4 == 3);
+        out.insert((i, "b".to_owned()), i % 4 == 2 || i % 4 == 3);
+    }
+    out
+}
+
+fn verdicts(ws: &Workspace, id: &str) -> BTreeMap<(u64, String), bool> {
+    ws.cells(id)
+        .into_iter()
+        .map(|(k, (verdict, _, _))| (k, verdict == json!("MET")))
+        .collect()
+}
+
+#[test]
+fn a_run_in_batches_equals_the_same_run_graded_live() {
+    const ITEMS: usize = 2_000;
+    let ws = Workspace::new(ITEMS, 1_500);
+    let batch = BatchServer::start(2, answer_all);
+    let live = LlmServer::start(Duration::ZERO, live_rule);
+
+    let sent = ws
+        .grade(&batch.url, "openai/j", &["--batch"])
+        .output()
+        .unwrap();
+    assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
+    let id = run_id(&stderr(&sent));
+    assert!(
+        stderr(&sent).contains("3 batches sent (4000 requests)"),
+        "{}",
+        stderr(&sent)
+    );
+    let m = ws.manifest(&id);
+    assert_eq!(m["batches"].as_array().unwrap().len(), 3);
+    assert!(m["finished_at"].is_null());
+    assert!(
+        ws.cells(&id).is_empty(),
+        "nothing is journalled before the answers"
+    );
+
+    // Not ended yet: the step says so and exits "pending".
+    let asked = ws.resume(&batch.url, &id, &[]).output().unwrap();
+    assert_eq!(asked.status.code(), Some(4), "{}", stderr(&asked));
+
+    let done = ws
+        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&done)
+    );
+    assert!(
+        stderr(&done).contains("4000 of 4000 requests answered"),
+        "{}",
+        stderr(&done)
+    );
+    sent_once(&batch, &ws, &id, 4_000);
+    let m = ws.manifest(&id);
+    let batch_cost: f64 = m["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["cost"].as_f64().unwrap())
+        .sum();
+    // 4,000 answers of 100 tokens in and 20 out at half of $1 / $4 per million.
+    assert!(
+        (batch_cost - 4_000.0 * (100.0 * 0.5 + 20.0 * 2.0) / 1e6).abs() < 1e-9,
+        "{batch_cost}"
+    );
+    assert!(
+        (m["totals"]["cost"].as_f64().unwrap() - batch_cost).abs() < 1e-9,
+        "{m}"
+    );
+
+    let graded = ws
+        .grade(
+            &live.url,
+            "openai/j",
+            &[
+                "--save",
+                "--no-cache",
+                "--concurrency",
+                "16",
+                "--out",
+                "live.jsonl",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert!(
+        graded.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&graded)
+    );
+    let live_id = run_id(&stderr(&graded));
+    assert_eq!(
+        ws.cells(&id),
+        ws.cells(&live_id),
+        "batch and live runs differ"
+    );
+    assert_eq!(ws.shown(&batch.url, &id), ws.shown(&live.url, &live_id));
+    assert_eq!(verdicts(&ws, &id), expected(ITEMS));
+
+    // Every answer went into the cache (keyed by the endpoint the batch went to): grading
+    // again live there sends nothing.
+    let again = ws
+        .grade(&batch.url, "openai/j", &["--out", "again.jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&again).contains("0 requests sent, 4000 answered from the cache"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn expired_and_failed_requests_are_sent_again_anthropic() {
+    const ITEMS: usize = 120;
+    let ws = Workspace::new(ITEMS, 100);
+    // The first time, every 7th request expires and every 11th fails with a server error;
+    // sent again, each is answered. A request refused as invalid stays refused.
+    let batch = BatchServer::start(1, |r: &Request| {
+        let n: u64 = r
+            .prompt
+            .split("Basket ")
+            .nth(1)
+            .and_then(|t| t.split(':').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0);
+        if r.earlier == 0 && n.is_multiple_of(7) {
+            Outcome::Expired
+        } else if r.earlier == 0 && n.is_multiple_of(11) {
+            Outcome::Error(500, "overloaded".into())
+        } else if n == 5 {
+            Outcome::Error(400, "this request is not valid".into())
+        } else {
+            Outcome::Text(reply_text(&r.prompt))
+        }
+    });
+    let sent = ws
+        .grade(&batch.url, "anthropic/claude-j", &["--batch"])
+        .output()
+        .unwrap();
+    assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
+    let id = run_id(&stderr(&sent));
+    let done = ws
+        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.code().is_some_and(|c| c <= 3),
+        "{}",
+        stderr(&done)
+    );
+    let submitted = batch.submitted();
+    let resent: Vec<&String> = submitted.keys().filter(|k| k.ends_with("-1")).collect();
+    let first_failed = (0..ITEMS as u64)
+        .filter(|n| *n % 7 == 0 || *n % 11 == 0)
+        .count()
+        * 2;
+    assert_eq!(
+        resent.len(),
+        first_failed,
+        "each expired or failed request sent once more"
+    );
+    assert!(submitted.values().all(|n| *n == 1), "no id twice");
+    let cells = ws.cells(&id);
+    assert_eq!(cells.len(), ITEMS * 2, "every cell journalled");
+    // Item 5 was refused: its cells are failures, journalled and not sent again (the
+    // count of re-sent ids above has no room for them).
+    assert!(cells[&(5, "a".to_owned())].0.is_null());
+    let mut want = expected(ITEMS);
+    want.remove(&(5, "a".to_owned()));
+    want.remove(&(5, "b".to_owned()));
+    let mut got = verdicts(&ws, &id);
+    got.remove(&(5, "a".to_owned()));
+    got.remove(&(5, "b".to_owned()));
+    assert_eq!(got, want);
+    let m = ws.manifest(&id);
+    assert!(
+        m["batches"].as_array().unwrap().len() >= 3,
+        "new batches for the re-sent requests"
+    );
+    assert!(m["finished_at"].is_string());
+}
+
+/// Kills the client while it is held at `stage`, then resumes to the end.
+fn killed_at(stage: Stage, judge: &str) {
+    const ITEMS: usize = 300;
+    let ws = Workspace::new(ITEMS, 250);
+    let batch = BatchServer::start(3, answer_all);
+    let id = if stage == Stage::Upload || stage == Stage::Create {
+        batch.hold(stage);
+        let (id, child) = spawn(ws.grade(&batch.url, judge, &["--batch"]));
+        until("the held call", || batch.held(stage) > 0);
+        kill(child);
+        batch.release();
+        id
+    } else {
+        let sent = ws.grade(&batch.url, judge, &["--batch"]).output().unwrap();
+        assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
+        let id = run_id(&stderr(&sent));
+        if stage == Stage::Status {
+            // Between polls: asked once (not ended yet), now waiting a minute to ask again.
+            let child = ws
+                .resume(&batch.url, &id, &["--wait", "--poll", "60"])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            until("the first poll", || {
+                batch
+                    .calls()
+                    .iter()
+                    .any(|c| c.starts_with("GET /v1/batches/"))
+            });
+            kill(child);
+        } else {
+            batch.hold(stage);
+            let child = ws
+                .resume(&batch.url, &id, &["--wait", "--poll", "0"])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            until("the held call", || batch.held(stage) > 0);
+            kill(child);
+            batch.release();
+        }
+        id
+    };
+    let done = ws
+        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&done)
+    );
+    sent_once(&batch, &ws, &id, ITEMS * 2);
+    assert_eq!(verdicts(&ws, &id), expected(ITEMS));
+}
+
+#[test]
+fn killed_during_upload_resumes_sending_nothing_twice() {
+    killed_at(Stage::Upload, "openai/j");
+}
+
+#[test]
+fn killed_while_the_provider_creates_the_batch_finds_it_again() {
+    killed_at(Stage::Create, "openai/j");
+}
+
+#[test]
+fn killed_while_anthropic_creates_the_batch_finds_it_again() {
+    killed_at(Stage::Create, "anthropic/claude-j");
+}
+
+#[test]
+fn killed_between_polls_resumes() {
+    killed_at(Stage::Status, "openai/j");
+}
+
+#[test]
+fn killed_during_download_downloads_again() {
+    killed_at(Stage::Download, "openai/j");
+}
+
+#[test]
+fn a_batch_run_needs_what_a_batch_can_do() {
+    let ws = Workspace::new(4, 10);
+    let batch = BatchServer::start(1, answer_all);
+    let out = ws
+        .grade(&batch.url, "openai/j", &["--batch", "--max-cost", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("a batch is paid as a whole"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !ws.dir.path().join("runs").exists()
+            || std::fs::read_dir(ws.dir.path().join("runs"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "nothing recorded"
+    );
+    // A live run is not resumed as a batch run, nor the other way round.
+    let live = ws
+        .grade(
+            &batch.url,
+            "openai/j",
+            &["--save", "--out", "o.jsonl", "--max-retries", "0"],
+        )
+        .output()
+        .unwrap();
+    let live_id = run_id(&stderr(&live));
+    let out = ws
+        .resume(&batch.url, &live_id, &["--wait"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("graded live"), "{}", stderr(&out));
+}
