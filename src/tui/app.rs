@@ -381,6 +381,11 @@ impl App {
             } => self.rubric_loaded(view, message, draft),
             Msg::Diff(diff) => self.diff_read(diff),
             Msg::Estimate { result, after } => self.grade_estimate(result, after),
+            Msg::BatchStepped {
+                dataset,
+                run_id,
+                result,
+            } => self.batch_stepped(dataset, run_id, result),
             Msg::EstimateProgress(items) => {
                 if self.grade.estimating.is_some() {
                     self.grade.estimating = Some(items);

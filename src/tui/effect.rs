@@ -32,6 +32,19 @@ pub enum Effect {
         /// The run's name (`None`: `ui`).
         name: Option<String>,
     },
+    /// Records a batch run of the dataset and watches it (`tui::effects_batch`).
+    StartBatch {
+        dataset: usize,
+        rubric: Option<PathBuf>,
+        judge: Option<String>,
+        strategy: Option<crate::engine::judge::Strategy>,
+        name: Option<String>,
+    },
+    /// Asks about a batch run now, then every poll interval until it is finished.
+    WatchBatch {
+        dataset: usize,
+        run_id: String,
+    },
     PauseRun {
         tag: u64,
         paused: bool,

@@ -27,10 +27,13 @@ pub struct Runtime {
     pub tx: Mutex<Option<tokio::sync::mpsc::Sender<Msg>>>,
     runs: super::run::Runs,
     /// Set when the UI quits: long walks (estimates) stop at once.
-    quitting: std::sync::atomic::AtomicBool,
+    pub(super) quitting: std::sync::atomic::AtomicBool,
     /// When the last "labels next" plan finished and how long it took (plans are spaced
     /// so that, labelling a large dataset fast, planning takes at most a quarter of a core).
     pub(super) plan_cost: Mutex<(Option<std::time::Instant>, std::time::Duration)>,
+    /// Batch runs being watched, each with its "ask now" flag.
+    pub(super) batch_watch:
+        Mutex<std::collections::HashMap<String, Arc<std::sync::atomic::AtomicBool>>>,
 }
 
 impl Runtime {
@@ -46,6 +49,7 @@ impl Runtime {
             runs: super::run::Runs::default(),
             quitting: std::sync::atomic::AtomicBool::new(false),
             plan_cost: Mutex::new((None, std::time::Duration::ZERO)),
+            batch_watch: Mutex::default(),
         }
     }
 
@@ -56,7 +60,7 @@ impl Runtime {
         self.runs.cancel_all();
     }
 
-    fn ui(&self) -> Option<tokio::sync::mpsc::Sender<Msg>> {
+    pub(super) fn ui(&self) -> Option<tokio::sync::mpsc::Sender<Msg>> {
         self.tx.lock().ok()?.clone()
     }
 
@@ -349,6 +353,24 @@ impl Runtime {
                     Err(e) => Some(Msg::Error(format!("the run did not start: {e}"))),
                 }
             }
+            Effect::StartBatch {
+                dataset,
+                rubric,
+                judge,
+                strategy,
+                name,
+            } => self.start_batch(
+                dataset,
+                &super::run::RunSpec {
+                    rubric: rubric.as_deref(),
+                    judge: judge.as_deref(),
+                    strategy,
+                    max_cost: None,
+                    changed_only: false,
+                    name: name.as_deref(),
+                },
+            ),
+            Effect::WatchBatch { dataset, run_id } => self.watch_batch(dataset, &run_id),
             Effect::ResumeRun {
                 tag,
                 dataset,

@@ -40,6 +40,10 @@ pub struct GradeState {
     pub confirm_calls: u64,
     pub confirm_cost: f64,
     pub run: Option<GridRun>,
+    /// The next run goes to the providers' batch engines (`b`).
+    pub batch: bool,
+    /// The last step of a watched batch run.
+    pub batch_status: Option<super::batch::BatchStatus>,
 }
 
 impl Default for GradeState {
@@ -60,6 +64,8 @@ impl Default for GradeState {
             confirm_calls: crate::store::config::CONFIRM_CALLS,
             confirm_cost: crate::store::config::CONFIRM_COST,
             run: None,
+            batch: false,
+            batch_status: None,
         }
     }
 }
@@ -265,6 +271,19 @@ impl App {
             return Vec::new();
         };
         let rubric = self.grade.rubrics.get(self.grade.rubric).cloned();
+        if self.grade.batch {
+            self.message = Some(
+                "recording the run and sending its judge calls to the provider's batch engine…"
+                    .into(),
+            );
+            return vec![Effect::StartBatch {
+                dataset,
+                rubric,
+                judge: self.grade.judge.clone(),
+                strategy: self.grade.strategy,
+                name: self.grade.name.clone(),
+            }];
+        }
         let tag = self.new_tag();
         vec![Effect::StartRun {
             tag,
@@ -303,6 +322,7 @@ impl App {
         }
         let dataset = dataset.unwrap_or_default();
         let height = self.list_height();
+        let batch_run = self.unfinished_batch_run();
         match (&mut self.grade.run, action) {
             (None, Action::Up) => {
                 self.grade.rubric = self.grade.rubric.saturating_sub(1);
@@ -324,6 +344,20 @@ impl App {
                     Some(Strategy::Holistic) => None,
                 };
                 self.grade.estimate = None;
+                Vec::new()
+            }
+            (None, Action::Continue) if batch_run.is_some() => {
+                let run_id = batch_run.unwrap_or_default();
+                self.message = Some(format!("asking about run {run_id}'s batches…"));
+                vec![Effect::WatchBatch { dataset, run_id }]
+            }
+            (None, Action::BatchMode) => {
+                self.grade.batch = !self.grade.batch;
+                self.message = Some(if self.grade.batch {
+                    "the next run goes to the providers' batch engines (about half the price, answered within 24 hours)".into()
+                } else {
+                    "the next run sends its judge calls live".into()
+                });
                 Vec::new()
             }
             (None, Action::Continue) => {

@@ -111,6 +111,10 @@ pub enum Action {
     MaxCost,
     #[strum(message = "name the next run (listed by `runs list`)")]
     RunName,
+    #[strum(
+        message = "live calls / the providers' batch engines (about half the price, answered within 24 hours)"
+    )]
+    BatchMode,
     #[strum(message = "next annotator (whose labels are shown, and who labels from now on)")]
     Annotator,
     #[strum(

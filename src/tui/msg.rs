@@ -105,6 +105,12 @@ pub enum Msg {
     },
     /// How far an estimate has walked the dataset.
     EstimateProgress(u64),
+    /// A step of a watched batch run: where it stands, or why the step failed.
+    BatchStepped {
+        dataset: usize,
+        run_id: String,
+        result: Result<super::batch::BatchShown, String>,
+    },
     /// A label was NOT written (the disk said why).
     LabelFailed(String),
     /// A rubric read (and linted), with what happened; `draft` is the number of the draft

@@ -382,3 +382,51 @@ impl Runs {
         Ok(())
     }
 }
+
+/// Records a batch run (after everything validated) and grades nothing yet: its steps
+/// (`run::batch::step`) send, ask and collect. Its id.
+pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Result<String, String> {
+    if spec.changed_only {
+        return Err(
+            "re-grading only what changed is a live run: switch batches off (b) for it".into(),
+        );
+    }
+    let judge = JudgeSettings {
+        batch: true,
+        stream: false,
+        ..judge_settings(spec.judge, spec.strategy, spec.max_cost)
+    };
+    let session = run::start(
+        NewRun {
+            dataset: &d.path,
+            rubric: load(spec.rubric)?,
+            settings: RunSettings {
+                judge,
+                ..RunSettings::default()
+            },
+            record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
+            cell_events: false,
+            copied: Vec::new(),
+            only: None,
+        },
+        env(ws),
+        &Control::default(),
+    )
+    .map_err(|e| e.message)?;
+    Ok(session.run_id().unwrap_or_default().to_owned())
+}
+
+/// One step of a batch run (on the runtime, from a blocking thread).
+pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, String> {
+    let handle =
+        tokio::runtime::Handle::try_current().map_err(|_| "no runtime to ask on".to_owned())?;
+    handle
+        .block_on(run::batch::step(
+            &ws.runs_dir(),
+            run_id,
+            env(ws),
+            &Control::default(),
+            run::batch::StepOptions::default(),
+        ))
+        .map_err(|e| e.message)
+}

@@ -61,6 +61,11 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
                 app.grade.name.as_deref().unwrap_or("ui")
             ),
         }),
+        Line::raw(if app.grade.batch {
+            "calls    provider batches: about half the price, within 24 h  (b for live)"
+        } else {
+            "calls    live  (b for the providers' batch engines: about half the price)"
+        }),
         Line::raw(""),
         Line::styled("rubric (↑/↓ to choose):", app.theme.header),
     ];
@@ -82,7 +87,30 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
         };
         lines.push(Line::styled(format!("  {name}"), style));
     }
-    if let Some(r) = app
+    if let Some(id) = app.unfinished_batch_run() {
+        lines.push(Line::raw(""));
+        let said = app
+            .grade
+            .batch_status
+            .as_ref()
+            .filter(|s| s.run_id == id)
+            .map(|s| match &s.shown {
+                Ok(shown) => format!(
+                    "{}{}",
+                    shown.line,
+                    shown
+                        .cells
+                        .map(|c| format!(", {c} cells in the journal"))
+                        .unwrap_or_default()
+                ),
+                Err(e) => format!("the last ask failed: {e}"),
+            })
+            .unwrap_or_else(|| "not asked about since the UI started".into());
+        lines.push(Line::styled(
+            format!("the latest run {id} is in provider batches: {said} · c asks now"),
+            app.theme.disagree,
+        ));
+    } else if let Some(r) = app
         .browse
         .as_ref()
         .and_then(|b| b.run.as_ref())
