@@ -94,18 +94,20 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
             .batch_status
             .as_ref()
             .filter(|s| s.run_id == id)
-            .map(|s| match &s.shown {
-                Ok(shown) => format!(
-                    "{}{}",
-                    shown.line,
-                    shown
-                        .cells
-                        .map(|c| format!(", {c} cells in the journal"))
-                        .unwrap_or_default()
-                ),
-                Err(e) => format!("the last ask failed: {e}"),
-            })
-            .unwrap_or_else(|| "not asked about since the UI started".into());
+            .map_or_else(
+                || "not asked about since the UI started".into(),
+                |s| match &s.shown {
+                    Ok(shown) => format!(
+                        "{}{}",
+                        shown.line,
+                        shown
+                            .cells
+                            .map(|c| format!(", {c} cells in the journal"))
+                            .unwrap_or_default()
+                    ),
+                    Err(e) => format!("the last ask failed: {e}"),
+                },
+            );
         lines.push(Line::styled(
             format!("the latest run {id} is in provider batches: {said} · c asks now"),
             app.theme.disagree,
