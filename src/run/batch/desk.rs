@@ -7,9 +7,13 @@
 //!
 //! A request's id is its cache key (endpoint and request) and its attempt: the client's
 //! retry of a failed answer is the next attempt, sent in a later batch.
+//!
+//! Answers stay on disk: the desk keeps where each one's line is (about 40 bytes a
+//! request, not the reply) and reads a line when its call comes.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -20,14 +24,42 @@ use crate::store::runs::{BatchRecord, RunDir};
 /// Hex characters of the cache key in a request's id (ids are at most 64 characters).
 const ID_HEX: usize = 48;
 
+/// A request id as the desk keys it: the first 128 bits of its cache key, and its attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Rid {
+    key: u128,
+    attempt: u32,
+}
+
+impl Rid {
+    /// `<48 hex>-<attempt>` (what [`BatchProvider`] writes); `None` for anything else.
+    fn parse(id: &str) -> Option<Self> {
+        let (base, attempt) = id.rsplit_once('-')?;
+        Some(Self {
+            key: u128::from_str_radix(base.get(..32)?, 16).ok()?,
+            attempt: attempt.parse().ok()?,
+        })
+    }
+}
+
+/// Where an answer's line is: which results file, from where, how long.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    file: u32,
+    offset: u64,
+    len: u32,
+}
+
 /// One pass's view of the run's batches.
 pub struct Desk {
-    /// Every answer downloaded so far, by request id.
-    answers: HashMap<String, Answer>,
+    /// Where every answer downloaded so far is, by request id.
+    answers: HashMap<Rid, Line>,
+    /// The downloaded batches' results files, open.
+    files: Vec<std::fs::File>,
     /// Requests in batches not yet downloaded.
-    in_flight: HashSet<String>,
+    in_flight: HashSet<Rid>,
     /// Answers handed out this pass, by request (the next call for it is its next attempt).
-    served: Mutex<HashMap<String, u32>>,
+    served: Mutex<HashMap<u128, u32>>,
     /// Calls that no batch holds go out live instead of into a new batch.
     live: bool,
     collector: Mutex<Collector>,
@@ -42,6 +74,7 @@ impl Desk {
         limits: Option<Limits>,
     ) -> Result<Self, super::super::Error> {
         let mut answers = HashMap::new();
+        let mut files = Vec::new();
         let mut in_flight = HashSet::new();
         for b in ledger {
             if b.in_flight() {
@@ -53,11 +86,19 @@ impl Desk {
                         b.name
                     ))
                 })?;
-                in_flight.extend(text.lines().map(str::to_owned));
+                in_flight.extend(text.lines().filter_map(Rid::parse));
             } else {
-                super::results::read(&run.batch_results(&b.name), &mut |id, answer| {
-                    answers.insert(id.to_owned(), answer);
+                let path = run.batch_results(&b.name);
+                let file = u32::try_from(files.len()).unwrap_or(u32::MAX);
+                super::results::read(&path, &mut |id, _, offset, len| {
+                    if let Some(rid) = Rid::parse(id) {
+                        let len = u32::try_from(len).unwrap_or(u32::MAX);
+                        answers.insert(rid, Line { file, offset, len });
+                    }
                 })?;
+                files.push(std::fs::File::open(&path).map_err(|e| {
+                    super::super::Error::input(format!("{}: {e}", path.display()))
+                })?);
             }
         }
         let next = ledger
@@ -68,6 +109,7 @@ impl Desk {
             + 1;
         Ok(Self {
             answers,
+            files,
             in_flight,
             served: Mutex::default(),
             live,
@@ -107,22 +149,49 @@ impl Desk {
 
     /// What to do with one call.
     fn route(&self, base: &str) -> Route {
+        let Some(key) = base.get(..32).and_then(|h| u128::from_str_radix(h, 16).ok()) else {
+            return Route::Wait;
+        };
         let Ok(mut served) = self.served.lock() else {
             return Route::Wait;
         };
-        let attempt = served.get(base).copied().unwrap_or(0);
-        let id = format!("{base}-{attempt}");
-        if let Some(answer) = self.answers.get(&id) {
-            served.insert(base.to_owned(), attempt + 1);
-            return Route::Answer(answer.clone());
+        let attempt = served.get(&key).copied().unwrap_or(0);
+        let rid = Rid { key, attempt };
+        if let Some(line) = self.answers.get(&rid) {
+            served.insert(key, attempt + 1);
+            return Route::Answer(self.read(*line));
         }
-        if self.in_flight.contains(&id) {
+        if self.in_flight.contains(&rid) {
             return Route::Wait;
         }
         if self.live {
             return Route::Live;
         }
-        Route::Collect(id)
+        Route::Collect(format!("{base}-{attempt}"), rid)
+    }
+
+    /// An answer's line, read again from its results file. One that cannot be read leaves
+    /// its cell ungraded (never a failed verdict) and fails the step, saying why.
+    fn read(&self, line: Line) -> Answer {
+        let unreadable = |why: String| {
+            if let Ok(mut c) = self.collector.lock() {
+                c.error.get_or_insert(format!(
+                    "a downloaded batch answer could not be read again ({why}); `rubricate runs resume` goes on from here"
+                ));
+            }
+            Err(LlmError::Batched)
+        };
+        let Some(file) = usize::try_from(line.file).ok().and_then(|f| self.files.get(f)) else {
+            return unreadable("its file is gone".into());
+        };
+        let mut buf = vec![0u8; line.len as usize];
+        if let Err(e) = file.read_exact_at(&mut buf, line.offset) {
+            return unreadable(e.to_string());
+        }
+        match super::results::parse_line(&buf) {
+            Some((_, answer)) => answer,
+            None => unreadable("the line changed".into()),
+        }
     }
 }
 
@@ -130,7 +199,7 @@ enum Route {
     Answer(Answer),
     Wait,
     Live,
-    Collect(String),
+    Collect(String, Rid),
 }
 
 /// New batches' requests files, one open per judge model, each closed at the provider's
@@ -143,7 +212,7 @@ struct Collector {
     open: HashMap<String, Open>,
     done: Vec<BatchRecord>,
     /// Ids written this pass (an identical call later in the pass waits for the same one).
-    collected: HashSet<String>,
+    collected: HashSet<Rid>,
     error: Option<String>,
 }
 
@@ -157,8 +226,8 @@ struct Open {
 }
 
 impl Collector {
-    fn add(&mut self, model: &str, api: &BatchApi, id: &str, req: &ChatRequest) {
-        if self.error.is_some() || !self.collected.insert(id.to_owned()) {
+    fn add(&mut self, model: &str, api: &BatchApi, id: &str, rid: Rid, req: &ChatRequest) {
+        if self.error.is_some() || !self.collected.insert(rid) {
             return;
         }
         let line = api.line(id, req);
@@ -298,9 +367,9 @@ impl Provider for BatchProvider {
             Route::Answer(answer) => Box::pin(std::future::ready(answer)),
             Route::Wait => Box::pin(std::future::ready(Err(LlmError::Batched))),
             Route::Live => self.live.complete(req, on_piece),
-            Route::Collect(id) => {
+            Route::Collect(id, rid) => {
                 if let Ok(mut c) = self.desk.collector.lock() {
-                    c.add(&self.model, &self.api, &id, req);
+                    c.add(&self.model, &self.api, &id, rid, req);
                 }
                 Box::pin(std::future::ready(Err(LlmError::Batched)))
             }

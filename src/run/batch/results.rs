@@ -93,28 +93,40 @@ fn answer_of(v: &Value) -> Option<Answer> {
     }))
 }
 
-/// Reads a results file, handing each answer to `each`.
-pub fn read(path: &Path, each: &mut dyn FnMut(&str, Answer)) -> Result<(), Error> {
+/// A results line's id and answer; `None` when the line is damaged.
+pub fn parse_line(line: &[u8]) -> Option<(String, Answer)> {
+    let v: Value = serde_json::from_slice(line).ok()?;
+    Some((v.get("id")?.as_str()?.to_owned(), answer_of(&v)?))
+}
+
+/// Reads a results file, handing each answer to `each` with where its line starts and
+/// how long it is (to be read again from there: [`parse_line`]).
+pub fn read(path: &Path, each: &mut dyn FnMut(&str, Answer, u64, usize)) -> Result<(), Error> {
     let file = std::fs::File::open(path).map_err(|e| {
         Error::input(format!(
             "{}: cannot read a batch's results ({e}); `rubricate runs resume` downloads them again only while the provider keeps them",
             path.display()
         ))
     })?;
-    let reader = std::io::BufReader::with_capacity(256 * 1024, file);
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
-        let parsed: Option<(String, Answer)> = serde_json::from_str::<Value>(&line)
-            .ok()
-            .and_then(|v| Some((v.get("id")?.as_str()?.to_owned(), answer_of(&v)?)));
-        let Some((id, answer)) = parsed else {
+    let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+    let mut line = Vec::new();
+    let mut offset = 0u64;
+    for n in 1.. {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
+        if read == 0 {
+            break;
+        }
+        let Some((id, answer)) = parse_line(&line) else {
             return Err(Error::input(format!(
-                "{}:{}: a batch result line is damaged; delete the file and run `rubricate runs resume` to download it again",
+                "{}:{n}: a batch result line is damaged; delete the file and run `rubricate runs resume` to download it again",
                 path.display(),
-                n + 1
             )));
         };
-        each(&id, answer);
+        each(&id, answer, offset, read);
+        offset += read as u64;
     }
     Ok(())
 }
@@ -180,7 +192,7 @@ mod tests {
         }
         w.commit().unwrap();
         let mut back = Vec::new();
-        read(&path, &mut |id, a| back.push((id.to_owned(), a))).unwrap();
+        read(&path, &mut |id, a, _, _| back.push((id.to_owned(), a))).unwrap();
         assert_eq!(back, all);
     }
 
@@ -189,7 +201,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
         std::fs::write(&path, "{\"id\":\"a-0\",\"text\":\"x\"}\n{\"id\":\n").unwrap();
-        let e = read(&path, &mut |_, _| {}).unwrap_err();
+        let e = read(&path, &mut |_, _, _, _| {}).unwrap_err();
         assert!(e.message.contains("r.jsonl:2:"), "{e}");
     }
 }
