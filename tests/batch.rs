@@ -164,7 +164,9 @@ impl Workspace {
         );
         String::from_utf8_lossy(&out.stdout)
             .lines()
-            .filter(|l| !l.starts_with("run ") && !l.starts_with("started "))
+            .filter(|l| {
+                !l.starts_with("run ") && !l.starts_with("started ") && !l.starts_with("batch ")
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -281,6 +283,13 @@ fn a_run_in_batches_equals_the_same_run_graded_live() {
         "nothing is journalled before the answers"
     );
 
+    let listed = ws.command(&batch.url, &["runs", "list"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("in batches (3 of 3 in flight)"),
+        "{}",
+        String::from_utf8_lossy(&listed.stdout)
+    );
+
     // Not ended yet: the step says so and exits "pending".
     let asked = ws.resume(&batch.url, &id, &[]).output().unwrap();
     assert_eq!(asked.status.code(), Some(4), "{}", stderr(&asked));
@@ -344,6 +353,17 @@ fn a_run_in_batches_equals_the_same_run_graded_live() {
         "batch and live runs differ"
     );
     assert_eq!(ws.shown(&batch.url, &id), ws.shown(&live.url, &live_id));
+    let shown = ws
+        .command(&batch.url, &["runs", "show", &id])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains(
+            "batch b0001 · openai/j · 1500 requests · downloaded · 1500 answered, 0 failed · batch_"
+        ),
+        "{shown}"
+    );
     assert_eq!(verdicts(&ws, &id), expected(ITEMS));
 
     // Every answer went into the cache (keyed by the endpoint the batch went to): grading

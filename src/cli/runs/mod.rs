@@ -151,9 +151,15 @@ fn list(runs: &Path) {
             t.mean_score
                 .map_or_else(|| "-".into(), |s| format!("{s:.3}")),
             if m.finished_at.is_some() {
-                "finished"
+                "finished".to_owned()
+            } else if m.batches.iter().any(crate::store::runs::BatchRecord::in_flight) {
+                format!(
+                    "in batches ({} of {} in flight)",
+                    m.batches.iter().filter(|b| b.in_flight()).count(),
+                    m.batches.len()
+                )
             } else {
-                "unfinished"
+                "unfinished".to_owned()
             }
         );
     }
@@ -203,6 +209,21 @@ fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
     Ok(super::grade::decide(&summary, None, Some(max_error_rate)))
 }
 
+/// Where a batch stands, in words: the stage, and the provider's last word on it.
+fn batch_stage(b: &crate::store::runs::BatchRecord) -> String {
+    use crate::store::runs::BatchStage;
+    let stage = match b.stage {
+        BatchStage::Prepared | BatchStage::Uploaded => "not sent yet",
+        BatchStage::Creating => "being created",
+        BatchStage::Submitted => "with the provider",
+        BatchStage::Downloaded => "downloaded",
+    };
+    match &b.status {
+        Some(s) if b.stage == BatchStage::Submitted => format!("{stage} ({s})"),
+        _ => stage.to_owned(),
+    }
+}
+
 fn show(run: &Recording, format: ShowFormat) -> Result<u8, CliError> {
     // Opened first: a rubric, settings or journal that cannot be read prints nothing.
     let all = run.evaluations()?;
@@ -246,6 +267,22 @@ fn write_show(
                 .as_deref()
                 .map_or_else(|| "unfinished".to_owned(), |f| format!("finished {f}"))
         )?;
+        for b in &m.batches {
+            writeln!(
+                out,
+                "batch {} · {} · {} requests · {} · {} answered, {} failed{}",
+                b.name,
+                cell(&b.model),
+                b.requests,
+                cell(&batch_stage(b)),
+                b.answered,
+                b.failed,
+                b.batch_id
+                    .as_deref()
+                    .map(|id| format!(" · {}", cell(id)))
+                    .unwrap_or_default()
+            )?;
+        }
         writeln!(out, "{:<28} {:>7}  RESULT", "ITEM", "SCORE")?;
     }
     for next in &mut all {

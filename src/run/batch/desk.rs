@@ -96,9 +96,11 @@ impl Desk {
                         answers.insert(rid, Line { file, offset, len });
                     }
                 })?;
-                files.push(std::fs::File::open(&path).map_err(|e| {
-                    super::super::Error::input(format!("{}: {e}", path.display()))
-                })?);
+                files.push(
+                    std::fs::File::open(&path).map_err(|e| {
+                        super::super::Error::input(format!("{}: {e}", path.display()))
+                    })?,
+                );
             }
         }
         let next = ledger
@@ -149,7 +151,10 @@ impl Desk {
 
     /// What to do with one call.
     fn route(&self, base: &str) -> Route {
-        let Some(key) = base.get(..32).and_then(|h| u128::from_str_radix(h, 16).ok()) else {
+        let Some(key) = base
+            .get(..32)
+            .and_then(|h| u128::from_str_radix(h, 16).ok())
+        else {
             return Route::Wait;
         };
         let Ok(mut served) = self.served.lock() else {
@@ -181,7 +186,10 @@ impl Desk {
             }
             Err(LlmError::Batched)
         };
-        let Some(file) = usize::try_from(line.file).ok().and_then(|f| self.files.get(f)) else {
+        let Some(file) = usize::try_from(line.file)
+            .ok()
+            .and_then(|f| self.files.get(f))
+        else {
             return unreadable("its file is gone".into());
         };
         let mut buf = vec![0u8; line.len as usize];
