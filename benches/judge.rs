@@ -185,4 +185,81 @@ fn main() {
     println!(
         "floors: wall/floor ≤ 1.10 at 100 ms; ≤ 0.2 client CPU-seconds per 1,000 calls at 0 ms"
     );
+    high_concurrency();
+}
+
+/// The anchor workload through the real binary: 2,000 items × 5 criteria (10,000 calls)
+/// at concurrency 512 against the server at 100 ms, with the binary's peak resident memory.
+fn high_concurrency() {
+    const ITEMS: usize = 2_000;
+    const WIDE: usize = 512;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rubric.yaml"), RUBRIC).unwrap();
+    let mut lines = String::new();
+    for i in 0..ITEMS {
+        lines.push_str(
+            &json!({"id": format!("item-{i}"), "prompt": "What is the capital of France?",
+            "submission": format!("Answer number {i}: Paris, according to the atlas.")})
+            .to_string(),
+        );
+        lines.push('\n');
+    }
+    std::fs::write(dir.path().join("items.jsonl"), lines).unwrap();
+    let mut server = Command::new(std::env::current_exe().unwrap())
+        .args(["--serve", "100"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the server");
+    let mut url = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let peak_file = dir.path().join("peak");
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(&peak_file)
+        .arg(env!("CARGO_BIN_EXE_rubricate"))
+        .args([
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--judge",
+            "openai/bench",
+            "--concurrency",
+            "512",
+            "--no-cache",
+            "--max-retries",
+            "0",
+            "--format",
+            "jsonl",
+            "--out",
+            "out.jsonl",
+        ])
+        .current_dir(dir.path())
+        .env("OPENAI_BASE_URL", format!("{}/v1", url.trim()))
+        .env("OPENAI_API_KEY", "sk-bench")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary under /usr/bin/time");
+    let wall = start.elapsed().as_secs_f64();
+    drop(server.stdin.take());
+    let _ = server.wait();
+    let calls = ITEMS * CRITERIA;
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peak = std::fs::read_to_string(&peak_file)
+        .ok()
+        .and_then(|s| s.lines().last()?.trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kib| kib / 1024.0);
+    let floor = calls.div_ceil(WIDE) as f64 * 0.1;
+    println!(
+        "through the binary: {calls} calls at concurrency {WIDE}, 100 ms: {wall:.3} s wall against a floor of {floor:.3} s (wall/floor {:.3}), peak {peak:.1} MiB resident (targets: ≤ 1.2, < 60 MiB)",
+        wall / floor
+    );
 }

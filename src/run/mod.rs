@@ -412,11 +412,22 @@ fn job(p: JobParts<'_>) -> Job {
     } else {
         cores
     };
+    let concurrency = p.settings.grade.concurrency.unwrap_or(default).max(1);
+    // With judges, the concurrency is calls in flight: enough items to keep that many
+    // calls going (a quarter more, for items that finish unevenly), and no more — each
+    // item in flight holds its prompts and replies.
+    let items = match &p.judges {
+        Some(j) => {
+            let calls = calls_per_item(&j.panel, p.compiled.as_deref().map(|c| c.rubric()));
+            (concurrency * 5 / 4).div_ceil(calls).clamp(1, concurrency)
+        }
+        None => concurrency,
+    };
     Job {
         dataset: p.dataset,
         rubric: p.compiled,
         override_rubric: p.override_rubric,
-        concurrency: p.settings.grade.concurrency.unwrap_or(default).max(1),
+        concurrency: items,
         allow_commands: p.settings.grade.allow_commands || p.config.allow_commands,
         llm_feedback: p.settings.judge.feedback == FeedbackMode::Llm,
         judges: p.judges,
@@ -426,6 +437,27 @@ fn job(p: JobParts<'_>) -> Job {
         journal: p.journal,
         control: p.control.clone(),
     }
+}
+
+/// Judge calls one item of `rubric` sends at once (1 when items bring their own rubrics).
+fn calls_per_item(
+    panel: &crate::engine::judge::Panel,
+    rubric: Option<&crate::model::Rubric>,
+) -> usize {
+    use crate::engine::judge::Strategy;
+    let judged = rubric.map_or(1, |r| {
+        r.criteria
+            .iter()
+            .filter(|c| matches!(c.method, crate::model::Method::Judge(_)))
+            .count()
+    });
+    let per_judge = match panel.strategy {
+        Strategy::PerCriterion => judged,
+        Strategy::DoublePass => 2,
+        Strategy::OneShot | Strategy::Holistic => 1,
+    };
+    let judges = panel.judges.len().max(1);
+    (per_judge * judges * panel.samples.max(1) as usize).max(1)
 }
 
 /// The judges of a run, waiting at its gate.

@@ -152,7 +152,11 @@ fn list(runs: &Path) {
                 .map_or_else(|| "-".into(), |s| format!("{s:.3}")),
             if m.finished_at.is_some() {
                 "finished".to_owned()
-            } else if m.batches.iter().any(crate::store::runs::BatchRecord::in_flight) {
+            } else if m
+                .batches
+                .iter()
+                .any(crate::store::runs::BatchRecord::in_flight)
+            {
                 format!(
                     "in batches ({} of {} in flight)",
                     m.batches.iter().filter(|b| b.in_flight()).count(),
