@@ -10,14 +10,49 @@ use crate::model::{Criterion, CriterionResult, FeedbackStyle, Kind, Rubric, Verd
 
 /// One line for one criterion: `Clarity: excellent (score: 1.00)`.
 pub fn criterion_feedback(c: &Criterion, r: Option<&CriterionResult>) -> String {
-    match r {
-        None => format!("{}: not evaluated", c.name),
-        Some(r) => match (&r.failure, &r.verdict, r.value) {
-            (Some(f), ..) => format!("{}: {f}", c.name),
-            (None, Some(v), Some(x)) => format!("{}: {v} (score: {x:.2})", c.name),
-            (None, Some(v), None) => format!("{}: {v} (not scored)", c.name),
-            (None, None, _) => format!("{}: not evaluated", c.name),
-        },
+    let mut out = String::new();
+    write_criterion_feedback(&mut out, c, r);
+    out
+}
+
+/// [`criterion_feedback`], written onto `out` (the summary's lines, without a string each).
+fn write_criterion_feedback(out: &mut String, c: &Criterion, r: Option<&CriterionResult>) {
+    out.push_str(&c.name);
+    match r.map(|r| (&r.failure, &r.verdict, r.value)) {
+        None | Some((None, None, _)) => out.push_str(": not evaluated"),
+        Some((Some(f), ..)) => {
+            let _ = write!(out, ": {f}");
+        }
+        Some((None, Some(v), Some(x))) => {
+            let _ = write!(out, ": {v} (score: ");
+            push_two_decimals(out, x);
+            out.push(')');
+        }
+        Some((None, Some(v), None)) => {
+            let _ = write!(out, ": {v} (not scored)");
+        }
+    }
+}
+
+/// `x` as `{:.2}` writes it. Quarters (every binary verdict's 0 and 1) are written
+/// directly — their two decimals are exact, so nothing is rounded — the rest by `{:.2}`.
+fn push_two_decimals(out: &mut String, x: f64) {
+    let quarters = x * 4.0;
+    if x.is_finite() && quarters.fract() == 0.0 && quarters.abs() < 1e12 {
+        #[allow(clippy::cast_possible_truncation)] // checked: a whole number below 1e12
+        let q = quarters as i64;
+        if x.is_sign_negative() {
+            out.push('-');
+        }
+        let q = q.unsigned_abs();
+        let _ = write!(
+            out,
+            "{}.{}",
+            q / 4,
+            ["00", "25", "50", "75"][(q % 4) as usize]
+        );
+    } else {
+        let _ = write!(out, "{x:.2}");
     }
 }
 
@@ -94,7 +129,9 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
     let by_id = crate::model::results_by_id(results);
     let find = |c: &Criterion| by_id.get(c.id.as_str()).copied();
     for c in &rubric.criteria {
-        let _ = writeln!(out, "- {}", criterion_feedback(c, find(c)));
+        out.push_str("- ");
+        write_criterion_feedback(&mut out, c, find(c));
+        out.push('\n');
     }
     let suggestions: Vec<String> = rubric
         .criteria
@@ -227,5 +264,33 @@ mod tests {
             summary(&rubric, &results, &agg),
             "Evaluation PASSED for rubric 'Content Quality'.\nOverall score: 85%\n\n- Clarity: excellent (score: 1.00)\n- Completeness: pass (score: 0.70)\n\nSuggestions for improvement:\n  - Completeness: aim for 'Excellent' — Covers all required topics with depth"
         );
+    }
+}
+
+#[cfg(test)]
+mod two_decimals {
+    #[test]
+    fn quarters_are_written_as_format_writes_them() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.25,
+            0.5,
+            0.75,
+            -0.25,
+            2.5,
+            1e9,
+            0.125,
+            0.29,
+            1.0 / 3.0,
+            -1.5,
+        ];
+        values.extend((0..=400).map(|k| f64::from(k) / 4.0 - 50.0));
+        for x in values {
+            let mut out = String::new();
+            super::push_two_decimals(&mut out, x);
+            assert_eq!(out, format!("{x:.2}"), "{x}");
+        }
     }
 }
