@@ -418,7 +418,12 @@ fn job(p: JobParts<'_>) -> Job {
     // item in flight holds its prompts and replies.
     let items = match &p.judges {
         Some(j) => {
-            let calls = calls_per_item(&j.panel, p.compiled.as_deref().map(|c| c.rubric()));
+            let calls = calls_per_item(
+                &j.panel,
+                p.compiled
+                    .as_deref()
+                    .map(crate::engine::CompiledRubric::rubric),
+            );
             (concurrency * 5 / 4).div_ceil(calls).clamp(1, concurrency)
         }
         None => concurrency,
@@ -456,8 +461,8 @@ fn calls_per_item(
         Strategy::DoublePass => 2,
         Strategy::OneShot | Strategy::Holistic => 1,
     };
-    let judges = panel.judges.len().max(1);
-    (per_judge * judges * panel.samples.max(1) as usize).max(1)
+    let voters = panel.judges.len().max(1);
+    (per_judge * voters * panel.samples.max(1) as usize).max(1)
 }
 
 /// The judges of a run, waiting at its gate.
