@@ -1,15 +1,13 @@
 //! `rubricate grade`: the run engine over a dataset, results written in input order as a
 //! table, JSON, JSONL, CSV or `JUnit` (and, with `--save`, the run recorded in the workspace).
 
-use std::fmt::Write as _;
-
 use super::output::{Sink, summary_line};
 use super::progress::Progress;
+use super::verdict::{decide, usage_line};
 use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
 use crate::formats::dataset::{Dataset, open_dataset};
 use crate::formats::load_rubric_as;
-use crate::llm;
 use crate::run::{self, Control, Env, GradeSettings, NewRun, RunEvent, RunSettings, Stop};
 
 pub fn run(
@@ -96,7 +94,7 @@ pub fn run(
         // judge and sends the rest.
         drop(session);
         let ws = super::workspace(workspace)?;
-        return super::runs::batch_step(&ws, &id, false, None);
+        return super::runs::batch::batch_step(&ws, &id, false, None);
     }
     let main_rubric = session.rubric().cloned();
     let suite = main_rubric.as_ref().map_or_else(
@@ -229,21 +227,6 @@ pub struct GradeOptions {
     pub batch: bool,
 }
 
-/// `judge: 2,500 calls (1,200 cached), 812,000 tokens in, 130,000 out, $0.2000`
-pub fn usage_line(u: &llm::RunUsage) -> String {
-    let mut line = format!(
-        "judge: {} requests sent, {} answered from the cache, {} tokens in, {} out",
-        u.requests, u.cache_hits, u.input_tokens, u.output_tokens
-    );
-    if u.cost > 0.0 {
-        let _ = write!(line, ", ${:.4}", u.cost);
-    }
-    if u.rate_limited > 0 {
-        let _ = write!(line, ", {} rate-limited answers", u.rate_limited);
-    }
-    line
-}
-
 /// The workspace's `rubricate.yaml` (warnings go to stderr).
 fn workspace_config() -> Result<crate::store::WorkspaceConfig, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
@@ -286,18 +269,4 @@ pub fn default_format() -> OutputFormat {
     } else {
         OutputFormat::Jsonl
     }
-}
-
-/// The exit code for a finished run.
-pub fn decide(summary: &run::Summary, fail_under: Option<f64>, max_error_rate: Option<f64>) -> u8 {
-    if max_error_rate.is_some_and(|max| summary.error_rate() > max + 1e-12) {
-        return exit::FAILURES;
-    }
-    let below = match fail_under {
-        Some(x) => summary
-            .mean_score()
-            .is_none_or(|m| !crate::engine::aggregate::reaches(m, x)),
-        None => summary.passed < summary.items,
-    };
-    if below { exit::BELOW } else { exit::OK }
 }

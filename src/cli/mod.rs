@@ -22,6 +22,7 @@ mod score;
 mod split;
 mod style;
 mod validate;
+mod verdict;
 mod workspace_cmd;
 
 use std::path::PathBuf;

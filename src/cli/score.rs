@@ -1,8 +1,9 @@
 //! `rubricate score`: score items from their ground-truth verdicts through the one
 //! aggregation, with feedback — no judge, no checks.
 
-use super::grade::{check_fail_under, decide, default_format, effective_rubric, open};
+use super::grade::{check_fail_under, default_format, effective_rubric, open};
 use super::output::Sink;
+use super::verdict::decide;
 use super::{CliError, CommonArgs, style};
 use crate::engine::scoring::score_ground_truth;
 

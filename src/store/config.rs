@@ -187,7 +187,10 @@ fn parse_config(
         config.providers = providers(&mut ctx, node, &mut unknown);
     }
     if let Some(node) = fields.take("prices") {
-        (config.prices, config.batch_prices) = super::prices::prices(&mut ctx, node, &mut unknown);
+        (config.prices, config.batch_prices) =
+            super::prices::prices(&mut ctx, node, &mut |ctx, f, known| {
+                finish_warning(ctx, f, known, &mut unknown);
+            });
     }
     config.keymap = fields.take("keymap").cloned();
     config.theme = fields.take("theme").cloned();
@@ -254,7 +257,7 @@ fn withhold_untrusted(config: &mut WorkspaceConfig, path: &Path, text: &str) -> 
 }
 
 /// Unknown keys inside a section are warnings, like those at the top.
-pub(super) fn finish_warning(
+fn finish_warning(
     ctx: &mut Ctx<'_>,
     fields: Fields<'_>,
     known: &[&str],

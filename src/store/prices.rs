@@ -3,8 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use super::config::finish_warning;
-use crate::formats::Diagnostic;
 use crate::formats::fields::{Ctx, Fields};
 use crate::formats::node::Node;
 use crate::llm::Price;
@@ -12,11 +10,14 @@ use crate::llm::Price;
 const PRICE_KNOWN: &[&str] = &["input", "output", "batch"];
 const BATCH_PRICE_KNOWN: &[&str] = &["input", "output"];
 
+/// What the config does with a mapping's keys once read (unknown ones become warnings).
+pub(super) type Finish<'f> = &'f mut dyn FnMut(&mut Ctx<'_>, Fields<'_>, &[&str]);
+
 /// `{MODEL: {input, output, batch: {input, output}}}` → live prices, batch prices.
 pub(super) fn prices(
     ctx: &mut Ctx<'_>,
     node: &Node,
-    unknown: &mut Vec<Diagnostic>,
+    finish: Finish<'_>,
 ) -> (BTreeMap<String, Price>, BTreeMap<String, Price>) {
     let Some(entries) = node.as_map() else {
         ctx.wrong_type(node, "`prices`", "a mapping of model ids");
@@ -30,13 +31,13 @@ pub(super) fn prices(
             continue;
         };
         let batch_node = f.take("batch");
-        if let Some(p) = price(ctx, f, value, &what, PRICE_KNOWN, unknown) {
+        if let Some(p) = price(ctx, f, value, &what, PRICE_KNOWN, finish) {
             live.insert(model.text.clone(), p);
         }
         if let Some(n) = batch_node {
             let what = format!("the batch price of '{}'", model.text);
             if let Some(f) = Fields::of(ctx, n, &what)
-                && let Some(p) = price(ctx, f, n, &what, BATCH_PRICE_KNOWN, unknown)
+                && let Some(p) = price(ctx, f, n, &what, BATCH_PRICE_KNOWN, finish)
             {
                 batch.insert(model.text.clone(), p);
             }
@@ -52,7 +53,7 @@ fn price(
     node: &Node,
     what: &str,
     known: &[&str],
-    unknown: &mut Vec<Diagnostic>,
+    finish: Finish<'_>,
 ) -> Option<Price> {
     let mut read = |ctx: &mut Ctx<'_>, key: &str| {
         let n = f.take(key)?;
@@ -69,7 +70,7 @@ fn price(
     let input = read(ctx, "input");
     let output = read(ctx, "output");
     let invalid = ctx.diags.len() > before;
-    finish_warning(ctx, f, known, unknown);
+    finish(ctx, f, known);
     match (input, output) {
         (Some(input), Some(output)) => Some(Price { input, output }),
         _ if invalid => None,

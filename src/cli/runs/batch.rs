@@ -125,7 +125,7 @@ fn verdict(r: &Report, max_error_rate: f64) -> u8 {
     let summary = o.summary();
     eprintln!("run {}: {}", r.run_id, summary.line());
     if o.usage.requests + o.usage.cache_hits > 0 {
-        eprintln!("{}", super::super::grade::usage_line(&o.usage));
+        eprintln!("{}", super::super::verdict::usage_line(&o.usage));
     }
-    super::super::grade::decide(summary, None, Some(max_error_rate))
+    super::super::verdict::decide(summary, None, Some(max_error_rate))
 }

@@ -4,13 +4,14 @@
 use std::io::Write as _;
 use std::path::Path;
 
-mod batch;
+pub mod batch;
 mod compare;
 mod import;
 
-pub use batch::batch_step;
+use batch::batch_step;
 
-use super::grade::{report_record, stopped, usage_line};
+use super::grade::{report_record, stopped};
+use super::verdict::usage_line;
 use super::{CliError, exit, workspace};
 use crate::core::text::cell;
 use crate::engine::checks::plural;
@@ -210,7 +211,7 @@ fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
     if let Some(code) = stopped(outcome.ended.stop.as_ref(), outcome.ended.summary.items) {
         return code;
     }
-    Ok(super::grade::decide(&summary, None, Some(max_error_rate)))
+    Ok(super::verdict::decide(&summary, None, Some(max_error_rate)))
 }
 
 /// Where a batch stands, in words: the stage, and the provider's last word on it.
@@ -392,7 +393,7 @@ pub fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliError> {
     if let Some(d) = &outcome.ended.input_error {
         return Err(CliError::input(d.to_string()));
     }
-    Ok(Some(super::grade::decide(
+    Ok(Some(super::verdict::decide(
         &summary,
         None,
         Some(max_error_rate),

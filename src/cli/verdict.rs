@@ -1,0 +1,37 @@
+//! What a finished run means to the person who ran it: its exit code, and the line that
+//! says what the judges sent and cost.
+
+use std::fmt::Write as _;
+
+use super::exit;
+use crate::llm;
+use crate::run;
+
+/// The exit code for a finished run.
+pub fn decide(summary: &run::Summary, fail_under: Option<f64>, max_error_rate: Option<f64>) -> u8 {
+    if max_error_rate.is_some_and(|max| summary.error_rate() > max + 1e-12) {
+        return exit::FAILURES;
+    }
+    let below = match fail_under {
+        Some(x) => summary
+            .mean_score()
+            .is_none_or(|m| !crate::engine::aggregate::reaches(m, x)),
+        None => summary.passed < summary.items,
+    };
+    if below { exit::BELOW } else { exit::OK }
+}
+
+/// `judge: 2,500 calls (1,200 cached), 812,000 tokens in, 130,000 out, $0.2000`
+pub fn usage_line(u: &llm::RunUsage) -> String {
+    let mut line = format!(
+        "judge: {} requests sent, {} answered from the cache, {} tokens in, {} out",
+        u.requests, u.cache_hits, u.input_tokens, u.output_tokens
+    );
+    if u.cost > 0.0 {
+        let _ = write!(line, ", ${:.4}", u.cost);
+    }
+    if u.rate_limited > 0 {
+        let _ = write!(line, ", {} rate-limited answers", u.rate_limited);
+    }
+    line
+}
