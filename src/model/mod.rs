@@ -25,7 +25,7 @@ pub use rubric::{
 pub use validate::{Problem, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET,
-    UNSENT_CANCELLED, Usage, Verdict, Vote, results_by_id,
+    UNSENT_CANCELLED, Usage, Verdict, Vote, result_of, results_by_id,
 };
 
 /// Turns a display name into an identifier: lowercase ASCII letters, digits, `_` and `-`.

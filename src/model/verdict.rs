@@ -216,6 +216,19 @@ impl CriterionResult {
     }
 }
 
+/// The result of criterion `id`, the `position`-th of its rubric: where it usually is
+/// (results come in rubric order), else the first with that id.
+pub fn result_of<'r>(
+    results: &'r [CriterionResult],
+    position: usize,
+    id: &str,
+) -> Option<&'r CriterionResult> {
+    match results.get(position) {
+        Some(r) if r.criterion_id == id => Some(r),
+        _ => results.iter().find(|r| r.criterion_id == id),
+    }
+}
+
 /// Results by criterion id (the first of each): one pass, so looking every criterion's
 /// result up stays linear in the number of criteria.
 pub fn results_by_id(

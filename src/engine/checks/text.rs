@@ -247,6 +247,8 @@ struct Bounds {
     unit: Unit,
     min: Option<f64>,
     max: Option<f64>,
+    /// `(allowed at most 60)`, written once.
+    allowed: String,
 }
 
 pub fn bounds(args: &mut Args<'_>, unit: Unit, inner: bool) -> Result<Box<dyn Check>, SpecError> {
@@ -266,7 +268,12 @@ pub fn bounds(args: &mut Args<'_>, unit: Unit, inner: bool) -> Result<Box<dyn Ch
             format!("min {lo} is above max {hi}"),
         ));
     }
-    Ok(Box::new(Bounds { unit, min, max }))
+    Ok(Box::new(Bounds {
+        unit,
+        min,
+        max,
+        allowed: format!(" (allowed {})", range_text(min, max)),
+    }))
 }
 
 pub fn word_count(text: &str) -> usize {
@@ -281,15 +288,9 @@ impl Check for Bounds {
         };
         let x = n as f64;
         let met = self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m);
-        Ok(CheckOutput::binary(
-            met,
-            Some(x),
-            format!(
-                "{} (allowed {})",
-                plural(n, unit),
-                range_text(self.min, self.max)
-            ),
-        ))
+        let mut reason = plural(n, unit);
+        reason.push_str(&self.allowed);
+        Ok(CheckOutput::binary(met, Some(x), reason))
     }
 }
 

@@ -34,6 +34,21 @@ fn write_criterion_feedback(out: &mut String, c: &Criterion, r: Option<&Criterio
     }
 }
 
+/// `x` as `{:.0}` writes it: a whole number directly, anything else by `{:.0}`.
+fn push_whole(out: &mut String, x: f64) {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
+        if x.is_sign_negative() {
+            out.push('-');
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        // checked: a whole number below 1e15, its sign written apart
+        let n = x.abs() as u64;
+        let _ = write!(out, "{n}");
+    } else {
+        let _ = write!(out, "{x:.0}");
+    }
+}
+
 /// `x` as `{:.2}` writes it. Quarters (every binary verdict's 0 and 1) are written
 /// directly — their two decimals are exact, so nothing is rounded — the rest by `{:.2}`.
 fn push_two_decimals(out: &mut String, x: f64) {
@@ -61,13 +76,21 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
     if rubric.scoring.feedback == FeedbackStyle::Dataknobs {
         return dataknobs::summary(rubric, results, agg);
     }
-    let mut out = String::new();
-    let verdict = if agg.passed { "PASSED" } else { "FAILED" };
-    let _ = writeln!(out, "Evaluation {verdict} for rubric '{}'.", rubric.name);
+    // Sized for a few lines a criterion: grown once at most.
+    let mut out = String::with_capacity(128 + 96 * rubric.criteria.len());
+    out.push_str(if agg.passed {
+        "Evaluation PASSED for rubric '"
+    } else {
+        "Evaluation FAILED for rubric '"
+    });
+    out.push_str(&rubric.name);
+    out.push_str("'.\n");
     match agg.score {
         None => out.push_str("Overall score: n/a (nothing could be scored)\n"),
         Some(s) if rubric.scoring.normalize => {
-            let _ = writeln!(out, "Overall score: {:.0}%", s * 100.0);
+            out.push_str("Overall score: ");
+            push_whole(&mut out, s * 100.0);
+            out.push_str("%\n");
         }
         Some(s) => {
             let _ = writeln!(out, "Overall score: {} (raw)", trim_number(s));
@@ -126,30 +149,29 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
         );
     }
     out.push('\n');
-    let by_id = crate::model::results_by_id(results);
-    let find = |c: &Criterion| by_id.get(c.id.as_str()).copied();
-    for c in &rubric.criteria {
+    let find = |i: usize, c: &Criterion| crate::model::result_of(results, i, &c.id);
+    for (i, c) in rubric.criteria.iter().enumerate() {
         out.push_str("- ");
-        write_criterion_feedback(&mut out, c, find(c));
+        write_criterion_feedback(&mut out, c, find(i, c));
         out.push('\n');
     }
-    let suggestions: Vec<String> = rubric
-        .criteria
-        .iter()
-        .filter_map(|c| {
-            let r = find(c)?;
-            if r.failure.is_some() {
-                return None;
-            }
-            suggestion(c, r.verdict.as_ref()?).map(|s| format!("  - {}: {s}", c.name))
-        })
-        .collect();
-    if !suggestions.is_empty() {
-        out.push_str("\nSuggestions for improvement:\n");
-        for s in suggestions {
-            out.push_str(&s);
-            out.push('\n');
+    let mut heading = false;
+    for (i, c) in rubric.criteria.iter().enumerate() {
+        let Some(s) = find(i, c)
+            .filter(|r| r.failure.is_none())
+            .and_then(|r| suggestion(c, r.verdict.as_ref()?))
+        else {
+            continue;
+        };
+        if !heading {
+            out.push_str("\nSuggestions for improvement:\n");
+            heading = true;
         }
+        out.push_str("  - ");
+        out.push_str(&c.name);
+        out.push_str(": ");
+        out.push_str(&s);
+        out.push('\n');
     }
     while out.ends_with('\n') {
         out.pop();
@@ -291,6 +313,9 @@ mod two_decimals {
             let mut out = String::new();
             super::push_two_decimals(&mut out, x);
             assert_eq!(out, format!("{x:.2}"), "{x}");
+            let mut out = String::new();
+            super::push_whole(&mut out, x * 100.0);
+            assert_eq!(out, format!("{:.0}", x * 100.0), "{x}");
         }
     }
 }
