@@ -160,6 +160,7 @@ where
     };
     // Events are taken as many as are waiting at a time (one wake-up for a batch).
     let mut arrived = Vec::with_capacity(256);
+    let mut released = Vec::with_capacity(256);
     while event_rx.recv_many(&mut arrived, 256).await > 0 {
         for ev in arrived.drain(..) {
             let EventKind::ItemDone(evaluation) = ev.kind else {
@@ -179,7 +180,8 @@ where
             {
                 out.stop_with(Stop::Cost(why));
             }
-            for (index, evaluation) in reorder.push(ev.item, *evaluation) {
+            reorder.push(ev.item, *evaluation, &mut released);
+            for (index, evaluation) in released.drain(..) {
                 out.deliver(index, evaluation, &mut on_event).await;
             }
         }
@@ -287,20 +289,28 @@ struct Reorder {
 }
 
 impl Reorder {
-    fn push(&mut self, index: usize, e: Evaluation) -> Vec<(usize, Evaluation)> {
-        self.ready.insert(index, e);
-        let mut out = Vec::new();
+    /// Takes a finished item; adds to `out` the items now released, in order. The item
+    /// everyone waits for (the front) is never among those held, so an item that is not
+    /// the front releases nothing, and one that is goes out without being held.
+    fn push(&mut self, index: usize, e: Evaluation, out: &mut Vec<(usize, Evaluation)>) {
         let Ok(mut order) = self.order.lock() else {
-            return out;
+            return;
         };
-        while let Some(front) = order.front().copied() {
+        if order.front() != Some(&index) {
+            self.ready.insert(index, e);
+            return;
+        }
+        order.pop_front();
+        out.push((index, e));
+        while !self.ready.is_empty()
+            && let Some(front) = order.front().copied()
+        {
             let Some(e) = self.ready.remove(&front) else {
                 break;
             };
             order.pop_front();
             out.push((front, e));
         }
-        out
     }
 
     /// The rest, in order, once the executor is done (items it never finished — a stopped
