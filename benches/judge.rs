@@ -1,6 +1,8 @@
 //! Judge throughput: N items × 5 judged criteria, per-criterion strategy, at concurrency 64
 //! against the loopback server of `tests/support/` (run in a child process, so the CPU
-//! measured here is the client's alone) at 100 ms and at 0 ms latency.
+//! measured here is the client's alone) at 100 ms and at 0 ms latency; then the anchor
+//! workload through the real binary: 10,000 calls at concurrency 512 and 100 ms, with its
+//! wall time against the floor and its peak resident memory (`/usr/bin/time`).
 //!
 //! `cargo bench --bench judge` (`BENCH_ITEMS` for another N).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
