@@ -8,7 +8,7 @@
 //! A request's id is its cache key (endpoint and request) and its attempt: the client's
 //! retry of a failed answer is the next attempt, sent in a later batch.
 //!
-//! Answers stay on disk: the desk keeps where each one's line is (about 40 bytes a
+//! Answers stay on disk: the desk keeps where each one's line is (some 50 bytes a
 //! request, not the reply) and reads a line when its call comes.
 
 use std::collections::{HashMap, HashSet};
