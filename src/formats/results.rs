@@ -111,8 +111,8 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
                 reason: &r.reason,
                 evidence: &r.evidence,
                 failure: r.failure.as_ref(),
-                invocation: r.invocation.as_ref(),
-                ensemble: r.ensemble.as_ref().map(ensemble_out),
+                invocation: r.invocation.as_deref(),
+                ensemble: r.ensemble.as_deref().map(ensemble_out),
             })
             .collect(),
         graders: &e.graders,

@@ -170,11 +170,13 @@ pub struct CriterionResult {
     pub method: MethodKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// Boxed, as is `ensemble`: most results (every check's) have neither, and a result
+    /// is moved several times on its way to the output — half its size to move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invocation: Option<Invocation>,
+    pub invocation: Option<Box<Invocation>>,
     /// The votes behind an ensemble's (or several samples') verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ensemble: Option<Ensemble>,
+    pub ensemble: Option<Box<Ensemble>>,
 }
 
 /// How several judges (or samples) voted on one criterion.

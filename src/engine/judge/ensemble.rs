@@ -76,7 +76,7 @@ pub fn combine(
 ) -> CriterionResult {
     let invocations: Vec<_> = ballots
         .iter()
-        .filter_map(|b| b.result.invocation.as_ref())
+        .filter_map(|b| b.result.invocation.as_deref())
         .collect();
     let invocation = merge(
         &invocations,
@@ -123,12 +123,12 @@ pub fn combine(
                 ..first
             },
         );
-        out.invocation = invocation;
-        out.ensemble = Some(Ensemble {
+        out.invocation = invocation.map(Box::new);
+        out.ensemble = Some(Box::new(Ensemble {
             rule: rule_name,
             agreement: None,
             votes,
-        });
+        }));
         return out;
     };
     let answered: Vec<&Ballot> = ballots
@@ -154,12 +154,12 @@ pub fn combine(
             evidence: Vec::new(),
             method: crate::model::MethodKind::Judge,
             failure: None,
-            invocation,
-            ensemble: Some(Ensemble {
+            invocation: invocation.map(Box::new),
+            ensemble: Some(Box::new(Ensemble {
                 rule: rule_name,
                 agreement,
                 votes,
-            }),
+            })),
         },
         Err(m) => CriterionResult::failed(
             &c.id,

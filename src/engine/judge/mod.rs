@@ -452,8 +452,8 @@ impl Panel {
                 .unwrap_or_else(|| Failure::error("judge", "no judge answered"));
             CriterionResult::failed(HOLISTIC_ID, MethodKind::Judge, failure)
         };
-        result.invocation = invocation;
-        result.ensemble = ensemble;
+        result.invocation = invocation.map(Box::new);
+        result.ensemble = ensemble.map(Box::new);
         HolisticOutcome { score, result }
     }
 }

@@ -236,7 +236,7 @@ pub async fn double_pass(
 /// criterion's sign. A pass that failed makes the criterion fail.
 fn reconcile(c: &Criterion, first: CriterionResult, second: CriterionResult) -> CriterionResult {
     let invocation = match (&first.invocation, &second.invocation) {
-        (Some(one), Some(two)) => merge(&[one, two], "double_pass"),
+        (Some(one), Some(two)) => merge(&[one, two], "double_pass").map(Box::new),
         (one, two) => one.clone().or_else(|| two.clone()),
     };
     let (Some(va), Some(vb)) = (&first.verdict, &second.verdict) else {

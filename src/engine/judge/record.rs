@@ -146,14 +146,14 @@ impl Record {
                 evidence: Vec::new(),
                 method: MethodKind::Judge,
                 failure: None,
-                invocation: Some(Invocation {
+                invocation: Some(Box::new(Invocation {
                     // One verdict per reply: its token is the verdict's (a one-shot reply
                     // holds every criterion's, and is not read so).
                     confidence: (self.strategy == "per_criterion")
                         .then(|| verdict_confidence(&self.logprobs))
                         .flatten(),
                     ..self.invocation(response)
-                }),
+                })),
                 ensemble: None,
             },
             Err(m) => self.fail(c, Failure::error("judge", m.to_string())),
@@ -162,7 +162,7 @@ impl Record {
 
     pub fn fail(&self, c: &Criterion, failure: Failure) -> CriterionResult {
         let mut r = CriterionResult::failed(&c.id, MethodKind::Judge, failure);
-        r.invocation = Some(self.invocation(""));
+        r.invocation = Some(Box::new(self.invocation("")));
         r
     }
 }
