@@ -413,9 +413,9 @@ fn job(p: JobParts<'_>) -> Job {
         cores
     };
     let concurrency = p.settings.grade.concurrency.unwrap_or(default).max(1);
-    // With judges, the concurrency is calls in flight: enough items to keep that many
-    // calls going (a quarter more, for items that finish unevenly), and no more — each
-    // item in flight holds its prompts and replies.
+    // With judges, the concurrency is calls in flight: items enough to want twice that
+    // many calls (an item waiting on one slow call leaves the others flowing), and no
+    // more — each item in flight holds its prompts and replies.
     let items = match &p.judges {
         Some(j) => {
             let calls = calls_per_item(
@@ -424,7 +424,7 @@ fn job(p: JobParts<'_>) -> Job {
                     .as_deref()
                     .map(crate::engine::CompiledRubric::rubric),
             );
-            (concurrency * 5 / 4).div_ceil(calls).clamp(1, concurrency)
+            (concurrency * 2).div_ceil(calls).clamp(1, concurrency)
         }
         None => concurrency,
     };
