@@ -570,3 +570,38 @@ fn a_batch_run_needs_what_a_batch_can_do() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("graded live"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_server_without_a_batch_api_is_named_and_nothing_is_lost() {
+    let ws = Workspace::new(6, 10);
+    // A plain chat server: no /v1/files.
+    let live = LlmServer::start(Duration::ZERO, live_rule);
+    let out = ws
+        .grade(&live.url, "openai/j", &["--batch"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no batch API (HTTP 404); `rubricate runs resume ID --live`"),
+        "{}",
+        stderr(&out)
+    );
+    let id = run_id(&stderr(&out));
+    // The batch stays prepared (nothing was sent), and `--live` grades it instead.
+    let m = ws.manifest(&id);
+    assert_eq!(m["batches"][0]["stage"], "prepared");
+    let done = ws.resume(&live.url, &id, &["--live"]).output().unwrap();
+    assert!(
+        done.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&done)
+    );
+    assert_eq!(verdicts(&ws, &id), expected(6));
+    assert_eq!(live.seen().len(), 12, "every request sent live once");
+    let m = ws.manifest(&id);
+    assert!(m["finished_at"].is_string());
+    assert!(
+        m.get("batches").is_none(),
+        "the unsent batch is given up: {m}"
+    );
+}

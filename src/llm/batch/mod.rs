@@ -104,6 +104,18 @@ impl BatchApi {
         }
     }
 
+    /// Asks for the provider's latest batch: a server without a batch API says so here
+    /// (404) rather than by cutting an upload short.
+    pub async fn check(&self) -> Result<(), LlmError> {
+        let path = match self.kind {
+            ProviderKind::OpenAi => "/batches?limit=1",
+            ProviderKind::Anthropic => "/v1/messages/batches?limit=1",
+        };
+        self.call(self.http.get(self.url(path)), CALL_TIMEOUT)
+            .await
+            .map(|_| ())
+    }
+
     /// Uploads the requests file where the provider takes one (`OpenAI`: the file's id).
     pub async fn upload(&self, requests: &Path) -> Result<Option<String>, LlmError> {
         match self.kind {

@@ -123,6 +123,21 @@ pub async fn step(
     let mut ledger = ManifestLedger {
         run: rec.run.clone(),
     };
+    if opts.live {
+        // Batches never handed to the provider (nothing of them is there) are given up:
+        // their requests go live in this step's pass.
+        let (unsent, kept): (Vec<_>, Vec<_>) = batches
+            .into_iter()
+            .partition(|b| matches!(b.stage, BatchStage::Prepared | BatchStage::Uploaded));
+        batches = kept;
+        if !unsent.is_empty() {
+            send::Ledger::save(&mut ledger, &batches)?;
+            for b in &unsent {
+                let _ = std::fs::remove_file(rec.run.batch_requests(&b.name));
+                let _ = std::fs::remove_file(rec.run.batch_ids(&b.name));
+            }
+        }
+    }
     let mut apis = Apis::new(env);
     let mut submitted = 0;
     for at in 0..batches.len() {

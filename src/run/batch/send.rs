@@ -45,6 +45,9 @@ pub async fn submit(
             BatchStage::Prepared
         };
     }
+    if batches[at].stage == BatchStage::Prepared {
+        api.check().await.map_err(|e| fail(&name, e))?;
+    }
     if batches[at].stage == BatchStage::Prepared
         && let Some(file) = api.upload(&requests).await.map_err(|e| fail(&name, e))?
     {
@@ -177,11 +180,13 @@ fn write_error(path: &std::path::Path, e: &std::io::Error) -> Error {
 
 /// A provider's error about a batch, with what to do about the usual ones.
 fn batch_error(api: &BatchApi, name: &str, what: &str, e: &LlmError) -> Error {
-    let hint = match e {
-        LlmError::Request { status: 404, .. } => format!(
-            "; the server at {} has no batch API (grade live: without --batch)",
+    if let LlmError::Request { status: 404, .. } = e {
+        return Error::input(format!(
+            "batch {name} {what}: the server at {} has no batch API (HTTP 404); `rubricate runs resume ID --live` grades the run live",
             api.base_url()
-        ),
+        ));
+    }
+    let hint = match e {
         LlmError::Transport(_)
         | LlmError::Timeout(_)
         | LlmError::Server { .. }
