@@ -171,4 +171,9 @@ fn through_the_binary(dir: &Path, n: usize) {
         evals / grade / 1_000_000.0,
         grade / floor
     );
+    let size = std::fs::metadata(bin).map_or(0, |m| m.len());
+    println!(
+        "the binary as this bench builds it: {:.1} MB (the bench profile keeps line tables for profiling; `cargo build --release` builds the download without them: README, Performance)",
+        size as f64 / 1e6
+    );
 }
