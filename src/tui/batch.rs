@@ -46,6 +46,8 @@ impl App {
         run_id: String,
         result: Result<BatchShown, String>,
     ) -> Vec<Effect> {
+        // A provider's error text is shown as text, never as terminal control.
+        let result = result.map_err(|e| crate::core::text::visible(&e).into_owned());
         self.message = Some(match &result {
             Ok(s) if s.finished => format!("run {run_id} is finished: its results are in Results"),
             Ok(s) if s.stuck => format!(
