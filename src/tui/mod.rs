@@ -15,6 +15,7 @@ pub mod data;
 pub mod effect;
 pub mod effects;
 mod effects_batch;
+mod effects_data;
 mod effects_labels;
 mod error;
 pub mod export;
