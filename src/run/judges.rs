@@ -265,11 +265,16 @@ impl Factory<'_> {
         let spec = llm::resolve(id, &|k| std::env::var(k).ok(), &self.config.providers)
             .map_err(|e| Error::input(e.to_string()))?;
         let servers = 1 + spec.replicas.len();
-        let limits = Arc::clone(
-            self.limits
-                .entry(spec.endpoint())
-                .or_insert_with(|| Arc::new(llm::endpoint_limits(&self.client_opts, servers))),
-        );
+        // A batch pass that sends nothing live asks no server: answers come from disk and
+        // new requests go into files, so no rate or concurrency limit holds them back.
+        let unlimited = self.batch.as_ref().is_some_and(|d| !d.live());
+        let limits = Arc::clone(self.limits.entry(spec.endpoint()).or_insert_with(|| {
+            Arc::new(if unlimited {
+                Limits::new(1024, None, None)
+            } else {
+                llm::endpoint_limits(&self.client_opts, servers)
+            })
+        }));
         let price = self.config.prices.get(id).copied();
         if self.needs_price && price.is_none() {
             return Err(Error::input(format!(

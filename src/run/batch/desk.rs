@@ -144,6 +144,11 @@ impl Desk {
         Ok(std::mem::take(&mut c.done))
     }
 
+    /// Calls no batch holds go out live in this pass.
+    pub fn live(&self) -> bool {
+        self.live
+    }
+
     /// Requests written to new batches this pass.
     pub fn collected(&self) -> usize {
         self.collector.lock().map_or(0, |c| c.collected.len())
