@@ -177,8 +177,9 @@ impl Executor {
 
 /// Items per task when only checks and schemas grade them.
 pub const QUICK_BATCH: usize = 64;
-/// Quick batches graded at once.
-const QUICK_TASKS: usize = 4;
+/// Quick batches graded at once: two keep both cores busy; four only held more items and
+/// woke the writer more often (measured: 4 → 2 took 4–10 % off a million items).
+const QUICK_TASKS: usize = 2;
 
 /// Whether the run's items are quick to grade: one rubric whose criteria are all checks or
 /// schemas, no LLM feedback and no per-cell events (the TUI watches cells one by one).
