@@ -86,8 +86,13 @@ fn grade(path: &Path, criteria: usize) -> (usize, f64, f64) {
         let mut out = std::io::BufWriter::new(std::io::sink());
         let mut done = 0usize;
         while let Some(ev) = event_rx.recv().await {
-            if let EventKind::ItemDone(e) = ev.kind {
-                for e in order.push(ev.item, e) {
+            let finished = match ev.kind {
+                EventKind::ItemDone(e) => vec![(ev.item, *e)],
+                EventKind::ItemsDone(batch) => batch,
+                _ => Vec::new(),
+            };
+            for (item, e) in finished {
+                for e in order.push(item, Box::new(e)) {
                     serde_json::to_writer(&mut out, &item_json(&e)).expect("write");
                     out.write_all(b"\n").expect("write");
                     done += 1;

@@ -42,6 +42,8 @@ pub enum EventKind {
     Scored(Box<CriterionResult>),
     Failed(Failure),
     ItemDone(Box<Evaluation>),
+    /// A quick batch's items, done, by position (one message: the consumer wakes once).
+    ItemsDone(Vec<(usize, Evaluation)>),
 }
 
 /// Stops a run: no new items start after `cancel()` (tokio-util's token, so a task can
@@ -144,8 +146,10 @@ impl Executor {
             let opts = self.opts.clone();
             let cancel = cancel.clone();
             tasks.spawn(async move {
-                // A batch's items are sent together once graded: the consumer wakes once
-                // and takes them all (a batch of one goes as soon as it is graded).
+                // A batch's items are sent together once graded, as one message: the
+                // consumer wakes once and takes them all (a batch of one goes as soon as
+                // it is graded).
+                let first = chunk.first().map_or(0, |(i, _)| *i);
                 let mut done = Vec::with_capacity(chunk.len());
                 for (index, item) in chunk {
                     // A stop between the items of a batch: the rest are not started.
@@ -156,15 +160,22 @@ impl Executor {
                     }
                     let evaluation =
                         evaluate_item(rubric.as_deref(), &item, index, &opts, &events).await;
-                    done.push(GradeEvent {
-                        run: opts.run,
-                        item: index,
-                        criterion: None,
-                        kind: EventKind::ItemDone(Box::new(evaluation)),
-                    });
+                    done.push((index, evaluation));
                 }
-                for event in done {
-                    let _ = events.send(event).await;
+                let kind = match done.len() {
+                    0 => None,
+                    1 => done.pop().map(|(_, e)| EventKind::ItemDone(Box::new(e))),
+                    _ => Some(EventKind::ItemsDone(done)),
+                };
+                if let Some(kind) = kind {
+                    let _ = events
+                        .send(GradeEvent {
+                            run: opts.run,
+                            item: first,
+                            criterion: None,
+                            kind,
+                        })
+                        .await;
                 }
                 drop(permit);
             });

@@ -163,16 +163,20 @@ where
     let mut released = Vec::with_capacity(256);
     while event_rx.recv_many(&mut arrived, 256).await > 0 {
         for ev in arrived.drain(..) {
-            let EventKind::ItemDone(evaluation) = ev.kind else {
-                // Cells keep arriving after a cost stop or a cancel (calls in flight finish);
-                // only a front end that failed hears nothing more.
-                if job.cell_events
-                    && !matches!(out.stop, Some(Stop::Output(_)))
-                    && let Err(e) = on_event(RunEvent::Cell(ev)).await
-                {
-                    out.stop_with(Stop::Output(e));
+            let done = match ev.kind {
+                EventKind::ItemDone(evaluation) => vec![(ev.item, *evaluation)],
+                EventKind::ItemsDone(batch) => batch,
+                _ => {
+                    // Cells keep arriving after a cost stop or a cancel (calls in flight
+                    // finish); only a front end that failed hears nothing more.
+                    if job.cell_events
+                        && !matches!(out.stop, Some(Stop::Output(_)))
+                        && let Err(e) = on_event(RunEvent::Cell(ev)).await
+                    {
+                        out.stop_with(Stop::Output(e));
+                    }
+                    continue;
                 }
-                continue;
             };
             // The budget is spent: no new call starts; calls in flight finish.
             if out.stop.is_none()
@@ -180,9 +184,11 @@ where
             {
                 out.stop_with(Stop::Cost(why));
             }
-            reorder.push(ev.item, *evaluation, &mut released);
-            for (index, evaluation) in released.drain(..) {
-                out.deliver(index, evaluation, &mut on_event).await;
+            for (item, evaluation) in done {
+                reorder.push(item, evaluation, &mut released);
+                for (index, evaluation) in released.drain(..) {
+                    out.deliver(index, evaluation, &mut on_event).await;
+                }
             }
         }
     }
