@@ -138,7 +138,7 @@ fn main() {
     println!(
         "floor: ≥ 200,000 criterion evaluations per second on one core; peak memory flat between the two sizes"
     );
-    through_the_binary(dir.path(), big.max(200_000));
+    through_the_binary(dir.path(), big.max(1_000_000));
 }
 
 /// The same rubric through the real binary (both cores, the real writer, stdout to
@@ -160,8 +160,11 @@ fn through_the_binary(dir: &Path, n: usize) {
         assert!(status.code().is_some_and(|c| c <= 1), "{status}");
         start.elapsed().as_secs_f64()
     };
-    let floor = time(&["validate".as_ref(), data.as_os_str()]);
-    let grade = time(&[
+    // Best of three each: the file was just written (its pages may still be going to
+    // disk) and this machine's second core is not always as free as its first.
+    let best = |args: &[&std::ffi::OsStr]| (0..3).map(|_| time(args)).fold(f64::INFINITY, f64::min);
+    let floor = best(&["validate".as_ref(), data.as_os_str()]);
+    let grade = best(&[
         "grade".as_ref(),
         "--rubric".as_ref(),
         rubric.as_os_str(),
@@ -171,7 +174,7 @@ fn through_the_binary(dir: &Path, n: usize) {
     ]);
     let evals = (n * 5) as f64;
     println!(
-        "through the binary: {n} items × 5 criteria graded in {grade:.2} s = {:.0} criterion evaluations/s (floor 1,000,000: ×{:.2}); reading and parsing alone {floor:.2} s ({:.1}× less than grading)",
+        "through the binary (best of three): {n} items × 5 criteria graded in {grade:.2} s = {:.0} criterion evaluations/s (floor 1,000,000: ×{:.2}); reading and parsing alone {floor:.2} s ({:.1}× less than grading)",
         evals / grade,
         evals / grade / 1_000_000.0,
         grade / floor
