@@ -606,3 +606,157 @@ fn a_server_without_a_batch_api_is_named_and_nothing_is_lost() {
         "the unsent batch is given up: {m}"
     );
 }
+
+/// The criterion ids a one-shot prompt lists.
+fn ids_in(prompt: &str) -> Vec<String> {
+    prompt
+        .split("Criterion id \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A one-shot answer for `ids` of `prompt`'s submission.
+fn one_shot_text(prompt: &str, ids: &[String]) -> String {
+    let submission = prompt.split("<<<SUBMISSION").nth(1).unwrap_or_default();
+    let mut map = serde_json::Map::new();
+    for id in ids {
+        let fruit = if id == "a" { "apples" } else { "bananas" };
+        let met = submission.contains(fruit);
+        map.insert(
+            id.clone(),
+            json!({"reason": format!("looked for {fruit}"), "verdict": if met { "MET" } else { "UNMET" }}),
+        );
+    }
+    Value::Object(map).to_string()
+}
+
+#[test]
+fn one_shot_repairs_go_in_a_later_batch() {
+    const ITEMS: usize = 40;
+    let ws = Workspace::new(ITEMS, 1_000);
+    // The first answer leaves out criterion b; the repair asks for it alone.
+    let batch = BatchServer::start(1, |r: &Request| {
+        let ids = ids_in(&r.prompt);
+        let answered: Vec<String> = if r.prompt.contains("for these criteria only") {
+            ids
+        } else {
+            ids.into_iter().filter(|id| id == "a").collect()
+        };
+        Outcome::Text(one_shot_text(&r.prompt, &answered))
+    });
+    let sent = ws
+        .grade(
+            &batch.url,
+            "openai/j",
+            &["--batch", "--strategy", "one-shot"],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
+    let id = run_id(&stderr(&sent));
+    let done = ws
+        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&done)
+    );
+    assert_eq!(verdicts(&ws, &id), expected(ITEMS));
+    let mut attempts: BTreeMap<String, usize> = BTreeMap::new();
+    for k in batch.submitted().keys() {
+        *attempts
+            .entry(k.rsplit('-').next().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    assert_eq!(
+        batch.batches().len(),
+        2,
+        "the first calls, then the repairs: {attempts:?} {}",
+        stderr(&done)
+    );
+    assert_eq!(
+        batch.submitted().len(),
+        ITEMS * 2,
+        "one call and one repair an item"
+    );
+    assert!(batch.submitted().values().all(|n| *n == 1));
+}
+
+#[test]
+fn ensembles_of_samples_wait_for_every_vote() {
+    const ITEMS: usize = 30;
+    let ws = Workspace::new(ITEMS, 1_000);
+    // About half the votes expire the first time: their cells wait for them (a later
+    // batch) instead of being decided by the votes already in.
+    let batch = BatchServer::start(1, |r: &Request| {
+        if r.earlier == 0
+            && r.custom_id
+                .starts_with(['0', '1', '2', '3', '4', '5', '6', '7'])
+        {
+            Outcome::Expired
+        } else {
+            Outcome::Text(reply_text(&r.prompt))
+        }
+    });
+    let sent = ws
+        .grade(
+            &batch.url,
+            "openai/j",
+            &[
+                "--batch",
+                "--judge",
+                "openai/k",
+                "--samples",
+                "2",
+                "--temperature",
+                "0.7",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
+    let id = run_id(&stderr(&sent));
+    let done = ws
+        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&done)
+    );
+    assert_eq!(verdicts(&ws, &id), expected(ITEMS));
+    // Every cell has all four votes (two judges × two samples).
+    let text = std::fs::read_to_string(ws.run_dir(&id).join("results.jsonl")).unwrap();
+    for line in text.lines().skip(1) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            v["result"]["ensemble"]["votes"].as_array().map(Vec::len),
+            Some(4),
+            "{line}"
+        );
+    }
+    assert!(batch.submitted().values().all(|n| *n == 1));
+    // Each batch holds one model's requests (OpenAI takes one model a batch).
+    let m = ws.manifest(&id);
+    let models: BTreeSet<&str> = m["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["model"].as_str().unwrap())
+        .collect();
+    assert_eq!(models, BTreeSet::from(["openai/j", "openai/k"]));
+    // Each batch holds one model's requests (OpenAI takes one model a batch).
+    let m = ws.manifest(&id);
+    let models: BTreeSet<&str> = m["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["model"].as_str().unwrap())
+        .collect();
+    assert_eq!(models, BTreeSet::from(["openai/j", "openai/k"]));
+}

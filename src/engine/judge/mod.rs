@@ -343,11 +343,33 @@ impl Panel {
                     }
                 }
             }
-            members
+            let decided: Vec<(usize, CriterionResult)> = members
                 .iter()
                 .zip(per_criterion)
                 .map(|((i, c), ballots)| (*i, self.decide(c, ballots)))
-                .collect::<Vec<_>>()
+                .collect();
+            // Criteria judged in one call are decided together: while any of them waits
+            // (a repair still in a batch, a stopped run), none is graded, so the next pass
+            // asks the same call again — and its repair — rather than a new one for the rest.
+            match decided
+                .iter()
+                .find_map(|(_, r)| r.failure.as_ref().filter(|f| f.unsent()).cloned())
+            {
+                Some(wait) => decided
+                    .into_iter()
+                    .map(|(i, r)| {
+                        (
+                            i,
+                            CriterionResult::failed(
+                                &r.criterion_id,
+                                MethodKind::Judge,
+                                wait.clone(),
+                            ),
+                        )
+                    })
+                    .collect(),
+                None => decided,
+            }
         });
         let (singles, batches) = futures_util::join!(join_all(singles), join_all(batches));
         out.extend(singles);
