@@ -123,28 +123,15 @@ pub async fn results(
     batch_id: &str,
     each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
 ) -> Result<(), LlmError> {
-    let cap = api.max_reply_bytes;
     let url = api.url(&format!("{BATCHES}/{batch_id}/results"));
-    api.lines(&url, &mut |line| {
-        let v = super::line_json(line)?;
-        let Some(id) = v.get("custom_id").and_then(Value::as_str) else {
-            return Ok(());
-        };
-        each(id, answer(&v, cap))
-            .map_err(|e| LlmError::Config(format!("cannot keep the batch's results: {e}")))
-    })
-    .await
+    api.answers(&url, &|v| answer(api, v), each).await
 }
 
-fn answer(v: &Value, cap: usize) -> Answer {
+fn answer(api: &BatchApi, v: &Value) -> Answer {
     let result = v.get("result").unwrap_or(&Value::Null);
     match result.get("type").and_then(Value::as_str) {
         Some("succeeded") => {
-            let reply = parse_message(result.get("message").unwrap_or(&Value::Null))?;
-            if reply.text.len() > cap {
-                return Err(LlmError::TooLarge { limit: cap });
-            }
-            Ok(reply)
+            api.capped(parse_message(result.get("message").unwrap_or(&Value::Null)))
         }
         Some("errored") => {
             let kind = text(result, "/error/error/type")

@@ -229,6 +229,36 @@ impl BatchApi {
             .map_err(|e| LlmError::BadResponse(format!("the batch API's reply is not JSON ({e})")))
     }
 
+    /// Reads a results file at `url`, handing each line's answer (read by `answer`) to
+    /// `each` by its `custom_id`; lines without one are passed over.
+    async fn answers(
+        &self,
+        url: &str,
+        answer: &(dyn Fn(&Value) -> Answer + Sync),
+        each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
+    ) -> Result<(), LlmError> {
+        self.lines(url, &mut |line| {
+            let v = line_json(line)?;
+            let Some(id) = v.get("custom_id").and_then(Value::as_str) else {
+                return Ok(());
+            };
+            each(id, answer(&v))
+                .map_err(|e| LlmError::Config(format!("cannot keep the batch's results: {e}")))
+        })
+        .await
+    }
+
+    /// A reply read from a batch, within the reply size a live call may take.
+    fn capped(&self, reply: Result<ChatResponse, LlmError>) -> Answer {
+        let reply = reply?;
+        if reply.text.len() > self.max_reply_bytes {
+            return Err(LlmError::TooLarge {
+                limit: self.max_reply_bytes,
+            });
+        }
+        Ok(reply)
+    }
+
     /// Downloads a results file line by line (each at most [`MAX_RESULT_LINE`] bytes).
     async fn lines(
         &self,

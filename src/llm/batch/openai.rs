@@ -138,38 +138,25 @@ pub async fn results(
     status: &Status,
     each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
 ) -> Result<(), LlmError> {
-    let cap = api.max_reply_bytes;
     for file in [&status.output_file, &status.error_file]
         .into_iter()
         .flatten()
     {
         let url = api.url(&format!("/files/{file}/content"));
-        api.lines(&url, &mut |line| {
-            let v = super::line_json(line)?;
-            let Some(id) = v.get("custom_id").and_then(Value::as_str) else {
-                return Ok(());
-            };
-            each(id, answer(api, &v, cap))
-                .map_err(|e| LlmError::Config(format!("cannot keep the batch's results: {e}")))
-        })
-        .await?;
+        api.answers(&url, &|v| answer(api, v), each).await?;
     }
     Ok(())
 }
 
 /// A result line's answer: the completion, or the error its HTTP answer or the batch gave.
-fn answer(api: &BatchApi, v: &Value, cap: usize) -> Answer {
+fn answer(api: &BatchApi, v: &Value) -> Answer {
     if let Some(response) = v.get("response").filter(|r| r.is_object()) {
         let status = u16::try_from(count(response, "/status_code")).unwrap_or(0);
         let body = response.get("body").unwrap_or(&Value::Null);
         if let Some(e) = api.answer_of_status(status, body) {
             return Err(e);
         }
-        let reply = parse_completion(body)?;
-        if reply.text.len() > cap {
-            return Err(LlmError::TooLarge { limit: cap });
-        }
-        return Ok(reply);
+        return api.capped(parse_completion(body));
     }
     let code = text(v, "/error/code").unwrap_or_default();
     let message = text(v, "/error/message").unwrap_or_else(|| code.clone());

@@ -162,13 +162,19 @@ impl Desk {
         else {
             return Route::Wait;
         };
-        let Ok(mut served) = self.served.lock() else {
-            return Route::Wait;
+        let rid = {
+            let Ok(mut served) = self.served.lock() else {
+                return Route::Wait;
+            };
+            let attempt = served.get(&key).copied().unwrap_or(0);
+            let rid = Rid { key, attempt };
+            if self.answers.contains_key(&rid) {
+                served.insert(key, attempt + 1);
+            }
+            rid
         };
-        let attempt = served.get(&key).copied().unwrap_or(0);
-        let rid = Rid { key, attempt };
+        // Read outside the lock: calls of other requests read their answers meanwhile.
         if let Some(line) = self.answers.get(&rid) {
-            served.insert(key, attempt + 1);
             return Route::Answer(self.read(*line));
         }
         if self.in_flight.contains(&rid) {
@@ -177,7 +183,7 @@ impl Desk {
         if self.live {
             return Route::Live;
         }
-        Route::Collect(format!("{base}-{attempt}"), rid)
+        Route::Collect(format!("{base}-{}", rid.attempt), rid)
     }
 
     /// An answer's line, read again from its results file. One that cannot be read leaves
