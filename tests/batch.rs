@@ -9,253 +9,13 @@
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::LlmServer;
 use support::batch::{BatchServer, Outcome, Request, Stage};
-use support::{LlmServer, Reply, Seen, verdict};
-
-const RUBRIC: &str = "id: fruit
-name: Fruit
-criteria:
-  - { id: a, requirement: Mentions apples, weight: 1 }
-  - { id: b, requirement: Mentions bananas, weight: 1 }
-";
-
-/// Whether a prompt's submission names the fruit its criterion asks about.
-fn met(prompt: &str) -> (String, bool) {
-    let fruit = ["apples", "bananas"]
-        .into_iter()
-        .find(|f| prompt.contains(&format!("Mentions {f}")))
-        .unwrap_or("none");
-    let submission = prompt.split("<<<SUBMISSION").nth(1).unwrap_or_default();
-    (fruit.to_owned(), submission.contains(fruit))
-}
-
-fn reply_text(prompt: &str) -> String {
-    let (fruit, met) = met(prompt);
-    json!({"reason": format!("looked for {fruit}"), "verdict": if met { "MET" } else { "UNMET" }})
-        .to_string()
-}
-
-fn live_rule(seen: &Seen) -> Reply {
-    let (fruit, met) = met(&seen.prompt());
-    verdict(
-        &format!("looked for {fruit}"),
-        json!(if met { "MET" } else { "UNMET" }),
-    )
-}
-
-fn answer_all(r: &Request) -> Outcome {
-    Outcome::Text(reply_text(&r.prompt))
-}
-
-struct Workspace {
-    dir: tempfile::TempDir,
-}
-
-impl Workspace {
-    /// `items` items; batches of at most `per_batch` requests.
-    fn new(items: usize, per_batch: usize) -> Workspace {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("rubricate.yaml"),
-            format!("judge:\n  batch_max_requests: {per_batch}\nprices:\n  openai/j: {{input: 1, output: 4}}\n"),
-        )
-        .unwrap();
-        std::fs::write(dir.path().join("rubric.yaml"), RUBRIC).unwrap();
-        let mut lines = String::new();
-        for i in 0..items {
-            let picked = match i % 4 {
-                0 => "",
-                1 => "apples",
-                2 => "bananas",
-                _ => "apples, bananas",
-            };
-            lines.push_str(
-                &json!({"id": format!("i{i}"), "submission": format!("Basket {i}: {picked}")})
-                    .to_string(),
-            );
-            lines.push('\n');
-        }
-        std::fs::write(dir.path().join("items.jsonl"), lines).unwrap();
-        Workspace { dir }
-    }
-
-    fn command(&self, url: &str, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rubricate"));
-        cmd.current_dir(self.dir.path())
-            .args(args)
-            .env("NO_COLOR", "1")
-            .env("OPENAI_BASE_URL", format!("{url}/v1"))
-            .env("OPENAI_API_KEY", "sk-batch")
-            .env("ANTHROPIC_BASE_URL", url)
-            .env("ANTHROPIC_API_KEY", "sk-ant-batch")
-            .env("RUBRICATE_CACHE_DIR", self.dir.path().join("cache"));
-        cmd
-    }
-
-    fn grade(&self, url: &str, judge: &str, extra: &[&str]) -> Command {
-        let mut args = vec![
-            "grade",
-            "--rubric",
-            "rubric.yaml",
-            "items.jsonl",
-            "--judge",
-            judge,
-            "--format",
-            "jsonl",
-        ];
-        args.extend_from_slice(extra);
-        self.command(url, &args)
-    }
-
-    fn resume(&self, url: &str, id: &str, extra: &[&str]) -> Command {
-        let mut args = vec!["runs", "resume", id];
-        args.extend_from_slice(extra);
-        self.command(url, &args)
-    }
-
-    fn run_dir(&self, id: &str) -> PathBuf {
-        self.dir.path().join("runs").join(id)
-    }
-
-    fn manifest(&self, id: &str) -> Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(self.run_dir(id).join("manifest.json")).unwrap(),
-        )
-        .unwrap()
-    }
-
-    /// Every cell of a run's journal as (verdict, value, reason), each written once.
-    fn cells(&self, id: &str) -> BTreeMap<(u64, String), (Value, Value, Value)> {
-        let text = std::fs::read_to_string(self.run_dir(id).join("results.jsonl")).unwrap();
-        let mut out = BTreeMap::new();
-        for line in text.lines().skip(1) {
-            let v: Value = serde_json::from_str(line).unwrap();
-            let r = &v["result"];
-            let key = (
-                v["item"].as_u64().unwrap(),
-                r["criterion_id"].as_str().unwrap().to_owned(),
-            );
-            let cell = (
-                r["verdict"].clone(),
-                r["value"].clone(),
-                r["reason"].clone(),
-            );
-            assert!(
-                out.insert(key.clone(), cell).is_none(),
-                "cell {key:?} journalled twice"
-            );
-        }
-        out
-    }
-
-    /// `runs show` as a table, less the lines that name the run and when it ran.
-    fn shown(&self, url: &str, id: &str) -> String {
-        let out = self.command(url, &["runs", "show", id]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| {
-                !l.starts_with("run ") && !l.starts_with("started ") && !l.starts_with("batch ")
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The run id a command printed (`run ID: …`).
-fn run_id(text: &str) -> String {
-    text.lines()
-        .find_map(|l| l.strip_prefix("run ").and_then(|l| l.split(':').next()))
-        .unwrap_or_else(|| panic!("no run id in {text}"))
-        .to_owned()
-}
-
-/// Starts a command, returns its run id (from its first stderr line) and the child.
-fn spawn(mut cmd: Command) -> (String, Child) {
-    let mut child = cmd
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (run_id(&line), child)
-}
-
-/// Waits (polling) until `done`, failing after a minute.
-fn until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = std::time::Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn kill(mut child: Child) {
-    let _ = child.kill(); // SIGKILL on Unix
-    let _ = child.wait();
-}
-
-/// Every request was submitted exactly once, and the manifest names exactly the batches
-/// the provider made, all downloaded.
-fn sent_once(server: &BatchServer, ws: &Workspace, id: &str, requests: usize) {
-    let submitted = server.submitted();
-    assert_eq!(submitted.len(), requests, "requests submitted");
-    let twice: Vec<_> = submitted.iter().filter(|(_, n)| **n > 1).collect();
-    assert!(twice.is_empty(), "submitted twice: {twice:?}");
-    let m = ws.manifest(id);
-    let named: BTreeSet<String> = m["batches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            assert_eq!(b["stage"], "downloaded", "{b}");
-            b["batch_id"].as_str().unwrap().to_owned()
-        })
-        .collect();
-    let made: BTreeSet<String> = server.batches().into_iter().collect();
-    assert_eq!(
-        named, made,
-        "the manifest names every batch the provider made"
-    );
-    assert!(m["finished_at"].is_string(), "the run is finished");
-}
-
-/// What the rule gives every cell: MET exactly where the basket has the fruit.
-fn expected(items: usize) -> BTreeMap<(u64, String), bool> {
-    let mut out = BTreeMap::new();
-    for i in 0..items as u64 {
-        out.insert((i, "a".to_owned()), i % 4 == 1 || i % 4 == 3);
-        out.insert((i, "b".to_owned()), i % 4 == 2 || i % 4 == 3);
-    }
-    out
-}
-
-fn verdicts(ws: &Workspace, id: &str) -> BTreeMap<(u64, String), bool> {
-    ws.cells(id)
-        .into_iter()
-        .map(|(k, (verdict, _, _))| (k, verdict == json!("MET")))
-        .collect()
-}
+use support::batch_run::*;
 
 #[test]
 fn a_run_in_batches_equals_the_same_run_graded_live() {
@@ -294,20 +54,8 @@ fn a_run_in_batches_equals_the_same_run_graded_live() {
     let asked = ws.resume(&batch.url, &id, &[]).output().unwrap();
     assert_eq!(asked.status.code(), Some(4), "{}", stderr(&asked));
 
-    let done = ws
-        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
-        .output()
-        .unwrap();
-    assert!(
-        done.status.code().is_some_and(|c| c <= 1),
-        "{}",
-        stderr(&done)
-    );
-    assert!(
-        stderr(&done).contains("4000 of 4000 requests answered"),
-        "{}",
-        stderr(&done)
-    );
+    let done = ws.finish(&batch.url, &id);
+    assert!(done.contains("4000 of 4000 requests answered"), "{done}");
     sent_once(&batch, &ws, &id, 4_000);
     let m = ws.manifest(&id);
     let batch_cost: f64 = m["batches"]
@@ -494,15 +242,7 @@ fn killed_at(stage: Stage, judge: &str) {
         }
         id
     };
-    let done = ws
-        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
-        .output()
-        .unwrap();
-    assert!(
-        done.status.code().is_some_and(|c| c <= 1),
-        "{}",
-        stderr(&done)
-    );
+    ws.finish(&batch.url, &id);
     sent_once(&batch, &ws, &id, ITEMS * 2);
     assert_eq!(verdicts(&ws, &id), expected(ITEMS));
 }
@@ -656,15 +396,7 @@ fn one_shot_repairs_go_in_a_later_batch() {
         .unwrap();
     assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
     let id = run_id(&stderr(&sent));
-    let done = ws
-        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
-        .output()
-        .unwrap();
-    assert!(
-        done.status.code().is_some_and(|c| c <= 1),
-        "{}",
-        stderr(&done)
-    );
+    let done = ws.finish(&batch.url, &id);
     assert_eq!(verdicts(&ws, &id), expected(ITEMS));
     let mut attempts: BTreeMap<String, usize> = BTreeMap::new();
     for k in batch.submitted().keys() {
@@ -675,8 +407,7 @@ fn one_shot_repairs_go_in_a_later_batch() {
     assert_eq!(
         batch.batches().len(),
         2,
-        "the first calls, then the repairs: {attempts:?} {}",
-        stderr(&done)
+        "the first calls, then the repairs: {attempts:?} {done}"
     );
     assert_eq!(
         batch.submitted().len(),
@@ -720,15 +451,7 @@ fn ensembles_of_samples_wait_for_every_vote() {
         .unwrap();
     assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
     let id = run_id(&stderr(&sent));
-    let done = ws
-        .resume(&batch.url, &id, &["--wait", "--poll", "0"])
-        .output()
-        .unwrap();
-    assert!(
-        done.status.code().is_some_and(|c| c <= 1),
-        "{}",
-        stderr(&done)
-    );
+    ws.finish(&batch.url, &id);
     assert_eq!(verdicts(&ws, &id), expected(ITEMS));
     // Every cell has all four votes (two judges × two samples).
     let text = std::fs::read_to_string(ws.run_dir(&id).join("results.jsonl")).unwrap();

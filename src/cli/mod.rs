@@ -19,6 +19,7 @@ mod progress;
 mod rubrics;
 mod runs;
 mod score;
+mod signals;
 mod split;
 mod style;
 mod validate;

@@ -36,6 +36,7 @@ const JUDGE_KNOWN: &[&str] = &[
     "batch_max_requests",
     "batch_max_mb",
     "batch_poll",
+    "batch_create_settle",
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
 
@@ -91,9 +92,25 @@ pub struct JudgeDefaults {
     pub batch_max_mb: Option<u64>,
     /// Seconds between asking about a batch run's batches (`runs resume --wait`).
     pub batch_poll: Option<f64>,
+    /// Seconds after a batch's create began that a resumed run looks for it at the
+    /// provider before making it again (the run stopped while the provider made it).
+    pub batch_create_settle: Option<f64>,
 }
 
+/// How long a resumed run looks for a batch whose create was cut short, by default: a
+/// provider answers a create within seconds, and a second batch is paid twice.
+pub const BATCH_CREATE_SETTLE: f64 = 60.0;
+
 impl JudgeDefaults {
+    /// How long a resumed run looks for a batch whose create was cut short.
+    pub fn batch_create_settle(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(
+            self.batch_create_settle
+                .unwrap_or(BATCH_CREATE_SETTLE)
+                .clamp(0.0, 86_400.0),
+        )
+    }
+
     /// Configured batch limits (`None`: the provider's own).
     pub fn batch_limits(&self) -> Option<crate::llm::batch::Limits> {
         (self.batch_max_requests.is_some() || self.batch_max_mb.is_some()).then(|| {
@@ -362,6 +379,15 @@ fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>)
         out.batch_poll = n.as_f64().filter(|t| t.is_finite() && *t > 0.0);
         if out.batch_poll.is_none() {
             ctx.err(n.pos, "`batch_poll` must be a positive number of seconds");
+        }
+    }
+    if let Some(n) = f.take("batch_create_settle") {
+        out.batch_create_settle = n.as_f64().filter(|t| (0.0..=86_400.0).contains(t));
+        if out.batch_create_settle.is_none() {
+            ctx.err(
+                n.pos,
+                "`batch_create_settle` must be a number of seconds from 0 to 86400 (default 60)",
+            );
         }
     }
     finish_warning(ctx, f, JUDGE_KNOWN, unknown);

@@ -55,6 +55,9 @@ pub enum Stage {
     Status,
     /// After half the results lines are sent.
     Download,
+    /// A create's request is read, the batch not made yet (it is not listed): the client
+    /// can be gone by the time it is.
+    Making,
 }
 
 type Rule = dyn Fn(&Request) -> Outcome + Send + Sync;
@@ -63,6 +66,11 @@ type Rule = dyn Fn(&Request) -> Outcome + Send + Sync;
 struct Batch {
     id: String,
     file_id: Option<String>,
+    /// `OpenAI`'s metadata label.
+    label: Option<String>,
+    /// Unix seconds, as `OpenAI` lists it.
+    created_unix: i64,
+    cancelled: bool,
     created_at: String,
     polls: usize,
     /// (custom id, outcome) in the order submitted.
@@ -83,6 +91,13 @@ struct Inner {
     hold: Mutex<Option<Stage>>,
     release: tokio::sync::Notify,
     next: AtomicUsize,
+    /// How long making a batch takes after its create is read (done whether or not the
+    /// client still waits).
+    create_delay: Mutex<std::time::Duration>,
+    /// Status calls answered "no such batch" before the truth (a provider's lag).
+    not_found: AtomicUsize,
+    /// Status counts are doubled (a provider that counts a request twice).
+    overcount: std::sync::atomic::AtomicBool,
 }
 
 pub struct BatchServer {
@@ -108,6 +123,9 @@ impl BatchServer {
             hold: Mutex::default(),
             release: tokio::sync::Notify::new(),
             next: AtomicUsize::new(1),
+            create_delay: Mutex::default(),
+            not_found: AtomicUsize::new(0),
+            overcount: std::sync::atomic::AtomicBool::new(false),
         });
         let (tx, rx) = std::sync::mpsc::channel();
         let state = Arc::clone(&inner);
@@ -123,12 +141,14 @@ impl BatchServer {
                     .route("/v1/files/{id}/content", get(content))
                     .route("/v1/batches", post(create_openai).get(list_openai))
                     .route("/v1/batches/{id}", get(status_openai))
+                    .route("/v1/batches/{id}/cancel", post(cancel))
                     .route(
                         "/v1/messages/batches",
                         post(create_anthropic).get(list_anthropic),
                     )
                     .route("/v1/messages/batches/{id}", get(status_anthropic))
                     .route("/v1/messages/batches/{id}/results", get(results_anthropic))
+                    .route("/v1/messages/batches/{id}/cancel", post(cancel))
                     .layer(axum::extract::DefaultBodyLimit::max(512 * 1024 * 1024))
                     .with_state(state);
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -146,6 +166,47 @@ impl BatchServer {
     /// How many times each request id was submitted in a batch.
     pub fn submitted(&self) -> HashMap<String, usize> {
         self.inner.submitted.lock().unwrap().clone()
+    }
+
+    /// How many times each request id is in a batch that was not cancelled: what was
+    /// paid for.
+    pub fn paid(&self) -> HashMap<String, usize> {
+        let mut out: HashMap<String, usize> = HashMap::new();
+        for b in self.inner.batches.lock().unwrap().iter() {
+            if !b.cancelled {
+                for (id, _) in &b.results {
+                    *out.entry(id.clone()).or_default() += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Batches cancelled.
+    pub fn cancelled(&self) -> Vec<String> {
+        self.inner
+            .batches
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|b| b.cancelled)
+            .map(|b| b.id.clone())
+            .collect()
+    }
+
+    /// Answers the next `n` status calls "no such batch".
+    pub fn not_found(&self, n: usize) {
+        self.inner.not_found.store(n, Ordering::SeqCst);
+    }
+
+    /// Counts every request twice in status replies.
+    pub fn overcount(&self) {
+        self.inner.overcount.store(true, Ordering::SeqCst);
+    }
+
+    /// Makes every batch this long after its create is read.
+    pub fn create_delay(&self, delay: std::time::Duration) {
+        *self.inner.create_delay.lock().unwrap() = delay;
     }
 
     /// Batches created.
@@ -230,27 +291,72 @@ impl Inner {
                 (custom_id, outcome)
             })
             .collect();
+        let now = jiff::Timestamp::now();
         Batch {
             id,
             file_id,
-            created_at: jiff::Timestamp::now().to_string(),
-            polls: 0,
+            created_at: now.to_string(),
+            created_unix: now.as_second(),
             results,
+            ..Batch::default()
         }
+    }
+
+    /// Makes a batch after the create delay, whether or not its client still waits (a
+    /// task of its own: a handler is dropped when its client goes).
+    async fn make(
+        self: &Arc<Self>,
+        prefix: &'static str,
+        file_id: Option<String>,
+        label: Option<String>,
+        requests: Vec<(String, String)>,
+    ) -> (String, usize) {
+        let inner = Arc::clone(self);
+        let task = tokio::spawn(async move {
+            let delay = *inner.create_delay.lock().unwrap();
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            inner.maybe_hold(Stage::Making).await;
+            let id = inner.id(prefix);
+            let mut batch = inner.open(id.clone(), file_id, requests);
+            batch.label = label;
+            let total = batch.results.len();
+            inner.batches.lock().unwrap().push(batch);
+            (id, total)
+        });
+        task.await.unwrap()
     }
 
     /// Counts a status call; whether the batch has ended.
     fn poll(&self, id: &str) -> Option<(bool, usize, usize, usize)> {
         let mut batches = self.batches.lock().unwrap();
         let b = batches.iter_mut().find(|b| b.id == id)?;
+        if self
+            .not_found
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            return None;
+        }
         b.polls += 1;
-        let ended = b.polls >= self.polls_to_end;
+        let ended = b.polls >= self.polls_to_end || b.cancelled;
         let ok = b
             .results
             .iter()
-            .filter(|(_, o)| matches!(o, Outcome::Text(_)))
+            .filter(|(_, o)| matches!(o, Outcome::Text(_)) && !b.cancelled)
             .count();
-        Some((ended, b.results.len(), ok, b.results.len() - ok))
+        let times = if self.overcount.load(Ordering::SeqCst) {
+            2
+        } else {
+            1
+        };
+        Some((
+            ended,
+            b.results.len() * times,
+            ok * times,
+            (b.results.len() - ok) * times,
+        ))
     }
 }
 
@@ -339,9 +445,10 @@ async fn create_openai(
             )
         })
         .collect();
-    let id = inner.id("batch");
-    let batch = inner.open(id.clone(), Some(file_id.clone()), requests);
-    inner.batches.lock().unwrap().push(batch);
+    let label = body["metadata"]["rubricate"].as_str().map(str::to_owned);
+    let (id, _) = inner
+        .make("batch", Some(file_id.clone()), label, requests)
+        .await;
     inner.maybe_hold(Stage::Create).await;
     axum::Json(
         json!({"id": id, "object": "batch", "status": "validating", "input_file_id": file_id}),
@@ -357,7 +464,8 @@ async fn list_openai(State(inner): State<Arc<Inner>>) -> Response {
         .unwrap()
         .iter()
         .rev()
-        .map(|b| json!({"id": b.id, "object": "batch", "input_file_id": b.file_id}))
+        .map(|b| json!({"id": b.id, "object": "batch", "input_file_id": b.file_id,
+            "created_at": b.created_unix, "metadata": b.label.as_ref().map(|l| json!({"rubricate": l}))}))
         .collect();
     axum::Json(json!({"object": "list", "data": data, "has_more": false})).into_response()
 }
@@ -394,7 +502,12 @@ async fn content(State(inner): State<Arc<Inner>>, Path(id): Path<String>) -> Res
         let Some(b) = batches.iter().find(|b| b.id == batch) else {
             return (StatusCode::NOT_FOUND, "no such batch").into_response();
         };
-        b.results.clone()
+        // A cancelled batch answers nothing.
+        if b.cancelled {
+            Vec::new()
+        } else {
+            b.results.clone()
+        }
     };
     let lines: Vec<String> = results
         .iter()
@@ -457,14 +570,22 @@ async fn create_anthropic(
             )
         })
         .collect();
-    let id = inner.id("msgbatch");
-    let batch = inner.open(id.clone(), None, requests);
-    let total = batch.results.len();
-    inner.batches.lock().unwrap().push(batch);
+    let (id, total) = inner.make("msgbatch", None, None, requests).await;
     inner.maybe_hold(Stage::Create).await;
     axum::Json(json!({"id": id, "type": "message_batch", "processing_status": "in_progress",
         "request_counts": {"processing": total, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}}))
     .into_response()
+}
+
+/// Cancels a batch (either provider): it ends at its next status call, answering nothing.
+async fn cancel(State(inner): State<Arc<Inner>>, Path(id): Path<String>) -> Response {
+    inner.call(format!("POST cancel {id}"));
+    let mut batches = inner.batches.lock().unwrap();
+    let Some(b) = batches.iter_mut().find(|b| b.id == id) else {
+        return (StatusCode::NOT_FOUND, "no such batch").into_response();
+    };
+    b.cancelled = true;
+    axum::Json(json!({"id": id, "status": "cancelling"})).into_response()
 }
 
 async fn list_anthropic(State(inner): State<Arc<Inner>>) -> Response {
@@ -504,7 +625,11 @@ async fn results_anthropic(State(inner): State<Arc<Inner>>, Path(id): Path<Strin
         let Some(b) = batches.iter().find(|b| b.id == id) else {
             return (StatusCode::NOT_FOUND, "no such batch").into_response();
         };
-        b.results.clone()
+        if b.cancelled {
+            Vec::new()
+        } else {
+            b.results.clone()
+        }
     };
     let lines: Vec<String> = results
         .iter()

@@ -13,6 +13,7 @@
 )]
 
 pub mod batch;
+pub mod batch_run;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

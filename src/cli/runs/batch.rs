@@ -34,11 +34,24 @@ pub fn batch_step(
         .settings()?
         .grade
         .max_error_rate;
+    super::super::signals::stop_on_signals(
+        &runtime,
+        &control,
+        "the trip to the provider in flight is finished and recorded first",
+    );
+    tell_creating(&runs, id, env.config.judge.batch_create_settle());
     let mut first = true;
     loop {
         let report = runtime.block_on(step(&runs, id, env, &control, opts))?;
         tell(&report, first);
         first = false;
+        if control.is_cancelled() && !report.finished {
+            eprintln!(
+                "stopped; nothing is lost and nothing is sent twice: `rubricate runs resume {} --wait` goes on",
+                report.run_id
+            );
+            return Ok(exit::PENDING);
+        }
         if report.finished {
             return Ok(verdict(&report, max_error_rate));
         }
@@ -61,10 +74,11 @@ pub fn batch_step(
                 },
             );
         };
+        let stop = control.cancel_token();
         let interrupted = runtime.block_on(async {
             tokio::select! {
                 () = tokio::time::sleep(pause) => false,
-                _ = tokio::signal::ctrl_c() => true,
+                () = stop.cancelled() => true,
             }
         });
         if interrupted {
@@ -73,6 +87,23 @@ pub fn batch_step(
                 report.run_id
             );
             return Ok(exit::PENDING);
+        }
+    }
+}
+
+/// Says so when a batch was being created as the run stopped: the step looks for it at
+/// the provider (for up to `settle`) before making it again.
+fn tell_creating(runs: &std::path::Path, id: &str, settle: Duration) {
+    let Ok(rec) = crate::run::Recording::open(runs, id) else {
+        return;
+    };
+    for b in &rec.manifest.batches {
+        if b.stage == crate::store::runs::BatchStage::Creating {
+            eprintln!(
+                "batch {} was being created when the run stopped: looking for it at the provider (up to {} s after its create began) before making it again",
+                b.name,
+                settle.as_secs()
+            );
         }
     }
 }

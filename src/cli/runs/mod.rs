@@ -223,8 +223,12 @@ fn batch_stage(b: &crate::store::runs::BatchRecord) -> String {
         BatchStage::Submitted => "with the provider",
         BatchStage::Downloaded => "downloaded",
     };
-    match &b.status {
-        Some(s) if b.stage == BatchStage::Submitted => format!("{stage} ({s})"),
+    match (b.stage, b.status.as_deref()) {
+        (BatchStage::Submitted, Some(s)) => format!("{stage} ({s})"),
+        // How it ended, when that was not by answering everything.
+        (BatchStage::Downloaded, Some(s @ ("expired" | "cancelled" | "canceling" | "failed"))) => {
+            format!("{s}, {stage}")
+        }
         _ => stage.to_owned(),
     }
 }
@@ -287,6 +291,18 @@ fn write_show(
                     .map(|id| format!(" · {}", cell(id)))
                     .unwrap_or_default()
             )?;
+            for o in &b.others {
+                writeln!(
+                    out,
+                    "  also at the provider: {}{} (the same requests, from a create cut short) · {}",
+                    cell(&o.batch_id),
+                    o.created_at
+                        .as_deref()
+                        .map(|t| format!(" made {t}"))
+                        .unwrap_or_default(),
+                    cell(&o.fate)
+                )?;
+            }
         }
         writeln!(out, "{:<28} {:>7}  RESULT", "ITEM", "SCORE")?;
     }

@@ -3,11 +3,9 @@
 //! (`GET …/ID/results`): one line per request with its `custom_id` and a `result` that
 //! succeeded (the message), errored, was cancelled or expired.
 
-use std::collections::HashSet;
-
 use serde_json::{Value, json};
 
-use super::{Answer, BatchApi, CALL_TIMEOUT, Limits, Status, TRANSFER_TIMEOUT, count, text};
+use super::{Answer, BatchApi, CALL_TIMEOUT, Found, Limits, Status, TRANSFER_TIMEOUT, count, text};
 use crate::llm::anthropic::{Anthropic, parse_message};
 use crate::llm::{ChatRequest, LlmError};
 
@@ -36,63 +34,39 @@ pub async fn create(api: &BatchApi, requests: &std::path::Path) -> Result<String
     text(&v, "/id").ok_or_else(|| LlmError::BadResponse("the new batch has no id".into()))
 }
 
-/// The earliest batch created at or after `since` with `requests` requests that is not
-/// `claimed`, among the most recent thousand.
-pub async fn find(
+/// The batches created at or after `since` (less five minutes: clocks differ) with
+/// `requests` requests.
+pub async fn candidates(
     api: &BatchApi,
     since: &str,
     requests: usize,
-    claimed: &HashSet<String>,
-) -> Result<Option<String>, LlmError> {
+) -> Result<Vec<Found>, LlmError> {
     let since: jiff::Timestamp = since.parse().map_err(|e| {
         LlmError::Config(format!(
             "a batch's creation time '{since}' is damaged ({e})"
         ))
     })?;
-    // Clocks differ: a little before our own record of it.
     let since = since - jiff::SignedDuration::from_secs(300);
-    let mut best: Option<(jiff::Timestamp, String)> = None;
-    let mut after: Option<String> = None;
-    for _ in 0..10 {
-        let mut url = api.url(&format!("{BATCHES}?limit=100"));
-        if let Some(a) = after.as_deref().filter(|a| super::plain_id(a)) {
-            url = format!("{url}&after_id={a}");
+    let mut found = Vec::new();
+    api.listed(&mut |b| {
+        let Some(id) = text(b, "/id") else { return };
+        let Some(created) = text(b, "/created_at").and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        else {
+            return;
+        };
+        let total: u64 = ["processing", "succeeded", "errored", "canceled", "expired"]
+            .iter()
+            .map(|k| count(b, &format!("/request_counts/{k}")))
+            .sum();
+        if created >= since && total == requests as u64 {
+            found.push(Found {
+                id,
+                created_at: Some(created),
+            });
         }
-        let request = api.http.get(url);
-        let v = api.call(request, CALL_TIMEOUT).await?;
-        let data = v
-            .get("data")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for b in &data {
-            let Some(id) = text(b, "/id") else { continue };
-            let Some(created) =
-                text(b, "/created_at").and_then(|t| t.parse::<jiff::Timestamp>().ok())
-            else {
-                continue;
-            };
-            let total: u64 = ["processing", "succeeded", "errored", "canceled", "expired"]
-                .iter()
-                .map(|k| count(b, &format!("/request_counts/{k}")))
-                .sum();
-            if created >= since
-                && total == requests as u64
-                && !claimed.contains(&id)
-                && best.as_ref().is_none_or(|(t, _)| created < *t)
-            {
-                best = Some((created, id));
-            }
-        }
-        if v.get("has_more") != Some(&Value::Bool(true)) {
-            break;
-        }
-        after = text(&v, "/last_id");
-        if after.is_none() {
-            break;
-        }
-    }
-    Ok(best.map(|(_, id)| id))
+    })
+    .await?;
+    Ok(found)
 }
 
 pub async fn status(api: &BatchApi, batch_id: &str) -> Result<Status, LlmError> {

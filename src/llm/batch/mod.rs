@@ -53,6 +53,14 @@ pub struct Status {
     pub failure: Option<String>,
 }
 
+/// A batch the provider holds, as its list of batches describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub id: String,
+    /// When the provider made it (`None`: it did not say).
+    pub created_at: Option<jiff::Timestamp>,
+}
+
 /// One provider's batch API.
 #[derive(Debug, Clone)]
 pub struct BatchApi {
@@ -81,6 +89,12 @@ impl BatchApi {
             http,
             max_reply_bytes,
         })
+    }
+
+    /// Whether its batches carry the run's label (`OpenAI`'s metadata), so that one is
+    /// told from another batch of the same size for certain.
+    pub fn labels_batches(&self) -> bool {
+        self.kind == ProviderKind::OpenAi
     }
 
     /// Where its calls go.
@@ -140,23 +154,39 @@ impl BatchApi {
         }
     }
 
-    /// A batch this run asked for but never heard back about (killed while creating it):
-    /// `OpenAI`'s is the one made from `file_id`; Anthropic's, the earliest one created since
-    /// `since` with `requests` requests that no other batch of the run claims.
-    pub async fn find(
+    /// The batches the provider holds for one of a run's batches, oldest first, less those
+    /// `claimed` (known already): `OpenAI`'s are those labelled `label` (the run and batch,
+    /// in the batch's metadata) or made from `file_id`; Anthropic's (whose batches carry
+    /// no label), those created since `since` with `requests` requests. Among the most
+    /// recent thousand.
+    pub async fn candidates(
         &self,
+        label: &str,
         file_id: Option<&str>,
         since: &str,
         requests: usize,
         claimed: &HashSet<String>,
-    ) -> Result<Option<String>, LlmError> {
-        match self.kind {
-            ProviderKind::OpenAi => match file_id {
-                Some(file) => openai::find(self, file).await,
-                None => Ok(None),
-            },
-            ProviderKind::Anthropic => anthropic::find(self, since, requests, claimed).await,
-        }
+    ) -> Result<Vec<Found>, LlmError> {
+        let mut found = match self.kind {
+            ProviderKind::OpenAi => openai::candidates(self, label, file_id).await?,
+            ProviderKind::Anthropic => anthropic::candidates(self, since, requests).await?,
+        };
+        found.retain(|f| plain_id(&f.id) && !claimed.contains(&f.id));
+        found.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        found.dedup_by(|a, b| a.id == b.id);
+        Ok(found)
+    }
+
+    /// Asks the provider to cancel a batch (requests it has not run are not charged).
+    pub async fn cancel(&self, batch_id: &str) -> Result<(), LlmError> {
+        check_id(batch_id)?;
+        let path = match self.kind {
+            ProviderKind::OpenAi => format!("/batches/{batch_id}/cancel"),
+            ProviderKind::Anthropic => format!("/v1/messages/batches/{batch_id}/cancel"),
+        };
+        self.call(self.http.post(self.url(&path)), CALL_TIMEOUT)
+            .await
+            .map(|_| ())
     }
 
     pub async fn status(&self, batch_id: &str) -> Result<Status, LlmError> {
@@ -227,6 +257,37 @@ impl BatchApi {
             super::send(self.authed(request), timeout, CALL_REPLY_BYTES, &self.key()).await?;
         serde_json::from_str(&body)
             .map_err(|e| LlmError::BadResponse(format!("the batch API's reply is not JSON ({e})")))
+    }
+
+    /// Hands each of the provider's most recent thousand batches (newest first, as its
+    /// list pages them) to `each`.
+    async fn listed(&self, each: &mut dyn FnMut(&Value)) -> Result<(), LlmError> {
+        let (path, cursor) = match self.kind {
+            ProviderKind::OpenAi => ("/batches", "after"),
+            ProviderKind::Anthropic => ("/v1/messages/batches", "after_id"),
+        };
+        let mut after: Option<String> = None;
+        for _ in 0..10 {
+            let mut url = self.url(&format!("{path}?limit=100"));
+            if let Some(a) = after.as_deref().filter(|a| plain_id(a)) {
+                url = format!("{url}&{cursor}={a}");
+            }
+            let v = self.call(self.http.get(url), CALL_TIMEOUT).await?;
+            let data = v.get("data").and_then(Value::as_array);
+            for b in data.into_iter().flatten() {
+                each(b);
+            }
+            if v.get("has_more") != Some(&Value::Bool(true)) {
+                break;
+            }
+            // Anthropic names the page's last batch; `OpenAI`'s is the last one listed.
+            after = text(&v, "/last_id")
+                .or_else(|| data.and_then(|d| d.last()).and_then(|b| text(b, "/id")));
+            if after.is_none() {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Reads a results file at `url`, handing each line's answer (read by `answer`) to

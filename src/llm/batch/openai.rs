@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, BatchApi, CALL_TIMEOUT, Limits, Status, TRANSFER_TIMEOUT, count, text};
+use super::{Answer, BatchApi, CALL_TIMEOUT, Found, Limits, Status, TRANSFER_TIMEOUT, count, text};
 use crate::llm::openai::{OpenAi, parse_completion};
 use crate::llm::{ChatRequest, LlmError};
 
@@ -66,36 +66,27 @@ pub async fn create(api: &BatchApi, file_id: &str, label: &str) -> Result<String
     text(&v, "/id").ok_or_else(|| LlmError::BadResponse("the new batch has no id".into()))
 }
 
-/// The batch made from `file_id`, among the most recent thousand.
-pub async fn find(api: &BatchApi, file_id: &str) -> Result<Option<String>, LlmError> {
-    let mut after: Option<String> = None;
-    for _ in 0..10 {
-        let mut url = api.url(&format!("{}?limit=100", "/batches"));
-        if let Some(a) = after.as_deref().filter(|a| super::plain_id(a)) {
-            url = format!("{url}&after={a}");
+/// The batches labelled `label` or made from `file_id`.
+pub async fn candidates(
+    api: &BatchApi,
+    label: &str,
+    file_id: Option<&str>,
+) -> Result<Vec<Found>, LlmError> {
+    let mut found = Vec::new();
+    api.listed(&mut |b| {
+        let labelled = b.pointer("/metadata/rubricate").and_then(Value::as_str) == Some(label);
+        let from_file =
+            file_id.is_some() && b.get("input_file_id").and_then(Value::as_str) == file_id;
+        if let Some(id) = text(b, "/id").filter(|_| labelled || from_file) {
+            let created_at = b
+                .get("created_at")
+                .and_then(Value::as_i64)
+                .and_then(|t| jiff::Timestamp::from_second(t).ok());
+            found.push(Found { id, created_at });
         }
-        let request = api.http.get(url);
-        let v = api.call(request, CALL_TIMEOUT).await?;
-        let data = v
-            .get("data")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        if let Some(b) = data
-            .iter()
-            .find(|b| b.get("input_file_id").and_then(Value::as_str) == Some(file_id))
-        {
-            return Ok(text(b, "/id"));
-        }
-        if v.get("has_more") != Some(&Value::Bool(true)) {
-            return Ok(None);
-        }
-        after = data.last().and_then(|b| text(b, "/id"));
-        if after.is_none() {
-            return Ok(None);
-        }
-    }
-    Ok(None)
+    })
+    .await?;
+    Ok(found)
 }
 
 pub async fn status(api: &BatchApi, batch_id: &str) -> Result<Status, LlmError> {

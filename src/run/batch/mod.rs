@@ -139,30 +139,52 @@ pub async fn step(
         }
     }
     let mut apis = Apis::new(env);
+    let settle = env.config.judge.batch_create_settle();
     let mut submitted = 0;
+    // A stop (Ctrl-C, SIGTERM, SIGHUP) is obeyed between trips: each trip is finished and
+    // written to the ledger first.
     for at in 0..batches.len() {
+        if control.is_cancelled() {
+            break;
+        }
         if matches!(
             batches[at].stage,
             BatchStage::Prepared | BatchStage::Uploaded | BatchStage::Creating
         ) {
             let api = apis.get(&batches[at].model)?;
-            send::submit(&api, &rec.run, &run_id, &mut batches, at, &mut ledger).await?;
-            submitted += 1;
+            let trip = send::Trip {
+                api: &api,
+                run: &rec.run,
+                run_id: &run_id,
+                control,
+            };
+            let sent = send::submit(&trip, &mut batches, at, &mut ledger, settle).await?;
+            submitted += usize::from(sent);
         }
     }
     let mut downloaded = 0;
     for at in 0..batches.len() {
+        if control.is_cancelled() {
+            break;
+        }
         if batches[at].stage == BatchStage::Submitted {
             let model = batches[at].model.clone();
             let api = apis.get(&model)?;
             let price = env.config.batch_price(&model);
-            if send::poll(&api, &rec.run, &mut batches, at, price, &mut ledger).await? {
+            let trip = send::Trip {
+                api: &api,
+                run: &rec.run,
+                run_id: &run_id,
+                control,
+            };
+            if send::poll(&trip, &mut batches, at, price, &mut ledger).await? {
                 downloaded += 1;
             }
         }
     }
     let in_flight = batches.iter().any(BatchRecord::in_flight);
-    let pass = batches.is_empty() || downloaded > 0 || !in_flight || opts.live;
+    let pass = (batches.is_empty() || downloaded > 0 || !in_flight || opts.live)
+        && !control.is_cancelled();
     let mut report = Report {
         run_id: run_id.clone(),
         batches: Vec::new(),
@@ -190,9 +212,18 @@ pub async fn step(
         send::Ledger::save(&mut ledger, &batches)?;
         report.outcome = Some(outcome);
         for at in first_new..batches.len() {
+            if control.is_cancelled() {
+                break;
+            }
             let api = apis.get(&batches[at].model)?;
-            send::submit(&api, &rec.run, &run_id, &mut batches, at, &mut ledger).await?;
-            report.submitted += 1;
+            let trip = send::Trip {
+                api: &api,
+                run: &rec.run,
+                run_id: &run_id,
+                control,
+            };
+            let sent = send::submit(&trip, &mut batches, at, &mut ledger, settle).await?;
+            report.submitted += usize::from(sent);
         }
     }
     report.batches = batches;

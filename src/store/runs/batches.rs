@@ -61,6 +61,18 @@ pub struct BatchRecord {
     pub answered: u64,
     #[serde(default)]
     pub failed: u64,
+    /// Polls in a row the provider said it has no such batch (its list can lag).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub missing_polls: u32,
+    /// Its create was cut short (the run stopped while the provider made it, and the batch
+    /// was not found): the provider may yet show a second batch of the same requests,
+    /// which is looked for while this one is in flight.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered: bool,
+    /// Other batches the provider made of the same requests (a create cut short, then
+    /// made again), and what was done with each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<OtherBatch>,
     /// Tokens and dollars (at batch prices) of its results.
     #[serde(default)]
     pub input_tokens: u64,
@@ -86,6 +98,9 @@ impl BatchRecord {
             status: None,
             answered: 0,
             failed: 0,
+            missing_polls: 0,
+            recovered: false,
+            others: Vec::new(),
             input_tokens: 0,
             output_tokens: 0,
             cost: 0.0,
@@ -96,6 +111,23 @@ impl BatchRecord {
     pub fn in_flight(&self) -> bool {
         self.stage != BatchStage::Downloaded
     }
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A second batch the provider made of one batch's requests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OtherBatch {
+    pub batch_id: String,
+    /// When the provider made it, as it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// `cancelled` (the newer of two is cancelled at once), or why it could not be: the
+    /// provider's error.
+    pub fate: String,
 }
 
 /// A batch's files.

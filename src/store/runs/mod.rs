@@ -15,7 +15,7 @@ mod batches;
 mod stream;
 mod writer;
 
-pub use batches::{BATCHES, BatchRecord, BatchStage};
+pub use batches::{BATCHES, BatchRecord, BatchStage, OtherBatch};
 pub use stream::{CellStream, ItemCells};
 pub use writer::RunWriter;
 
