@@ -19,6 +19,12 @@ pub fn is_temp(name: &str, prefix: &str) -> bool {
 /// were last written more than [`STALE_AFTER`] ago. Returns how many went; a file that
 /// cannot be removed is left (it is someone else's, or the disk is read-only).
 pub fn remove_stale_temps(dir: &Path, is_temp: impl Fn(&str) -> bool) -> usize {
+    remove_temps_older_than(dir, is_temp, STALE_AFTER)
+}
+
+/// The same, for files older than `age` (zero: all of them — for a caller that holds the
+/// lock every writer of these files takes, so none of them is being written).
+pub fn remove_temps_older_than(dir: &Path, is_temp: impl Fn(&str) -> bool, age: Duration) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -34,9 +40,13 @@ pub fn remove_stale_temps(dir: &Path, is_temp: impl Fn(&str) -> bool) -> usize {
             .metadata()
             .ok()
             .filter(std::fs::Metadata::is_file)
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > STALE_AFTER);
+            .is_some_and(|m| {
+                age.is_zero()
+                    || m.modified()
+                        .ok()
+                        .and_then(|t| now.duration_since(t).ok())
+                        .is_some_and(|old| old > age)
+            });
         if old && std::fs::remove_file(e.path()).is_ok() {
             removed += 1;
         }

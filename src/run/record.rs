@@ -97,7 +97,20 @@ impl Recording {
     }
 
     pub fn settings(&self) -> Result<RunSettings, Error> {
-        RunSettings::of(&self.manifest)
+        RunSettings::of(&self.manifest).map_err(|e| {
+            // Where: the manifest's file, at its `settings` (it is written pretty, one
+            // field a line).
+            let path = self.run.manifest_path();
+            let line = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| {
+                    t.lines()
+                        .position(|l| l.trim_start().starts_with("\"settings\""))
+                })
+                .map(|n| format!(":{}", n + 1))
+                .unwrap_or_default();
+            Error::input(format!("{}{line}: {}", path.display(), e.message))
+        })
     }
 
     /// The run's rubric snapshot, checked against its hash (`None`: items' own rubrics).

@@ -152,7 +152,7 @@ impl RunSettings {
     pub fn of(manifest: &crate::store::runs::Manifest) -> Result<Self, super::Error> {
         serde_json::from_value(manifest.settings.clone()).map_err(|e| {
             super::Error::input(format!(
-                "run {}: its settings in the manifest cannot be read ({e})",
+                "run {}: its settings in the manifest cannot be read ({e}); the manifest was edited or damaged",
                 manifest.id
             ))
         })

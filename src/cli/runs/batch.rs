@@ -155,8 +155,7 @@ fn verdict(r: &Report, max_error_rate: f64) -> u8 {
     };
     let summary = o.summary();
     eprintln!("run {}: {}", r.run_id, summary.line());
-    if o.usage.requests + o.usage.cache_hits > 0 {
-        eprintln!("{}", super::super::verdict::usage_line(&o.usage));
-    }
+    // The whole run's batches, not this pass's calls (most were answered from disk).
+    eprintln!("{}", r.totals_line());
     super::super::verdict::decide(summary, None, Some(max_error_rate))
 }

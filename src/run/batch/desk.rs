@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
 use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use crate::llm::batch::{Answer, BatchApi, Limits};
@@ -63,6 +64,9 @@ pub struct Desk {
     /// Calls that no batch holds go out live instead of into a new batch.
     live: bool,
     collector: Mutex<Collector>,
+    /// Calls this pass answered from downloaded results, and sent live.
+    from_batches: std::sync::atomic::AtomicU64,
+    sent_live: std::sync::atomic::AtomicU64,
 }
 
 impl Desk {
@@ -114,6 +118,8 @@ impl Desk {
             files,
             in_flight,
             served: Mutex::default(),
+            from_batches: std::sync::atomic::AtomicU64::new(0),
+            sent_live: std::sync::atomic::AtomicU64::new(0),
             live,
             collector: Mutex::new(Collector {
                 dir: run.batches_dir(),
@@ -150,6 +156,16 @@ impl Desk {
     }
 
     /// Requests written to new batches this pass.
+    /// Calls this pass answered from downloaded results.
+    pub fn from_batches(&self) -> u64 {
+        self.from_batches.load(Ordering::Relaxed)
+    }
+
+    /// Calls this pass sent live (`--live`).
+    pub fn sent_live(&self) -> u64 {
+        self.sent_live.load(Ordering::Relaxed)
+    }
+
     pub fn collected(&self) -> usize {
         self.collector.lock().map_or(0, |c| c.collected.len())
     }
@@ -175,12 +191,14 @@ impl Desk {
         };
         // Read outside the lock: calls of other requests read their answers meanwhile.
         if let Some(line) = self.answers.get(&rid) {
+            self.from_batches.fetch_add(1, Ordering::Relaxed);
             return Route::Answer(self.read(*line));
         }
         if self.in_flight.contains(&rid) {
             return Route::Wait;
         }
         if self.live {
+            self.sent_live.fetch_add(1, Ordering::Relaxed);
             return Route::Live;
         }
         Route::Collect(format!("{base}-{}", rid.attempt), rid)

@@ -42,6 +42,9 @@ pub struct Report {
     pub downloaded: usize,
     /// Requests written to new batches in this step.
     pub collected: usize,
+    /// Judge calls of this step's pass answered from downloaded batches, and sent live.
+    pub from_batches: u64,
+    pub sent_live: u64,
     /// The pass graded in this step, if one was.
     pub outcome: Option<Outcome>,
     /// Every cell is in the journal.
@@ -67,6 +70,34 @@ impl Report {
     /// could not write its batch). `runs resume --live` grades them.
     pub fn stuck(&self) -> bool {
         !self.finished && self.in_flight() == 0
+    }
+
+    /// The whole run's batches: requests answered and failed, tokens and cost at batch
+    /// prices.
+    pub fn totals_line(&self) -> String {
+        use crate::engine::checks::plural;
+        use std::fmt::Write as _;
+        let sum = |f: fn(&BatchRecord) -> u64| self.batches.iter().map(f).sum::<u64>();
+        let cost: f64 = self.batches.iter().map(|b| b.cost).sum();
+        let mut line = format!(
+            "batches: {}, {} requests answered by the provider, {} failed, {} tokens in, {} out",
+            plural(self.batches.len(), "batch"),
+            sum(|b| b.answered),
+            sum(|b| b.failed),
+            sum(|b| b.input_tokens),
+            sum(|b| b.output_tokens),
+        );
+        if cost > 0.0 {
+            let _ = write!(line, ", ${cost:.4} at batch prices");
+        }
+        if self.sent_live > 0 {
+            let _ = write!(
+                line,
+                "; {} sent live",
+                plural(self.sent_live as usize, "request")
+            );
+        }
+        line
     }
 
     /// One line: batches, requests and how they stand.
@@ -191,6 +222,8 @@ pub async fn step(
         submitted,
         downloaded,
         collected: 0,
+        from_batches: 0,
+        sent_live: 0,
         outcome: None,
         finished: rec.manifest.finished_at.is_some(),
     };
@@ -205,6 +238,8 @@ pub async fn step(
         let session = super::reopen_batched(runs_dir, &run_id, env, control, Arc::clone(&desk))?;
         let outcome = session.run(|_| std::future::ready(Ok(()))).await;
         report.collected = desk.collected();
+        report.from_batches = desk.from_batches();
+        report.sent_live = desk.sent_live();
         let new = desk.finish().map_err(Error::input)?;
         report.finished = outcome.finished;
         let first_new = batches.len();

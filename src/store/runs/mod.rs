@@ -24,6 +24,8 @@ use crate::model::CriterionResult;
 
 pub const MANIFEST: &str = "manifest.json";
 pub const RESULTS: &str = "results.jsonl";
+/// Held while the manifest is replaced.
+const MANIFEST_LOCK: &str = "manifest.lock";
 const LOCK: &str = ".lock";
 /// Held while a batch run talks to its provider (one process at a time submits and polls).
 const BATCH_LOCK: &str = ".batch.lock";
@@ -219,11 +221,26 @@ impl RunDir {
         self.dir.join(RESULTS)
     }
 
+    /// Replaces the manifest, under its own lock: every writer of it holds the lock, so a
+    /// temporary file of it found then was left by a writer that died — it is removed.
     pub fn write_manifest(&self, m: &Manifest) -> Result<(), RunError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, &e))?;
         let path = self.manifest_path();
         let text = serde_json::to_string_pretty(m)
             .map_err(|e| RunError::Corrupt(format!("cannot write the manifest: {e}")))?;
+        let lock_path = self.dir.join(MANIFEST_LOCK);
+        let lock = crate::store::open_no_follow(
+            &lock_path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(|e| io(&lock_path, &e))?;
+        lock.lock().map_err(|e| io(&lock_path, &e))?;
+        let prefix = format!(".{MANIFEST}.");
+        crate::core::stale::remove_temps_older_than(
+            &self.dir,
+            |n| crate::core::stale::is_temp(n, &prefix),
+            std::time::Duration::ZERO,
+        );
         AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))
     }
 
@@ -382,6 +399,7 @@ pub fn sweep_abandoned(runs: &Path) -> usize {
         crate::core::stale::remove_stale_temps(&dir, |n| {
             crate::core::stale::is_temp(n, ".manifest.json.")
         });
+        let _ = std::fs::remove_file(dir.join(MANIFEST_LOCK));
         // Empty now (nothing else was ever written there): the folder goes too.
         if std::fs::remove_dir(&dir).is_ok() {
             removed += 1;
@@ -478,6 +496,27 @@ mod tests {
         assert_eq!(sweep_abandoned(dir.path()), 1);
         assert!(!dead.exists() && fresh.exists() && real.exists());
     }
+    #[test]
+    fn a_manifest_written_again_removes_the_temporary_files_of_writers_that_died() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path(), "20260101-000000-abcd");
+        run.write_manifest(&manifest("20260101-000000-abcd", "h"))
+            .unwrap();
+        // A writer killed between its temporary file and the rename, a moment ago.
+        let left = run.dir.join(".manifest.json.Qz81kf.tmp");
+        std::fs::write(&left, "{\"id\":").unwrap();
+        let other = run.dir.join(".results.jsonl.Qz81kf.tmp");
+        std::fs::write(&other, "x").unwrap();
+        run.write_manifest(&manifest("20260101-000000-abcd", "h"))
+            .unwrap();
+        assert!(
+            !left.exists(),
+            "the dead writer's temporary manifest is gone"
+        );
+        assert!(other.exists(), "only the manifest's own");
+        assert_eq!(run.read_manifest().unwrap().id, "20260101-000000-abcd");
+    }
+
     use crate::model::{MethodKind, Verdict};
 
     pub(super) fn manifest(id: &str, hash: &str) -> Manifest {
