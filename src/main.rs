@@ -1,11 +1,12 @@
+//! The `rubricate` binary. Its output goes through the CLI's one sink (`cli::out`).
+#![deny(clippy::print_stdout)]
+
 use std::process::ExitCode;
 
 // Grading allocates many small strings per item (reasons, evidence, feedback, JSON); mimalloc
 // serves them faster than the system allocator (see README "Performance").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-use clap::Parser;
 
 fn main() -> ExitCode {
     // A panic is a bug: say so plainly, with where, and exit 101 as Rust does.
@@ -18,7 +19,10 @@ fn main() -> ExitCode {
             std::backtrace::Backtrace::force_capture()
         );
     }));
-    let cli = rubricate::cli::Cli::parse();
+    let cli = match rubricate::cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     // A command logs to stderr; without one the terminal UI may start, whose screen stderr
     // is: it logs to its file, and the other paths choose for themselves.
     if cli.command.is_some() {

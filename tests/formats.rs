@@ -247,3 +247,136 @@ fn penalties_are_reported_not_dropped_silently() {
     let e = export_rubric(&levels, Format::RubricLib, Syntax::Json).unwrap();
     assert!(e.lost.iter().any(|l| l.contains("levels")), "{:?}", e.lost);
 }
+
+/// A native rubric with the README's map levels (`levels: {0: text, 1: text, …}`, scored
+/// k/max): its fields are rubricate's own, so it is never read as `agentic_v2_eval` (whose
+/// criteria also write levels as a map).
+const MAP_LEVELS: &str = "id: clear-answers
+criteria:
+  - id: clarity
+    requirement: How clear the answer is
+    kind: levels
+    levels: {0: Hard to follow, 1: Understandable, 2: Crystal clear}
+    method: { check: contains, args: { text: Paris } }
+  - requirement: How complete the answer is
+    levels: {0: Missing, 1: Partial, 2: Complete}
+";
+
+#[test]
+fn the_readmes_map_levels_rubric_validates_and_scores() {
+    let work = tempfile::tempdir().unwrap();
+    let rubric = work.path().join("r.yaml");
+    std::fs::write(&rubric, MAP_LEVELS).unwrap();
+    let data = work.path().join("d.jsonl");
+    std::fs::write(
+        &data,
+        "{\"id\":\"a\",\"submission\":\"Paris\",\"ground_truth\":{\"clarity\":\"2\",\"c2\":\"1\"}}\n",
+    )
+    .unwrap();
+    let (rubric, data) = (rubric.to_str().unwrap(), data.to_str().unwrap());
+    let valid = rubricate(&["validate", rubric]);
+    assert_eq!(valid.status.code(), Some(0), "{}", text(&valid.stderr));
+    assert!(
+        text(&valid.stdout).contains("(native: rubric 'clear-answers'"),
+        "{}",
+        text(&valid.stdout)
+    );
+    // Graded by its check (MET is the best level) …
+    let rubric_one = work.path().join("one.yaml");
+    std::fs::write(
+        &rubric_one,
+        MAP_LEVELS
+            .split("  - requirement: How complete")
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let graded = rubricate(&[
+        "grade",
+        "--rubric",
+        rubric_one.to_str().unwrap(),
+        data,
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(graded.status.code(), Some(0), "{}", text(&graded.stderr));
+    let line: Value = serde_json::from_slice(&graded.stdout).unwrap();
+    assert_eq!(line["criteria"][0]["verdict"], "2");
+    assert_eq!(line["score"], 1.0);
+    // … and scored from ground truth, k/max per criterion: (2/2 + 1/2) / 2.
+    let scored = rubricate(&["score", data, "--rubric", rubric, "--format", "jsonl"]);
+    assert_eq!(scored.status.code(), Some(0), "{}", text(&scored.stderr));
+    let line: Value = serde_json::from_slice(&scored.stdout).unwrap();
+    assert_eq!(line["score"], 0.75, "{line}");
+}
+
+#[test]
+fn a_broken_agentic_rubric_says_it_was_read_as_agentic_and_why() {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("quality.yaml");
+    // agentic_v2_eval's own shape, with the first criterion's weight forgotten.
+    std::fs::write(
+        &file,
+        "criteria:\n  - name: Correctness\n    description: Works\n    levels: {0: none, 5: all}\n  - name: Style\n    weight: 0.4\n    description: Readable\n    levels: {0: bad, 5: good}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = rubricate(&["validate", f]);
+    assert_eq!(o.status.code(), Some(2));
+    let said = text(&o.stderr);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("{f}:2:3: agentic rubric weights must sum to 1 (±0.01); these sum to 0.4"),
+            format!("{f}:2:5: criterion 'Correctness' needs a `weight` between 0 and 1"),
+            format!(
+                "{f}: read as agentic_v2_eval (`--from agentic`) because criterion 1 (line 2) has `levels` as a map {{score: text}} and no criterion has a field only rubricate's own format has (id, requirement, expected_outcome, outcome, kind, method, required, min_score, options, scale, scale_type, tags); if it is another system's file, `--from FORMAT` reads it as that (native, rubric-lib, autorubric, agentv, agentic, dataknobs)"
+            ),
+            "error: 1 of 1 files are not valid".to_owned(),
+        ],
+        "{said}"
+    );
+    // The field the reader stopped before is not called unknown ("did you mean `levels`?").
+    assert!(!said.contains("unknown field `levels`"), "{said}");
+    // Read as it was forced to be, it says so.
+    let o = rubricate(&["validate", f, "--from", "rubric-lib"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "{f}: read as rubric (The LLM Data Company), as `--from rubric-lib` says"
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn did_you_mean_never_suggests_the_name_it_refuses() {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("r.yaml");
+    // A misspelt field gets the nearest known name; a known field is never "unknown".
+    std::fs::write(
+        &file,
+        "id: r\ncriteria:\n  - id: a\n    requirment: Is fine\n    levels: {0: no, 1: yes}\n",
+    )
+    .unwrap();
+    let o = rubricate(&["validate", file.to_str().unwrap()]);
+    let said = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("unknown field `requirment` in a criterion; did you mean `requirement`?"),
+        "{said}"
+    );
+    for line in said.lines() {
+        if let Some((_, rest)) = line.split_once("unknown field `")
+            && let Some((name, tail)) = rest.split_once('`')
+        {
+            assert!(!tail.contains(&format!("did you mean `{name}`")), "{line}");
+        }
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

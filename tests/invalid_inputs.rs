@@ -404,14 +404,18 @@ fn problems(out: &Output, path: &str, want: &Want) -> Vec<String> {
     if lines.iter().any(|l| matches(l, path, want)) {
         // One problem, one message: a second located error is a knock-on effect of the first
         // (or a problem the file does not have) and sends the reader looking in the wrong place.
+        // The line saying which format a refused rubric was read as, and why, is context.
         let prefix = format!("{path}:");
+        let read_as = format!("{path}: read as ");
         let several = SEVERAL_MESSAGES
             .iter()
             .any(|f| path.ends_with(&format!("/{f}")));
-        for extra in lines
-            .iter()
-            .filter(|l| !several && l.starts_with(&prefix) && !matches(l, path, want))
-        {
+        for extra in lines.iter().filter(|l| {
+            !several
+                && l.starts_with(&prefix)
+                && !l.starts_with(&read_as)
+                && !matches(l, path, want)
+        }) {
             found.push(format!("it also reports `{extra}`"));
         }
     } else {

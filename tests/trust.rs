@@ -167,3 +167,144 @@ fn a_local_provider_without_a_key_needs_no_trust() {
     assert!(!text(&o.stderr).contains("not trusted"));
     assert_eq!(server.seen().len(), 1);
 }
+
+/// A folder `T` whose config allows commands, trusted; returns the user's home and `T`'s
+/// parent (the tests put their other folders beside `T`).
+fn trusted_commands_folder() -> (tempfile::TempDir, tempfile::TempDir) {
+    let home = tempfile::tempdir().unwrap();
+    let top = tempfile::tempdir().unwrap();
+    let trusted = top.path().join("T");
+    std::fs::create_dir(&trusted).unwrap();
+    std::fs::write(trusted.join("rubricate.yaml"), "allow_commands: true\n").unwrap();
+    let t = rubricate(top.path(), home.path(), &["trust", "T"]);
+    assert_eq!(t.status.code(), Some(0), "{}", text(&t.stderr));
+    (home, top)
+}
+
+/// A folder beside `T` holding the command rubric and a dataset, with `config` made by
+/// `link` as its rubricate.yaml.
+fn other_folder(top: &Path, name: &str, link: impl FnOnce(&Path, &Path)) -> std::path::PathBuf {
+    let other = top.join(name);
+    std::fs::create_dir(&other).unwrap();
+    link(&top.join("T/rubricate.yaml"), &other.join("rubricate.yaml"));
+    std::fs::write(other.join("cmd.yaml"), COMMAND_RUBRIC).unwrap();
+    std::fs::write(
+        other.join("d.jsonl"),
+        "{\"id\":\"x\",\"submission\":\"Paris is the capital\"}\n",
+    )
+    .unwrap();
+    other
+}
+
+const GRADE_COMMAND: [&str; 6] = [
+    "grade", "--rubric", "cmd.yaml", "d.jsonl", "--format", "jsonl",
+];
+
+#[test]
+fn a_symlinked_config_pointing_at_a_trusted_file_is_not_trusted_and_says_what_to_do() {
+    let (home, top) = trusted_commands_folder();
+    // As a cloned repository could ship it: a relative link to the trusted file.
+    let other = other_folder(top.path(), "clone", |_, link| {
+        std::os::unix::fs::symlink("../T/rubricate.yaml", link).unwrap();
+    });
+    let o = rubricate(&other, home.path(), &GRADE_COMMAND);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("--allow-commands") && !text(&o.stdout).contains("\"MET\""),
+        "the check did not run: {}",
+        text(&o.stdout)
+    );
+    let said = text(&o.stderr);
+    let real = std::fs::canonicalize(top.path().join("T/rubricate.yaml")).unwrap();
+    assert!(
+        said.contains(&format!(
+            "{}: a symbolic link (to ../T/rubricate.yaml), never trusted",
+            other.join("rubricate.yaml").display()
+        )) && said.contains("so ignored: allow_commands (running programs)")
+            && said.contains(&format!(
+                "cp --remove-destination {} {}",
+                real.display(),
+                other.join("rubricate.yaml").display()
+            ))
+            && said.contains(&format!("rubricate trust {}", other.display())),
+        "{said}"
+    );
+    // Trusting the link itself is refused, and says what to do instead.
+    let t = rubricate(&other, home.path(), &["trust"]);
+    assert_eq!(t.status.code(), Some(2), "{}", text(&t.stdout));
+    let said = text(&t.stderr);
+    assert!(
+        said.contains("is a symbolic link (to ../T/rubricate.yaml), and a link is never trusted")
+            && said.contains("cp --remove-destination"),
+        "{said}"
+    );
+    // The trusted folder itself keeps its trust.
+    let inside = other_folder(top.path(), "T/sub", |_, _| {});
+    let o = rubricate(&inside, home.path(), &GRADE_COMMAND);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // Doing what the warning says: a copy, trusted, is honoured.
+    std::fs::remove_file(other.join("rubricate.yaml")).unwrap();
+    std::fs::copy(&real, other.join("rubricate.yaml")).unwrap();
+    let t = rubricate(&other, home.path(), &["trust"]);
+    assert_eq!(t.status.code(), Some(0), "{}", text(&t.stderr));
+    let o = rubricate(&other, home.path(), &GRADE_COMMAND);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("\"verdict\":\"MET\""));
+}
+
+#[test]
+fn a_hard_link_to_a_trusted_config_is_another_path_and_not_trusted() {
+    let (home, top) = trusted_commands_folder();
+    let other = other_folder(top.path(), "hard", |target, link| {
+        std::fs::hard_link(target, link).unwrap();
+    });
+    let o = rubricate(&other, home.path(), &GRADE_COMMAND);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    let said = text(&o.stderr);
+    assert!(
+        said.contains("not trusted, so ignored: allow_commands")
+            && said.contains(&format!("rubricate trust {}", other.display())),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_trusted_workspace_reached_through_a_linked_folder_is_the_same_workspace() {
+    // The folder link leads to the trusted folder's own files, rubrics and all, so the
+    // trust holds; what a link cannot do is lend a config to another folder's rubrics.
+    let (home, top) = trusted_commands_folder();
+    let inside = other_folder(top.path(), "T/sub", |_, _| {});
+    std::os::unix::fs::symlink(top.path().join("T"), top.path().join("L")).unwrap();
+    let o = rubricate(&top.path().join("L/sub"), home.path(), &GRADE_COMMAND);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("\"verdict\":\"MET\""));
+    assert!(inside.join("cmd.yaml").is_file());
+}
+
+#[test]
+fn a_judge_model_naming_an_untrusted_provider_says_it_is_defined_but_not_trusted() {
+    let server = LlmServer::start(Duration::ZERO, |_| verdict("ok", json!("MET")));
+    let home = tempfile::tempdir().unwrap();
+    let project = judged_project(&format!(
+        "providers:\n  grab:\n    base_url: {}/v1\n    api_key_env: SECRET_TOKEN\n",
+        server.url
+    ));
+    let o = rubricate(
+        project.path(),
+        home.path(),
+        &[
+            "grade", "--rubric", "r.yaml", "d.jsonl", "--judge", "grab/m",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let said = text(&o.stderr);
+    assert!(
+        said.contains(&format!(
+            "provider 'grab' of judge model 'grab/m' is defined in {} but not trusted, so not used (it sends $SECRET_TOKEN to",
+            project.path().join("rubricate.yaml").display()
+        )) && said.contains(&format!("to use it, run `rubricate trust {}`", project.path().display()))
+            && !said.contains("unknown provider"),
+        "{said}"
+    );
+    assert!(server.seen().is_empty(), "nothing was sent");
+}

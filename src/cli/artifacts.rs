@@ -132,7 +132,7 @@ pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliEr
                 },
                 rubrics,
             )?;
-            println!(
+            outln!(
                 "{} created (draft, type {}, rubrics: {})",
                 a.id,
                 a.kind,
@@ -153,27 +153,27 @@ pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliEr
             };
             a.transition(to, note)?;
             store.save(&a)?;
-            println!("{}: {}", a.id, a.status.as_str());
+            outln!("{}: {}", a.id, a.status.as_str());
             Ok(exit::OK)
         }
         ArtifactsAction::Revise { id, content, note } => {
             let a = store.revise(id, read_content(content)?, note)?;
-            println!("{}: draft with new content", a.id);
+            outln!("{}: draft with new content", a.id);
             Ok(exit::OK)
         }
         ArtifactsAction::Show { id, json } => {
             let a = store.get(id)?;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&a).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&a).unwrap_or_default());
             } else {
-                print!("{}", visible(&describe(&a)));
+                out!("{}", visible(&describe(&a)));
             }
             Ok(exit::OK)
         }
         ArtifactsAction::List { status } => {
             for a in store.list()? {
                 match a {
-                    Ok(a) if status.is_none_or(|s| s == a.status) => println!(
+                    Ok(a) if status.is_none_or(|s| s == a.status) => outln!(
                         "{:<38} {:<15} {:<12} {}",
                         cell(&a.id),
                         a.status.as_str(),
@@ -181,7 +181,7 @@ pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliEr
                         cell(&a.name)
                     ),
                     Ok(_) => {}
-                    Err(e) => println!("(damaged) {}", cell(&e.to_string())),
+                    Err(e) => outln!("(damaged) {}", cell(&e.to_string())),
                 }
             }
             Ok(exit::OK)
@@ -245,7 +245,7 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
         None,
     ))?;
     for r in &outcome.reviews {
-        println!(
+        outln!(
             "{}@{}: {} ({})",
             r.rubric_id,
             r.rubric_version,
@@ -268,7 +268,7 @@ fn submit(ws: &Workspace, store: &Artifacts, id: &str, judge: &JudgeArgs) -> Res
         );
         return Ok(exit::FAILURES);
     }
-    println!("{}: {}", a.id, a.status.as_str());
+    outln!("{}: {}", a.id, a.status.as_str());
     Ok(if a.status == Status::Approved {
         exit::OK
     } else {

@@ -116,14 +116,16 @@ pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError>
                 "note": cal.note,
                 "adopted": adopted,
             });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         super::metrics::MetricsFormat::Table => {
-            print!("{}", table(&cal));
+            out!("{}", table(&cal));
             if let Some(a) = &adopted {
-                println!(
+                outln!(
                     "\nadopted: {}@{} now judges with {}",
-                    a.rubric, a.version, a.model
+                    a.rubric,
+                    a.version,
+                    a.model
                 );
             }
         }
@@ -233,7 +235,7 @@ fn dry_run(
                 .filter(move |(i, _)| only.contains(i))
                 .map(|(_, item)| item),
         );
-        println!("{label}:");
+        outln!("{label}:");
         super::dry_run::run(ds, Some(&loaded), true, judges.as_ref())?;
     }
     Ok(exit::OK)

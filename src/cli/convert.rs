@@ -203,11 +203,8 @@ fn write_out(out: Option<&Path>, text: &str) -> Result<(), CliError> {
         AtomicFile::write_whole(p, text.as_bytes())
             .map_err(|e| CliError::input(format!("cannot write {}: {e}", p.display())))
     } else {
-        {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = stdout.write_all(text.as_bytes());
-            Ok(())
-        }
+        // A failure is the sink's to report when the command ends (a closed pipe quietly).
+        let _ = super::out::Stdout.write_all(text.as_bytes());
+        Ok(())
     }
 }

@@ -46,7 +46,7 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
                 .clone()
                 .unwrap_or_else(|| crate::store::labels::dataset_key(file));
             let entry = datasets.register(&name, file)?;
-            println!(
+            outln!(
                 "{}: {} items ({})",
                 cell(&entry.name),
                 entry.items.unwrap_or(0),
@@ -57,7 +57,7 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
         DatasetsAction::List => {
             let all = datasets.list()?;
             if all.is_empty() {
-                println!("no datasets registered; `rubricate datasets add FILE` adds one");
+                outln!("no datasets registered; `rubricate datasets add FILE` adds one");
             }
             for d in all {
                 let file = datasets.resolve(&d);
@@ -66,7 +66,7 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
                     Ok(_) => "  (changed since added)",
                     Err(_) => "  (missing)",
                 };
-                println!(
+                outln!(
                     "{:<24} {:>9} items {:>10} bytes  {}{state}",
                     cell(&d.name),
                     d.items.map_or_else(|| "?".into(), |n| n.to_string()),
@@ -94,8 +94,8 @@ pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliErr
             };
             for item in items {
                 match item {
-                    Ok(i) => println!("{:<16} {}", cell(&i.id), cell(&preview(&i.submission, 100))),
-                    Err(d) => println!("{}", visible(&d.to_string())),
+                    Ok(i) => outln!("{:<16} {}", cell(&i.id), cell(&preview(&i.submission, 100))),
+                    Err(d) => outln!("{}", visible(&d.to_string())),
                 }
             }
             Ok(exit::OK)

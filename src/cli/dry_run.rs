@@ -27,9 +27,9 @@ pub fn run(
         &mut |_| {},
     )
     .map_err(|e| CliError::input(e.message))?;
-    print!("{}", report(e.items, &e.models, e.cannot));
+    out!("{}", report(e.items, &e.models, e.cannot));
     if let Some(why) = &e.first_cannot {
-        println!(
+        outln!(
             "{} judge calls cannot be made and would fail; the first: {}",
             group(e.cannot),
             crate::core::text::visible(why)

@@ -44,8 +44,8 @@ pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, C
         Report::imported(&import_file(Path::new(path), from)?)
     };
     match format {
-        LintFormat::Text => print!("{}", crate::core::text::visible(&report.text)),
-        LintFormat::Json => println!(
+        LintFormat::Text => out!("{}", crate::core::text::visible(&report.text)),
+        LintFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&report.json).unwrap_or_default()
         ),

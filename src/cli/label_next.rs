@@ -31,7 +31,7 @@ pub fn next(
         )));
     }
     if format == super::metrics::MetricsFormat::Json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&plan).unwrap_or_default()
         );
@@ -98,6 +98,6 @@ pub fn next(
             }
         );
     }
-    print!("{out}");
+    out!("{out}");
     Ok(exit::OK)
 }

@@ -191,7 +191,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
             let r = rubric.as_ref().map(|l| &*l.rubric);
             if *stdin {
-                let mut out = std::io::stdout().lock();
+                let mut out = super::out::Stdout;
                 for (n, line) in std::io::stdin().lock().lines().enumerate() {
                     let line = line.map_err(|e| CliError::input(format!("stdin: {e}")))?;
                     let words: Vec<&str> = line.split_whitespace().collect();
@@ -225,7 +225,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
                 verdict,
                 note.as_deref().unwrap_or(""),
             )?;
-            println!("saved {seq} in {}", journal.path().display());
+            outln!("saved {seq} in {}", journal.path().display());
             Ok(exit::OK)
         }
         LabelsAction::Undo { who, seq } => {
@@ -241,7 +241,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
                 )));
             }
             let n = journal.append(Op::Undo { undoes: *seq })?;
-            println!("saved {n}: undoes {seq}");
+            outln!("saved {n}: undoes {seq}");
             Ok(exit::OK)
         }
         LabelsAction::Import { who, file, rubric } => {
@@ -251,7 +251,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
                 .transpose()?;
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
             let n = import(&mut journal, file, rubric.as_ref().map(|l| &*l.rubric))?;
-            println!("imported {n} labels into {}", journal.path().display());
+            outln!("imported {n} labels into {}", journal.path().display());
             Ok(exit::OK)
         }
         LabelsAction::Export {
@@ -280,14 +280,14 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
             match out {
                 Some(path) => crate::store::AtomicFile::write_whole(path, text.as_bytes())
                     .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?,
-                None => print!("{text}"),
+                None => out!("{text}"),
             }
             Ok(exit::OK)
         }
         LabelsAction::Compact { who } => {
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
             let kept = journal.compact()?;
-            println!("{}: {kept} current labels kept", journal.path().display());
+            outln!("{}: {kept} current labels kept", journal.path().display());
             Ok(exit::OK)
         }
     }
@@ -349,7 +349,7 @@ fn list(dir: &Path) -> Result<u8, CliError> {
         .unwrap_or_default();
     datasets.sort();
     if datasets.is_empty() {
-        println!("no labels yet; `rubricate labels set` or the Label pane adds some");
+        outln!("no labels yet; `rubricate labels set` or the Label pane adds some");
     }
     for d in datasets {
         for a in annotators(dir, &d) {
@@ -357,7 +357,7 @@ fn list(dir: &Path) -> Result<u8, CliError> {
             let current = fold(&events);
             let items: std::collections::BTreeSet<&String> =
                 current.keys().map(|(i, _)| i).collect();
-            println!(
+            outln!(
                 "{:<28} {:<16} {:>6} labels on {:>5} items ({} events)",
                 cell(&d),
                 cell(&a),

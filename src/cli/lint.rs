@@ -38,13 +38,13 @@ fn print_text(file: &str, name: &str, report: &LintReport) {
     let score = m
         .score
         .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0));
-    println!(
+    outln!(
         "{} — rubric '{}' ({})",
         style::bold("rubricate lint", color),
         cell(name),
         cell(file)
     );
-    println!("structure score {score}: {verdict} (the meta-rubric passes at 70%)\n");
+    outln!("structure score {score}: {verdict} (the meta-rubric passes at 70%)\n");
     for r in &m.results {
         let ok = r.value.is_some_and(|v| v >= 1.0);
         let mark = if ok {
@@ -60,21 +60,21 @@ fn print_text(file: &str, name: &str, report: &LintReport) {
             .failure
             .as_ref()
             .map_or_else(|| r.evidence.join("; "), ToString::to_string);
-        println!(
+        outln!(
             "  {mark} {:<26} {level:<9} {}",
             cell(&r.criterion_id),
             cell(&evidence)
         );
     }
     if !report.findings.is_empty() {
-        println!("\nfindings:");
+        outln!("\nfindings:");
         for f in &report.findings {
             let sev = match f.severity {
                 Severity::Error => style::red("error", color),
                 Severity::Warning => style::yellow("warning", color),
                 Severity::Info => "info".to_owned(),
             };
-            println!("  {}: {sev}: {}", cell(&f.location), visible(&f.message));
+            outln!("  {}: {sev}: {}", cell(&f.location), visible(&f.message));
         }
     }
 }
@@ -102,5 +102,5 @@ fn print_json(file: &str, id: &str, report: &LintReport) {
         "criteria": criteria,
         "findings": report.findings,
     });
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
 }

@@ -89,15 +89,15 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
                 "between_annotators": between,
                 "between_judges": judges_agree,
             });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         MetricsFormat::Table => {
-            print!(
+            out!(
                 "{}",
                 table(&m, &annotator, &report, &item_scores, between.as_ref())
             );
             if let Some(j) = &judges_agree {
-                println!("\nbetween judges (ensemble votes): {j}");
+                outln!("\nbetween judges (ensemble votes): {j}");
             }
         }
     }

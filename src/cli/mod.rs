@@ -1,5 +1,11 @@
 //! The command line: clap subcommands, human tables on a terminal, JSON/JSONL/CSV/JUnit
-//! otherwise, and the exit codes CI gates on.
+//! otherwise, and the exit codes CI gates on. Everything for standard output goes through
+//! the one sink in `out` (`outln!`).
+#![deny(clippy::print_stdout)]
+
+// First: its macros are for every module below.
+#[macro_use]
+mod out;
 
 pub mod artifacts;
 mod calibrate;
@@ -482,6 +488,40 @@ pub fn log_to_stderr() {
     }
 }
 
+/// Parses the command line. Help and the version are output like any command's (through
+/// the sink: `--help > /dev/full` fails, `--help | head -1` does not); a usage error is
+/// clap's message on stderr, exit 2.
+pub fn parse() -> Result<Cli, ExitCode> {
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(e) if e.use_stderr() => e.exit(),
+        Err(e) => {
+            let shown = e.render();
+            if style::color_enabled(style::stdout_is_terminal()) {
+                out!("{}", shown.ansi());
+            } else {
+                out!("{shown}");
+            }
+            Err(output_lost().unwrap_or_else(|| ExitCode::from(exit::OK)))
+        }
+    }
+}
+
+/// Flushes the output; the exit code when it could not all be written (a closed pipe: a
+/// quiet 0; any other failure: a message naming where it was going, 2).
+fn output_lost() -> Option<ExitCode> {
+    match out::finish() {
+        out::End::Written => None,
+        // The reader has read enough (`| head`): nothing to say.
+        out::End::Closed => Some(ExitCode::SUCCESS),
+        // Lost output outranks how the command itself ended (often that same failure).
+        out::End::Failed(message) => {
+            eprintln!("{}", style::error_text(&message));
+            Some(ExitCode::from(exit::INPUT))
+        }
+    }
+}
+
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
@@ -550,10 +590,13 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Cache { action }) => workspace_cmd::cache_command(action),
         Some(Command::Schema) => {
-            println!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
+            outln!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
             Ok(exit::OK)
         }
     };
+    if let Some(code) = output_lost() {
+        return code;
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

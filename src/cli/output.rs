@@ -28,7 +28,7 @@ pub use crate::formats::results::{ItemOut, item_json};
 use crate::formats::results::{csv_header, csv_row, write_csv_row};
 
 enum Dest {
-    Stdout(io::BufWriter<io::Stdout>),
+    Stdout(io::BufWriter<super::out::Stdout>),
     File(AtomicFile),
 }
 
@@ -96,7 +96,7 @@ impl Sink {
                 AtomicFile::create(p)
                     .map_err(|e| CliError::input(format!("{}: cannot create: {e}", p.display())))?,
             ),
-            None => Dest::Stdout(io::BufWriter::with_capacity(256 * 1024, io::stdout())),
+            None => Dest::Stdout(io::BufWriter::with_capacity(256 * 1024, super::out::Stdout)),
         };
         let color = out.is_none() && style::color_enabled(style::stdout_is_terminal());
         let junit = if format == OutputFormat::Junit {

@@ -35,7 +35,7 @@ pub fn assign(
     }
     let a = Assignment::new(&key, &ids, annotators, overlap, seed)?;
     let file = assignments::write(&ws.labels_dir(), &a)?;
-    println!(
+    outln!(
         "{} items of '{key}' assigned ({} to two people), in {}:",
         ids.len(),
         a.shared.len(),
@@ -44,13 +44,13 @@ pub fn assign(
     for p in &a.annotators {
         let mine = a.of(p).unwrap_or_default();
         let shared = a.shared.iter().filter(|i| mine.contains(*i)).count();
-        println!(
+        outln!(
             "  {:<20} {:>6} items ({shared} shared)",
             clipped(p, 20),
             mine.len()
         );
     }
-    println!(
+    outln!(
         "each labels their own: the Label pane's queues and `labels next` keep to them; `labels agreement` compares people on the shared ones"
     );
     Ok(exit::OK)
@@ -69,11 +69,11 @@ pub fn agreement(
     });
     let report = people(ws, dataset, bootstrap.as_ref()).map_err(|e| CliError::input(e.message))?;
     match format {
-        MetricsFormat::Json => println!(
+        MetricsFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
-        MetricsFormat::Table => print!("{}", table(&report)),
+        MetricsFormat::Table => out!("{}", table(&report)),
     }
     Ok(exit::OK)
 }

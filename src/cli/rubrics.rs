@@ -2,7 +2,6 @@
 //! rubric, with its history and diffs between versions.
 
 use std::fmt::Write as _;
-use std::io::{self, Write as _};
 use std::path::Path;
 
 use serde_json::json;
@@ -219,15 +218,14 @@ fn diff(reg: &Registry, id: &str, a: &str, b: &str) -> Result<u8, CliError> {
     emit(&out)
 }
 
-/// Writes to stdout; a reader that went away (`| head`) is not an error.
+/// Writes to stdout (through the sink, which reports a failure when the command ends).
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a command's last expression, beside `emit_json`, which can fail"
+)]
 fn emit(text: &str) -> Result<u8, CliError> {
-    let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(CliError::input(format!("cannot write to stdout: {e}")))
-        }
-        _ => Ok(exit::OK),
-    }
+    out!("{text}");
+    Ok(exit::OK)
 }
 
 fn emit_json(value: &impl serde::Serialize) -> Result<u8, CliError> {

@@ -23,7 +23,7 @@ pub fn run(files: &[String], from: Option<Format>) -> Result<u8, CliError> {
             rubric(spec, from)
         };
         match outcome {
-            Ok(what) => println!("{} {spec} ({what})", style::green("ok", color)),
+            Ok(what) => outln!("{} {spec} ({what})", style::green("ok", color)),
             Err(d) => {
                 failed += 1;
                 eprintln!("{d}");

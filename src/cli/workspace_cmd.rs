@@ -12,7 +12,7 @@ pub(super) fn cache_command(action: CacheAction) -> Result<u8, CliError> {
     match action {
         CacheAction::Stats => {
             let s = cache.stats();
-            println!(
+            outln!(
                 "{}: {} responses, {} bytes",
                 cache.dir().display(),
                 s.entries,
@@ -23,7 +23,7 @@ pub(super) fn cache_command(action: CacheAction) -> Result<u8, CliError> {
             let s = cache.clear().map_err(|e| {
                 CliError::input(format!("cannot clear {}: {e}", cache.dir().display()))
             })?;
-            println!(
+            outln!(
                 "{}: removed {} responses ({} bytes)",
                 cache.dir().display(),
                 s.entries,
@@ -50,7 +50,7 @@ pub(super) fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
     if let Some(code) = runs::regrade_latest(flag)? {
         return Ok(code);
     }
-    let _ = Cli::command().print_help();
+    out!("{}", Cli::command().render_help());
     Ok(exit::OK)
 }
 
@@ -58,7 +58,7 @@ pub(super) fn init(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let dir = dir.map_or(cwd, std::path::Path::to_path_buf);
     let ws = crate::store::Workspace::init(&dir).map_err(|e| CliError::input(e.to_string()))?;
-    println!(
+    outln!(
         "{}: workspace created (rubricate.yaml, rubrics/, datasets/, labels/, runs/, artifacts/)",
         ws.root.display()
     );
@@ -81,7 +81,7 @@ pub(super) fn trust(dir: Option<&std::path::Path>) -> Result<u8, CliError> {
     let (config_read, _) = crate::store::config::read_config(&config)?;
     let recorded =
         crate::store::trust::trust(&config).map_err(|e| CliError::input(e.to_string()))?;
-    println!(
+    outln!(
         "{}: trusted as it is now (recorded in {}){}",
         config.display(),
         recorded.display(),

@@ -102,10 +102,11 @@ impl<'n> Fields<'n> {
         }
     }
 
-    /// Reports every field not taken, suggesting the nearest known name.
+    /// Reports every field not taken, suggesting the nearest known name. A known field left
+    /// untaken (a reader that stopped at an earlier error, already reported) is not unknown.
     pub fn finish(self, ctx: &mut Ctx<'_>, known: &[&str]) {
         for ((key, _), used) in self.entries.iter().zip(&self.used) {
-            if !used {
+            if !used && !known.contains(&key.text.as_str()) {
                 let hint = nearest(&key.text, known).map_or_else(
                     || format!("; known fields: {}", known.join(", ")),
                     |k| format!("; did you mean `{k}`?"),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::agentv::Expectation;
 use super::dataset::{ReadOptions, open_dataset};
-use super::detect::{Format, detect};
+use super::detect::{Detected, Format, detect_why};
 use super::diag::{Diagnostic, Diagnostics};
 use super::source::SourceMap;
 use super::{
@@ -277,8 +277,53 @@ fn import_root(
     from: Option<Format>,
 ) -> Result<Imported, Diagnostics> {
     let root = root.clone();
-    let format = from.unwrap_or_else(|| detect(&root));
-    let mut out = Imported::new(file, format, from.is_none());
+    let detected = match from {
+        Some(format) => Detected {
+            format,
+            because: "--from says so".into(),
+        },
+        None => detect_why(&root),
+    };
+    let format = detected.format;
+    if format == Format::Native
+        && root.get("items").is_none()
+        && let Some(what) = super::detect::not_a_rubric(&root)
+    {
+        return Err(Diagnostics::one(super::diag::Diagnostic::whole(
+            file,
+            format!("this is {what}"),
+        )));
+    }
+    // Every refusal says how the file was read and why, so a file read as the wrong
+    // system's is recognised as such.
+    read_as(file, &root, stem, base, format, from.is_none()).map_err(|mut d| {
+        d.0.push(super::diag::Diagnostic::whole(
+            file,
+            match from {
+                Some(f) => format!("read as {}, as `--from {}` says", f.system(), f.name()),
+                None => format!(
+                    "read as {} (`--from {}`) because {}; if it is another system's file, `--from FORMAT` reads it as that ({})",
+                    format.system(),
+                    format.name(),
+                    detected.because,
+                    Format::ALL.map(Format::name).join(", ")
+                ),
+            },
+        ));
+        d
+    })
+}
+
+/// Reads a document as `format`.
+fn read_as(
+    file: &str,
+    root: &Node,
+    stem: &str,
+    base: &Path,
+    format: Format,
+    detected: bool,
+) -> Result<Imported, Diagnostics> {
+    let mut out = Imported::new(file, format, detected);
     let loaded = |(rubric, source): (Rubric, SourceMap)| LoadedRubric {
         rubric: Arc::new(rubric),
         source,
@@ -287,33 +332,26 @@ fn import_root(
     };
     match format {
         Format::Autorubric | Format::Native if root.get("items").is_some() => {
-            let (rubric, items) = dataset_from_tree(file, &root, base)?;
+            let (rubric, items) = dataset_from_tree(file, root, base)?;
             out.rubrics.extend(rubric);
             out.items = items;
-        }
-        Format::Native if super::detect::not_a_rubric(&root).is_some() => {
-            let what = super::detect::not_a_rubric(&root).unwrap_or_default();
-            return Err(Diagnostics::one(super::diag::Diagnostic::whole(
-                file,
-                format!("this is {what}"),
-            )));
         }
         Format::Native => {
             out.rubrics.push(loaded(native::read_rubric(
                 file,
-                &root,
+                root,
                 stem,
                 native::Dialect::NATIVE,
             )?));
         }
         Format::RubricLib => out
             .rubrics
-            .push(loaded(rubric_lib::read(file, &root, stem)?)),
+            .push(loaded(rubric_lib::read(file, root, stem)?)),
         Format::Autorubric => out
             .rubrics
-            .push(loaded(autorubric::read(file, &root, stem)?)),
+            .push(loaded(autorubric::read(file, root, stem)?)),
         Format::Agentv => {
-            let f = agentv::read(file, &root, stem)?;
+            let f = agentv::read(file, root, stem)?;
             out.rubrics.extend(f.rubrics.into_iter().map(loaded));
             out.items = f.items;
             out.expectations = f.expectations;
@@ -321,21 +359,21 @@ fn import_root(
         }
         Format::Agentic => {
             if root.get("judge_prompt").is_some() {
-                let (rubrics, notes) = agentic::read_evaluator_rubrics(file, &root, stem)?;
+                let (rubrics, notes) = agentic::read_evaluator_rubrics(file, root, stem)?;
                 out.rubrics.extend(rubrics.into_iter().map(loaded));
                 out.notes = notes;
             } else if root.get("definitions").is_some() {
-                let (r, map, notes) = agentic::read_judge_rubric(file, &root, stem)?;
+                let (r, map, notes) = agentic::read_judge_rubric(file, root, stem)?;
                 out.rubrics.push(loaded((r, map)));
                 out.notes = notes;
             } else {
-                let (r, map, notes) = agentic::read_scoring_rubric(file, &root, stem)?;
+                let (r, map, notes) = agentic::read_scoring_rubric(file, root, stem)?;
                 out.rubrics.push(loaded((r, map)));
                 out.notes = notes;
             }
         }
         Format::Dataknobs => {
-            let (rubrics, notes) = dataknobs::read(file, &root, stem)?;
+            let (rubrics, notes) = dataknobs::read(file, root, stem)?;
             out.rubrics.extend(rubrics.into_iter().map(loaded));
             out.notes = notes;
         }

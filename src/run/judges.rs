@@ -262,7 +262,9 @@ struct Factory<'a> {
 
 impl Factory<'_> {
     fn judge(&mut self, id: &str) -> Result<Judge, Error> {
-        let spec = llm::resolve(id, &|k| std::env::var(k).ok(), &self.config.providers)
+        let spec = self
+            .config
+            .resolve_model(id, &|k| std::env::var(k).ok())
             .map_err(|e| Error::input(e.to_string()))?;
         let servers = 1 + spec.replicas.len();
         // A batch pass that sends nothing live asks no server: answers come from disk and

@@ -66,6 +66,12 @@ pub struct WorkspaceConfig {
     /// (`rubricate trust DIR`): `allow_commands`, providers that send a key or leave the
     /// machine. Empty when trusted or when it asks for none of that.
     pub untrusted: Vec<String>,
+    /// The providers among those, kept apart so a judge model naming one is told it is
+    /// defined but not trusted (not that no such provider exists).
+    pub withheld_providers: Vec<NamedProvider>,
+    /// What to do to have them honoured: `rubricate trust DIR`, or for a config that is a
+    /// symbolic link (never trusted), to replace the link with a copy first.
+    pub trust_hint: String,
 }
 
 /// Judge settings for every run in the workspace (flags and the rubric's `judge:` win).
@@ -259,18 +265,58 @@ fn withhold_untrusted(config: &mut WorkspaceConfig, path: &Path, text: &str) -> 
         return None;
     }
     config.allow_commands = false;
-    config.providers.retain(|p| !needs_trust(p));
+    let (withheld, kept) = std::mem::take(&mut config.providers)
+        .into_iter()
+        .partition(needs_trust);
+    config.providers = kept;
+    config.withheld_providers = withheld;
     let dir = path.parent().unwrap_or(path);
-    let w = Diagnostic::whole(
-        &path.display().to_string(),
+    let message = if let Some(target) = super::trust::link_target(path) {
+        config.trust_hint = super::trust::copy_instead(path);
+        format!(
+            "a symbolic link (to {}), never trusted (trust belongs to a workspace's own file, not to the file a link leads to), so ignored: {}. If this folder should have them, {}",
+            target.display(),
+            asked.join(", "),
+            config.trust_hint
+        )
+    } else {
+        config.trust_hint = format!("run `rubricate trust {}`", dir.display());
         format!(
             "not trusted, so ignored: {}; if you wrote this config (or checked it), `rubricate trust {}` honours it",
             asked.join(", "),
             dir.display()
-        ),
-    );
+        )
+    };
     config.untrusted = asked;
-    Some(w)
+    Some(Diagnostic::whole(&path.display().to_string(), message))
+}
+
+impl WorkspaceConfig {
+    /// The provider, model and key of a judge model id (`llm::resolve` over this config's
+    /// providers); a provider this config defines but the user has not trusted is named as
+    /// such, with what to do, and never falls back to a built-in of the same name.
+    pub fn resolve_model(
+        &self,
+        id: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<crate::llm::ProviderSpec, crate::llm::LlmError> {
+        let prefix = id.split_once('/').map_or(id, |(p, _)| p);
+        if let Some(p) = self.withheld_providers.iter().find(|p| p.name == prefix) {
+            let file = self
+                .path
+                .as_deref()
+                .map_or_else(|| CONFIG_FILE.to_owned(), |f| f.display().to_string());
+            let sends = match &p.key_env {
+                Some(k) => format!("it sends ${k} to {}", p.base_url),
+                None => format!("it sends requests to {}", p.base_url),
+            };
+            return Err(crate::llm::LlmError::Config(format!(
+                "provider '{prefix}' of judge model '{id}' is defined in {file} but not trusted, so not used ({sends}); to use it, {}",
+                self.trust_hint
+            )));
+        }
+        crate::llm::resolve(id, env, &self.providers)
+    }
 }
 
 /// Unknown keys inside a section are warnings, like those at the top.

@@ -104,8 +104,8 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
     if !ws.config.untrusted.is_empty() {
         // What to do first: the line is cut on a narrow terminal.
         app.message = Some(format!(
-            "`rubricate trust {}` honours what this untrusted rubricate.yaml asks: {}",
-            ws.root.display(),
+            "{} to honour what this untrusted rubricate.yaml asks: {}",
+            ws.config.trust_hint,
             ws.config.untrusted.join(", ")
         ));
     }

@@ -20,7 +20,7 @@ pub(super) fn compare(a: &Recording, b: &Recording, top: usize) -> Result<u8, Cl
     } else {
         compare_by_id(a, b, top)?
     };
-    println!("{}", report.report(&a.manifest, &b.manifest));
+    outln!("{}", report.report(&a.manifest, &b.manifest));
     Ok(exit::OK)
 }
 

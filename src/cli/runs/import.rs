@@ -35,7 +35,7 @@ pub fn import(
     };
     let done = crate::run::import::import(&RunsHome::of(ws), &foreign, &dataset, name)
         .map_err(CliError::input)?;
-    println!(
+    outln!(
         "run {}: {} items, {} cells imported from {} results ({})",
         done.run_id,
         done.items,

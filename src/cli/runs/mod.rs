@@ -125,24 +125,29 @@ pub fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> 
 fn list(runs: &Path) {
     let all = list_runs(runs);
     if all.is_empty() {
-        println!("no runs yet; `rubricate grade --save …` records one");
+        outln!("no runs yet; `rubricate grade --save …` records one");
         return;
     }
-    println!(
+    outln!(
         "{:<22} {:<14} {:<24} {:>6} {:>7} {:>7}  STATE",
-        "RUN", "NAME", "RUBRIC", "ITEMS", "PASSED", "MEAN"
+        "RUN",
+        "NAME",
+        "RUBRIC",
+        "ITEMS",
+        "PASSED",
+        "MEAN"
     );
     for m in all {
         let m = match m {
             Ok(m) => m,
             Err(e) => {
-                println!("(damaged) {}", cell(&e.to_string()));
+                outln!("(damaged) {}", cell(&e.to_string()));
                 continue;
             }
         };
         let t = m.totals.unwrap_or_default();
         let rubric = m.rubric_label();
-        println!(
+        outln!(
             "{:<22} {:<14} {:<24} {:>6} {:>7} {:>7}  {}",
             cell(&m.id),
             crate::core::text::clipped(m.name.as_deref().unwrap_or("-"), 14),
@@ -236,12 +241,11 @@ fn batch_stage(b: &crate::store::runs::BatchRecord) -> String {
 fn show(run: &Recording, format: ShowFormat) -> Result<u8, CliError> {
     // Opened first: a rubric, settings or journal that cannot be read prints nothing.
     let all = run.evaluations()?;
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, super::out::Stdout);
     match write_show(&mut out, &run.manifest, all, format).and_then(|()| Ok(out.flush()?)) {
-        Ok(()) => Ok(exit::OK),
-        // A reader that went away (`| head`) is not an error.
-        Err(ShowError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
-        Err(ShowError::Write(e)) => Err(CliError::input(format!("cannot write to stdout: {e}"))),
+        // A write that failed stopped the listing; the sink says how when the command ends
+        // (a reader that went away, `| head`, quietly).
+        Ok(()) | Err(ShowError::Write) => Ok(exit::OK),
         Err(ShowError::Run(e)) => {
             let _ = out.flush();
             Err(e.into())
@@ -341,7 +345,8 @@ fn write_show(
 /// Why `runs show` stopped.
 enum ShowError {
     Run(run::Error),
-    Write(std::io::Error),
+    /// Standard output failed; the sink keeps the error and reports it when the command ends.
+    Write,
 }
 
 impl From<run::Error> for ShowError {
@@ -351,8 +356,8 @@ impl From<run::Error> for ShowError {
 }
 
 impl From<std::io::Error> for ShowError {
-    fn from(e: std::io::Error) -> Self {
-        Self::Write(e)
+    fn from(_: std::io::Error) -> Self {
+        Self::Write
     }
 }
 

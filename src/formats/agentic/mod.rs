@@ -8,5 +8,5 @@ mod write;
 
 pub use judge::read as read_judge_rubric;
 pub use judge_prompt::read as read_evaluator_rubrics;
-pub use scoring::{looks_like, read_scoring_rubric};
+pub use scoring::read_scoring_rubric;
 pub use write::write;

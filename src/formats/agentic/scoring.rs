@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::formats::diag::{Diagnostic, Diagnostics};
 use crate::formats::fields::{Ctx, Fields};
 use crate::formats::native::criterion::read_anchor_map;
-use crate::formats::node::{Node, NodeValue};
+use crate::formats::node::Node;
 use crate::formats::source::{SourceMap, read_validated};
 use crate::model::{AbstainPolicy, Criterion, Kind, Rubric, Scale, Scoring, slugify};
 
@@ -30,23 +30,6 @@ const CRITERION_FIELDS: &[&str] = &[
     "hard_gate",
     "minimum",
 ];
-
-/// True when a parsed document has the shape only agentic scoring rubrics use.
-pub fn looks_like(root: &Node) -> bool {
-    if root.get("thresholds").is_some() || root.get("hard_gates").is_some() {
-        return root.get("criteria").is_some();
-    }
-    root.get("criteria")
-        .and_then(Node::as_seq)
-        .is_some_and(|cs| {
-            cs.iter().any(|c| {
-                c.get("min_value").is_some()
-                    || c.get("max_value").is_some()
-                    || c.get("levels")
-                        .is_some_and(|l| matches!(l.value, NodeValue::Map(_)))
-            })
-        })
-}
 
 /// Reads an agentic scoring rubric; `stem` (the file name) becomes its id.
 pub fn read_scoring_rubric(
@@ -325,7 +308,10 @@ mod tests {
     #[test]
     fn scoring_rubric_becomes_scale_criteria_with_gates() {
         let root = yaml::parse("code.yaml", CODE).unwrap();
-        assert!(looks_like(&root));
+        assert_eq!(
+            crate::formats::detect::detect(&root),
+            crate::formats::Format::Agentic
+        );
         let (r, _, notes) = read_scoring_rubric("code.yaml", &root, "code").unwrap();
         assert_eq!(r.id, "code");
         assert_eq!(r.version, "2.0.0");

@@ -306,7 +306,8 @@ impl<'a> Apis<'a> {
 
 /// The batch API of a judge model.
 pub fn api_for(config: &crate::store::WorkspaceConfig, model: &str) -> Result<BatchApi, Error> {
-    let spec = crate::llm::resolve(model, &|k| std::env::var(k).ok(), &config.providers)
+    let spec = config
+        .resolve_model(model, &|k| std::env::var(k).ok())
         .map_err(|e| Error::input(e.to_string()))?;
     BatchApi::new(
         &spec,

@@ -5,6 +5,9 @@ use std::fmt;
 
 use super::node::{Node, NodeValue};
 
+mod other_files;
+pub use other_files::{not_a_rubric, not_an_item};
+
 /// The file formats rubricate reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -40,6 +43,18 @@ impl Format {
             Format::Autorubric => "autorubric",
             Format::Agentv => "agentv",
             Format::Agentic => "agentic",
+            Format::Dataknobs => "dataknobs",
+        }
+    }
+
+    /// The system's own name ("`agentic_v2_eval`", "rubricate's own format").
+    pub fn system(self) -> &'static str {
+        match self {
+            Format::Native => "rubricate's own format",
+            Format::RubricLib => "rubric (The LLM Data Company)",
+            Format::Autorubric => "autorubric",
+            Format::Agentv => "agentv",
+            Format::Agentic => "agentic_v2_eval",
             Format::Dataknobs => "dataknobs",
         }
     }
@@ -81,132 +96,56 @@ const NATIVE_ONLY: &[&str] = &[
     "judge",
 ];
 
-/// What a document is when it is no rubric, eval or dataset but its shape says what it is
-/// (a file from the same projects: configs, results), so it is named instead of refused as
-/// a rubric without criteria.
-pub fn not_a_rubric(root: &Node) -> Option<&'static str> {
-    if let Some(items) = root.as_seq() {
-        let all = |f: &dyn Fn(&Node) -> bool| !items.is_empty() && items.iter().all(f);
-        return if all(&|i| i.get("role").is_some() && i.get("content").is_some()) {
-            Some(
-                "a chat prompt (messages with roles, as agentv's `prompts` files hold), not a rubric",
-            )
-        } else if all(&|i| i.get("provider").is_some() && i.get("criteria").is_none()) {
-            Some(
-                "a list of agentv targets (the models that answer or grade, and their providers), not a rubric",
-            )
-        } else {
-            None
-        };
-    }
-    let has = |k: &str| root.get(k).is_some();
-    // A report that names its rubric (a string) beside the scores of its ways of judging.
-    if root.get("rubric").is_some_and(|r| r.as_str().is_some())
-        && (has("standalone") || has("in_context"))
-    {
-        return Some(
-            "an autorubric meta-rubric report (a rubric's scores by the meta-rubric), not a rubric",
-        );
-    }
-    if has("criteria") || has("sections") || has("rubric") {
-        return None;
-    }
-    if let Some(named) = autorubric_files(root) {
-        return Some(named);
-    }
-    let is = if has("trace") && (has("text") || has("schema_version") || has("eval")) {
-        "an agentv execution trace (a recorded run's messages and tool calls), not a rubric"
-    } else if has("suites") && (has("repeat") || has("target")) {
-        "an agentv experiment (which suites run, how often), not a rubric: inspect the eval files it names"
-    } else if has("eval_files") {
-        "an agentv optimizer configuration, not a rubric: inspect the eval files it names"
-    } else if has("dataset") && has("evaluator") {
-        "an agentv sidecar (defaults for the JSONL cases beside it), not a rubric: inspect the JSONL file"
-    } else if has("grader") && has("fixtures") {
-        "an agentv grader-conformance fixture set, not a rubric"
-    } else if root
-        .get("options")
-        .is_some_and(|o| o.get("rubric_prompt").is_some())
-    {
-        "agentv default test options (a grader prompt), not a rubric"
-    } else if has("criterion_results") && has("weighted_score") {
-        "a dataknobs evaluation result (a RubricEvaluation), not a rubric"
-    } else if (has("ensemble") || has("single")) && has("submission") {
-        "autorubric item results (an experiment checkpoint), not a rubric: import an experiment folder with `rubricate runs import`"
-    } else if has("test_id") && (has("score") || has("hits")) {
-        "an agentv result (YAML), not a rubric: keep it as a run with `rubricate runs import FILE --dataset EVAL_FILE`"
-    } else if root
-        .as_map()
-        .is_some_and(|m| !m.is_empty() && m.iter().all(|(_, v)| v.as_f64().is_some()))
-    {
-        "scores by criterion name (agentic_v2_eval's Scorer input), not a rubric"
-    } else {
-        return None;
-    };
-    Some(is)
+/// Criterion fields only rubricate's own format has (`agentic_v2_eval`'s criteria have
+/// `name`, `weight`, `description`, `min_value`, `max_value`, `levels`, `hard_gate` and
+/// `minimum`): one of them makes `levels: {0: text, 1: text}` rubricate's map levels.
+const NATIVE_CRITERION_ONLY: &[&str] = &[
+    "id",
+    "requirement",
+    "expected_outcome",
+    "outcome",
+    "kind",
+    "method",
+    "required",
+    "min_score",
+    "options",
+    "scale",
+    "scale_type",
+    "tags",
+];
+
+/// The format a document was read as, and which of its fields decided it (for a refusal to
+/// say: "read as `agentic_v2_eval` because …").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detected {
+    pub format: Format,
+    pub because: String,
 }
 
-/// autorubric's files that are not rubrics: its experiments' reports, test fixtures and
-/// configuration.
-fn autorubric_files(root: &Node) -> Option<&'static str> {
-    let has = |k: &str| root.get(k).is_some();
-    let is = if has("iterations") && (has("v1_skill") || has("gold_skill")) {
-        "an autorubric skill-improvement result (a skill's iterations and their scores), not a rubric"
-    } else if has("n_seeds") && has("results") {
-        "an autorubric comparison report (scores across seeds and judges), not a rubric"
-    } else if has("meta_judge") {
-        "a file of recorded meta-judge prompts (an autorubric golden test fixture; the rubric is quoted inside each prompt), not a rubric"
-    } else if has("graded_records") {
-        "an autorubric ensemble's graded records (each item's report and votes), not a rubric; `rubricate runs import FILE --dataset DATASET` reads it as a run"
-    } else if has("pickle_b64") {
-        "a pickled Python object (an autorubric test fixture), not a rubric"
-    } else if has("configurations") && has("system_prompts") {
-        "a file of recorded judge prompts (an autorubric test fixture), not a rubric"
-    } else if has("about") && (has("answers") || (has("judges") && has("datasets"))) {
-        "an autorubric test fixture (recorded judge exchanges and their expected results), not a rubric"
-    } else if has("model") && (has("cache_enabled") || has("max_retries") || has("timeout")) {
-        "an LLM configuration (the judge model and its settings, as autorubric's LLMConfig), not a rubric"
-    } else if root
-        .as_map()
-        .is_some_and(|m| !m.is_empty() && m.iter().all(|(_, v)| v.get("source_sha256").is_some()))
-    {
-        "a table of dataset file hashes (an autorubric test fixture), not a rubric"
-    } else {
-        return None;
-    };
-    Some(is)
-}
-
-/// What a dataset line without a submission is, when its shape says it is something else
-/// from the same projects (a transcript, a session log), so it is named instead of refused
-/// as an item without a submission.
-pub fn not_an_item(obj: &serde_json::Map<String, serde_json::Value>) -> Option<&'static str> {
-    let has = |k: &str| obj.contains_key(k);
-    if has("role") && has("content") && (has("message_index") || has("test_id")) {
-        Some(
-            "an agentv transcript (one message of a recorded agent session a line), not a dataset: agentv replays it as a target's answers",
-        )
-    } else if has("type") && has("payload") && has("timestamp") {
-        Some("an agent session log (codex events, one a line), not a dataset")
-    } else if has("role") && has("content") {
-        Some("a chat message, not a dataset item")
-    } else {
-        None
+fn found(format: Format, because: impl Into<String>) -> Detected {
+    Detected {
+        format,
+        because: because.into(),
     }
 }
 
 /// Tells the format from a parsed document.
 pub fn detect(root: &Node) -> Format {
+    detect_why(root).format
+}
+
+/// Tells the format from a parsed document, and why.
+pub fn detect_why(root: &Node) -> Detected {
     match &root.value {
         NodeValue::Seq(items) => detect_list(items),
         NodeValue::Map(_) => detect_map(root),
-        _ => Format::Native,
+        _ => found(Format::Native, "it is neither a mapping nor a list"),
     }
 }
 
-fn detect_list(items: &[Node]) -> Format {
+fn detect_list(items: &[Node]) -> Detected {
     if !items.is_empty() && items.iter().all(|i| i.get("test_id").is_some()) {
-        return Format::Agentv;
+        return found(Format::Agentv, "every entry has `test_id` (agentv results)");
     }
     // agentv scenario files: config rows crossed with tests.
     if !items.is_empty()
@@ -214,7 +153,10 @@ fn detect_list(items: &[Node]) -> Format {
             .iter()
             .all(|i| i.get("config").is_some() && i.get("tests").is_some())
     {
-        return Format::Agentv;
+        return found(
+            Format::Agentv,
+            "every entry has `config` and `tests` (agentv scenarios)",
+        );
     }
     // agentv case files: a list of cases, each with an id and what it asserts or feeds.
     let case_keys = [
@@ -231,15 +173,23 @@ fn detect_list(items: &[Node]) -> Format {
             .iter()
             .all(|i| i.get("id").is_some() && case_keys.iter().any(|k| i.get(k).is_some()))
     {
-        return Format::Agentv;
+        return found(
+            Format::Agentv,
+            "every entry has `id` and what an agentv case asserts or feeds (`assert`, `vars`, `input`, `rubrics`, `criteria`…)",
+        );
     }
-    entries_format(items).unwrap_or(Format::Native)
+    entries_format(items).unwrap_or_else(|| {
+        found(
+            Format::Native,
+            "it is a list of criteria that no other system's fields mark",
+        )
+    })
 }
 
 /// A list of criteria that may hold sections (`{criteria: […]}` items, as autorubric and
 /// `rubric_lib` read any list): the format its criteria tell, where its sections carry only
 /// what a `rubric_lib` section may (`name`, `title`, `id`).
-fn entries_format(items: &[Node]) -> Option<Format> {
+fn entries_format(items: &[Node]) -> Option<Detected> {
     let mut criteria: Vec<&Node> = Vec::new();
     let mut plain_sections = true;
     for item in items {
@@ -255,65 +205,105 @@ fn entries_format(items: &[Node]) -> Option<Format> {
             None => criteria.push(item),
         }
     }
-    match criteria_format(&criteria) {
-        Some(Format::RubricLib) if !plain_sections => Some(Format::Autorubric),
-        f => f,
-    }
+    Some(match criteria_format(&criteria)? {
+        Format::RubricLib if !plain_sections => found(
+            Format::Autorubric,
+            "its criteria are `{weight, requirement}` in sections with more than a name",
+        ),
+        Format::RubricLib => found(
+            Format::RubricLib,
+            "every criterion is exactly `{weight, requirement}`",
+        ),
+        f => found(f, AUTORUBRIC_WORDS),
+    })
 }
 
-fn detect_map(root: &Node) -> Format {
+const AUTORUBRIC_WORDS: &str = "its criteria use autorubric's fields (`name` without `id`, `scale_type`, options with `value` or `na`, or a requirement without a weight)";
+
+fn detect_map(root: &Node) -> Detected {
     let has = |k: &str| root.get(k).is_some();
-    if has("evalcases")
-        || has("testcases")
-        || has("eval_cases")
-        || has("tests")
-        || has("scenarios")
-        || (has("skill_name") && has("evals"))
-        || (has("assert") && (has("input") || has("vars")))
-    {
-        return Format::Agentv;
+    let agentv_keys = ["evalcases", "testcases", "eval_cases", "tests", "scenarios"];
+    if let Some(k) = agentv_keys.iter().find(|k| has(k)) {
+        return found(
+            Format::Agentv,
+            format!("it has `{k}` (agentv's eval cases)"),
+        );
+    }
+    if has("skill_name") && has("evals") {
+        return found(
+            Format::Agentv,
+            "it has `skill_name` and `evals` (an agentv skill eval)",
+        );
+    }
+    if has("assert") && (has("input") || has("vars")) {
+        return found(
+            Format::Agentv,
+            "it has `assert` beside `input` or `vars` (an agentv case)",
+        );
     }
     if root
         .get("execution")
         .and_then(|e| e.get("evaluators"))
         .is_some()
     {
-        return Format::Agentv;
+        return found(Format::Agentv, "it has `execution.evaluators` (agentv)");
     }
-    if has("definitions") || has("judge_prompt") {
-        return Format::Agentic;
+    if let Some(k) = ["definitions", "judge_prompt"].iter().find(|k| has(k)) {
+        return found(
+            Format::Agentic,
+            format!("it has `{k}` (agentic_v2_eval's judge rubrics)"),
+        );
     }
-    if super::agentic::looks_like(root) || looks_like_plain_agentic(root) {
-        return Format::Agentic;
+    if let Some(why) = agentic_scoring(root) {
+        return found(Format::Agentic, why);
     }
     if root.get("rubrics").and_then(Node::as_seq).is_some() {
-        return Format::Dataknobs;
+        return found(
+            Format::Dataknobs,
+            "it has a `rubrics` list (a dataknobs config)",
+        );
     }
     let criteria = all_criteria(root);
     if criteria.iter().any(|c| c.get("scoring_method").is_some()) {
-        return Format::Dataknobs;
+        return found(
+            Format::Dataknobs,
+            "a criterion has `scoring_method` (dataknobs)",
+        );
     }
     if has("items") {
-        return Format::Autorubric;
+        return found(
+            Format::Autorubric,
+            "it has `items` (a dataset with its rubric, as autorubric writes one)",
+        );
     }
-    if NATIVE_ONLY.iter().any(|k| has(k)) {
-        return Format::Native;
+    if let Some(k) = NATIVE_ONLY.iter().find(|k| has(k)) {
+        return found(
+            Format::Native,
+            format!("it has `{k}` at the top, which only rubricate's own format has"),
+        );
     }
     if let Some(inner) = root.get("rubric") {
         let alone = root.as_map().is_some_and(|m| m.len() == 1);
-        return match detect(inner) {
-            Format::RubricLib if !alone => Format::Autorubric,
-            Format::Native if !alone && inner.as_seq().is_some() => Format::Autorubric,
-            f => f,
+        let d = detect_why(inner);
+        return match d.format {
+            Format::RubricLib if !alone => found(
+                Format::Autorubric,
+                "its `rubric` is a `{weight, requirement}` list beside other fields (autorubric)",
+            ),
+            Format::Native if !alone && inner.as_seq().is_some() => found(
+                Format::Autorubric,
+                "its `rubric` is a list beside other fields (autorubric)",
+            ),
+            f => found(f, format!("its `rubric` tells: {}", d.because)),
         };
     }
     if has("guidelines") {
-        return Format::Autorubric;
+        return found(Format::Autorubric, "it has `guidelines` (autorubric)");
     }
     if let Some(list) = root.get("criteria").and_then(Node::as_seq)
-        && entries_format(list) == Some(Format::Autorubric)
+        && entries_format(list).is_some_and(|d| d.format == Format::Autorubric)
     {
-        return Format::Autorubric;
+        return found(Format::Autorubric, AUTORUBRIC_WORDS);
     }
     if let Some(sections) = root.get("sections").and_then(Node::as_seq) {
         let keys_only = sections.iter().all(|s| {
@@ -323,12 +313,68 @@ fn detect_map(root: &Node) -> Format {
             })
         });
         return match criteria_format(&criteria) {
-            Some(Format::RubricLib) if keys_only => Format::RubricLib,
-            Some(_) if criteria.iter().any(|c| c.get("id").is_none()) => Format::Autorubric,
-            _ => Format::Native,
+            Some(Format::RubricLib) if keys_only => found(
+                Format::RubricLib,
+                "its sections hold only `{weight, requirement}` criteria",
+            ),
+            Some(_) if criteria.iter().any(|c| c.get("id").is_none()) => {
+                found(Format::Autorubric, AUTORUBRIC_WORDS)
+            }
+            _ => found(
+                Format::Native,
+                "it has `sections` whose criteria no other system's fields mark",
+            ),
         };
     }
-    Format::Native
+    found(
+        Format::Native,
+        "no other system's fields are in it (agentv's cases, agentic_v2_eval's `min_value`/`max_value`/levels `{score: text}` without rubricate's criterion fields, dataknobs' `scoring_method`, autorubric's `name` without `id`…)",
+    )
+}
+
+/// Why a mapping is an `agentic_v2_eval` scoring rubric, when it is one: `thresholds` or
+/// `hard_gates` beside `criteria`, or criteria with its `min_value`/`max_value` or levels
+/// `{score: text}` — unless a criterion has a field only rubricate's own format has (then
+/// `levels: {0: text}` is rubricate's map levels) — or its smallest shape.
+fn agentic_scoring(root: &Node) -> Option<String> {
+    if let Some(k) = ["thresholds", "hard_gates"]
+        .iter()
+        .find(|k| root.get(k).is_some())
+    {
+        return root
+            .get("criteria")
+            .is_some()
+            .then(|| format!("it has `{k}` beside `criteria` (agentic_v2_eval)"));
+    }
+    let criteria = root.get("criteria").and_then(Node::as_seq)?;
+    let native = criteria
+        .iter()
+        .any(|c| NATIVE_CRITERION_ONLY.iter().any(|k| c.get(k).is_some()))
+        || NATIVE_ONLY.iter().any(|k| root.get(k).is_some());
+    if !native {
+        for (i, c) in criteria.iter().enumerate() {
+            let field = ["min_value", "max_value"]
+                .into_iter()
+                .find(|k| c.get(k).is_some())
+                .map(|k| format!("`{k}`"))
+                .or_else(|| {
+                    c.get("levels")
+                        .is_some_and(|l| matches!(l.value, NodeValue::Map(_)))
+                        .then(|| "`levels` as a map {score: text}".to_owned())
+                });
+            if let Some(field) = field {
+                return Some(format!(
+                    "criterion {} (line {}) has {field} and no criterion has a field only rubricate's own format has ({})",
+                    i + 1,
+                    c.pos.line,
+                    NATIVE_CRITERION_ONLY.join(", ")
+                ));
+            }
+        }
+    }
+    looks_like_plain_agentic(root).then(|| {
+        "its criteria have only `name`, `weight` and `description`, the weights summing to 1 (agentic_v2_eval's smallest rubric)".to_owned()
+    })
 }
 
 /// A list of criteria: `rubric_lib` when every one is exactly `{weight, requirement}`,
@@ -481,6 +527,22 @@ mod tests {
             Format::Native
         );
         assert_eq!(of("- just a string\n"), Format::Native);
+    }
+
+    #[test]
+    fn map_levels_with_rubricates_own_criterion_fields_are_native() {
+        let native = "criteria:\n  - {id: clear, requirement: Clear, levels: {0: no, 1: yes}}\n";
+        assert_eq!(of(native), Format::Native);
+        let agentic =
+            "criteria:\n  - {name: Clear, weight: 1, description: d, levels: {0: no, 1: yes}}\n";
+        let d = detect_why(&yaml::parse("t.yaml", agentic).unwrap());
+        assert_eq!(d.format, Format::Agentic);
+        assert!(
+            d.because
+                .starts_with("criterion 1 (line 2) has `levels` as a map {score: text}"),
+            "{}",
+            d.because
+        );
     }
 
     #[test]
