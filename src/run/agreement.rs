@@ -11,7 +11,7 @@ use crate::metrics::{
     Bootstrap, MetricsReport, ScoreMetrics, UnitTally, judge_vs_human, score_metrics,
 };
 use crate::model::{CriterionResult, Item, MethodKind, Rubric, Verdict};
-use crate::store::labels::{self, annotators, dataset_key, fold};
+use crate::store::labels::{self, annotators, dataset_key};
 use crate::store::runs::{Cell, Manifest, RunDir};
 
 /// One run's agreement with one annotator.
@@ -117,13 +117,13 @@ pub fn run_agreement(
     let key = dataset_key(Path::new(&m.dataset.path));
     let people = annotators(labels_dir, &key);
     let annotator = choose_annotator(&key, &people, annotator)?;
-    let human_verdicts = {
-        let human = read_labels(labels_dir, &key, &annotator)?;
-        judge_vs_human::human_verdicts(
-            &rubric,
-            human.iter().map(|(cell, label)| (cell, &label.verdict)),
-        )
-    };
+    // Each label becomes its verdict as it is read out (its note and time freed).
+    let human_verdicts = judge_vs_human::human_verdicts(
+        &rubric,
+        read_labels(labels_dir, &key, &annotator)?
+            .into_iter()
+            .map(|(cell, label)| (cell, label.verdict)),
+    );
     // How many criteria each labelled item has labels on (items with every one give an
     // item-score pair).
     let mut labelled: HashMap<&str, usize> = HashMap::new();
@@ -209,8 +209,9 @@ pub fn read_labels(
     key: &str,
     annotator: &str,
 ) -> Result<BTreeMap<(String, String), labels::Label>, Error> {
-    let (events, _) = labels::read(&labels::journal_path(labels_dir, key, annotator))?;
-    Ok(fold(&events))
+    Ok(labels::current(&labels::journal_path(
+        labels_dir, key, annotator,
+    ))?)
 }
 
 /// (judge score, human score) for an item the person labelled on every criterion.
