@@ -591,3 +591,125 @@ fn a_server_that_refuses_log_probabilities_is_asked_again_without_them() {
     assert!(seen[1..].iter().all(|s| s.body.get("logprobs").is_none()));
     assert_eq!(seen.len(), 49);
 }
+
+/// Two runs of different rubrics: each criterion's best is a run whose rubric has it (not
+/// the κ of another criterion at the same position), and each candidate says which run it
+/// is — id, rubric and version, judge model, when — so adopting is never blind.
+#[test]
+fn best_per_criterion_matches_criteria_by_id_and_candidates_say_which_run_they_are() {
+    let (dir, server) = setup();
+    let d = dir.path();
+    std::fs::write(
+        d.join("tone.yaml"),
+        "id: tone\nname: Tone\nversion: 2.0.0\ncriteria:\n  - { id: polite, requirement: The answer is polite }\n",
+    )
+    .unwrap();
+    // `polite` is labelled as the accurate judge answers (its slips included): κ 1, above
+    // its 0.75 on `good`.
+    let mut labels = String::from("item,criterion,verdict\n");
+    for i in 0..40 {
+        let met = (i % 2 == 0) != (i % 8 == 3);
+        let _ = writeln!(labels, "a{i},polite,{}", if met { "MET" } else { "UNMET" });
+    }
+    std::fs::write(d.join("polite.csv"), labels).unwrap();
+    ok(&rubricate(
+        d,
+        &server.url,
+        &[
+            "labels",
+            "import",
+            "polite.csv",
+            "--dataset",
+            "answers.jsonl",
+            "--annotator",
+            "pat",
+        ],
+    ));
+    let run_of = |rubric: &str| {
+        let out = ok(&rubricate(
+            d,
+            &server.url,
+            &[
+                "calibrate",
+                "--dataset",
+                "answers.jsonl",
+                "--rubric",
+                rubric,
+                "--judge",
+                "openai/accurate",
+                "--format",
+                "json",
+                "--bootstrap",
+                "50",
+            ],
+        ));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["candidates"][0]["run"].as_str().unwrap().to_owned()
+    };
+    let (good_run, tone_run) = (run_of("rubric.yaml"), run_of("tone.yaml"));
+    let args = |format: &str| {
+        vec![
+            "calibrate".to_owned(),
+            "--dataset".into(),
+            "answers.jsonl".into(),
+            "--run".into(),
+            good_run.clone(),
+            "--run".into(),
+            tone_run.clone(),
+            "--bootstrap".into(),
+            "50".into(),
+            "--format".into(),
+            format.into(),
+        ]
+    };
+    let json_args = args("json");
+    let json_args: Vec<&str> = json_args.iter().map(String::as_str).collect();
+    let report: Value = serde_json::from_str(&ok(&rubricate(d, &server.url, &json_args))).unwrap();
+    let best = &report["best_per_criterion"];
+    assert_eq!(
+        best["good"]["candidate"],
+        format!("run {good_run}"),
+        "{report}"
+    );
+    assert_eq!(
+        best["polite"]["candidate"],
+        format!("run {tone_run}"),
+        "{report}"
+    );
+    assert!((best["good"]["kappa"].as_f64().unwrap() - 0.75).abs() < 1e-9);
+    assert!((best["polite"]["kappa"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    assert_eq!(best.as_object().unwrap().len(), 2, "{report}");
+    // Each candidate says which run it is.
+    for (run, rubric) in [(&good_run, "quality@"), (&tone_run, "tone@2.0.0")] {
+        let c = report["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["run"] == run.as_str())
+            .unwrap();
+        let about = c["about"].as_str().unwrap();
+        assert!(
+            about.starts_with(&format!("run {run} · {rubric}"))
+                && about.contains(" · openai/accurate · 20"),
+            "{about}"
+        );
+    }
+    // The table names them too, each line within 80 columns.
+    let table_args = args("table");
+    let table_args: Vec<&str> = table_args.iter().map(String::as_str).collect();
+    let table = ok(&rubricate(d, &server.url, &table_args));
+    assert!(
+        table.contains(&format!(
+            "  run {tone_run} · tone@2.0.0 · openai/accurate · "
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("best on good: run {good_run} (κ 0.750)")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("best on polite: run {tone_run} (κ 1.000)")),
+        "{table}"
+    );
+}

@@ -304,6 +304,7 @@ fn candidate_json(c: &Candidate) -> Value {
     let (calls, tokens, cost, latency) = usage(&c.agreement);
     json!({
         "candidate": c.label,
+        "about": c.about,
         "run": c.agreement.manifest.id,
         "kappa": overall(r),
         "kappa_ci": overall_ci(r),
@@ -359,6 +360,8 @@ fn table(cal: &Calibration) -> String {
             calls,
             format!("${cost:.4}"),
         );
+        // Which run it is, under its figures (candidates may share a name).
+        let _ = writeln!(out, "  {}", crate::core::text::clipped(&c.about, 78));
     }
     if let Some(best) = candidates.first() {
         let _ = writeln!(out, "\nbest overall: {}", best.label);

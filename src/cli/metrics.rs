@@ -11,8 +11,8 @@ use crate::metrics::{
     AlphaLevel, Bootstrap, CriterionMetrics, MetricsReport, ScoreMetrics, fleiss_kappa,
     krippendorff_alpha,
 };
-use crate::model::{CriterionResult, Rubric};
-use crate::run::agreement::{RunAgreement, read_labels, run_agreement};
+use crate::model::Rubric;
+use crate::run::agreement::{EnsembleVotes, RunAgreement, read_labels, run_agreement};
 use crate::store::labels::{self, dataset_key};
 use crate::store::runs::Manifest;
 
@@ -54,7 +54,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
         annotators: people,
         report,
         item_scores,
-        cells,
+        calls,
     } = run_agreement(
         &ws.runs_dir(),
         &ws.labels_dir(),
@@ -66,7 +66,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let key = dataset_key(Path::new(&m.dataset.path));
     let read =
         |a: &str| read_labels(&ws.labels_dir(), &key, a).map_err(|e| CliError::input(e.message));
-    let judges_agree = between_judges(cells.iter().map(|c| &c.result));
+    let judges_agree = between_judges(&calls.ensembles);
     // Agreement between annotators (each criterion's labels, all annotators; the
     // adjudicated labels are a settled reference, not a rater).
     let people: Vec<&String> = people
@@ -104,63 +104,20 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-/// An ensemble's votes on one criterion, as raters × items.
-#[derive(Default)]
-struct Votes {
-    raters: BTreeMap<String, usize>,
-    units: Vec<Vec<Option<f64>>>,
-    codes: BTreeMap<String, f64>,
-}
-
 /// Krippendorff's α (nominal) and Fleiss' κ per criterion between the votes of an ensemble
 /// (each judge and sample a rater); `None` when the run had no ensemble.
-fn between_judges<'a>(
-    results: impl Iterator<Item = &'a CriterionResult>,
-) -> Option<serde_json::Value> {
-    // Per criterion: each rater's column, one unit (row of votes) per item, category codes.
-    let mut per: BTreeMap<String, Votes> = BTreeMap::new();
-    for r in results {
-        let Some(e) = &r.ensemble else { continue };
-        let Votes {
-            raters,
-            units,
-            codes,
-        } = per.entry(r.criterion_id.clone()).or_default();
-        let mut unit: Vec<Option<f64>> = Vec::new();
-        for v in &e.votes {
-            let rater = format!("{}#{}", v.judge, v.sample);
-            let next = raters.len();
-            let k = *raters.entry(rater).or_insert(next);
-            if unit.len() <= k {
-                unit.resize(k + 1, None);
-            }
-            if let Some(verdict) = &v.verdict {
-                let next = codes.len() as f64;
-                unit[k] = Some(*codes.entry(verdict.to_string()).or_insert(next));
-            }
-        }
-        units.push(unit);
-    }
-    if per.is_empty() {
+fn between_judges(ensembles: &BTreeMap<String, EnsembleVotes>) -> Option<serde_json::Value> {
+    if ensembles.is_empty() {
         return None;
     }
     let mut out = serde_json::Map::new();
-    for (
-        criterion,
-        Votes {
-            raters, mut units, ..
-        },
-    ) in per
-    {
-        for u in &mut units {
-            u.resize(raters.len(), None);
-        }
+    for (criterion, votes) in ensembles {
         out.insert(
-            criterion,
+            criterion.clone(),
             serde_json::json!({
-                "raters": raters.len(),
-                "krippendorff_alpha": krippendorff_alpha(&units, AlphaLevel::Nominal),
-                "fleiss_kappa": fleiss_kappa(&units),
+                "raters": votes.raters.len(),
+                "krippendorff_alpha": votes.units.alpha(AlphaLevel::Nominal),
+                "fleiss_kappa": votes.units.fleiss(),
             }),
         );
     }

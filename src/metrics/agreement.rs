@@ -24,95 +24,175 @@ pub enum AlphaLevel {
 /// with at least two ratings; the rest are ignored). Undefined when no rating is pairable or
 /// every pairable rating has the same value (`D_e = 0`).
 pub fn krippendorff_alpha<R: AsRef<[Option<f64>]>>(units: &[R], level: AlphaLevel) -> Option<f64> {
-    // The pairable ratings of each unit, with -0.0 folded into 0.0.
-    let pairable: Vec<Vec<f64>> = units
-        .iter()
-        .map(|unit| {
-            unit.as_ref()
-                .iter()
-                .flatten()
-                .map(|&v| v + 0.0)
-                .collect::<Vec<f64>>()
+    UnitTally::of(units).alpha(level)
+}
+
+/// Fleiss' κ for units each rated by the same number of raters. That number is the most
+/// ratings any unit has; units with fewer ratings (a missing rating) are skipped and counted in
+/// [`FleissKappa::skipped`]. Which rater gave which rating does not matter.
+pub fn fleiss_kappa<R: AsRef<[Option<f64>]>>(units: &[R]) -> FleissKappa {
+    UnitTally::of(units).fleiss()
+}
+
+/// Units counted by their ratings: neither α nor Fleiss' κ depends on which rater gave which
+/// rating, so a unit is its sorted ratings, and units with the same ratings are one entry
+/// with a count. Memory follows the distinct rating patterns (a handful for coded
+/// categories), not the units: a million items' ensemble votes are added one at a time.
+#[derive(Debug, Clone, Default)]
+pub struct UnitTally {
+    /// Sorted ratings (as bits; -0.0 folded into 0.0) → how many units have them.
+    units: std::collections::BTreeMap<Vec<u64>, usize>,
+}
+
+impl UnitTally {
+    pub fn of<R: AsRef<[Option<f64>]>>(units: &[R]) -> Self {
+        let mut t = Self::default();
+        for u in units {
+            t.add(u.as_ref());
+        }
+        t
+    }
+
+    /// Adds one unit: its ratings, `None` where a rater gave none.
+    pub fn add(&mut self, unit: &[Option<f64>]) {
+        let mut ratings: Vec<f64> = unit.iter().flatten().map(|&v| v + 0.0).collect();
+        ratings.sort_unstable_by(f64::total_cmp);
+        *self
+            .units
+            .entry(ratings.into_iter().map(f64::to_bits).collect())
+            .or_default() += 1;
+    }
+
+    /// Each distinct unit's sorted ratings and how many units have them.
+    fn each(&self) -> impl Iterator<Item = (Vec<f64>, f64)> + '_ {
+        self.units.iter().map(|(bits, &count)| {
+            (
+                bits.iter().map(|&b| f64::from_bits(b)).collect(),
+                count as f64,
+            )
         })
-        .filter(|ratings| ratings.len() >= 2)
-        .collect();
-    // The distinct values and their totals n_c over pairable ratings.
-    let mut values: Vec<f64> = pairable.iter().flatten().copied().collect();
-    let n = values.len() as f64;
-    values.sort_unstable_by(f64::total_cmp);
-    let mut distinct: Vec<f64> = Vec::new();
-    let mut totals: Vec<f64> = Vec::new();
-    for v in values {
-        if distinct.last() == Some(&v) {
-            if let Some(t) = totals.last_mut() {
-                *t += 1.0;
-            }
-        } else {
-            distinct.push(v);
-            totals.push(1.0);
+    }
+
+    /// Krippendorff's α (see [`krippendorff_alpha`]).
+    pub fn alpha(&self, level: AlphaLevel) -> Option<f64> {
+        let pairable: Vec<(Vec<f64>, f64)> = self.each().filter(|(r, _)| r.len() >= 2).collect();
+        // The distinct values and their totals n_c over pairable ratings.
+        let mut distinct: Vec<f64> = pairable
+            .iter()
+            .flat_map(|(r, _)| r.iter().copied())
+            .collect();
+        distinct.sort_unstable_by(f64::total_cmp);
+        distinct.dedup();
+        if distinct.len() < 2 {
+            return None;
         }
-    }
-    if distinct.len() < 2 {
-        return None;
-    }
-    let index = |v: f64| distinct.partition_point(|&d| d < v);
-    // Ordinal distance uses cumulative totals: Σ_{g=c..k} n_g − (n_c + n_k)/2.
-    let mut cumulative = vec![0.0; distinct.len() + 1];
-    for (i, t) in totals.iter().enumerate() {
-        cumulative[i + 1] = cumulative[i] + t;
-    }
-    let delta2 = |c: usize, k: usize| -> f64 {
-        match level {
-            AlphaLevel::Nominal => f64::from(u8::from(c != k)),
-            AlphaLevel::Ordinal => {
-                let (lo, hi) = (c.min(k), c.max(k));
-                let between =
-                    cumulative[hi + 1] - cumulative[lo] - f64::midpoint(totals[lo], totals[hi]);
-                between * between
-            }
-            AlphaLevel::Interval => (distinct[c] - distinct[k]).powi(2),
-        }
-    };
-    // Observed: Σ_u 1/(m_u − 1) Σ_{i≠j} δ²(v_ui, v_uj).
-    let mut observed = 0.0;
-    for ratings in &pairable {
-        let idx: Vec<usize> = ratings.iter().map(|&v| index(v)).collect();
-        let mut sum = 0.0;
-        for (a, &c) in idx.iter().enumerate() {
-            for &k in &idx[a + 1..] {
-                sum += 2.0 * delta2(c, k);
+        let index = |v: f64| distinct.partition_point(|&d| d < v);
+        let mut totals = vec![0.0; distinct.len()];
+        for (ratings, count) in &pairable {
+            for &v in ratings {
+                totals[index(v)] += count;
             }
         }
-        observed += sum / (ratings.len() - 1) as f64;
-    }
-    // Expected: Σ_{c,k} n_c n_k δ²(c, k).
-    let expected = match level {
-        AlphaLevel::Nominal => n * n - totals.iter().map(|t| t * t).sum::<f64>(),
-        AlphaLevel::Interval => {
-            let mean = distinct
-                .iter()
-                .zip(&totals)
-                .map(|(v, t)| v * t)
-                .sum::<f64>()
-                / n;
-            let spread: f64 = distinct
-                .iter()
-                .zip(&totals)
-                .map(|(v, t)| t * (v - mean).powi(2))
-                .sum();
-            2.0 * n * spread
+        let n: f64 = totals.iter().sum();
+        // Ordinal distance uses cumulative totals: Σ_{g=c..k} n_g − (n_c + n_k)/2.
+        let mut cumulative = vec![0.0; distinct.len() + 1];
+        for (i, t) in totals.iter().enumerate() {
+            cumulative[i + 1] = cumulative[i] + t;
         }
-        AlphaLevel::Ordinal => {
+        let delta2 = |c: usize, k: usize| -> f64 {
+            match level {
+                AlphaLevel::Nominal => f64::from(u8::from(c != k)),
+                AlphaLevel::Ordinal => {
+                    let (lo, hi) = (c.min(k), c.max(k));
+                    let between =
+                        cumulative[hi + 1] - cumulative[lo] - f64::midpoint(totals[lo], totals[hi]);
+                    between * between
+                }
+                AlphaLevel::Interval => (distinct[c] - distinct[k]).powi(2),
+            }
+        };
+        // Observed: Σ_u 1/(m_u − 1) Σ_{i≠j} δ²(v_ui, v_uj).
+        let mut observed = 0.0;
+        for (ratings, count) in &pairable {
+            let idx: Vec<usize> = ratings.iter().map(|&v| index(v)).collect();
             let mut sum = 0.0;
-            for c in 0..distinct.len() {
-                for k in c + 1..distinct.len() {
-                    sum += 2.0 * totals[c] * totals[k] * delta2(c, k);
+            for (a, &c) in idx.iter().enumerate() {
+                for &k in &idx[a + 1..] {
+                    sum += 2.0 * delta2(c, k);
                 }
             }
-            sum
+            observed += count * sum / (ratings.len() - 1) as f64;
         }
-    };
-    (expected > 0.0).then(|| 1.0 - (n - 1.0) * observed / expected)
+        // Expected: Σ_{c,k} n_c n_k δ²(c, k).
+        let expected = match level {
+            AlphaLevel::Nominal => n * n - totals.iter().map(|t| t * t).sum::<f64>(),
+            AlphaLevel::Interval => {
+                let mean = distinct
+                    .iter()
+                    .zip(&totals)
+                    .map(|(v, t)| v * t)
+                    .sum::<f64>()
+                    / n;
+                let spread: f64 = distinct
+                    .iter()
+                    .zip(&totals)
+                    .map(|(v, t)| t * (v - mean).powi(2))
+                    .sum();
+                2.0 * n * spread
+            }
+            AlphaLevel::Ordinal => {
+                let mut sum = 0.0;
+                for c in 0..distinct.len() {
+                    for k in c + 1..distinct.len() {
+                        sum += 2.0 * totals[c] * totals[k] * delta2(c, k);
+                    }
+                }
+                sum
+            }
+        };
+        (expected > 0.0).then(|| 1.0 - (n - 1.0) * observed / expected)
+    }
+
+    /// Fleiss' κ (see [`fleiss_kappa`]).
+    pub fn fleiss(&self) -> FleissKappa {
+        let all: usize = self.units.values().sum();
+        let raters = self.units.keys().map(Vec::len).max().unwrap_or(0);
+        let used: Vec<(Vec<f64>, f64)> = self.each().filter(|(r, _)| r.len() == raters).collect();
+        let n: f64 = used.iter().map(|(_, c)| c).sum();
+        let units = n as usize;
+        let mut result = FleissKappa {
+            kappa: None,
+            raters,
+            units,
+            skipped: all - units,
+        };
+        if raters < 2 || used.is_empty() {
+            return result;
+        }
+        let r = raters as f64;
+        // Per unit: P_i = (Σ_j n_ij² − r) / (r (r − 1)); overall category shares p_j.
+        let mut category_totals: Vec<(f64, f64)> = Vec::new();
+        let mut mean_agreement = 0.0;
+        for (ratings, count) in &used {
+            let mut squares = 0.0;
+            for run in ratings.chunk_by(|a, b| a == b) {
+                let k = run.len() as f64;
+                squares += k * k;
+                match category_totals.iter_mut().find(|(v, _)| *v == run[0]) {
+                    Some((_, total)) => *total += k * count,
+                    None => category_totals.push((run[0], k * count)),
+                }
+            }
+            mean_agreement += count * (squares - r) / (r * (r - 1.0));
+        }
+        mean_agreement /= n;
+        let expected: f64 = category_totals
+            .iter()
+            .map(|(_, total)| (total / (n * r)).powi(2))
+            .sum();
+        result.kappa = (expected < 1.0).then(|| (mean_agreement - expected) / (1.0 - expected));
+        result
+    }
 }
 
 /// Fleiss' κ with the units it used.
@@ -127,57 +207,6 @@ pub struct FleissKappa {
     pub units: usize,
     /// Units with fewer ratings, skipped.
     pub skipped: usize,
-}
-
-/// Fleiss' κ for units each rated by the same number of raters. That number is the most
-/// ratings any unit has; units with fewer ratings (a missing rating) are skipped and counted in
-/// [`FleissKappa::skipped`]. Which rater gave which rating does not matter.
-pub fn fleiss_kappa<R: AsRef<[Option<f64>]>>(units: &[R]) -> FleissKappa {
-    let rated = |unit: &R| unit.as_ref().iter().flatten().count();
-    let raters = units.iter().map(rated).max().unwrap_or(0);
-    let used: Vec<Vec<f64>> = units
-        .iter()
-        .filter(|unit| rated(unit) == raters)
-        .map(|unit| {
-            let mut ratings: Vec<f64> = unit.as_ref().iter().flatten().map(|&v| v + 0.0).collect();
-            ratings.sort_unstable_by(f64::total_cmp);
-            ratings
-        })
-        .collect();
-    let skipped = units.len() - used.len();
-    let mut result = FleissKappa {
-        kappa: None,
-        raters,
-        units: used.len(),
-        skipped,
-    };
-    if raters < 2 || used.is_empty() {
-        return result;
-    }
-    let r = raters as f64;
-    // Per unit: P_i = (Σ_j n_ij² − r) / (r (r − 1)); overall category shares p_j.
-    let mut category_totals: Vec<(f64, f64)> = Vec::new();
-    let mut mean_agreement = 0.0;
-    for ratings in &used {
-        let mut squares = 0.0;
-        for run in ratings.chunk_by(|a, b| a == b) {
-            let count = run.len() as f64;
-            squares += count * count;
-            match category_totals.iter_mut().find(|(v, _)| *v == run[0]) {
-                Some((_, total)) => *total += count,
-                None => category_totals.push((run[0], count)),
-            }
-        }
-        mean_agreement += (squares - r) / (r * (r - 1.0));
-    }
-    let n = used.len() as f64;
-    mean_agreement /= n;
-    let expected: f64 = category_totals
-        .iter()
-        .map(|(_, total)| (total / (n * r)).powi(2))
-        .sum();
-    result.kappa = (expected < 1.0).then(|| (mean_agreement - expected) / (1.0 - expected));
-    result
 }
 
 #[cfg(test)]
@@ -365,6 +394,36 @@ mod tests {
         let f = fleiss_kappa(&units);
         assert_eq!((f.raters, f.units, f.skipped), (4, 10, 2));
         close(f.kappa, 0.393_939_393_939_393_76, 1e-12);
+    }
+
+    #[test]
+    fn a_tally_of_repeated_units_gives_what_the_units_give() {
+        // The textbook units, each repeated 1,000 times, rater order shuffled: the same α.
+        let units = textbook();
+        let mut many = Vec::new();
+        let mut tally = UnitTally::default();
+        for k in 0..1000 {
+            for u in &units {
+                let mut u = u.clone();
+                let len = u.len();
+                u.rotate_left(k % len);
+                tally.add(&u);
+                many.push(u);
+            }
+        }
+        for level in [
+            AlphaLevel::Nominal,
+            AlphaLevel::Ordinal,
+            AlphaLevel::Interval,
+        ] {
+            let (a, b) = (
+                tally.alpha(level).unwrap(),
+                krippendorff_alpha(&many, level).unwrap(),
+            );
+            assert!((a - b).abs() < 1e-9, "{level:?}: {a} vs {b}");
+        }
+        assert!(tally.units.len() <= units.len());
+        assert_eq!(tally.fleiss(), fleiss_kappa(&many));
     }
 
     #[test]

@@ -23,16 +23,17 @@ pub fn label_verdict(c: &Criterion, v: &serde_json::Value) -> Option<Verdict> {
 }
 
 /// Labels (as written in a journal) read as verdicts of the rubric's criteria; labels of
-/// criteria the rubric does not have, or that do not fit, are left out.
-pub fn human_verdicts<'a>(
+/// criteria the rubric does not have, or that do not fit, are left out. Labels given by
+/// value are moved, not copied (a caller done with them frees each as it goes).
+pub fn human_verdicts<V: std::borrow::Borrow<serde_json::Value>>(
     rubric: &Rubric,
-    labels: impl IntoIterator<Item = (&'a Cell, &'a serde_json::Value)>,
+    labels: impl IntoIterator<Item = (Cell, V)>,
 ) -> BTreeMap<Cell, Verdict> {
     labels
         .into_iter()
-        .filter_map(|((item, crit), label)| {
-            let c = rubric.criteria.iter().find(|c| &c.id == crit)?;
-            Some(((item.clone(), crit.clone()), label_verdict(c, label)?))
+        .filter_map(|(cell, label)| {
+            let c = rubric.criteria.iter().find(|c| c.id == cell.1)?;
+            Some((cell, label_verdict(c, label.borrow())?))
         })
         .collect()
 }

@@ -25,7 +25,7 @@ mod report;
 pub mod scores;
 mod special;
 
-pub use agreement::{AlphaLevel, FleissKappa, fleiss_kappa, krippendorff_alpha};
+pub use agreement::{AlphaLevel, FleissKappa, UnitTally, fleiss_kappa, krippendorff_alpha};
 pub use bootstrap::{Bootstrap, Ci, bootstrap, bootstrap_weighted};
 pub use classification::{
     BinaryConfusion, BinaryLabel, BinaryMetrics, CategoryConfusion, MulticlassMetrics, Weighting,

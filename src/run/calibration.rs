@@ -17,8 +17,27 @@ use crate::store::Workspace;
 /// One candidate: a run and its agreement with the labels.
 #[derive(Debug, Clone)]
 pub struct Candidate {
+    /// What the candidate is called (a run's name, or the judge it was graded with); unique
+    /// among the candidates (a name two runs share gets the run's id).
     pub label: String,
+    /// Which run it is, to tell candidates apart before adopting one: run id,
+    /// rubric@version, judge model(s), when it started.
+    pub about: String,
     pub agreement: RunAgreement,
+}
+
+/// A run as people tell it from others: `run ID · rubric@version · model · YYYY-MM-DD HH:MM`.
+pub fn about(m: &crate::store::runs::Manifest) -> String {
+    let models = super::RunSettings::of(m)
+        .ok()
+        .map(|s| s.judge.judge.join("+"))
+        .filter(|j| !j.is_empty())
+        .unwrap_or_else(|| "rubric's judge".into());
+    let when = m.started_at.parse::<jiff::Timestamp>().map_or_else(
+        |_| m.started_at.clone(),
+        |t| t.strftime("%Y-%m-%d %H:%M").to_string(),
+    );
+    format!("run {} · {} · {models} · {when}", m.id, m.rubric_label())
 }
 
 /// Candidates ranked, best first, and what can be said about the ranking.
@@ -82,7 +101,25 @@ pub fn rank(
             bootstrap,
         )
         .map_err(|e| Error::input(format!("{label}: {}", e.message)))?;
-        candidates.push(Candidate { label, agreement });
+        candidates.push(Candidate {
+            about: about(&agreement.manifest),
+            label,
+            agreement,
+        });
+    }
+    // A name two runs share (`ui` seven times) says which run by its id.
+    let shared: HashSet<String> = {
+        let mut seen = HashSet::new();
+        candidates
+            .iter()
+            .filter(|c| !seen.insert(c.label.clone()))
+            .map(|c| c.label.clone())
+            .collect()
+    };
+    for c in &mut candidates {
+        if shared.contains(&c.label) {
+            c.label = format!("{} ({})", c.label, c.agreement.manifest.id);
+        }
     }
     // Best first: pooled κ, then macro-F1 (undefined last).
     candidates.sort_by(|a, b| {
@@ -163,53 +200,55 @@ fn distinguishable(candidates: &[Candidate]) -> Option<String> {
 }
 
 impl Calibration {
-    /// Per criterion, the candidate with the highest κ (the better ranked wins a tie).
+    /// Per criterion (by id, over every candidate's rubric, in the order first met), the
+    /// candidate with the highest κ on it (the better ranked wins a tie). A run whose rubric
+    /// lacks the criterion is no candidate for it.
     pub fn best_per_criterion(&self) -> Vec<BestOn> {
-        let Some(first) = self.candidates.first() else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for (i, c) in first.agreement.report.criteria.iter().enumerate() {
-            let best = self
-                .candidates
-                .iter()
-                .filter_map(|cand| {
-                    Some((&cand.label, cand.agreement.report.criteria.get(i)?.kappa()?))
-                })
-                .fold(None::<(&String, f64)>, |best, (label, k)| match best {
-                    Some((_, b)) if b >= k => best,
-                    _ => Some((label, k)),
-                });
-            if let Some((label, kappa)) = best {
-                out.push(BestOn {
-                    criterion: c.criterion.clone(),
-                    candidate: label.clone(),
-                    kappa,
-                });
+        let mut ids: Vec<&str> = Vec::new();
+        for cand in &self.candidates {
+            for c in &cand.agreement.report.criteria {
+                if !ids.contains(&c.criterion.as_str()) {
+                    ids.push(&c.criterion);
+                }
             }
         }
-        out
+        ids.into_iter()
+            .filter_map(|id| {
+                let (label, kappa) = self
+                    .candidates
+                    .iter()
+                    .filter_map(|cand| {
+                        let on = cand
+                            .agreement
+                            .report
+                            .criteria
+                            .iter()
+                            .find(|c| c.criterion == id)?;
+                        Some((&cand.label, on.kappa()?))
+                    })
+                    .fold(None::<(&String, f64)>, |best, (label, k)| match best {
+                        Some((_, b)) if b >= k => best,
+                        _ => Some((label, k)),
+                    })?;
+                Some(BestOn {
+                    criterion: id.to_owned(),
+                    candidate: label.clone(),
+                    kappa,
+                })
+            })
+            .collect()
     }
 }
 
 /// Calls made (cache hits not counted), tokens and cost of a candidate's run, and the
 /// median judge latency of the calls made.
 pub fn usage(a: &RunAgreement) -> (usize, u64, f64, Option<u64>) {
-    let mut latencies: Vec<u64> = a
-        .cells
-        .iter()
-        .filter_map(|c| c.result.invocation.as_ref())
-        .filter(|inv| !inv.cache_hit)
-        .map(|inv| inv.latency_ms)
-        .collect();
-    latencies.sort_unstable();
-    let median = latencies.get(latencies.len() / 2).copied();
     let totals = a.manifest.totals.unwrap_or_default();
     (
-        latencies.len(),
+        a.calls.made,
         totals.input_tokens + totals.output_tokens,
         totals.cost,
-        median,
+        a.calls.median_latency_ms(),
     )
 }
 
@@ -290,8 +329,8 @@ pub fn adopt(ws: &Workspace, cal: &Calibration, chosen: &Candidate) -> Result<Ad
     })
 }
 
-/// Every run of one rubric over `dataset`, newest first, each labelled by its name (or id)
-/// and judge model: the candidates the TUI's Calibrate view ranks.
+/// Every run of one rubric over `dataset`, newest first, each labelled by its name (or id):
+/// the candidates the TUI's Calibrate view ranks (each told apart by [`Candidate::about`]).
 pub fn dataset_runs(ws: &Workspace, dataset: &Path) -> Vec<(String, String)> {
     let mut runs: Vec<(String, String)> =
         crate::store::runs::runs_over(&ws.runs_dir(), &ws.root, dataset)

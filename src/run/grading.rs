@@ -1,7 +1,9 @@
 //! The grading loop every run goes through, whatever started it: items read on a thread
 //! of their own, graded by the executor, each finished item's cells appended to the run's
 //! journal (the one writer) in input order and only then handed to the front end; the cost
-//! budget, pause and cancel enforced here. A journal write error stops the run.
+//! budget, pause and cancel enforced here. A journal write error stops the run. At most
+//! [`in_flight_items`] items are between the reader and the front end at once
+//! ([`InFlight`]): a slow journal or front end slows reading, never grows memory.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -10,6 +12,7 @@ use tokio::sync::mpsc;
 
 use super::Summary;
 use super::control::Control;
+use super::in_flight::InFlight;
 use super::judges::RunJudges;
 use crate::engine::judge::{HOLISTIC_ID, Strategy};
 use crate::engine::{CompiledRubric, EventKind, ExecOptions, Executor, GradeEvent};
@@ -97,9 +100,26 @@ pub struct Ended {
     pub unsent_cells: usize,
 }
 
+/// Items a run holds at once between reading and delivering them: four times the items
+/// graded at once, so one slow item (the one the rest wait for, to keep input order) does
+/// not idle the others, and at least 16 quick batches, so grading never waits on the window.
+pub fn in_flight_items(concurrency: usize) -> usize {
+    (concurrency.max(1) * 4).max(crate::engine::executor::QUICK_BATCH * 16)
+}
+
 /// Grades `job`, handing events to `on_event` (items in input order). An error from
 /// `on_event` stops the run (no new call starts) and is reported as [`Stop::Output`].
-pub async fn drive<F, Fut>(mut job: Job, mut on_event: F) -> Ended
+pub async fn drive<F, Fut>(job: Job, on_event: F) -> Ended
+where
+    F: FnMut(RunEvent) -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    let window = Arc::new(InFlight::new(in_flight_items(job.concurrency)));
+    drive_within(job, window, on_event).await
+}
+
+/// [`drive`] with its window of items in flight given (a test watches it).
+async fn drive_within<F, Fut>(mut job: Job, window: Arc<InFlight>, mut on_event: F) -> Ended
 where
     F: FnMut(RunEvent) -> Fut,
     Fut: Future<Output = Result<(), String>>,
@@ -138,6 +158,7 @@ where
         error: Arc::clone(&input_error),
         read: Arc::clone(&read),
         control: job.control.clone(),
+        window: Arc::clone(&window),
     };
     let file = job.dataset.file.clone();
     let (item_tx, item_rx) = mpsc::channel(64);
@@ -157,6 +178,7 @@ where
         stop: None,
         control: job.control.clone(),
         unsent_cells: 0,
+        window: Arc::clone(&window),
     };
     // Events are taken as many as are waiting at a time (one wake-up for a batch).
     let mut arrived = Vec::with_capacity(256);
@@ -196,6 +218,9 @@ where
     for (index, evaluation) in reorder.flush() {
         out.deliver(index, evaluation, &mut on_event).await;
     }
+    // Items the executor never finished (a stopped run) keep their places: the reader,
+    // perhaps waiting for one, stops here.
+    window.close();
     let Outbox {
         journal,
         summary,
@@ -234,6 +259,8 @@ struct Outbox {
     stop: Option<Stop>,
     control: Control,
     unsent_cells: usize,
+    /// Each item delivered (or dropped after a stop) gives its place back.
+    window: Arc<InFlight>,
 }
 
 impl Outbox {
@@ -246,6 +273,15 @@ impl Outbox {
     /// Journals an item's graded cells (never those the run stopped before sending), then
     /// hands it on. Once the journal or the front end failed, nothing more goes anywhere.
     async fn deliver<F, Fut>(&mut self, index: usize, evaluation: Evaluation, on_event: &mut F)
+    where
+        F: FnMut(RunEvent) -> Fut,
+        Fut: Future<Output = Result<(), String>>,
+    {
+        self.deliver_one(index, evaluation, on_event).await;
+        self.window.leave();
+    }
+
+    async fn deliver_one<F, Fut>(&mut self, index: usize, evaluation: Evaluation, on_event: &mut F)
     where
         F: FnMut(RunEvent) -> Fut,
         Fut: Future<Output = Result<(), String>>,
@@ -345,6 +381,8 @@ struct Reader {
     error: Arc<Mutex<Option<Diagnostic>>>,
     read: Arc<std::sync::atomic::AtomicUsize>,
     control: Control,
+    /// A place is taken before an item enters the run (blocking while the window is full).
+    window: Arc<InFlight>,
 }
 
 impl Reader {
@@ -378,6 +416,9 @@ impl Reader {
                         {
                             None
                         } else {
+                            if !self.window.enter() {
+                                return;
+                            }
                             if let Ok(mut order) = self.order.lock() {
                                 order.push_back(index);
                             }
@@ -413,5 +454,95 @@ impl Reader {
             (None, Some(ids)) => ids.iter().all(|id| has(id)),
             (None, None) => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::formats::dataset::{ReadOptions, open_dataset};
+
+    const RUBRIC: &str = "id: r\nname: R\nversion: 1.0.0\ncriteria:\n  - id: hi\n    requirement: Says hi\n    method: { check: contains, args: { text: hi } }\n";
+
+    /// A front end that stops taking results (a stalled pipe, a slow disk) must stop the
+    /// reader once the window is full: items read never run ahead of items delivered by
+    /// more than the window, whatever the dataset's size.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stalled_consumer_holds_at_most_the_window_of_items() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("d.jsonl");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&data).unwrap());
+        let items = 20_000;
+        for i in 0..items {
+            writeln!(f, r#"{{"id": "i{i}", "submission": "hi {i}"}}"#).unwrap();
+        }
+        f.flush().unwrap();
+        drop(f);
+        let rubric =
+            crate::formats::parse_rubric_text("r.yaml", RUBRIC, "r", dir.path(), None).unwrap();
+        let job = Job {
+            dataset: open_dataset(&data, ReadOptions::default()).unwrap(),
+            rubric: Some(Arc::new(crate::engine::compile(&rubric).unwrap())),
+            override_rubric: false,
+            judges: None,
+            concurrency: 4,
+            allow_commands: false,
+            llm_feedback: false,
+            cell_events: false,
+            items: None,
+            skip: None,
+            journal: None,
+            control: Control::default(),
+        };
+        let window = Arc::new(InFlight::new(in_flight_items(job.concurrency)));
+        let capacity = in_flight_items(job.concurrency);
+        assert!(capacity * 4 < items, "the dataset must dwarf the window");
+        let delivered = Arc::new(AtomicUsize::new(0));
+        let saw_full = Arc::new(AtomicBool::new(false));
+        let ended = {
+            let (window, delivered, saw_full) = (
+                Arc::clone(&window),
+                Arc::clone(&delivered),
+                Arc::clone(&saw_full),
+            );
+            drive_within(job, Arc::clone(&window), move |event| {
+                let (window, delivered, saw_full) = (
+                    Arc::clone(&window),
+                    Arc::clone(&delivered),
+                    Arc::clone(&saw_full),
+                );
+                async move {
+                    if let RunEvent::Item { .. } = event {
+                        // The first item stalls until the reader is blocked on a full
+                        // window; every later one goes at once.
+                        if delivered.fetch_add(1, Ordering::SeqCst) == 0 {
+                            let deadline = Instant::now() + Duration::from_secs(60);
+                            while !window.reader_waits() {
+                                if Instant::now() > deadline {
+                                    return Err("the reader never waited".into());
+                                }
+                                tokio::task::yield_now().await;
+                            }
+                            saw_full.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    Ok(())
+                }
+            })
+            .await
+        };
+        assert!(ended.stop.is_none(), "{:?}", ended.stop);
+        assert!(saw_full.load(Ordering::SeqCst));
+        assert_eq!(ended.summary.items, items);
+        assert_eq!(delivered.load(Ordering::SeqCst), items);
+        assert!(
+            window.peak() <= capacity,
+            "{} items held at once, window {capacity}",
+            window.peak()
+        );
     }
 }

@@ -14,6 +14,7 @@ mod error;
 pub mod estimate;
 pub mod grading;
 pub mod import;
+mod in_flight;
 pub mod judges;
 pub mod label_next;
 pub mod people;

@@ -105,7 +105,7 @@ pub fn people(
         let labels = read_labels(&labels_dir, &key, a)?;
         verdicts.push(judge_vs_human::human_verdicts(
             &rubric,
-            labels.iter().map(|(cell, l)| (cell, &l.verdict)),
+            labels.into_iter().map(|(cell, l)| (cell, l.verdict)),
         ));
     }
     let mut pairs = Vec::new();

@@ -117,13 +117,28 @@ pub fn annotators(labels_dir: &Path, dataset: &str) -> Vec<String> {
 /// Reads a journal; a torn last line (a crash mid-append, never acknowledged) is ignored.
 /// Returns the events and the byte length of the valid part.
 pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
+    let mut events = Vec::new();
+    let valid = read_each(path, |e| events.push(e))?;
+    Ok((events, valid))
+}
+
+/// The current labels of a journal, folded as it is read: no event is kept once applied,
+/// so memory follows the labels, not the journal's history.
+pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, LabelError> {
+    let mut folder = Folder::default();
+    read_each(path, |e| folder.apply(e))?;
+    Ok(folder.finish())
+}
+
+/// Hands each whole event of a journal to `each`, in order; returns the byte length of the
+/// valid part (see [`read`]).
+fn read_each(path: &Path, mut each: impl FnMut(Event)) -> Result<u64, LabelError> {
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(io(path, &e)),
     };
     let mut reader = BufReader::new(file);
-    let mut events = Vec::new();
     let mut valid = 0u64;
     let mut line = Vec::new();
     let mut number = 0;
@@ -142,62 +157,72 @@ pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
                 path.display()
             ))
         })?;
-        events.push(event);
+        each(event);
         valid += n as u64;
     }
-    Ok((events, valid))
+    Ok(valid)
 }
 
 /// The current labels: events applied in order; an undo takes its event back.
 pub fn fold(events: &[Event]) -> BTreeMap<(String, String), Label> {
-    // Per cell, the stack of events that set it; undo removes one from its stack.
-    let mut stacks: BTreeMap<(String, String), Vec<&Event>> = BTreeMap::new();
-    let mut cell_of: BTreeMap<u64, (String, String)> = BTreeMap::new();
+    let mut folder = Folder::default();
     for e in events {
-        match &e.op {
-            Op::Set {
-                item, criterion, ..
-            } => {
-                let key = (item.clone(), criterion.clone());
-                cell_of.insert(e.seq, key.clone());
-                stacks.entry(key).or_default().push(e);
-            }
-            Op::Undo { undoes } => {
-                if let Some(key) = cell_of.get(undoes)
-                    && let Some(stack) = stacks.get_mut(key)
-                {
-                    stack.retain(|x| x.seq != *undoes);
-                }
-            }
-        }
+        folder.apply(e.clone());
     }
-    stacks
-        .into_iter()
-        .filter_map(|(key, stack)| {
-            let e = stack.last()?;
-            let Op::Set {
+    folder.finish()
+}
+
+/// Applies events one at a time: per cell, the stack of labels that set it (an undo
+/// removes one from its stack; the top is current).
+#[derive(Default)]
+struct Folder {
+    stacks: BTreeMap<(String, String), Vec<Label>>,
+}
+
+impl Folder {
+    fn apply(&mut self, e: Event) {
+        match e.op {
+            Op::Set {
+                item,
+                criterion,
                 verdict,
                 note,
                 rubric_version,
                 ..
-            } = &e.op
-            else {
-                return None;
-            };
-            (!verdict.is_null()).then(|| {
-                (
-                    key,
-                    Label {
-                        verdict: verdict.clone(),
-                        note: note.clone(),
-                        time: e.time.clone(),
-                        rubric_version: rubric_version.clone(),
-                        seq: e.seq,
-                    },
-                )
+            } => self
+                .stacks
+                .entry((item, criterion))
+                // Most cells are set once: room for one (a default Vec reserves four).
+                .or_insert_with(|| Vec::with_capacity(1))
+                .push(Label {
+                    verdict,
+                    note,
+                    time: e.time,
+                    rubric_version,
+                    seq: e.seq,
+                }),
+            // Rare: the cell it took back is looked for rather than indexed for every event.
+            Op::Undo { undoes } => {
+                if let Some(stack) = self
+                    .stacks
+                    .values_mut()
+                    .find(|s| s.iter().any(|l| l.seq == undoes))
+                {
+                    stack.retain(|l| l.seq != undoes);
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> BTreeMap<(String, String), Label> {
+        self.stacks
+            .into_iter()
+            .filter_map(|(key, mut stack)| {
+                let label = stack.pop()?;
+                (!label.verdict.is_null()).then_some((key, label))
             })
-        })
-        .collect()
+            .collect()
+    }
 }
 
 /// An open journal for appending. Holds the file's lock: one writer per journal.

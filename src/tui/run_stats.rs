@@ -56,7 +56,10 @@ pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
             }
         })
         .collect();
-    let human = judge_vs_human::human_verdicts(&run.rubric, labels);
+    let human = judge_vs_human::human_verdicts(
+        &run.rubric,
+        labels.iter().map(|(cell, v)| (cell.clone(), v)),
+    );
     RunStats {
         report: judge_vs_human::agreement(&run.rubric, &human, &judged, None),
         full,

@@ -16,7 +16,40 @@ pub struct RunWriter {
     file: std::io::BufWriter<File>,
     path: PathBuf,
     last_sync: Instant,
+    throttle: Option<Throttle>,
     _lock: File,
+}
+
+/// Set to a number of bytes a second, the journal is written no faster than that: a slow
+/// disk on demand, for the memory benchmark (`benches/memory.rs`) to show that a writer
+/// falling behind slows grading instead of queueing results. Not a user setting.
+pub const THROTTLE_ENV: &str = "RUBRICATE_BENCH_JOURNAL_BYTES_PER_SEC";
+
+/// Holds the journal's pace to a rate, as a slow disk would (see [`THROTTLE_ENV`]).
+struct Throttle {
+    bytes_per_sec: f64,
+    since: Instant,
+    written: u64,
+}
+
+impl Throttle {
+    fn from_env() -> Option<Self> {
+        let rate: f64 = std::env::var(THROTTLE_ENV).ok()?.trim().parse().ok()?;
+        (rate.is_finite() && rate > 0.0).then(|| Self {
+            bytes_per_sec: rate,
+            since: Instant::now(),
+            written: 0,
+        })
+    }
+
+    /// Blocks until `bytes` more fit the rate, as a write to a slow disk blocks.
+    fn pace(&mut self, bytes: usize) {
+        self.written += bytes as u64;
+        let due = std::time::Duration::from_secs_f64(self.written as f64 / self.bytes_per_sec);
+        if let Some(wait) = due.checked_sub(self.since.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
 }
 
 impl RunWriter {
@@ -60,6 +93,7 @@ impl RunWriter {
             file: std::io::BufWriter::with_capacity(64 * 1024, file),
             path,
             last_sync: Instant::now(),
+            throttle: Throttle::from_env(),
             _lock: lock,
         }
     }
@@ -71,6 +105,7 @@ impl RunWriter {
         item_id: &str,
         results: &[CriterionResult],
     ) -> Result<(), RunError> {
+        let mut bytes = 0;
         for r in results {
             let cell = Cell {
                 item,
@@ -80,8 +115,12 @@ impl RunWriter {
             let line =
                 serde_json::to_string(&cell).map_err(|e| RunError::Corrupt(e.to_string()))?;
             writeln!(self.file, "{line}").map_err(|e| io(&self.path, &e))?;
+            bytes += line.len() + 1;
         }
         self.file.flush().map_err(|e| io(&self.path, &e))?;
+        if let Some(t) = self.throttle.as_mut() {
+            t.pace(bytes);
+        }
         if self.last_sync.elapsed() >= SYNC_EVERY {
             self.file
                 .get_ref()

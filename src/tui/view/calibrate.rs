@@ -123,11 +123,10 @@ fn per_criterion(cal: &Calibration, cursor: usize) -> Vec<Line<'static>> {
         return Vec::new();
     };
     let best = cal.best_per_criterion();
-    c.agreement
-        .report
-        .criteria
-        .iter()
-        .map(|r| {
+    // Which run this is (candidates may share a name): adopting is never blind.
+    let about = Line::raw(crate::tui::view::preview(&c.about, 200));
+    std::iter::once(about)
+        .chain(c.agreement.report.criteria.iter().map(|r| {
             let confusion = match &r.metrics {
                 // The confusion as what it means: MET where the person said UNMET is the
                 // judge being lenient, and the other way strict.
@@ -164,6 +163,6 @@ fn per_criterion(cal: &Calibration, cursor: usize) -> Vec<Line<'static>> {
                 r.criterion,
                 num(r.kappa())
             ))
-        })
+        }))
         .collect()
 }
