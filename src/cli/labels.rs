@@ -3,7 +3,7 @@
 //! reported saved.
 
 use crate::core::text::cell;
-use std::io::{BufRead, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -191,28 +191,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
             let r = rubric.as_ref().map(|l| &*l.rubric);
             if *stdin {
-                let mut out = super::out::Stdout;
-                for (n, line) in std::io::stdin().lock().lines().enumerate() {
-                    let line = line.map_err(|e| CliError::input(format!("stdin: {e}")))?;
-                    let words: Vec<&str> = line.split_whitespace().collect();
-                    if words.is_empty() {
-                        continue;
-                    }
-                    let [item, criterion, verdict, rest @ ..] = words.as_slice() else {
-                        return Err(CliError::input(format!(
-                            "stdin line {}: expected ITEM CRITERION VERDICT [NOTE…], found {line:?}",
-                            n + 1
-                        )));
-                    };
-                    let seq = set(&mut journal, r, item, criterion, verdict, &rest.join(" "))
-                        .map_err(|e| {
-                            CliError::input(format!("stdin line {}: {}", n + 1, e.message))
-                        })?;
-                    // Acknowledged only now: the event is on disk.
-                    let _ = writeln!(out, "saved {seq}");
-                    let _ = out.flush();
-                }
-                return Ok(exit::OK);
+                return set_from_stdin(&mut journal, r);
             }
             let [item, criterion, verdict] = cell.as_slice() else {
                 return Err(CliError::input("give ITEM CRITERION VERDICT, or --stdin"));
@@ -250,7 +229,11 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
                 .map(|r| load_rubric_as(r, None))
                 .transpose()?;
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
-            let n = import(&mut journal, file, rubric.as_ref().map(|l| &*l.rubric))?;
+            let imported = import(&mut journal, file, rubric.as_ref().map(|l| &*l.rubric));
+            // One sync for the whole import (what a failed import wrote before its error
+            // stays, synced too: the error names the line it stopped at).
+            journal.sync()?;
+            let n = imported?;
             outln!("imported {n} labels into {}", journal.path().display());
             Ok(exit::OK)
         }
@@ -294,6 +277,76 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
 }
 
 /// Appends one label, checked against the rubric when there is one.
+/// The most labels one sync acknowledges: a steady stream is acknowledged at least this
+/// often.
+const GROUP_COMMIT: usize = 4096;
+
+/// `labels set --stdin`: one `ITEM CRITERION VERDICT [NOTE…]` a line, each acknowledged
+/// (`saved SEQ`) once it is on disk. Group commit: the labels that arrived together (whole
+/// lines already read in) are written and then synced once, so a fast producer is not held
+/// to one sync a label, and a slow one (a person, a script waiting for each answer) gets
+/// each acknowledged at once. A bad line stops the input, after what came before it is
+/// synced and acknowledged.
+fn set_from_stdin(journal: &mut Journal, rubric: Option<&Rubric>) -> Result<u8, CliError> {
+    use std::io::BufRead as _;
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, std::io::stdin().lock());
+    let mut out = std::io::BufWriter::new(super::out::Stdout);
+    let mut pending: Vec<u64> = Vec::new();
+    let mut line = String::new();
+    let mut n = 0usize;
+    loop {
+        line.clear();
+        let step = match input.read_line(&mut line) {
+            Ok(0) => Ok(true),
+            Ok(_) => {
+                n += 1;
+                stdin_line(journal, rubric, &line, n).map(|seq| {
+                    pending.extend(seq);
+                    false
+                })
+            }
+            Err(e) => Err(CliError::input(format!("stdin line {}: {e}", n + 1))),
+        };
+        let more_waiting = input.buffer().contains(&b'\n');
+        if !matches!(step, Ok(false)) || !more_waiting || pending.len() >= GROUP_COMMIT {
+            journal.sync()?;
+            // Acknowledged only now: the events are on disk.
+            for seq in pending.drain(..) {
+                let _ = writeln!(out, "saved {seq}");
+            }
+            let _ = out.flush();
+        }
+        match step {
+            Ok(true) => return Ok(exit::OK),
+            Ok(false) => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// One line of `labels set --stdin`, written (not yet synced): its sequence number, or
+/// none for a blank line.
+fn stdin_line(
+    journal: &mut Journal,
+    rubric: Option<&Rubric>,
+    line: &str,
+    n: usize,
+) -> Result<Option<u64>, CliError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.is_empty() {
+        return Ok(None);
+    }
+    let [item, criterion, verdict, rest @ ..] = words.as_slice() else {
+        return Err(CliError::input(format!(
+            "stdin line {n}: expected ITEM CRITERION VERDICT [NOTE…], found {:?}",
+            line.trim_end_matches(['\n', '\r'])
+        )));
+    };
+    let op = label_op(rubric, item, criterion, verdict, &rest.join(" "))
+        .map_err(|e| CliError::input(format!("stdin line {n}: {}", e.message)))?;
+    Ok(Some(journal.write(op)?))
+}
+
 fn set(
     journal: &mut Journal,
     rubric: Option<&Rubric>,
@@ -302,6 +355,17 @@ fn set(
     verdict: &str,
     note: &str,
 ) -> Result<u64, CliError> {
+    Ok(journal.append(label_op(rubric, item, criterion, verdict, note)?)?)
+}
+
+/// The event that labels one cell, its verdict read as the rubric's criterion reads it.
+fn label_op(
+    rubric: Option<&Rubric>,
+    item: &str,
+    criterion: &str,
+    verdict: &str,
+    note: &str,
+) -> Result<Op, CliError> {
     let value = match rubric {
         Some(r) => {
             let c = r
@@ -322,14 +386,14 @@ fn set(
             ),
         },
     };
-    Ok(journal.append(Op::Set {
+    Ok(Op::Set {
         item: item.to_owned(),
         criterion: criterion.to_owned(),
         verdict: value,
         note: note.to_owned(),
         rubric: rubric.map(|r| r.id.clone()).unwrap_or_default(),
         rubric_version: rubric.map(|r| r.version.clone()).unwrap_or_default(),
-    })?)
+    })
 }
 
 /// A verdict as a label stores it: the word, label or level id; a number for scales.
@@ -371,6 +435,7 @@ fn list(dir: &Path) -> Result<u8, CliError> {
 }
 
 /// Imports a label CSV (item,criterion,verdict[,note]) or a dataset with ground truth.
+/// Writes the labels of `file` to the journal (the caller syncs once).
 fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result<usize, CliError> {
     let is_label_csv = file
         .extension()
@@ -402,8 +467,7 @@ fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result
         for (line, record) in reader.records().enumerate() {
             let record = record.map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
             let field = |i: usize| record.get(i).unwrap_or_default();
-            set(
-                journal,
+            let op = label_op(
                 rubric,
                 field(ci),
                 field(cc),
@@ -413,6 +477,7 @@ fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result
             .map_err(|e| {
                 CliError::input(format!("{}:{}: {}", file.display(), line + 2, e.message))
             })?;
+            journal.write(op)?;
             n += 1;
         }
         return Ok(n);
@@ -435,7 +500,7 @@ fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result
             .map_err(|m| CliError::input(format!("{}: item '{}': {m}", item.origin, item.id)))?;
         for (c, v) in r.criteria.iter().zip(verdicts) {
             if let Some(v) = v {
-                journal.append(Op::Set {
+                journal.write(Op::Set {
                     item: item.id.clone(),
                     criterion: c.id.clone(),
                     verdict: verdict_json(&v),

@@ -231,6 +231,8 @@ pub struct Journal {
     path: PathBuf,
     annotator: String,
     next_seq: u64,
+    /// Events written since the last sync.
+    unsynced: bool,
 }
 
 impl Journal {
@@ -265,6 +267,7 @@ impl Journal {
             path,
             annotator: annotator.to_owned(),
             next_seq: events.last().map_or(1, |e| e.seq + 1),
+            unsynced: false,
         })
     }
 
@@ -274,6 +277,14 @@ impl Journal {
 
     /// Appends an event and syncs it; returns its sequence number once it is on disk.
     pub fn append(&mut self, op: Op) -> Result<u64, LabelError> {
+        let seq = self.write(op)?;
+        self.sync()?;
+        Ok(seq)
+    }
+
+    /// Appends an event without syncing it: it is on disk only after the next
+    /// [`sync`](Self::sync) (group commit: many events, one sync). Its sequence number.
+    pub fn write(&mut self, op: Op) -> Result<u64, LabelError> {
         let event = Event {
             seq: self.next_seq,
             op,
@@ -286,9 +297,18 @@ impl Journal {
         self.file
             .write_all(line.as_bytes())
             .map_err(|e| io(&self.path, &e))?;
-        self.file.sync_data().map_err(|e| io(&self.path, &e))?;
         self.next_seq += 1;
+        self.unsynced = true;
         Ok(event.seq)
+    }
+
+    /// Makes every event written so far durable.
+    pub fn sync(&mut self) -> Result<(), LabelError> {
+        if self.unsynced {
+            self.file.sync_data().map_err(|e| io(&self.path, &e))?;
+            self.unsynced = false;
+        }
+        Ok(())
     }
 
     /// Rewrites the journal with one event per current label (atomically; sequence numbers
