@@ -6,7 +6,6 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -150,32 +149,12 @@ fn lines(path: &Path) -> usize {
 }
 
 /// A cell's (verdict, value, reason) by (item, criterion).
-type CellMap = BTreeMap<(u64, String), (Value, Value, Value)>;
+use support::journal::Cells as CellMap;
 
 /// Every cell of a run, and the line count.
+/// The run's cells as rubricate reads them (a kill mid-write leaves a torn last line).
 fn cells(ws: &Workspace, id: &str) -> (CellMap, usize) {
-    let text = std::fs::read_to_string(ws.run_dir(id).join("results.jsonl")).unwrap();
-    let mut out = BTreeMap::new();
-    let mut count = 0;
-    for line in text.lines().skip(1) {
-        let v: Value = serde_json::from_str(line).unwrap();
-        let r = &v["result"];
-        let key = (
-            v["item"].as_u64().unwrap(),
-            r["criterion_id"].as_str().unwrap().to_owned(),
-        );
-        let cell = (
-            r["verdict"].clone(),
-            r["value"].clone(),
-            r["reason"].clone(),
-        );
-        assert!(
-            out.insert(key.clone(), cell).is_none(),
-            "cell {key:?} written twice"
-        );
-        count += 1;
-    }
-    (out, count)
+    support::journal::cells(&ws.run_dir(id).join("results.jsonl"))
 }
 
 fn run_ok(mut cmd: Command) -> Output {

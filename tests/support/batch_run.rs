@@ -144,27 +144,8 @@ impl Workspace {
     }
 
     /// Every cell of a run's journal as (verdict, value, reason), each written once.
-    pub fn cells(&self, id: &str) -> BTreeMap<(u64, String), (Value, Value, Value)> {
-        let text = std::fs::read_to_string(self.run_dir(id).join("results.jsonl")).unwrap();
-        let mut out = BTreeMap::new();
-        for line in text.lines().skip(1) {
-            let v: Value = serde_json::from_str(line).unwrap();
-            let r = &v["result"];
-            let key = (
-                v["item"].as_u64().unwrap(),
-                r["criterion_id"].as_str().unwrap().to_owned(),
-            );
-            let cell = (
-                r["verdict"].clone(),
-                r["value"].clone(),
-                r["reason"].clone(),
-            );
-            assert!(
-                out.insert(key.clone(), cell).is_none(),
-                "cell {key:?} journalled twice"
-            );
-        }
-        out
+    pub fn cells(&self, id: &str) -> super::journal::Cells {
+        super::journal::cells(&self.run_dir(id).join("results.jsonl")).0
     }
 
     /// `runs show` as a table, less the lines that name the run and when it ran.

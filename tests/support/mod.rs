@@ -14,6 +14,7 @@
 
 pub mod batch;
 pub mod batch_run;
+pub mod journal;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
