@@ -2575,7 +2575,7 @@ fn an_untrusted_config_is_said_at_start_with_what_to_run() {
     let app = build(&ws).unwrap();
     let said = app.message.clone().unwrap();
     assert!(
-        said.starts_with(&format!("`rubricate trust {}`", dir.path().display())),
+        said.starts_with(&format!("run `rubricate trust {}`", dir.path().display())),
         "{said}"
     );
 }
