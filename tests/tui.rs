@@ -113,6 +113,18 @@ fn opening_a_dataset_reads_only_a_window_and_stale_answers_are_dropped() {
     assert_eq!(app.browse.as_ref().unwrap().total, Some(50));
 }
 
+/// The item the cursor is on.
+fn current(ui: &Ui) -> String {
+    ui.app
+        .browse
+        .as_ref()
+        .unwrap()
+        .current()
+        .unwrap()
+        .id
+        .clone()
+}
+
 #[test]
 fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     let mut ui = Ui::new(120, 40);
@@ -134,7 +146,9 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
         (item.as_str(), criterion.as_str(), verdict.as_str()),
         ("q01", "reset-link", Some("MET"))
     );
-    assert_eq!(ui.app.label.criterion, 1, "on to the next criterion");
+    // Every other criterion of q01 has alice's label: on to the next item, never onto an
+    // answered criterion (the next key would replace its label).
+    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q02");
     // Not yet on disk: quitting waits for it (esc stays).
     ui.app.update(key('q'));
     assert!(!ui.app.quit);
@@ -152,6 +166,13 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     assert_eq!(ui.app.label.sitting, 1);
     // A key that does not answer this criterion says so and saves nothing.
     assert!(ui.app.update(key('3')).is_empty());
+    // A label that replaces another one (the focus put on it by hand) says so.
+    ui.press([key('p'), key('u')]);
+    let said = ui.app.message.clone().unwrap_or_default();
+    assert!(
+        said.contains("q01 'reset-link' was MET, now UNMET (z undoes)"),
+        "{said}"
+    );
     // Undo is a new event; the label returns to alice's earlier one.
     ui.press([key('z')]);
     assert_eq!(
@@ -176,9 +197,12 @@ fn the_last_criterion_moves_to_the_next_item_in_the_queue() {
             .unwrap()
             .contains("unlabelled first")
     );
+    // alice labelled q01–q32: q01 has nothing left to answer, so unlabelled first jumps
+    // to q33 after one label; its four criteria take the queue on to q34.
+    ui.press([key('m')]);
+    assert_eq!(current(&ui), "q33");
     ui.press([key('m'), key('m'), key('m'), key('u')]);
-    // alice labelled q01–q32: unlabelled first jumps to q33.
-    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q33");
+    assert_eq!(current(&ui), "q34");
 }
 
 #[test]
@@ -207,16 +231,6 @@ fn the_labels_next_queue_follows_the_plan_and_its_stop_rule_moves_with_each_labe
     let criterion = ui.app.label_criteria()[0].id.clone();
     let before = ui.app.stop_rule(&criterion).unwrap().labelled;
     ui.press([key('n')]);
-    let current = |ui: &Ui| {
-        ui.app
-            .browse
-            .as_ref()
-            .unwrap()
-            .current()
-            .unwrap()
-            .id
-            .clone()
-    };
     assert_eq!(
         current(&ui),
         first.item,
@@ -297,16 +311,6 @@ fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
     // q33 is the first item alice has not labelled.
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L')]);
-    let current = |ui: &Ui| {
-        ui.app
-            .browse
-            .as_ref()
-            .unwrap()
-            .current()
-            .unwrap()
-            .id
-            .clone()
-    };
     assert_eq!(current(&ui), "q33");
     assert_eq!(ui.app.label.criterion, 0);
     // Answer the first criterion, then move on before finishing the item.
@@ -329,21 +333,62 @@ fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
 }
 
 #[test]
+fn a_label_moves_on_to_the_next_unanswered_criterion_and_never_onto_an_answered_one() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    // q33 is the first item alice has not labelled; give it only its second criterion.
+    ui.press((0..32).map(|_| code(KeyCode::Down)));
+    ui.press([key('L'), key('j'), key('u')]);
+    assert_eq!(current(&ui), "q33");
+    assert_eq!(ui.app.label.criterion, 2);
+    // Away and back: the first criterion without a label is focused.
+    ui.press([key('n'), key('p')]);
+    assert_eq!(current(&ui), "q33");
+    assert_eq!(ui.app.label.criterion, 0);
+    // A label skips the answered second criterion (it used to land on it).
+    ui.press([key('m')]);
+    assert_eq!(
+        ui.app.label.criterion, 2,
+        "the answered criterion is skipped"
+    );
+    // From the last criterion, round to one left before it: none here, so the third and
+    // fourth, then the next item.
+    ui.press([key('m'), key('m')]);
+    assert_eq!(
+        current(&ui),
+        "q34",
+        "every criterion answered: the next item"
+    );
+    // Labels are out of order on q35 (the last first): the focus wraps to those before.
+    ui.press([key('n')]);
+    let n = ui.app.label_criteria().len();
+    ui.press((1..n).map(|_| key('j')));
+    ui.press([key('m')]);
+    assert_eq!(current(&ui), "q35");
+    assert_eq!(ui.app.label.criterion, 0, "round to the first one left");
+    // Nothing was labelled twice: one label per (item, criterion) in alice's journal.
+    let journal = std::fs::read_to_string(
+        std::path::Path::new(&ui.root).join("labels/support-answers/alice.jsonl"),
+    )
+    .unwrap();
+    let mut cells: Vec<(String, String)> = journal
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| ["q33", "q35"].contains(&e["item"].as_str().unwrap_or_default()))
+        .map(|e| (e["item"].to_string(), e["criterion"].to_string()))
+        .collect();
+    assert_eq!(cells.len(), n + 1, "{cells:?}");
+    cells.sort();
+    cells.dedup();
+    assert_eq!(cells.len(), n + 1, "a label was replaced");
+}
+
+#[test]
 fn blind_mode_holds_the_item_until_the_reveal_is_seen_and_queues_wrap() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L'), key('b')]);
-    let current = |ui: &Ui| {
-        ui.app
-            .browse
-            .as_ref()
-            .unwrap()
-            .current()
-            .unwrap()
-            .id
-            .clone()
-    };
     assert_eq!(current(&ui), "q33");
     ui.press([key('m'), key('m'), key('u'), key('u')]);
     assert_eq!(
@@ -1481,7 +1526,8 @@ mod grid {
             effects,
             vec![Effect::RetryCells {
                 tag: 7,
-                cells: vec![(1, "steps".into())]
+                cells: vec![(1, "steps".into())],
+                max_cost: None,
             }]
         );
         let run = ui.app.grade.run.as_ref().unwrap();
@@ -1509,7 +1555,8 @@ mod grid {
             effects,
             vec![Effect::RetryCells {
                 tag: 7,
-                cells: vec![(2, "asks-password".into())]
+                cells: vec![(2, "asks-password".into())],
+                max_cost: None,
             }]
         );
     }

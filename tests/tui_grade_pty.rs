@@ -30,6 +30,26 @@ fn ui(name: &str, ws: &Path, server: &LlmServer, size: (u16, u16), env: &[(&str,
     Tmux::start(name, ws, size.0, size.1, &Tmux::rubricate(&all))
 }
 
+/// A workspace in `ws` with `config` as its rubricate.yaml, the two-criterion rubric
+/// `rubrics/answer.yaml` and `items` answers in `datasets/answers.jsonl`.
+fn answers_workspace(ws: &Path, config: &str, items: usize) {
+    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
+    std::fs::create_dir_all(ws.join("datasets")).unwrap();
+    std::fs::write(ws.join("rubricate.yaml"), config).unwrap();
+    std::fs::write(
+        ws.join("rubrics/answer.yaml"),
+        "id: answer\nname: Answer\ncriteria:\n  - { id: correct, requirement: Names the right city, weight: 2 }\n  - { id: polite, requirement: Is polite, weight: 1 }\n",
+    )
+    .unwrap();
+    let lines: String = (0..items)
+        .map(|i| {
+            json!({"id": format!("a{i}"), "submission": format!("Answer {i}: Paris.")}).to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
+}
+
 #[test]
 fn edit_save_a_version_then_grade_twenty_items_live() {
     if !Tmux::required() {
@@ -188,25 +208,11 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
     });
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
-    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
-    std::fs::create_dir_all(ws.join("datasets")).unwrap();
-    std::fs::write(
-        ws.join("rubricate.yaml"),
+    answers_workspace(
+        ws,
         "annotator: pat\njudge:\n  model: openai/judge\n  concurrency: 2\n",
-    )
-    .unwrap();
-    std::fs::write(
-        ws.join("rubrics/answer.yaml"),
-        "id: answer\nname: Answer\ncriteria:\n  - { id: correct, requirement: Names the right city, weight: 2 }\n  - { id: polite, requirement: Is polite, weight: 1 }\n",
-    )
-    .unwrap();
-    let lines: String = (0..20)
-        .map(|i| {
-            json!({"id": format!("a{i}"), "submission": format!("Answer {i}: Paris.")}).to_string()
-                + "\n"
-        })
-        .collect();
-    std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
+        20,
+    );
     let t = ui("resume", ws, &server, (140, 40), &[]);
     t.wait_for("answers");
     t.keys(&["Enter"]);
@@ -356,4 +362,55 @@ fn an_agentv_eval_grades_with_its_cases_own_rubrics() {
             && s.lines().any(|l| l.contains("bye") && l.contains("100%"))
     });
     t.keys(&["q"]);
+}
+
+/// A run stopped by its cost limit continues (`c`) within the limit typed in the set-up
+/// afterwards, not the one it started with: the screen's limit is the one in force.
+#[test]
+fn continue_spends_within_the_cost_limit_the_set_up_shows() {
+    if !Tmux::required() {
+        return;
+    }
+    let server = LlmServer::start(Duration::ZERO, |_| verdict("fine", json!("MET")));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    // Each call: 100 tokens in at $5/M and 20 out at $25/M = $0.001; 60 calls in all, so
+    // the first limit stops the run, and would stop a continuation again.
+    answers_workspace(
+        ws,
+        "annotator: pat\njudge:\n  model: openai/judge\n  concurrency: 1\n  max_cost: 0.01\nprices:\n  openai/judge: { input: 5, output: 25 }\n",
+        30,
+    );
+    let t = ui("cost", ws, &server, (120, 40), &[]);
+    t.wait_for("answers");
+    t.keys(&["Enter"]);
+    t.wait_for("a0");
+    t.keys(&["G"]);
+    t.wait_for("cost limit $0.01");
+    t.keys(&["Enter"]);
+    t.wait_for("the cost limit ($0.01) was reached");
+    let stopped = server.seen().len();
+    assert!(stopped < 20, "{stopped} calls");
+    // Back to the set-up, a higher limit typed, then continue.
+    t.keys(&["Escape"]);
+    t.wait_for("is unfinished: c continues it");
+    t.keys(&["$", "C-u"]);
+    t.type_text("50");
+    t.keys(&["Enter"]);
+    t.wait_for("cost limit $50.00");
+    t.keys(&["c"]);
+    wait_for_condition("every judge call", || server.seen().len() >= 60);
+    t.wait_for("finished · ");
+    t.keys(&["q"]);
+    t.wait_gone();
+    assert_eq!(server.seen().len(), 60, "every call sent once");
+    let run = std::fs::read_dir(ws.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest["finished_at"].is_string(), "{manifest}");
 }

@@ -186,6 +186,50 @@ pub fn reopen(
     control: &Control,
     cell_events: bool,
 ) -> Result<Session, Error> {
+    reopen_live(
+        runs_dir,
+        id,
+        redo,
+        env,
+        control,
+        cell_events,
+        Limit::Recorded,
+    )
+}
+
+/// [`reopen`] with the cost limit a person set now (the TUI's set-up shows it), in force
+/// for this session instead of the one recorded when the run started (`None`: no limit).
+pub fn reopen_with_cost_limit(
+    runs_dir: &Path,
+    id: &str,
+    redo: &[(usize, String)],
+    env: Env<'_>,
+    control: &Control,
+    cell_events: bool,
+    max_cost: Option<f64>,
+) -> Result<Session, Error> {
+    let limit = Limit::Now(max_cost);
+    reopen_live(runs_dir, id, redo, env, control, cell_events, limit)
+}
+
+/// Which cost limit a reopened run spends within.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    /// The one recorded when the run started.
+    Recorded,
+    /// The one set now.
+    Now(Option<f64>),
+}
+
+fn reopen_live(
+    runs_dir: &Path,
+    id: &str,
+    redo: &[(usize, String)],
+    env: Env<'_>,
+    control: &Control,
+    cell_events: bool,
+    limit: Limit,
+) -> Result<Session, Error> {
     let recording = Recording::open(runs_dir, id)?;
     if recording.settings()?.judge.batch {
         return Err(Error::input(format!(
@@ -194,7 +238,7 @@ pub fn reopen(
             recording.id()
         )));
     }
-    reopen_with(recording, redo, env, control, cell_events, None)
+    reopen_with(recording, redo, env, control, cell_events, None, limit)
 }
 
 /// A batch run's pass: every cell its journal lacks, its judge calls answered by `desk`.
@@ -206,7 +250,15 @@ pub(crate) fn reopen_batched(
     desk: Arc<batch::Desk>,
 ) -> Result<Session, Error> {
     let recording = Recording::open(runs_dir, id)?;
-    reopen_with(recording, &[], env, control, false, Some(desk))
+    reopen_with(
+        recording,
+        &[],
+        env,
+        control,
+        false,
+        Some(desk),
+        Limit::Recorded,
+    )
 }
 
 fn reopen_with(
@@ -216,10 +268,14 @@ fn reopen_with(
     control: &Control,
     cell_events: bool,
     desk: Option<Arc<batch::Desk>>,
+    limit: Limit,
 ) -> Result<Session, Error> {
     let rubric = recording.rubric()?;
     let mut settings = recording.settings()?;
     settings.judge.stream |= cell_events;
+    if let Limit::Now(max_cost) = limit {
+        settings.judge.max_cost = max_cost;
+    }
     let path = recording.check_dataset()?;
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     let judges = run_judges(&settings, rubric.as_ref(), env, control, desk)?;

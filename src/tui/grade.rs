@@ -25,6 +25,9 @@ pub struct GradeState {
     pub judge_input: Option<String>,
     /// The run's cost limit in dollars (the workspace's `judge.max_cost`, or typed with `$`).
     pub max_cost: Option<f64>,
+    /// The workspace's `judge.max_cost`: every run keeps within it, so an emptied limit
+    /// comes back to it (the screen shows the limit in force).
+    pub workspace_max_cost: Option<f64>,
     /// A cost limit being typed.
     pub max_cost_input: Option<String>,
     /// The next run's name (`n`; `None`: `ui`), and the name being typed.
@@ -55,6 +58,7 @@ impl Default for GradeState {
             strategy: None,
             judge_input: None,
             max_cost: None,
+            workspace_max_cost: None,
             max_cost_input: None,
             name: None,
             name_input: None,
@@ -119,9 +123,14 @@ impl App {
                     let typed = text.trim().trim_start_matches('$').to_owned();
                     match typed.parse::<f64>() {
                         _ if typed.is_empty() => {
-                            self.grade.max_cost = None;
+                            self.grade.max_cost = self.grade.workspace_max_cost;
                             self.grade.max_cost_input = None;
-                            self.message = Some("no cost limit".into());
+                            self.message = Some(match self.grade.workspace_max_cost {
+                                Some(c) => format!(
+                                    "rubricate.yaml's judge.max_cost (${c:.2}) still applies"
+                                ),
+                                None => "no cost limit".into(),
+                            });
                         }
                         Ok(x) if x.is_finite() && x > 0.0 => {
                             self.grade.max_cost = Some(x);
@@ -378,6 +387,7 @@ impl App {
                     tag,
                     dataset,
                     run_id,
+                    max_cost: self.grade.max_cost,
                 }]
             }
             (None, Action::Model) => {
@@ -467,7 +477,7 @@ impl App {
                 let Some(criterion) = run.criterion_id(row, col).map(str::to_owned) else {
                     return Vec::new();
                 };
-                retry(run, vec![(row, criterion)])
+                retry(run, vec![(row, criterion)], self.grade.max_cost)
             }
             (Some(run), Action::RetryAll) if run.finished || run.cancelled => {
                 let cells = run.failed_cells();
@@ -475,7 +485,7 @@ impl App {
                     self.message = Some("no failed cells".into());
                     return Vec::new();
                 }
-                retry(run, cells)
+                retry(run, cells, self.grade.max_cost)
             }
             (Some(_), Action::Retry | Action::RetryAll) => {
                 self.message = Some("retry once the run has finished or been cancelled".into());
@@ -486,8 +496,9 @@ impl App {
     }
 }
 
-/// Re-queues exactly `cells` (and nothing else) in the same run's journal.
-fn retry(run: &mut GridRun, cells: Vec<(usize, String)>) -> Vec<Effect> {
+/// Re-queues exactly `cells` (and nothing else) in the same run's journal, within the
+/// set-up's cost limit.
+fn retry(run: &mut GridRun, cells: Vec<(usize, String)>, max_cost: Option<f64>) -> Vec<Effect> {
     for (item, criterion) in &cells {
         if let Some(col) = run.column_of(*item, criterion) {
             run.set(*item, col, Cell::Queued);
@@ -499,5 +510,6 @@ fn retry(run: &mut GridRun, cells: Vec<(usize, String)>) -> Vec<Effect> {
     vec![Effect::RetryCells {
         tag: run.tag,
         cells,
+        max_cost,
     }]
 }

@@ -102,6 +102,20 @@ impl App {
             .unwrap_or(0);
     }
 
+    /// The criterion to answer after `from` on `item`: the next one in order without a
+    /// label (wrapping round to those before `from`), adjudicating a difference still to
+    /// settle first; `None` when every criterion has one.
+    fn next_unanswered(&self, item: &str, from: usize) -> Option<usize> {
+        let criteria = self.label_criteria();
+        let n = criteria.len();
+        let order = || (1..n).map(move |k| (from + k) % n);
+        let open = |i: &usize| !self.answered(item, &criteria[*i].id);
+        let mut differing = order()
+            .filter(open)
+            .filter(|i| self.adjudicating() && self.peers_differ(item, &criteria[*i].id));
+        differing.next().or_else(|| order().find(open))
+    }
+
     /// Whether the item has a label for the criterion, on disk or on its way there.
     pub fn answered(&self, item: &str, criterion: &str) -> bool {
         self.labels
@@ -203,10 +217,13 @@ impl App {
                 self.label
                     .pending
                     .push_back(Some((item.id.clone(), c.id.clone())));
-                // On to the next criterion; after the last, the next item in the queue —
-                // except in blind mode, where the item stays until its reveal is seen.
-                if self.label.criterion + 1 < n {
-                    self.label.criterion += 1;
+                // On to the item's next criterion still without a label (never one that
+                // has one: the next key would silently replace it); when none is left, the
+                // next item in the queue — except in blind mode, where the item stays until
+                // its reveal is seen.
+                let item = item.id.clone();
+                if let Some(next) = self.next_unanswered(&item, self.label.criterion) {
+                    self.label.criterion = next;
                     vec![effect]
                 } else if self.label.blind {
                     self.message = Some(
@@ -461,9 +478,28 @@ impl App {
         self.label
             .saved
             .push((seq, item.clone(), criterion.clone()));
-        self.labels.insert((item, criterion), verdict);
+        // A label that replaces another says so (a key typed on an answered criterion).
+        let key = (item, criterion);
+        self.message = Some(match self.labels.get(&key).filter(|b| **b != verdict) {
+            Some(b) => {
+                let undo = self
+                    .keymap
+                    .keys_for(super::keymap::Context::Label, Action::Undo)
+                    .first()
+                    .map(|k| format!(" ({k} undoes)"))
+                    .unwrap_or_default();
+                format!(
+                    "saved label {seq}: {} '{}' was {}, now {}{undo}",
+                    key.0,
+                    key.1,
+                    label_text(b),
+                    label_text(&verdict)
+                )
+            }
+            None => format!("saved label {seq}"),
+        });
+        self.labels.insert(key, verdict);
         self.labels_gen += 1;
-        self.message = Some(format!("saved label {seq}"));
         Vec::new()
     }
 

@@ -133,6 +133,7 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         .confirm_cost
         .unwrap_or(crate::store::config::CONFIRM_COST);
     app.grade.max_cost = ws.config.judge.max_cost;
+    app.grade.workspace_max_cost = ws.config.judge.max_cost;
     app.restore(&remembered);
     Ok(app)
 }

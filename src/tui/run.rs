@@ -185,23 +185,29 @@ pub fn start(
 }
 
 /// Continues a saved run (after a crash, a quit or a cancel: every cell its journal lacks),
-/// or grades chosen cells of it again (`redo`: a retry).
+/// or grades chosen cells of it again (`redo`: a retry), spending within `max_cost` — the
+/// limit the set-up shows now, not the one the run started with.
 pub fn reopen(
     ws: &Workspace,
     tag: u64,
     d: &DatasetInfo,
     run_id: &str,
     redo: &[(usize, String)],
+    max_cost: Option<f64>,
     tx: mpsc::Sender<Msg>,
 ) -> Result<Control, String> {
     let control = Control::default();
     // The cells graded again (`redo`) are not among the session's prior cells: they show
     // as queued, not as their old failure.
-    let session = run::reopen(&ws.runs_dir(), run_id, redo, env(ws), &control, true)
-        .map_err(|e| e.message)?;
+    let runs = ws.runs_dir();
+    let session =
+        run::reopen_with_cost_limit(&runs, run_id, redo, env(ws), &control, true, max_cost)
+            .map_err(|e| e.message)?;
     if redo.is_empty() {
+        let limit =
+            max_cost.map_or_else(|| "no cost limit".into(), |c| format!("cost limit ${c:.2}"));
         let _ = tx.blocking_send(Msg::Info(format!(
-            "run {run_id} continues: {} cells already in its journal",
+            "run {run_id} continues ({limit}): {} cells already in its journal",
             session.prior.len()
         )));
     }
@@ -369,6 +375,7 @@ impl Runs {
         ws: &Workspace,
         tag: u64,
         cells: &[(usize, String)],
+        max_cost: Option<f64>,
         tx: mpsc::Sender<Msg>,
     ) -> Result<(), String> {
         let (run_id, d) = self
@@ -377,7 +384,7 @@ impl Runs {
             .ok()
             .and_then(|m| m.get(&tag).map(|s| (s.run_id.clone(), s.dataset.clone())))
             .ok_or("that run is no longer open here")?;
-        let control = reopen(ws, tag, &d, &run_id, cells, tx)?;
+        let control = reopen(ws, tag, &d, &run_id, cells, max_cost, tx)?;
         self.insert(tag, control, run_id, d);
         Ok(())
     }
