@@ -1788,6 +1788,90 @@ mod review {
         assert!(ui.app.message.as_deref().unwrap().contains("is approved"));
     }
 
+    /// An artifact reviewed three times (two failed reviews, then one that approved it):
+    /// its panel is longer than the screen.
+    fn reviewed_three_times(ui: &Ui) -> String {
+        let store = Artifacts::new(std::path::Path::new(&ui.root));
+        let mut a = store
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .find(|a| a.name == "Curt reply")
+            .unwrap();
+        let criteria = ["reset-link", "steps", "concise", "asks-password"];
+        for (round, passed) in [(1, false), (2, false), (3, true)] {
+            for to in [Status::PendingReview, Status::InReview] {
+                a.transition(to, "").unwrap();
+            }
+            let verdict = if passed { "MET" } else { "UNMET" };
+            let evaluation = serde_json::json!({"criteria": criteria.iter().map(|c| serde_json::json!({
+                "id": c,
+                "verdict": verdict,
+                "reason": format!("round {round}: the reply {} what {c} asks for, as the reviewer read it", if passed { "does" } else { "does not do" }),
+            })).collect::<Vec<_>>()});
+            a.reviews.push(rubricate::store::artifacts::Review {
+                rubric_id: "support-answer".into(),
+                rubric_version: format!("1.0.{round}"),
+                passed,
+                score: Some(if passed { 1.0 } else { 0.25 }),
+                evaluation,
+                time: "2026-11-21T10:00:00Z".into(),
+            });
+            if passed {
+                a.transition(Status::Approved, "all good now").unwrap();
+            } else {
+                a.transition(Status::NeedsRevision, "missing the steps")
+                    .unwrap();
+                a.transition(Status::Draft, "revised").unwrap();
+            }
+        }
+        store.save(&a).unwrap();
+        a.id
+    }
+
+    #[test]
+    fn the_review_panel_scrolls_to_a_review_below_the_edge() {
+        let mut ui = with_artifacts();
+        let id = reviewed_three_times(&ui);
+        ui.press([key('V')]);
+        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+            .iter()
+            .position(|x| x.id == id)
+            .unwrap();
+        ui.press((0..at).map(|_| code(KeyCode::Down)));
+        assert_eq!(ui.app.selected_artifact().unwrap().id, id);
+        // At 120×40 the approving review is below the panel's edge; the title says how
+        // to reach it, and the hints name the key.
+        let screen = ui.screen();
+        assert!(!screen.contains("support-answer@1.0.3"), "{screen}");
+        assert!(screen.contains("pgdn/pgup scroll"), "{screen}");
+        assert!(screen.contains("pgdn scroll the panel"), "{screen}");
+        ui.press([code(KeyCode::PageDown)]);
+        let screen = ui.screen();
+        assert!(
+            screen.contains("support-answer@1.0.3  100%  passed"),
+            "{screen}"
+        );
+        // Never past the last row: more presses change nothing, and one page up leaves
+        // the end.
+        let end = ui.app.review.detail_scroll;
+        ui.press([code(KeyCode::PageDown), code(KeyCode::PageDown)]);
+        assert_eq!(ui.app.review.detail_scroll, end);
+        let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d").unwrap();
+        let ids = regex::Regex::new(r"art_[0-9a-f]{32}").unwrap();
+        let screen = ids.replace_all(&ui.screen(), "art_[id]").into_owned();
+        insta::assert_snapshot!(
+            "review_scrolled_120x40",
+            times.replace_all(&screen, "[time]")
+        );
+        ui.press([code(KeyCode::PageUp)]);
+        assert!(ui.app.review.detail_scroll < end);
+        // Another artifact starts at its top.
+        ui.press([code(KeyCode::Up)]);
+        assert_eq!(ui.app.review.detail_scroll, 0);
+    }
+
     #[test]
     fn submit_evaluates_and_decisions_take_a_note() {
         let mut ui = with_artifacts();

@@ -20,6 +20,9 @@ pub struct ReviewState {
     pub busy: Option<String>,
     /// A new artifact's type and name being chosen.
     pub new: Option<super::artifact_new::NewArtifact>,
+    /// Rows the selected artifact's panel is scrolled by (its history and reviews grow
+    /// past the screen); back to the top when another artifact is selected.
+    pub detail_scroll: u16,
 }
 
 /// Artifacts in the order the pane lists them: by status along the flow, then by id.
@@ -74,9 +77,26 @@ impl App {
 
     pub(super) fn review_action(&mut self, action: Action) -> Vec<Effect> {
         let n = self.review.artifacts.len();
+        let page = self.size.1.saturating_sub(6).max(1);
         match action {
-            Action::Up => self.review.selected = self.review.selected.saturating_sub(1),
-            Action::Down if n > 0 => self.review.selected = (self.review.selected + 1).min(n - 1),
+            Action::Up => {
+                self.review.selected = self.review.selected.saturating_sub(1);
+                self.review.detail_scroll = 0;
+            }
+            Action::Down if n > 0 => {
+                self.review.selected = (self.review.selected + 1).min(n - 1);
+                self.review.detail_scroll = 0;
+            }
+            // The panel scrolls a page at a time, never past its last row.
+            Action::PageDown => {
+                let end = self
+                    .selected_artifact()
+                    .map_or(0, |a| super::view::review::detail_scroll_end(self, a));
+                self.review.detail_scroll = (self.review.detail_scroll + page).min(end);
+            }
+            Action::PageUp => {
+                self.review.detail_scroll = self.review.detail_scroll.saturating_sub(page);
+            }
             Action::Submit => {
                 let Some(a) = self.selected_artifact() else {
                     return Vec::new();

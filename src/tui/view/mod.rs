@@ -7,7 +7,7 @@ mod grade;
 pub mod label;
 mod palette;
 mod results;
-mod review;
+pub(crate) mod review;
 mod rubrics;
 
 use ratatui::Frame;
@@ -118,6 +118,7 @@ fn hints(app: &App) -> String {
             Action::Approve,
             Action::RequestRevision,
             Action::Reject,
+            Action::PageDown,
         ],
     };
     // Help first: on a narrow terminal the end of the line is cut, and help lists the rest.
@@ -180,6 +181,7 @@ fn short(a: Action) -> &'static str {
         Action::NextVerdict => "by verdict",
         Action::FailedOnly => "failed only",
         Action::Export => "export",
+        Action::PageDown => "scroll the panel",
         Action::Palette => "actions",
         Action::Quit => "quit",
         _ => "",
