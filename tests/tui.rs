@@ -1521,7 +1521,9 @@ mod grid {
         }]);
         // Select row 1, column 1 (the 429).
         ui.press([code(KeyCode::Down), code(KeyCode::Right)]);
-        let effects = ui.app.update(key('r'));
+        // A retry sends a judge call: asked first, `y` goes ahead.
+        assert!(ui.app.update(key('r')).is_empty());
+        let effects = ui.app.update(key('y'));
         assert_eq!(
             effects,
             vec![Effect::RetryCells {
@@ -1550,7 +1552,8 @@ mod grid {
             tokens: 0,
             cost: 0.0,
         }]);
-        let effects = ui.app.update(key('A'));
+        assert!(ui.app.update(key('A')).is_empty());
+        let effects = ui.app.update(key('y'));
         assert_eq!(
             effects,
             vec![Effect::RetryCells {
@@ -1725,7 +1728,9 @@ mod review {
     fn e_revises_a_draft_or_needs_revision_artifact_from_its_edited_file() {
         let mut ui = with_artifacts();
         ui.press([key('V')]);
-        let effects = ui.app.update(key('e'));
+        // $EDITOR takes the terminal: asked first, `y` goes ahead.
+        assert!(ui.app.update(key('e')).is_empty());
+        let effects = ui.app.update(key('y'));
         let [Effect::EditArtifact { id }] = effects.as_slice() else {
             panic!("{effects:?}")
         };
@@ -1873,6 +1878,47 @@ mod review {
     }
 
     #[test]
+    fn keys_after_a_refused_decision_and_a_stray_burst_act_nowhere() {
+        let mut ui = with_artifacts();
+        ui.press([key('V')]);
+        let journal = std::path::Path::new(&ui.root).join("labels/support-answers/alice.jsonl");
+        let labels_before = std::fs::read_to_string(&journal).unwrap();
+        // `x` on a draft is refused; the note typed after it (`L` is the Label pane, `m`
+        // a MET label there) goes nowhere until esc closes the refusal.
+        assert!(ui.app.update(key('x')).is_empty());
+        for c in "Looks fine. Mostly met".chars() {
+            let effects = ui.app.update(key(c));
+            assert!(effects.is_empty(), "{c:?} acted: {effects:?}");
+        }
+        assert_eq!(ui.app.pane, Pane::Review);
+        assert!(ui.screen().contains("decide on an artifact in review"));
+        ui.press([code(KeyCode::Esc)]);
+        assert!(ui.app.ask.is_none());
+        // A stray "please review" with no prompt open: `e` (the editor) and `s` (submit)
+        // ask first, and the next letter drops the question — nothing is submitted or
+        // edited.
+        for c in "please review".chars() {
+            let effects = ui.app.update(key(c));
+            assert!(
+                !effects.iter().any(|e| matches!(
+                    e,
+                    Effect::SubmitArtifact { .. } | Effect::EditArtifact { .. }
+                )),
+                "{c:?} acted: {effects:?}"
+            );
+        }
+        settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
+        assert!(
+            ui.app
+                .review
+                .artifacts
+                .iter()
+                .all(|a| a.status == Status::Draft && a.reviews.is_empty())
+        );
+        assert_eq!(std::fs::read_to_string(&journal).unwrap(), labels_before);
+    }
+
+    #[test]
     fn submit_evaluates_and_decisions_take_a_note() {
         let mut ui = with_artifacts();
         let effects = ui.app.update(key('V'));
@@ -1888,7 +1934,16 @@ mod review {
                 .unwrap()
                 .contains("decide on an artifact in review")
         );
-        let effects = ui.app.update(key('s'));
+        assert!(ui.screen().contains("esc or enter closes"));
+        ui.press([code(KeyCode::Esc)]);
+        // Submitting evaluates (judge calls): asked first, `y` goes ahead.
+        assert!(ui.app.update(key('s')).is_empty());
+        assert!(
+            ui.screen().contains("submit 'Reset reply' for review?"),
+            "{}",
+            ui.screen()
+        );
+        let effects = ui.app.update(key('y'));
         let [Effect::SubmitArtifact { id, .. }] = effects.as_slice() else {
             panic!("{effects:?}")
         };

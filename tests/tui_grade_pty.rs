@@ -142,6 +142,8 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
     t.keys(&["G", "Escape"]);
     t.wait_for("rubric (↑/↓ to choose)");
     t.keys(&["u"]);
+    t.wait_for("y goes ahead");
+    t.keys(&["y"]);
     // The "20 cells … copied" line is on screen only while the run lasts (a few ms against
     // this server): the second run's manifest, finished, is what says it is done.
     wait_for_condition("the re-grade finished", || {
@@ -241,6 +243,8 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
     let t = ui("resume", ws, &server, (140, 40), &[]);
     t.wait_for("is unfinished: c continues it");
     t.keys(&["c"]);
+    t.wait_for("y goes ahead");
+    t.keys(&["y"]);
     t.wait_for("finished · ");
     t.keys(&["q"]);
     t.wait_gone();
@@ -311,7 +315,10 @@ fn an_artifact_review_runs_live_in_the_grid() {
     t.wait_for("Datasets");
     t.keys(&["V"]);
     t.wait_for("Maths");
+    // Submitting evaluates: asked first.
     t.keys(&["s"]);
+    t.wait_for("submit 'Maths' for review?");
+    t.keys(&["y"]);
     t.wait_for("approved");
     t.keys(&["G"]);
     t.wait_for("review of art_");
@@ -399,6 +406,8 @@ fn continue_spends_within_the_cost_limit_the_set_up_shows() {
     t.keys(&["Enter"]);
     t.wait_for("cost limit $50.00");
     t.keys(&["c"]);
+    t.wait_for("(cost limit $50.00)?");
+    t.keys(&["y"]);
     wait_for_condition("every judge call", || server.seen().len() >= 60);
     t.wait_for("finished · ");
     t.keys(&["q"]);

@@ -104,6 +104,10 @@ pub struct App {
     pub grade: super::grade::GradeState,
     pub review: super::review::ReviewState,
     pub rubrics: super::rubrics::RubricsState,
+    /// A question or a refusal that takes every key until answered (`ask.rs`).
+    pub ask: Option<super::ask::Ask>,
+    /// `y` was pressed at a question: the action it asked about runs now.
+    pub(super) confirming: bool,
     next_tag: u64,
 }
 
@@ -154,6 +158,8 @@ impl App {
             grade: super::grade::GradeState::default(),
             review: super::review::ReviewState::default(),
             rubrics: super::rubrics::RubricsState::default(),
+            ask: None,
+            confirming: false,
             next_tag: 0,
         }
     }

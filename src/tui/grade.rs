@@ -329,6 +329,9 @@ impl App {
             self.message = Some("open a dataset first (Datasets pane)".into());
             return Vec::new();
         }
+        if let Some(out) = self.grade_guard(action) {
+            return out;
+        }
         let dataset = dataset.unwrap_or_default();
         let height = self.list_height();
         let batch_run = self.unfinished_batch_run();
@@ -370,16 +373,8 @@ impl App {
                 Vec::new()
             }
             (None, Action::Continue) => {
-                let unfinished = self
-                    .browse
-                    .as_ref()
-                    .and_then(|b| b.run.as_ref())
-                    .filter(|r| r.manifest.finished_at.is_none())
-                    .map(|r| r.manifest.id.clone());
-                let Some(run_id) = unfinished else {
-                    self.message = Some(
-                        "the latest run of this dataset is finished: nothing to continue".into(),
-                    );
+                // Refused or asked about first (`grade_ask.rs`).
+                let Some(run_id) = self.unfinished_live_run() else {
                     return Vec::new();
                 };
                 let tag = self.new_tag();
@@ -464,25 +459,15 @@ impl App {
                 Vec::new()
             }
             (Some(run), Action::Retry) if run.finished || run.cancelled => {
-                let (row, col) = run.cursor;
-                let cell = run
-                    .rows
-                    .get(row)
-                    .and_then(Option::as_ref)
-                    .and_then(|r| r.cells.get(col));
-                if !matches!(cell, Some(Cell::Failed(_))) {
-                    self.message = Some("the selected cell did not fail".into());
-                    return Vec::new();
+                // Refused or asked about first (`grade_ask.rs`).
+                match run.selected_failed() {
+                    Some(cell) => retry(run, vec![cell], self.grade.max_cost),
+                    None => Vec::new(),
                 }
-                let Some(criterion) = run.criterion_id(row, col).map(str::to_owned) else {
-                    return Vec::new();
-                };
-                retry(run, vec![(row, criterion)], self.grade.max_cost)
             }
             (Some(run), Action::RetryAll) if run.finished || run.cancelled => {
                 let cells = run.failed_cells();
                 if cells.is_empty() {
-                    self.message = Some("no failed cells".into());
                     return Vec::new();
                 }
                 retry(run, cells, self.grade.max_cost)

@@ -350,6 +350,20 @@ impl GridRun {
         out
     }
 
+    /// The selected cell, when it failed: its item and criterion (what `r` retries).
+    pub fn selected_failed(&self) -> Option<(usize, String)> {
+        let (row, col) = self.cursor;
+        let cell = self
+            .rows
+            .get(row)
+            .and_then(Option::as_ref)
+            .and_then(|r| r.cells.get(col));
+        if !matches!(cell, Some(Cell::Failed(_))) {
+            return None;
+        }
+        Some((row, self.criterion_id(row, col)?.to_owned()))
+    }
+
     /// The criterion id of a cell: its column's, or, when each item has its own rubric,
     /// the item's criterion at that position.
     pub fn criterion_id(&self, item: usize, col: usize) -> Option<&str> {

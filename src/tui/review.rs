@@ -105,14 +105,21 @@ impl App {
                     a.status,
                     Status::Draft | Status::NeedsRevision | Status::InReview
                 ) {
-                    self.message = Some(format!(
+                    let why = format!(
                         "{} is {}; only a draft or one needing revision is submitted",
                         a.id,
                         a.status.as_str()
-                    ));
-                    return Vec::new();
+                    );
+                    return self.refuse(why);
                 }
                 let id = a.id.clone();
+                let question = format!(
+                    "submit '{}' for review? its rubrics are evaluated (judge calls may cost money)",
+                    a.name
+                );
+                if !self.confirmed(action, question) {
+                    return Vec::new();
+                }
                 self.review.busy = Some(id.clone());
                 self.message = Some(format!(
                     "evaluating {id} against its rubrics (watch it live in the Grade pane: G)…"
@@ -127,12 +134,13 @@ impl App {
                     return Vec::new();
                 };
                 if !matches!(a.status, Status::PendingReview | Status::InReview) {
-                    self.message = Some(format!(
+                    // Said in a box that takes every key: the note typed next goes nowhere.
+                    let why = format!(
                         "{} is {}; decide on an artifact in review",
                         a.id,
                         a.status.as_str()
-                    ));
-                    return Vec::new();
+                    );
+                    return self.refuse(why);
                 }
                 let to = match action {
                     Action::Approve => Status::Approved,

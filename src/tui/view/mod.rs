@@ -1,6 +1,7 @@
 //! Drawing: panes render `&App` only. The frame is the tab bar, the focused pane, and the
 //! status bar whose hints come from the effective keymap; the help overlay lists it whole.
 
+mod ask;
 mod calibrate;
 mod datasets;
 mod grade;
@@ -42,6 +43,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
     }
     palette::draw(app, f, area);
     completions(app, f, status);
+    ask::draw(app, f, area);
 }
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
