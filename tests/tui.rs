@@ -1504,6 +1504,167 @@ mod grid {
         assert!(ui.app.grade.run.as_ref().unwrap().cancelled);
     }
 
+    fn finished() -> Msg {
+        Msg::GradeFinished {
+            tag: 7,
+            summary: "done".into(),
+            end: rubricate::tui::app::RunEnd::Finished,
+            tokens: 0,
+            cost: 0.0,
+        }
+    }
+
+    /// The cells `k` (`r` or `A`) retries in run 7, once `y` answers its question (the
+    /// question alone sends nothing).
+    fn retried(ui: &mut Ui, k: char) -> Vec<(usize, String)> {
+        assert!(ui.app.update(key(k)).is_empty());
+        match ui.app.update(key('y')).as_slice() {
+            [
+                Effect::RetryCells {
+                    tag: 7,
+                    cells,
+                    max_cost: None,
+                },
+            ] => cells.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An item's evaluation with `results`.
+    fn evaluation(target: &str, results: Vec<CriterionResult>) -> rubricate::model::Evaluation {
+        rubricate::model::Evaluation {
+            id: "eval_1".into(),
+            rubric_id: "case".into(),
+            rubric_version: "1".into(),
+            target_id: target.into(),
+            target_type: "item".into(),
+            failures: results.iter().filter(|r| r.failure.is_some()).count(),
+            results,
+            score: None,
+            raw: None,
+            passed: false,
+            incomplete: true,
+            feedback: String::new(),
+            evaluated_at: String::new(),
+            evaluated_by: String::new(),
+            graders: Vec::new(),
+            tags: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// A journalled cell of an item with its own rubric.
+    fn journalled(item: usize, criterion: &str, failed: bool) -> rubricate::store::runs::Cell {
+        let mut r = CriterionResult::failed(
+            criterion,
+            MethodKind::Judge,
+            Failure::error("judge", "HTTP 500"),
+        );
+        if !failed {
+            r.failure = None;
+            r.verdict = Some(Verdict::Met);
+            r.value = Some(1.0);
+        }
+        rubricate::store::runs::Cell {
+            item,
+            item_id: format!("case-{item}"),
+            result: r,
+        }
+    }
+
+    #[test]
+    fn a_retry_in_a_run_of_items_with_their_own_rubrics_keeps_every_other_cell() {
+        let mut ui = Ui::new(120, 40);
+        ui.press([code(KeyCode::Enter), key('G')]);
+        // An agentv eval's run continued after a restart (each case its own rubric: no
+        // criteria for the run): five cases, two criteria each, four failed cells.
+        let started = || Msg::RunStarted {
+            tag: 7,
+            run_id: "20261122-120000-abcd".into(),
+            criteria: Vec::new(),
+            items: Some(5),
+        };
+        let cells: Vec<_> = (0..5)
+            .flat_map(|i| {
+                [
+                    journalled(i, &format!("contains-{i}"), i == 1),
+                    journalled(i, &format!("judge-{i}"), i % 2 == 1 || i == 4),
+                ]
+            })
+            .collect();
+        ui.press([
+            started(),
+            Msg::Preload {
+                tag: 7,
+                cells: cells.clone(),
+            },
+            finished(),
+        ]);
+        let failed = |ui: &Ui| ui.app.grade.run.as_ref().unwrap().failed_cells();
+        assert_eq!(
+            failed(&ui),
+            [
+                (1, "contains-1".to_owned()),
+                (1, "judge-1".to_owned()),
+                (3, "judge-3".to_owned()),
+                (4, "judge-4".to_owned())
+            ],
+            "the failed cells of a continued run can be retried"
+        );
+        // `r` on the first failed cell (case 1, first column).
+        ui.press([code(KeyCode::Down)]);
+        assert_eq!(retried(&mut ui, 'r'), [(1, "contains-1".into())]);
+        // What the runtime says for the retry: the run started again (the same tag), the
+        // other cells from its journal, then the retried cell's new failure and its item's
+        // evaluation, which lists only the cell graded again.
+        let others: Vec<_> = cells
+            .iter()
+            .filter(|c| !(c.item == 1 && c.result.criterion_id == "contains-1"))
+            .cloned()
+            .collect();
+        ui.press([
+            started(),
+            Msg::Preload {
+                tag: 7,
+                cells: others,
+            },
+            ev(
+                1,
+                0,
+                EventKind::Failed(Failure::error("judge", "HTTP 500 again")),
+            ),
+            Msg::Grade {
+                tag: 7,
+                event: Box::new(GradeEvent {
+                    run: 7,
+                    item: 1,
+                    criterion: None,
+                    kind: EventKind::ItemDone(Box::new(evaluation(
+                        "case-1",
+                        vec![journalled(1, "contains-1", true).result],
+                    ))),
+                }),
+            },
+            finished(),
+        ]);
+        let run = ui.app.grade.run.as_ref().unwrap();
+        assert_eq!(
+            run.rows.iter().flatten().count(),
+            5,
+            "every case is still shown"
+        );
+        assert_eq!(run.cells_done, 10);
+        // `A` retries all four failures, not "no failed cells" nor only the retried one's.
+        assert_eq!(
+            retried(&mut ui, 'A'),
+            [
+                (1, "contains-1".into()),
+                (1, "judge-1".into()),
+                (3, "judge-3".into()),
+                (4, "judge-4".into())
+            ]
+        );
+    }
+
     #[test]
     fn a_failed_cells_retry_requeues_only_that_cell() {
         let mut ui = watching(120, 40);
@@ -1512,26 +1673,11 @@ mod grid {
             2,
             EventKind::Failed(Failure::error("judge", "timeout")),
         )]);
-        ui.press([Msg::GradeFinished {
-            tag: 7,
-            summary: "done".into(),
-            end: rubricate::tui::app::RunEnd::Finished,
-            tokens: 0,
-            cost: 0.0,
-        }]);
+        ui.press([finished()]);
         // Select row 1, column 1 (the 429).
         ui.press([code(KeyCode::Down), code(KeyCode::Right)]);
         // A retry sends a judge call: asked first, `y` goes ahead.
-        assert!(ui.app.update(key('r')).is_empty());
-        let effects = ui.app.update(key('y'));
-        assert_eq!(
-            effects,
-            vec![Effect::RetryCells {
-                tag: 7,
-                cells: vec![(1, "steps".into())],
-                max_cost: None,
-            }]
-        );
+        assert_eq!(retried(&mut ui, 'r'), [(1, "steps".into())]);
         let run = ui.app.grade.run.as_ref().unwrap();
         let rows: Vec<String> = run
             .rows
@@ -1545,23 +1691,8 @@ mod grid {
             "only the retried cell is queued again"
         );
         // Retrying everything that failed waits for the run to end again.
-        ui.press([Msg::GradeFinished {
-            tag: 7,
-            summary: "done".into(),
-            end: rubricate::tui::app::RunEnd::Finished,
-            tokens: 0,
-            cost: 0.0,
-        }]);
-        assert!(ui.app.update(key('A')).is_empty());
-        let effects = ui.app.update(key('y'));
-        assert_eq!(
-            effects,
-            vec![Effect::RetryCells {
-                tag: 7,
-                cells: vec![(2, "asks-password".into())],
-                max_cost: None,
-            }]
-        );
+        ui.press([finished()]);
+        assert_eq!(retried(&mut ui, 'A'), [(2, "asks-password".into())]);
     }
 
     #[test]

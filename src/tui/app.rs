@@ -346,10 +346,19 @@ impl App {
                 criteria,
                 items,
             } => {
-                self.message = Some(format!("run {run_id} started (journalled; resumable)"));
-                self.grade.run = Some(super::grade::GridRun::new(
-                    tag, run_id, criteria, items, self.now,
-                ));
+                // A retry grades cells of the run on screen again: its grid stays (with
+                // every other cell, and the columns an item's own rubric gave it).
+                let shown = self
+                    .grade
+                    .run
+                    .as_ref()
+                    .is_some_and(|r| r.tag == tag && r.run_id == run_id);
+                if !shown {
+                    self.message = Some(format!("run {run_id} started (journalled; resumable)"));
+                    self.grade.run = Some(super::grade::GridRun::new(
+                        tag, run_id, criteria, items, self.now,
+                    ));
+                }
                 Vec::new()
             }
             Msg::Grade { tag, event } => {
