@@ -39,7 +39,14 @@ struct Ui {
 
 impl Ui {
     fn new(w: u16, h: u16) -> Ui {
-        let (dir, ws) = demo();
+        Ui::with(w, h, |_| {})
+    }
+
+    /// The demo workspace with `prepare` done to its folder before the UI starts.
+    fn with(w: u16, h: u16, prepare: impl FnOnce(&std::path::Path)) -> Ui {
+        let (dir, _) = demo();
+        prepare(dir.path());
+        let ws = Workspace::at(dir.path()).unwrap();
         let mut app = build(&ws).unwrap();
         let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
         let effects = app.update(Msg::Resize(w, h));
@@ -381,6 +388,109 @@ fn a_label_moves_on_to_the_next_unanswered_criterion_and_never_onto_an_answered_
     cells.sort();
     cells.dedup();
     assert_eq!(cells.len(), n + 1, "a label was replaced");
+}
+
+/// The demo workspace with autorubric's essay-grading dataset (a rubric of its own and
+/// each item's ground truth) in `datasets/`, opened.
+fn with_autorubric_essays() -> Ui {
+    let mut ui = Ui::with(120, 40, |root| {
+        std::fs::copy(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "tests/fixtures/corpus/delip_autorubric/examples/data/essay_grading_dataset.json",
+            ),
+            root.join("datasets/essays.json"),
+        )
+        .unwrap();
+    });
+    let at = ui
+        .app
+        .datasets
+        .iter()
+        .position(|d| d.name == "essays")
+        .unwrap();
+    ui.press((0..at).map(|_| code(KeyCode::Down)));
+    ui.press([code(KeyCode::Enter)]);
+    ui
+}
+
+#[test]
+fn an_autorubric_dataset_is_labelled_and_shown_with_its_own_rubric_and_ground_truth() {
+    let mut ui = with_autorubric_essays();
+    // Label: the file's rubric, not the workspace's first (support-answer), and what the
+    // file's ground truth says beside each criterion.
+    ui.press([key('L')]);
+    let ids: Vec<String> = ui.app.label_criteria().into_iter().map(|c| c.id).collect();
+    assert_eq!(ids, ["causes", "effects", "structure", "britain", "errors"]);
+    let screen = ui.screen();
+    assert!(screen.contains("dataset-rubric@1.0.0"), "{screen}");
+    assert!(!screen.contains("support-answer@"), "{screen}");
+    assert!(screen.contains("you: — · judge: — · file: MET"), "{screen}");
+    assert!(
+        screen.contains("you: — · judge: — · file: UNMET"),
+        "{screen}"
+    );
+    // A label is recorded against the file's rubric.
+    let effects = ui.app.update(key('m'));
+    assert!(
+        matches!(&effects[..], [Effect::SaveLabel { criterion, rubric, .. }]
+            if criterion == "causes" && rubric == "dataset-rubric"),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    // The item's detail: the same criteria, with the file's verdicts.
+    ui.press([key('D'), code(KeyCode::Enter)]);
+    let screen = ui.screen();
+    assert!(screen.contains("human MET · file MET"), "{screen}");
+    assert!(screen.contains("human — · file UNMET"), "{screen}");
+}
+
+#[test]
+fn each_agentv_case_is_labelled_with_its_own_graders() {
+    let mut ui = Ui::with(120, 40, |root| {
+        std::fs::write(
+            root.join("suite.yaml"),
+            "tests:\n  - id: hello\n    output: hello world\n    assert:\n      - {type: contains, value: hello}\n      - {type: contains, value: bye}\n  - id: bye\n    output: bye\n    assert:\n      - {type: equals, value: bye}\n",
+        )
+        .unwrap();
+    });
+    // Opened by its path (and registered), as a person opens an eval file.
+    ui.press([key('o')]);
+    ui.press("suite.yaml".chars().map(key));
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let ids =
+        |ui: &Ui| -> Vec<String> { ui.app.label_criteria().into_iter().map(|c| c.id).collect() };
+    let hello = ids(&ui);
+    assert_eq!(hello.len(), 2, "{hello:?}");
+    ui.press([key('m'), key('m')]);
+    assert_eq!(
+        current(&ui),
+        "bye",
+        "both of hello's graders answered: the next case"
+    );
+    assert_eq!(ids(&ui).len(), 1, "bye has one grader");
+    assert!(!ui.screen().contains("support-answer@"));
+}
+
+#[test]
+fn the_grade_pane_grades_an_autorubric_dataset_with_its_own_rubric() {
+    let mut ui = with_autorubric_essays();
+    ui.press([key('G')]);
+    // The last choice: the dataset's own rubric (each item's, when it brings one).
+    let files = ui.app.grade.rubrics.len();
+    ui.press((0..files).map(|_| code(KeyCode::Down)));
+    let effects = ui.app.update(key('e'));
+    assert!(
+        matches!(&effects[..], [Effect::Estimate { rubric: None, .. }]),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    let estimate = ui.app.grade.estimate.clone().unwrap_or_default();
+    let said = ui.app.message.clone().unwrap_or_default();
+    assert!(!said.contains("pass --rubric"), "{said}");
+    assert!(
+        estimate.contains("no criterion is judged"),
+        "{estimate} / {said}"
+    );
 }
 
 #[test]

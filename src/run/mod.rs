@@ -37,7 +37,7 @@ pub use summary::{Summary, TagScore, Tone, tag_scores, tags_text};
 
 use crate::engine::compile;
 use crate::formats::LoadedRubric;
-use crate::formats::dataset::open_dataset;
+use crate::formats::dataset::{Dataset, open_dataset};
 use crate::llm::RunUsage;
 use crate::store::WorkspaceConfig;
 use crate::store::runs::Cell;
@@ -107,15 +107,19 @@ impl Outcome {
     }
 }
 
+/// The rubric a dataset is graded with: the one chosen, else the dataset's own (an
+/// autorubric file's, a rubric in its header); `None` when each item brings its own. Every
+/// front end asks this (`grade`, its `--dry-run`, `score`, the TUI's estimate and run).
+pub fn effective_rubric(chosen: Option<LoadedRubric>, dataset: &Dataset) -> Option<LoadedRubric> {
+    chosen.or_else(|| dataset.header.rubric.clone())
+}
+
 /// Opens a new run: loads the dataset, compiles the rubric and builds the judges, and only
 /// then records the run (so a rubric that does not compile leaves nothing behind).
 pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session, Error> {
     let settings = new.settings;
     let dataset = open_dataset(new.dataset, settings.read_options())?;
-    let rubric = match new.rubric {
-        Some(r) => Some(r),
-        None => dataset.header.rubric.clone(),
-    };
+    let rubric = effective_rubric(new.rubric, &dataset);
     let override_rubric = settings.override_rubric && rubric.is_some();
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     if settings.judge.batch {

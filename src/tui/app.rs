@@ -314,6 +314,9 @@ impl App {
                     self.peers = peers;
                     self.assignment = assignment;
                     refocus = std::mem::take(&mut self.label.refocus_on_open);
+                    b.items_rubrics = run.as_ref().is_none_or(|r| {
+                        !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
+                    });
                     b.run = run;
                     if rubric.is_some() {
                         b.rubric = rubric;

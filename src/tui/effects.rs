@@ -353,7 +353,7 @@ impl Runtime {
             Effect::Open { dataset } => {
                 let d = &self.dataset(dataset)?;
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
-                let rubric = data::labelling_rubric(&self.ws, run.as_deref());
+                let rubric = data::labelling_rubric(&self.ws, d, run.as_deref());
                 Some(self.opened(dataset, d, run, rubric))
             }
             Effect::LoadWindow {

@@ -87,7 +87,11 @@ pub fn estimate(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<run::estimate::Estimate, String> {
-    let loaded = load(spec.rubric)?;
+    let dataset = open_dataset(&d.path, ReadOptions::default()).map_err(|e| e.to_string())?;
+    // A chosen rubric replaces the items' own; without one, the dataset's own (an
+    // autorubric file's), else each item brings its own — as the run will grade it.
+    let override_rubric = spec.rubric.is_some();
+    let loaded = run::effective_rubric(load(spec.rubric)?, &dataset);
     if let Some(l) = &loaded {
         crate::engine::compile(l).map_err(|e| e.to_string())?;
     }
@@ -103,10 +107,7 @@ pub fn estimate(
         },
     )
     .map_err(|e| e.message)?;
-    let dataset = open_dataset(&d.path, ReadOptions::default()).map_err(|e| e.to_string())?;
     let total = item_count(d).map(|n| n as u64);
-    // A chosen rubric replaces the items' own; without one, each item brings its own.
-    let override_rubric = loaded.is_some();
     walk_estimate(
         dataset,
         loaded.as_ref(),
@@ -169,6 +170,9 @@ pub fn start(
             rubric: loaded,
             settings: RunSettings {
                 judge,
+                // As `grade` does: a chosen rubric replaces the items' own; without one,
+                // an item's own rubric wins over the dataset's.
+                override_rubric: spec.rubric.is_some(),
                 ..RunSettings::default()
             },
             record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
@@ -409,6 +413,9 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
             rubric: load(spec.rubric)?,
             settings: RunSettings {
                 judge,
+                // As `grade` does: a chosen rubric replaces the items' own; without one,
+                // an item's own rubric wins over the dataset's.
+                override_rubric: spec.rubric.is_some(),
                 ..RunSettings::default()
             },
             record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
