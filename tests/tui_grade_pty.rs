@@ -50,6 +50,13 @@ fn answers_workspace(ws: &Path, config: &str, items: usize) {
     std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
 }
 
+/// Opens the answers dataset from the list the UI starts on.
+fn open_answers(t: &Tmux) {
+    t.wait_for("answers");
+    t.keys(&["Enter"]);
+    t.wait_for("a0");
+}
+
 #[test]
 fn edit_save_a_version_then_grade_twenty_items_live() {
     if !Tmux::required() {
@@ -216,9 +223,7 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
         20,
     );
     let t = ui("resume", ws, &server, (140, 40), &[]);
-    t.wait_for("answers");
-    t.keys(&["Enter"]);
-    t.wait_for("a0");
+    open_answers(&t);
     t.keys(&["G", "Enter"]);
     t.wait_for("running ·");
     // Quit in the middle of the run (2 calls at a time, 150 ms each: 40 calls take 3 s).
@@ -389,9 +394,7 @@ fn continue_spends_within_the_cost_limit_the_set_up_shows() {
         30,
     );
     let t = ui("cost", ws, &server, (120, 40), &[]);
-    t.wait_for("answers");
-    t.keys(&["Enter"]);
-    t.wait_for("a0");
+    open_answers(&t);
     t.keys(&["G"]);
     t.wait_for("cost limit $0.01");
     t.keys(&["Enter"]);
