@@ -39,7 +39,14 @@ struct Ui {
 
 impl Ui {
     fn new(w: u16, h: u16) -> Ui {
-        let (dir, ws) = demo();
+        Ui::with(w, h, |_| {})
+    }
+
+    /// The demo workspace with `prepare` done to its folder before the UI starts.
+    fn with(w: u16, h: u16, prepare: impl FnOnce(&std::path::Path)) -> Ui {
+        let (dir, _) = demo();
+        prepare(dir.path());
+        let ws = Workspace::at(dir.path()).unwrap();
         let mut app = build(&ws).unwrap();
         let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
         let effects = app.update(Msg::Resize(w, h));
@@ -113,6 +120,18 @@ fn opening_a_dataset_reads_only_a_window_and_stale_answers_are_dropped() {
     assert_eq!(app.browse.as_ref().unwrap().total, Some(50));
 }
 
+/// The item the cursor is on.
+fn current(ui: &Ui) -> String {
+    ui.app
+        .browse
+        .as_ref()
+        .unwrap()
+        .current()
+        .unwrap()
+        .id
+        .clone()
+}
+
 #[test]
 fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     let mut ui = Ui::new(120, 40);
@@ -134,7 +153,9 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
         (item.as_str(), criterion.as_str(), verdict.as_str()),
         ("q01", "reset-link", Some("MET"))
     );
-    assert_eq!(ui.app.label.criterion, 1, "on to the next criterion");
+    // Every other criterion of q01 has alice's label: on to the next item, never onto an
+    // answered criterion (the next key would replace its label).
+    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q02");
     // Not yet on disk: quitting waits for it (esc stays).
     ui.app.update(key('q'));
     assert!(!ui.app.quit);
@@ -152,6 +173,13 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     assert_eq!(ui.app.label.sitting, 1);
     // A key that does not answer this criterion says so and saves nothing.
     assert!(ui.app.update(key('3')).is_empty());
+    // A label that replaces another one (the focus put on it by hand) says so.
+    ui.press([key('p'), key('u')]);
+    let said = ui.app.message.clone().unwrap_or_default();
+    assert!(
+        said.contains("q01 'reset-link' was MET, now UNMET (z undoes)"),
+        "{said}"
+    );
     // Undo is a new event; the label returns to alice's earlier one.
     ui.press([key('z')]);
     assert_eq!(
@@ -176,9 +204,12 @@ fn the_last_criterion_moves_to_the_next_item_in_the_queue() {
             .unwrap()
             .contains("unlabelled first")
     );
+    // alice labelled q01–q32: q01 has nothing left to answer, so unlabelled first jumps
+    // to q33 after one label; its four criteria take the queue on to q34.
+    ui.press([key('m')]);
+    assert_eq!(current(&ui), "q33");
     ui.press([key('m'), key('m'), key('m'), key('u')]);
-    // alice labelled q01–q32: unlabelled first jumps to q33.
-    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q33");
+    assert_eq!(current(&ui), "q34");
 }
 
 #[test]
@@ -207,16 +238,6 @@ fn the_labels_next_queue_follows_the_plan_and_its_stop_rule_moves_with_each_labe
     let criterion = ui.app.label_criteria()[0].id.clone();
     let before = ui.app.stop_rule(&criterion).unwrap().labelled;
     ui.press([key('n')]);
-    let current = |ui: &Ui| {
-        ui.app
-            .browse
-            .as_ref()
-            .unwrap()
-            .current()
-            .unwrap()
-            .id
-            .clone()
-    };
     assert_eq!(
         current(&ui),
         first.item,
@@ -297,16 +318,6 @@ fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
     // q33 is the first item alice has not labelled.
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L')]);
-    let current = |ui: &Ui| {
-        ui.app
-            .browse
-            .as_ref()
-            .unwrap()
-            .current()
-            .unwrap()
-            .id
-            .clone()
-    };
     assert_eq!(current(&ui), "q33");
     assert_eq!(ui.app.label.criterion, 0);
     // Answer the first criterion, then move on before finishing the item.
@@ -329,21 +340,165 @@ fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
 }
 
 #[test]
+fn a_label_moves_on_to_the_next_unanswered_criterion_and_never_onto_an_answered_one() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter)]);
+    // q33 is the first item alice has not labelled; give it only its second criterion.
+    ui.press((0..32).map(|_| code(KeyCode::Down)));
+    ui.press([key('L'), key('j'), key('u')]);
+    assert_eq!(current(&ui), "q33");
+    assert_eq!(ui.app.label.criterion, 2);
+    // Away and back: the first criterion without a label is focused.
+    ui.press([key('n'), key('p')]);
+    assert_eq!(current(&ui), "q33");
+    assert_eq!(ui.app.label.criterion, 0);
+    // A label skips the answered second criterion (it used to land on it).
+    ui.press([key('m')]);
+    assert_eq!(
+        ui.app.label.criterion, 2,
+        "the answered criterion is skipped"
+    );
+    // From the last criterion, round to one left before it: none here, so the third and
+    // fourth, then the next item.
+    ui.press([key('m'), key('m')]);
+    assert_eq!(
+        current(&ui),
+        "q34",
+        "every criterion answered: the next item"
+    );
+    // Labels are out of order on q35 (the last first): the focus wraps to those before.
+    ui.press([key('n')]);
+    let n = ui.app.label_criteria().len();
+    ui.press((1..n).map(|_| key('j')));
+    ui.press([key('m')]);
+    assert_eq!(current(&ui), "q35");
+    assert_eq!(ui.app.label.criterion, 0, "round to the first one left");
+    // Nothing was labelled twice: one label per (item, criterion) in alice's journal.
+    let journal = std::fs::read_to_string(
+        std::path::Path::new(&ui.root).join("labels/support-answers/alice.jsonl"),
+    )
+    .unwrap();
+    let mut cells: Vec<(String, String)> = journal
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| ["q33", "q35"].contains(&e["item"].as_str().unwrap_or_default()))
+        .map(|e| (e["item"].to_string(), e["criterion"].to_string()))
+        .collect();
+    assert_eq!(cells.len(), n + 1, "{cells:?}");
+    cells.sort();
+    cells.dedup();
+    assert_eq!(cells.len(), n + 1, "a label was replaced");
+}
+
+/// The demo workspace with autorubric's essay-grading dataset (a rubric of its own and
+/// each item's ground truth) in `datasets/`, opened.
+fn with_autorubric_essays() -> Ui {
+    let mut ui = Ui::with(120, 40, |root| {
+        std::fs::copy(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "tests/fixtures/corpus/delip_autorubric/examples/data/essay_grading_dataset.json",
+            ),
+            root.join("datasets/essays.json"),
+        )
+        .unwrap();
+    });
+    let at = ui
+        .app
+        .datasets
+        .iter()
+        .position(|d| d.name == "essays")
+        .unwrap();
+    ui.press((0..at).map(|_| code(KeyCode::Down)));
+    ui.press([code(KeyCode::Enter)]);
+    ui
+}
+
+#[test]
+fn an_autorubric_dataset_is_labelled_and_shown_with_its_own_rubric_and_ground_truth() {
+    let mut ui = with_autorubric_essays();
+    // Label: the file's rubric, not the workspace's first (support-answer), and what the
+    // file's ground truth says beside each criterion.
+    ui.press([key('L')]);
+    let ids: Vec<String> = ui.app.label_criteria().into_iter().map(|c| c.id).collect();
+    assert_eq!(ids, ["causes", "effects", "structure", "britain", "errors"]);
+    let screen = ui.screen();
+    assert!(screen.contains("dataset-rubric@1.0.0"), "{screen}");
+    assert!(!screen.contains("support-answer@"), "{screen}");
+    assert!(screen.contains("you: — · judge: — · file: MET"), "{screen}");
+    assert!(
+        screen.contains("you: — · judge: — · file: UNMET"),
+        "{screen}"
+    );
+    // A label is recorded against the file's rubric.
+    let effects = ui.app.update(key('m'));
+    assert!(
+        matches!(&effects[..], [Effect::SaveLabel { criterion, rubric, .. }]
+            if criterion == "causes" && rubric == "dataset-rubric"),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    // The item's detail: the same criteria, with the file's verdicts.
+    ui.press([key('D'), code(KeyCode::Enter)]);
+    let screen = ui.screen();
+    assert!(screen.contains("human MET · file MET"), "{screen}");
+    assert!(screen.contains("human — · file UNMET"), "{screen}");
+}
+
+#[test]
+fn each_agentv_case_is_labelled_with_its_own_graders() {
+    let mut ui = Ui::with(120, 40, |root| {
+        std::fs::write(
+            root.join("suite.yaml"),
+            "tests:\n  - id: hello\n    output: hello world\n    assert:\n      - {type: contains, value: hello}\n      - {type: contains, value: bye}\n  - id: bye\n    output: bye\n    assert:\n      - {type: equals, value: bye}\n",
+        )
+        .unwrap();
+    });
+    // Opened by its path (and registered), as a person opens an eval file.
+    ui.press([key('o')]);
+    ui.press("suite.yaml".chars().map(key));
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let ids =
+        |ui: &Ui| -> Vec<String> { ui.app.label_criteria().into_iter().map(|c| c.id).collect() };
+    let hello = ids(&ui);
+    assert_eq!(hello.len(), 2, "{hello:?}");
+    ui.press([key('m'), key('m')]);
+    assert_eq!(
+        current(&ui),
+        "bye",
+        "both of hello's graders answered: the next case"
+    );
+    assert_eq!(ids(&ui).len(), 1, "bye has one grader");
+    assert!(!ui.screen().contains("support-answer@"));
+}
+
+#[test]
+fn the_grade_pane_grades_an_autorubric_dataset_with_its_own_rubric() {
+    let mut ui = with_autorubric_essays();
+    ui.press([key('G')]);
+    // The last choice: the dataset's own rubric (each item's, when it brings one).
+    let files = ui.app.grade.rubrics.len();
+    ui.press((0..files).map(|_| code(KeyCode::Down)));
+    let effects = ui.app.update(key('e'));
+    assert!(
+        matches!(&effects[..], [Effect::Estimate { rubric: None, .. }]),
+        "{effects:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, effects);
+    let estimate = ui.app.grade.estimate.clone().unwrap_or_default();
+    let said = ui.app.message.clone().unwrap_or_default();
+    assert!(!said.contains("pass --rubric"), "{said}");
+    assert!(
+        estimate.contains("no criterion is judged"),
+        "{estimate} / {said}"
+    );
+}
+
+#[test]
 fn blind_mode_holds_the_item_until_the_reveal_is_seen_and_queues_wrap() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter)]);
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L'), key('b')]);
-    let current = |ui: &Ui| {
-        ui.app
-            .browse
-            .as_ref()
-            .unwrap()
-            .current()
-            .unwrap()
-            .id
-            .clone()
-    };
     assert_eq!(current(&ui), "q33");
     ui.press([key('m'), key('m'), key('u'), key('u')]);
     assert_eq!(
@@ -1459,6 +1614,167 @@ mod grid {
         assert!(ui.app.grade.run.as_ref().unwrap().cancelled);
     }
 
+    fn finished() -> Msg {
+        Msg::GradeFinished {
+            tag: 7,
+            summary: "done".into(),
+            end: rubricate::tui::app::RunEnd::Finished,
+            tokens: 0,
+            cost: 0.0,
+        }
+    }
+
+    /// The cells `k` (`r` or `A`) retries in run 7, once `y` answers its question (the
+    /// question alone sends nothing).
+    fn retried(ui: &mut Ui, k: char) -> Vec<(usize, String)> {
+        assert!(ui.app.update(key(k)).is_empty());
+        match ui.app.update(key('y')).as_slice() {
+            [
+                Effect::RetryCells {
+                    tag: 7,
+                    cells,
+                    max_cost: None,
+                },
+            ] => cells.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An item's evaluation with `results`.
+    fn evaluation(target: &str, results: Vec<CriterionResult>) -> rubricate::model::Evaluation {
+        rubricate::model::Evaluation {
+            id: "eval_1".into(),
+            rubric_id: "case".into(),
+            rubric_version: "1".into(),
+            target_id: target.into(),
+            target_type: "item".into(),
+            failures: results.iter().filter(|r| r.failure.is_some()).count(),
+            results,
+            score: None,
+            raw: None,
+            passed: false,
+            incomplete: true,
+            feedback: String::new(),
+            evaluated_at: String::new(),
+            evaluated_by: String::new(),
+            graders: Vec::new(),
+            tags: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// A journalled cell of an item with its own rubric.
+    fn journalled(item: usize, criterion: &str, failed: bool) -> rubricate::store::runs::Cell {
+        let mut r = CriterionResult::failed(
+            criterion,
+            MethodKind::Judge,
+            Failure::error("judge", "HTTP 500"),
+        );
+        if !failed {
+            r.failure = None;
+            r.verdict = Some(Verdict::Met);
+            r.value = Some(1.0);
+        }
+        rubricate::store::runs::Cell {
+            item,
+            item_id: format!("case-{item}"),
+            result: r,
+        }
+    }
+
+    #[test]
+    fn a_retry_in_a_run_of_items_with_their_own_rubrics_keeps_every_other_cell() {
+        let mut ui = Ui::new(120, 40);
+        ui.press([code(KeyCode::Enter), key('G')]);
+        // An agentv eval's run continued after a restart (each case its own rubric: no
+        // criteria for the run): five cases, two criteria each, four failed cells.
+        let started = || Msg::RunStarted {
+            tag: 7,
+            run_id: "20261122-120000-abcd".into(),
+            criteria: Vec::new(),
+            items: Some(5),
+        };
+        let cells: Vec<_> = (0..5)
+            .flat_map(|i| {
+                [
+                    journalled(i, &format!("contains-{i}"), i == 1),
+                    journalled(i, &format!("judge-{i}"), i % 2 == 1 || i == 4),
+                ]
+            })
+            .collect();
+        ui.press([
+            started(),
+            Msg::Preload {
+                tag: 7,
+                cells: cells.clone(),
+            },
+            finished(),
+        ]);
+        let failed = |ui: &Ui| ui.app.grade.run.as_ref().unwrap().failed_cells();
+        assert_eq!(
+            failed(&ui),
+            [
+                (1, "contains-1".to_owned()),
+                (1, "judge-1".to_owned()),
+                (3, "judge-3".to_owned()),
+                (4, "judge-4".to_owned())
+            ],
+            "the failed cells of a continued run can be retried"
+        );
+        // `r` on the first failed cell (case 1, first column).
+        ui.press([code(KeyCode::Down)]);
+        assert_eq!(retried(&mut ui, 'r'), [(1, "contains-1".into())]);
+        // What the runtime says for the retry: the run started again (the same tag), the
+        // other cells from its journal, then the retried cell's new failure and its item's
+        // evaluation, which lists only the cell graded again.
+        let others: Vec<_> = cells
+            .iter()
+            .filter(|c| !(c.item == 1 && c.result.criterion_id == "contains-1"))
+            .cloned()
+            .collect();
+        ui.press([
+            started(),
+            Msg::Preload {
+                tag: 7,
+                cells: others,
+            },
+            ev(
+                1,
+                0,
+                EventKind::Failed(Failure::error("judge", "HTTP 500 again")),
+            ),
+            Msg::Grade {
+                tag: 7,
+                event: Box::new(GradeEvent {
+                    run: 7,
+                    item: 1,
+                    criterion: None,
+                    kind: EventKind::ItemDone(Box::new(evaluation(
+                        "case-1",
+                        vec![journalled(1, "contains-1", true).result],
+                    ))),
+                }),
+            },
+            finished(),
+        ]);
+        let run = ui.app.grade.run.as_ref().unwrap();
+        assert_eq!(
+            run.rows.iter().flatten().count(),
+            5,
+            "every case is still shown"
+        );
+        assert_eq!(run.cells_done, 10);
+        // `A` retries all four failures, not "no failed cells" nor only the retried one's.
+        assert_eq!(
+            retried(&mut ui, 'A'),
+            [
+                (1, "contains-1".into()),
+                (1, "judge-1".into()),
+                (3, "judge-3".into()),
+                (4, "judge-4".into())
+            ]
+        );
+    }
+
     #[test]
     fn a_failed_cells_retry_requeues_only_that_cell() {
         let mut ui = watching(120, 40);
@@ -1467,23 +1783,11 @@ mod grid {
             2,
             EventKind::Failed(Failure::error("judge", "timeout")),
         )]);
-        ui.press([Msg::GradeFinished {
-            tag: 7,
-            summary: "done".into(),
-            end: rubricate::tui::app::RunEnd::Finished,
-            tokens: 0,
-            cost: 0.0,
-        }]);
+        ui.press([finished()]);
         // Select row 1, column 1 (the 429).
         ui.press([code(KeyCode::Down), code(KeyCode::Right)]);
-        let effects = ui.app.update(key('r'));
-        assert_eq!(
-            effects,
-            vec![Effect::RetryCells {
-                tag: 7,
-                cells: vec![(1, "steps".into())]
-            }]
-        );
+        // A retry sends a judge call: asked first, `y` goes ahead.
+        assert_eq!(retried(&mut ui, 'r'), [(1, "steps".into())]);
         let run = ui.app.grade.run.as_ref().unwrap();
         let rows: Vec<String> = run
             .rows
@@ -1497,21 +1801,8 @@ mod grid {
             "only the retried cell is queued again"
         );
         // Retrying everything that failed waits for the run to end again.
-        ui.press([Msg::GradeFinished {
-            tag: 7,
-            summary: "done".into(),
-            end: rubricate::tui::app::RunEnd::Finished,
-            tokens: 0,
-            cost: 0.0,
-        }]);
-        let effects = ui.app.update(key('A'));
-        assert_eq!(
-            effects,
-            vec![Effect::RetryCells {
-                tag: 7,
-                cells: vec![(2, "asks-password".into())]
-            }]
-        );
+        ui.press([finished()]);
+        assert_eq!(retried(&mut ui, 'A'), [(2, "asks-password".into())]);
     }
 
     #[test]
@@ -1678,7 +1969,9 @@ mod review {
     fn e_revises_a_draft_or_needs_revision_artifact_from_its_edited_file() {
         let mut ui = with_artifacts();
         ui.press([key('V')]);
-        let effects = ui.app.update(key('e'));
+        // $EDITOR takes the terminal: asked first, `y` goes ahead.
+        assert!(ui.app.update(key('e')).is_empty());
+        let effects = ui.app.update(key('y'));
         let [Effect::EditArtifact { id }] = effects.as_slice() else {
             panic!("{effects:?}")
         };
@@ -1741,6 +2034,131 @@ mod review {
         assert!(ui.app.message.as_deref().unwrap().contains("is approved"));
     }
 
+    /// An artifact reviewed three times (two failed reviews, then one that approved it):
+    /// its panel is longer than the screen.
+    fn reviewed_three_times(ui: &Ui) -> String {
+        let store = Artifacts::new(std::path::Path::new(&ui.root));
+        let mut a = store
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .find(|a| a.name == "Curt reply")
+            .unwrap();
+        let criteria = ["reset-link", "steps", "concise", "asks-password"];
+        for (round, passed) in [(1, false), (2, false), (3, true)] {
+            for to in [Status::PendingReview, Status::InReview] {
+                a.transition(to, "").unwrap();
+            }
+            let verdict = if passed { "MET" } else { "UNMET" };
+            let evaluation = serde_json::json!({"criteria": criteria.iter().map(|c| serde_json::json!({
+                "id": c,
+                "verdict": verdict,
+                "reason": format!("round {round}: the reply {} what {c} asks for, as the reviewer read it", if passed { "does" } else { "does not do" }),
+            })).collect::<Vec<_>>()});
+            a.reviews.push(rubricate::store::artifacts::Review {
+                rubric_id: "support-answer".into(),
+                rubric_version: format!("1.0.{round}"),
+                passed,
+                score: Some(if passed { 1.0 } else { 0.25 }),
+                evaluation,
+                time: "2026-11-21T10:00:00Z".into(),
+            });
+            if passed {
+                a.transition(Status::Approved, "all good now").unwrap();
+            } else {
+                a.transition(Status::NeedsRevision, "missing the steps")
+                    .unwrap();
+                a.transition(Status::Draft, "revised").unwrap();
+            }
+        }
+        store.save(&a).unwrap();
+        a.id
+    }
+
+    #[test]
+    fn the_review_panel_scrolls_to_a_review_below_the_edge() {
+        let mut ui = with_artifacts();
+        let id = reviewed_three_times(&ui);
+        ui.press([key('V')]);
+        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+            .iter()
+            .position(|x| x.id == id)
+            .unwrap();
+        ui.press((0..at).map(|_| code(KeyCode::Down)));
+        assert_eq!(ui.app.selected_artifact().unwrap().id, id);
+        // At 120×40 the approving review is below the panel's edge; the title says how
+        // to reach it, and the hints name the key.
+        let screen = ui.screen();
+        assert!(!screen.contains("support-answer@1.0.3"), "{screen}");
+        assert!(screen.contains("pgdn/pgup scroll"), "{screen}");
+        assert!(screen.contains("pgdn scroll the panel"), "{screen}");
+        ui.press([code(KeyCode::PageDown)]);
+        let screen = ui.screen();
+        assert!(
+            screen.contains("support-answer@1.0.3  100%  passed"),
+            "{screen}"
+        );
+        // Never past the last row: more presses change nothing, and one page up leaves
+        // the end.
+        let end = ui.app.review.detail_scroll;
+        ui.press([code(KeyCode::PageDown), code(KeyCode::PageDown)]);
+        assert_eq!(ui.app.review.detail_scroll, end);
+        let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d").unwrap();
+        let ids = regex::Regex::new(r"art_[0-9a-f]{32}").unwrap();
+        let screen = ids.replace_all(&ui.screen(), "art_[id]").into_owned();
+        insta::assert_snapshot!(
+            "review_scrolled_120x40",
+            times.replace_all(&screen, "[time]")
+        );
+        ui.press([code(KeyCode::PageUp)]);
+        assert!(ui.app.review.detail_scroll < end);
+        // Another artifact starts at its top.
+        ui.press([code(KeyCode::Up)]);
+        assert_eq!(ui.app.review.detail_scroll, 0);
+    }
+
+    #[test]
+    fn keys_after_a_refused_decision_and_a_stray_burst_act_nowhere() {
+        let mut ui = with_artifacts();
+        ui.press([key('V')]);
+        let journal = std::path::Path::new(&ui.root).join("labels/support-answers/alice.jsonl");
+        let labels_before = std::fs::read_to_string(&journal).unwrap();
+        // `x` on a draft is refused; the note typed after it (`L` is the Label pane, `m`
+        // a MET label there) goes nowhere until esc closes the refusal.
+        assert!(ui.app.update(key('x')).is_empty());
+        for c in "Looks fine. Mostly met".chars() {
+            let effects = ui.app.update(key(c));
+            assert!(effects.is_empty(), "{c:?} acted: {effects:?}");
+        }
+        assert_eq!(ui.app.pane, Pane::Review);
+        assert!(ui.screen().contains("decide on an artifact in review"));
+        ui.press([code(KeyCode::Esc)]);
+        assert!(ui.app.ask.is_none());
+        // A stray "please review" with no prompt open: `e` (the editor) and `s` (submit)
+        // ask first, and the next letter drops the question — nothing is submitted or
+        // edited.
+        for c in "please review".chars() {
+            let effects = ui.app.update(key(c));
+            assert!(
+                !effects.iter().any(|e| matches!(
+                    e,
+                    Effect::SubmitArtifact { .. } | Effect::EditArtifact { .. }
+                )),
+                "{c:?} acted: {effects:?}"
+            );
+        }
+        settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
+        assert!(
+            ui.app
+                .review
+                .artifacts
+                .iter()
+                .all(|a| a.status == Status::Draft && a.reviews.is_empty())
+        );
+        assert_eq!(std::fs::read_to_string(&journal).unwrap(), labels_before);
+    }
+
     #[test]
     fn submit_evaluates_and_decisions_take_a_note() {
         let mut ui = with_artifacts();
@@ -1757,7 +2175,16 @@ mod review {
                 .unwrap()
                 .contains("decide on an artifact in review")
         );
-        let effects = ui.app.update(key('s'));
+        assert!(ui.screen().contains("esc or enter closes"));
+        ui.press([code(KeyCode::Esc)]);
+        // Submitting evaluates (judge calls): asked first, `y` goes ahead.
+        assert!(ui.app.update(key('s')).is_empty());
+        assert!(
+            ui.screen().contains("submit 'Reset reply' for review?"),
+            "{}",
+            ui.screen()
+        );
+        let effects = ui.app.update(key('y'));
         let [Effect::SubmitArtifact { id, .. }] = effects.as_slice() else {
             panic!("{effects:?}")
         };

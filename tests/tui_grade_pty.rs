@@ -30,6 +30,33 @@ fn ui(name: &str, ws: &Path, server: &LlmServer, size: (u16, u16), env: &[(&str,
     Tmux::start(name, ws, size.0, size.1, &Tmux::rubricate(&all))
 }
 
+/// A workspace in `ws` with `config` as its rubricate.yaml, the two-criterion rubric
+/// `rubrics/answer.yaml` and `items` answers in `datasets/answers.jsonl`.
+fn answers_workspace(ws: &Path, config: &str, items: usize) {
+    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
+    std::fs::create_dir_all(ws.join("datasets")).unwrap();
+    std::fs::write(ws.join("rubricate.yaml"), config).unwrap();
+    std::fs::write(
+        ws.join("rubrics/answer.yaml"),
+        "id: answer\nname: Answer\ncriteria:\n  - { id: correct, requirement: Names the right city, weight: 2 }\n  - { id: polite, requirement: Is polite, weight: 1 }\n",
+    )
+    .unwrap();
+    let lines: String = (0..items)
+        .map(|i| {
+            json!({"id": format!("a{i}"), "submission": format!("Answer {i}: Paris.")}).to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
+}
+
+/// Opens the answers dataset from the list the UI starts on.
+fn open_answers(t: &Tmux) {
+    t.wait_for("answers");
+    t.keys(&["Enter"]);
+    t.wait_for("a0");
+}
+
 #[test]
 fn edit_save_a_version_then_grade_twenty_items_live() {
     if !Tmux::required() {
@@ -122,6 +149,8 @@ fn edit_save_a_version_then_grade_twenty_items_live() {
     t.keys(&["G", "Escape"]);
     t.wait_for("rubric (↑/↓ to choose)");
     t.keys(&["u"]);
+    t.wait_for("y goes ahead");
+    t.keys(&["y"]);
     // The "20 cells … copied" line is on screen only while the run lasts (a few ms against
     // this server): the second run's manifest, finished, is what says it is done.
     wait_for_condition("the re-grade finished", || {
@@ -188,29 +217,13 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
     });
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
-    std::fs::create_dir_all(ws.join("rubrics")).unwrap();
-    std::fs::create_dir_all(ws.join("datasets")).unwrap();
-    std::fs::write(
-        ws.join("rubricate.yaml"),
+    answers_workspace(
+        ws,
         "annotator: pat\njudge:\n  model: openai/judge\n  concurrency: 2\n",
-    )
-    .unwrap();
-    std::fs::write(
-        ws.join("rubrics/answer.yaml"),
-        "id: answer\nname: Answer\ncriteria:\n  - { id: correct, requirement: Names the right city, weight: 2 }\n  - { id: polite, requirement: Is polite, weight: 1 }\n",
-    )
-    .unwrap();
-    let lines: String = (0..20)
-        .map(|i| {
-            json!({"id": format!("a{i}"), "submission": format!("Answer {i}: Paris.")}).to_string()
-                + "\n"
-        })
-        .collect();
-    std::fs::write(ws.join("datasets/answers.jsonl"), lines).unwrap();
+        20,
+    );
     let t = ui("resume", ws, &server, (140, 40), &[]);
-    t.wait_for("answers");
-    t.keys(&["Enter"]);
-    t.wait_for("a0");
+    open_answers(&t);
     t.keys(&["G", "Enter"]);
     t.wait_for("running ·");
     // Quit in the middle of the run (2 calls at a time, 150 ms each: 40 calls take 3 s).
@@ -235,6 +248,8 @@ fn a_run_left_by_quitting_continues_when_the_ui_opens_again() {
     let t = ui("resume", ws, &server, (140, 40), &[]);
     t.wait_for("is unfinished: c continues it");
     t.keys(&["c"]);
+    t.wait_for("y goes ahead");
+    t.keys(&["y"]);
     t.wait_for("finished · ");
     t.keys(&["q"]);
     t.wait_gone();
@@ -305,7 +320,10 @@ fn an_artifact_review_runs_live_in_the_grid() {
     t.wait_for("Datasets");
     t.keys(&["V"]);
     t.wait_for("Maths");
+    // Submitting evaluates: asked first.
     t.keys(&["s"]);
+    t.wait_for("submit 'Maths' for review?");
+    t.keys(&["y"]);
     t.wait_for("approved");
     t.keys(&["G"]);
     t.wait_for("review of art_");
@@ -356,4 +374,55 @@ fn an_agentv_eval_grades_with_its_cases_own_rubrics() {
             && s.lines().any(|l| l.contains("bye") && l.contains("100%"))
     });
     t.keys(&["q"]);
+}
+
+/// A run stopped by its cost limit continues (`c`) within the limit typed in the set-up
+/// afterwards, not the one it started with: the screen's limit is the one in force.
+#[test]
+fn continue_spends_within_the_cost_limit_the_set_up_shows() {
+    if !Tmux::required() {
+        return;
+    }
+    let server = LlmServer::start(Duration::ZERO, |_| verdict("fine", json!("MET")));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    // Each call: 100 tokens in at $5/M and 20 out at $25/M = $0.001; 60 calls in all, so
+    // the first limit stops the run, and would stop a continuation again.
+    answers_workspace(
+        ws,
+        "annotator: pat\njudge:\n  model: openai/judge\n  concurrency: 1\n  max_cost: 0.01\nprices:\n  openai/judge: { input: 5, output: 25 }\n",
+        30,
+    );
+    let t = ui("cost", ws, &server, (120, 40), &[]);
+    open_answers(&t);
+    t.keys(&["G"]);
+    t.wait_for("cost limit $0.01");
+    t.keys(&["Enter"]);
+    t.wait_for("the cost limit ($0.01) was reached");
+    let stopped = server.seen().len();
+    assert!(stopped < 20, "{stopped} calls");
+    // Back to the set-up, a higher limit typed, then continue.
+    t.keys(&["Escape"]);
+    t.wait_for("is unfinished: c continues it");
+    t.keys(&["$", "C-u"]);
+    t.type_text("50");
+    t.keys(&["Enter"]);
+    t.wait_for("cost limit $50.00");
+    t.keys(&["c"]);
+    t.wait_for("(cost limit $50.00)?");
+    t.keys(&["y"]);
+    wait_for_condition("every judge call", || server.seen().len() >= 60);
+    t.wait_for("finished · ");
+    t.keys(&["q"]);
+    t.wait_gone();
+    assert_eq!(server.seen().len(), 60, "every call sent once");
+    let run = std::fs::read_dir(ws.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest["finished_at"].is_string(), "{manifest}");
 }

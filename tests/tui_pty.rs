@@ -3,7 +3,8 @@
 //! acknowledged on screen, then find that label on disk; the label cursor on a new item;
 //! 25 rapid edits; a rubric that does not validate refused before it is saved; the focused
 //! line kept in view at 80×24; quit while labels are being written; a levels criterion's κ
-//! in Results equal to `rubricate metrics`. Skipped where tmux is missing, except under `CI=true`.
+//! in Results equal to `rubricate metrics`; thirty items labelled in a row and a
+//! half-labelled one gone back to, with no label replaced. Skipped where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -295,4 +296,66 @@ fn rubricate_log_goes_to_the_log_file_never_onto_the_screen() {
     t.wait_gone();
     let log = std::fs::read_to_string(state.join("rubricate/rubricate.log")).unwrap_or_default();
     assert!(log.contains("terminal UI started"), "{log}");
+}
+
+#[test]
+fn labelling_thirty_items_then_going_back_to_a_half_labelled_one_never_replaces_a_label() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let t = demo("advance", &home, 80, 24);
+    t.wait_for("support-answers");
+    t.keys(&["Enter"]);
+    t.wait_for("q01");
+    t.keys(&["L"]);
+    t.wait_for("q01 (1 of 50)");
+    // Thirty items in a row, four criteria each, typed as a person types them.
+    for item in 1..=30 {
+        t.type_text("mumc");
+        t.wait_for(&format!("q{:02} ({} of 50)", item + 1, item + 1));
+    }
+    t.wait_for("saved label 120");
+    // q31: skip the first criterion, answer the second, leave, and come back.
+    t.keys(&["j", "u"]);
+    t.wait_for("saved label 121");
+    t.keys(&["n"]);
+    t.wait_for("q32 (32 of 50)");
+    t.keys(&["p"]);
+    t.wait_for("q31 (31 of 50)");
+    // Keep typing: the first, third and fourth of q31, then three of q32.
+    t.type_text("mmmmmm");
+    t.wait_for("saved label 127");
+    t.wait_for("q32 (32 of 50)");
+    t.keys(&["q"]);
+    t.wait_gone();
+    let events = journal(&home);
+    let mut cells: Vec<(String, String)> = events
+        .iter()
+        .map(|e| (e["item"].to_string(), e["criterion"].to_string()))
+        .collect();
+    assert_eq!(cells.len(), 127);
+    cells.sort();
+    cells.dedup();
+    assert_eq!(cells.len(), 127, "a label replaced another");
+    let q31: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["item"] == "q31")
+        .map(|e| {
+            (
+                e["criterion"].as_str().unwrap(),
+                e["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        q31,
+        [
+            ("steps", "UNMET"),
+            ("reset-link", "MET"),
+            ("concise", "MET"),
+            ("asks-password", "MET")
+        ]
+    );
 }

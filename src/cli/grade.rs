@@ -42,7 +42,7 @@ pub fn run(
     };
     if judge_args.dry_run {
         let dataset = open(common)?;
-        let rubric = rubric.or_else(|| dataset.header.rubric.clone());
+        let rubric = run::effective_rubric(rubric, &dataset);
         let judges = run::judges::build(
             &settings.judge,
             rubric.as_ref(),
@@ -249,10 +249,11 @@ pub fn effective_rubric(
     common: &CommonArgs,
     dataset: &Dataset,
 ) -> Result<Option<crate::formats::LoadedRubric>, CliError> {
-    match &common.rubric {
-        Some(spec) => Ok(Some(load_rubric_as(spec, common.from)?)),
-        None => Ok(dataset.header.rubric.clone()),
-    }
+    let chosen = match &common.rubric {
+        Some(spec) => Some(load_rubric_as(spec, common.from)?),
+        None => None,
+    };
+    Ok(crate::run::effective_rubric(chosen, dataset))
 }
 
 pub fn open(common: &CommonArgs) -> Result<Dataset, CliError> {

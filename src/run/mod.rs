@@ -38,7 +38,7 @@ pub use summary::{Summary, TagScore, Tone, tag_scores, tags_text};
 
 use crate::engine::compile;
 use crate::formats::LoadedRubric;
-use crate::formats::dataset::open_dataset;
+use crate::formats::dataset::{Dataset, open_dataset};
 use crate::llm::RunUsage;
 use crate::store::WorkspaceConfig;
 use crate::store::runs::Cell;
@@ -108,15 +108,19 @@ impl Outcome {
     }
 }
 
+/// The rubric a dataset is graded with: the one chosen, else the dataset's own (an
+/// autorubric file's, a rubric in its header); `None` when each item brings its own. Every
+/// front end asks this (`grade`, its `--dry-run`, `score`, the TUI's estimate and run).
+pub fn effective_rubric(chosen: Option<LoadedRubric>, dataset: &Dataset) -> Option<LoadedRubric> {
+    chosen.or_else(|| dataset.header.rubric.clone())
+}
+
 /// Opens a new run: loads the dataset, compiles the rubric and builds the judges, and only
 /// then records the run (so a rubric that does not compile leaves nothing behind).
 pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session, Error> {
     let settings = new.settings;
     let dataset = open_dataset(new.dataset, settings.read_options())?;
-    let rubric = match new.rubric {
-        Some(r) => Some(r),
-        None => dataset.header.rubric.clone(),
-    };
+    let rubric = effective_rubric(new.rubric, &dataset);
     let override_rubric = settings.override_rubric && rubric.is_some();
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     if settings.judge.batch {
@@ -187,6 +191,50 @@ pub fn reopen(
     control: &Control,
     cell_events: bool,
 ) -> Result<Session, Error> {
+    reopen_live(
+        runs_dir,
+        id,
+        redo,
+        env,
+        control,
+        cell_events,
+        Limit::Recorded,
+    )
+}
+
+/// [`reopen`] with the cost limit a person set now (the TUI's set-up shows it), in force
+/// for this session instead of the one recorded when the run started (`None`: no limit).
+pub fn reopen_with_cost_limit(
+    runs_dir: &Path,
+    id: &str,
+    redo: &[(usize, String)],
+    env: Env<'_>,
+    control: &Control,
+    cell_events: bool,
+    max_cost: Option<f64>,
+) -> Result<Session, Error> {
+    let limit = Limit::Now(max_cost);
+    reopen_live(runs_dir, id, redo, env, control, cell_events, limit)
+}
+
+/// Which cost limit a reopened run spends within.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    /// The one recorded when the run started.
+    Recorded,
+    /// The one set now.
+    Now(Option<f64>),
+}
+
+fn reopen_live(
+    runs_dir: &Path,
+    id: &str,
+    redo: &[(usize, String)],
+    env: Env<'_>,
+    control: &Control,
+    cell_events: bool,
+    limit: Limit,
+) -> Result<Session, Error> {
     let recording = Recording::open(runs_dir, id)?;
     if recording.settings()?.judge.batch {
         return Err(Error::input(format!(
@@ -195,7 +243,7 @@ pub fn reopen(
             recording.id()
         )));
     }
-    reopen_with(recording, redo, env, control, cell_events, None)
+    reopen_with(recording, redo, env, control, cell_events, None, limit)
 }
 
 /// A batch run's pass: every cell its journal lacks, its judge calls answered by `desk`.
@@ -207,7 +255,15 @@ pub(crate) fn reopen_batched(
     desk: Arc<batch::Desk>,
 ) -> Result<Session, Error> {
     let recording = Recording::open(runs_dir, id)?;
-    reopen_with(recording, &[], env, control, false, Some(desk))
+    reopen_with(
+        recording,
+        &[],
+        env,
+        control,
+        false,
+        Some(desk),
+        Limit::Recorded,
+    )
 }
 
 fn reopen_with(
@@ -217,10 +273,14 @@ fn reopen_with(
     control: &Control,
     cell_events: bool,
     desk: Option<Arc<batch::Desk>>,
+    limit: Limit,
 ) -> Result<Session, Error> {
     let rubric = recording.rubric()?;
     let mut settings = recording.settings()?;
     settings.judge.stream |= cell_events;
+    if let Limit::Now(max_cost) = limit {
+        settings.judge.max_cost = max_cost;
+    }
     let path = recording.check_dataset()?;
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     let judges = run_judges(&settings, rubric.as_ref(), env, control, desk)?;

@@ -104,6 +104,10 @@ pub struct App {
     pub grade: super::grade::GradeState,
     pub review: super::review::ReviewState,
     pub rubrics: super::rubrics::RubricsState,
+    /// A question or a refusal that takes every key until answered (`ask.rs`).
+    pub ask: Option<super::ask::Ask>,
+    /// `y` was pressed at a question: the action it asked about runs now.
+    pub(super) confirming: bool,
     next_tag: u64,
 }
 
@@ -154,6 +158,8 @@ impl App {
             grade: super::grade::GradeState::default(),
             review: super::review::ReviewState::default(),
             rubrics: super::rubrics::RubricsState::default(),
+            ask: None,
+            confirming: false,
             next_tag: 0,
         }
     }
@@ -308,6 +314,9 @@ impl App {
                     self.peers = peers;
                     self.assignment = assignment;
                     refocus = std::mem::take(&mut self.label.refocus_on_open);
+                    b.items_rubrics = run.as_ref().is_none_or(|r| {
+                        !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
+                    });
                     b.run = run;
                     if rubric.is_some() {
                         b.rubric = rubric;
@@ -340,10 +349,19 @@ impl App {
                 criteria,
                 items,
             } => {
-                self.message = Some(format!("run {run_id} started (journalled; resumable)"));
-                self.grade.run = Some(super::grade::GridRun::new(
-                    tag, run_id, criteria, items, self.now,
-                ));
+                // A retry grades cells of the run on screen again: its grid stays (with
+                // every other cell, and the columns an item's own rubric gave it).
+                let shown = self
+                    .grade
+                    .run
+                    .as_ref()
+                    .is_some_and(|r| r.tag == tag && r.run_id == run_id);
+                if !shown {
+                    self.message = Some(format!("run {run_id} started (journalled; resumable)"));
+                    self.grade.run = Some(super::grade::GridRun::new(
+                        tag, run_id, criteria, items, self.now,
+                    ));
+                }
                 Vec::new()
             }
             Msg::Grade { tag, event } => {

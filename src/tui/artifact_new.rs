@@ -118,14 +118,19 @@ impl App {
             return Vec::new();
         };
         if !matches!(a.status, Status::Draft | Status::NeedsRevision) {
-            self.message = Some(format!(
+            let why = format!(
                 "{} is {}; only a draft or one needing revision is revised",
                 a.id,
                 a.status.as_str()
-            ));
+            );
+            return self.refuse(why);
+        }
+        let id = a.id.clone();
+        let question = format!("open '{}' in $EDITOR to revise it?", a.name);
+        if !self.confirmed(super::keymap::Action::ReviseArtifact, question) {
             return Vec::new();
         }
-        vec![Effect::EditArtifact { id: a.id.clone() }]
+        vec![Effect::EditArtifact { id }]
     }
 }
 

@@ -84,7 +84,11 @@ pub struct Browse {
     /// Item ids by position (from the last scan), for filters on labels and results.
     pub ids: Vec<String>,
     pub run: Option<Arc<RunData>>,
+    /// The rubric the dataset is labelled with (`data::labelling_rubric`).
     pub rubric: Option<Arc<Rubric>>,
+    /// An item's own rubric is what it is labelled with: the latest run did not grade the
+    /// dataset with another (as `grade --rubric` does).
+    pub items_rubrics: bool,
 }
 
 impl Browse {
@@ -127,6 +131,7 @@ impl App {
             ids: Vec::new(),
             run: None,
             rubric: None,
+            items_rubrics: true,
         });
         self.label.criterion = 0;
         // Runs chosen, compared or listed belonged to the dataset before.

@@ -182,10 +182,25 @@ pub fn notes(ws: &Workspace, key: &str, annotator: &str) -> BTreeMap<(String, St
         .collect()
 }
 
-/// The rubric to label a dataset with: its latest run's, else the first in `rubrics/`.
-pub fn labelling_rubric(ws: &Workspace, run: Option<&RunData>) -> Option<Arc<Rubric>> {
+/// The rubric to label a dataset with: its latest run's, else the dataset's own (an
+/// autorubric file's, as `grade` would grade it), else the first in `rubrics/`. (An item
+/// that brings a rubric of its own is labelled with that: `App::item_rubric`.)
+pub fn labelling_rubric(
+    ws: &Workspace,
+    d: &DatasetInfo,
+    run: Option<&RunData>,
+) -> Option<Arc<Rubric>> {
     if let Some(r) = run {
         return Some(Arc::clone(&r.rubric));
+    }
+    let own = crate::formats::dataset::open_dataset(
+        &d.path,
+        crate::formats::dataset::ReadOptions::default(),
+    )
+    .ok()
+    .and_then(|ds| crate::run::effective_rubric(None, &ds));
+    if let Some(own) = own {
+        return Some(own.rubric);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(ws.path("rubrics"))
         .ok()?

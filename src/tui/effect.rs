@@ -54,6 +54,8 @@ pub enum Effect {
         tag: u64,
         dataset: usize,
         run_id: String,
+        /// The set-up's cost limit, in force instead of the one the run started with.
+        max_cost: Option<f64>,
     },
     LoadArtifacts,
     /// Looks for datasets added since the UI started.
@@ -153,6 +155,8 @@ pub enum Effect {
     RetryCells {
         tag: u64,
         cells: Vec<(usize, String)>,
+        /// The set-up's cost limit, in force instead of the one the run started with.
+        max_cost: Option<f64>,
     },
     /// Read what belongs to a dataset: its latest run, the labelling rubric, labels.
     Open {

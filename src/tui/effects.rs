@@ -280,10 +280,11 @@ impl Runtime {
                 tag,
                 dataset,
                 run_id,
+                max_cost,
             } => {
                 let d = &self.dataset(dataset)?;
                 let tx = self.ui()?;
-                match super::run::reopen(&self.ws, tag, d, &run_id, &[], tx) {
+                match super::run::reopen(&self.ws, tag, d, &run_id, &[], max_cost, tx) {
                     Ok(control) => {
                         self.runs.insert(tag, control, run_id, d.clone());
                         None
@@ -299,10 +300,14 @@ impl Runtime {
                 self.runs.cancel(tag);
                 None
             }
-            Effect::RetryCells { tag, cells } => {
+            Effect::RetryCells {
+                tag,
+                cells,
+                max_cost,
+            } => {
                 let tx = self.ui()?;
                 self.runs
-                    .retry(&self.ws, tag, &cells, tx)
+                    .retry(&self.ws, tag, &cells, max_cost, tx)
                     .err()
                     .map(Msg::Error)
             }
@@ -348,7 +353,7 @@ impl Runtime {
             Effect::Open { dataset } => {
                 let d = &self.dataset(dataset)?;
                 let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
-                let rubric = data::labelling_rubric(&self.ws, run.as_deref());
+                let rubric = data::labelling_rubric(&self.ws, d, run.as_deref());
                 Some(self.opened(dataset, d, run, rubric))
             }
             Effect::LoadWindow {

@@ -25,6 +25,9 @@ pub struct GradeState {
     pub judge_input: Option<String>,
     /// The run's cost limit in dollars (the workspace's `judge.max_cost`, or typed with `$`).
     pub max_cost: Option<f64>,
+    /// The workspace's `judge.max_cost`: every run keeps within it, so an emptied limit
+    /// comes back to it (the screen shows the limit in force).
+    pub workspace_max_cost: Option<f64>,
     /// A cost limit being typed.
     pub max_cost_input: Option<String>,
     /// The next run's name (`n`; `None`: `ui`), and the name being typed.
@@ -55,6 +58,7 @@ impl Default for GradeState {
             strategy: None,
             judge_input: None,
             max_cost: None,
+            workspace_max_cost: None,
             max_cost_input: None,
             name: None,
             name_input: None,
@@ -119,9 +123,14 @@ impl App {
                     let typed = text.trim().trim_start_matches('$').to_owned();
                     match typed.parse::<f64>() {
                         _ if typed.is_empty() => {
-                            self.grade.max_cost = None;
+                            self.grade.max_cost = self.grade.workspace_max_cost;
                             self.grade.max_cost_input = None;
-                            self.message = Some("no cost limit".into());
+                            self.message = Some(match self.grade.workspace_max_cost {
+                                Some(c) => format!(
+                                    "rubricate.yaml's judge.max_cost (${c:.2}) still applies"
+                                ),
+                                None => "no cost limit".into(),
+                            });
                         }
                         Ok(x) if x.is_finite() && x > 0.0 => {
                             self.grade.max_cost = Some(x);
@@ -320,6 +329,9 @@ impl App {
             self.message = Some("open a dataset first (Datasets pane)".into());
             return Vec::new();
         }
+        if let Some(out) = self.grade_guard(action) {
+            return out;
+        }
         let dataset = dataset.unwrap_or_default();
         let height = self.list_height();
         let batch_run = self.unfinished_batch_run();
@@ -361,16 +373,8 @@ impl App {
                 Vec::new()
             }
             (None, Action::Continue) => {
-                let unfinished = self
-                    .browse
-                    .as_ref()
-                    .and_then(|b| b.run.as_ref())
-                    .filter(|r| r.manifest.finished_at.is_none())
-                    .map(|r| r.manifest.id.clone());
-                let Some(run_id) = unfinished else {
-                    self.message = Some(
-                        "the latest run of this dataset is finished: nothing to continue".into(),
-                    );
+                // Refused or asked about first (`grade_ask.rs`).
+                let Some(run_id) = self.unfinished_live_run() else {
                     return Vec::new();
                 };
                 let tag = self.new_tag();
@@ -378,6 +382,7 @@ impl App {
                     tag,
                     dataset,
                     run_id,
+                    max_cost: self.grade.max_cost,
                 }]
             }
             (None, Action::Model) => {
@@ -454,28 +459,18 @@ impl App {
                 Vec::new()
             }
             (Some(run), Action::Retry) if run.finished || run.cancelled => {
-                let (row, col) = run.cursor;
-                let cell = run
-                    .rows
-                    .get(row)
-                    .and_then(Option::as_ref)
-                    .and_then(|r| r.cells.get(col));
-                if !matches!(cell, Some(Cell::Failed(_))) {
-                    self.message = Some("the selected cell did not fail".into());
-                    return Vec::new();
+                // Refused or asked about first (`grade_ask.rs`).
+                match run.selected_failed() {
+                    Some(cell) => retry(run, vec![cell], self.grade.max_cost),
+                    None => Vec::new(),
                 }
-                let Some(criterion) = run.criterion_id(row, col).map(str::to_owned) else {
-                    return Vec::new();
-                };
-                retry(run, vec![(row, criterion)])
             }
             (Some(run), Action::RetryAll) if run.finished || run.cancelled => {
                 let cells = run.failed_cells();
                 if cells.is_empty() {
-                    self.message = Some("no failed cells".into());
                     return Vec::new();
                 }
-                retry(run, cells)
+                retry(run, cells, self.grade.max_cost)
             }
             (Some(_), Action::Retry | Action::RetryAll) => {
                 self.message = Some("retry once the run has finished or been cancelled".into());
@@ -486,8 +481,9 @@ impl App {
     }
 }
 
-/// Re-queues exactly `cells` (and nothing else) in the same run's journal.
-fn retry(run: &mut GridRun, cells: Vec<(usize, String)>) -> Vec<Effect> {
+/// Re-queues exactly `cells` (and nothing else) in the same run's journal, within the
+/// set-up's cost limit.
+fn retry(run: &mut GridRun, cells: Vec<(usize, String)>, max_cost: Option<f64>) -> Vec<Effect> {
     for (item, criterion) in &cells {
         if let Some(col) = run.column_of(*item, criterion) {
             run.set(*item, col, Cell::Queued);
@@ -499,5 +495,6 @@ fn retry(run: &mut GridRun, cells: Vec<(usize, String)>) -> Vec<Effect> {
     vec![Effect::RetryCells {
         tag: run.tag,
         cells,
+        max_cost,
     }]
 }

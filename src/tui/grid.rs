@@ -227,13 +227,23 @@ impl GridRun {
 
     /// Shows cells already in the run's journal (copied, or from an earlier sitting):
     /// settled, but not part of this sitting's rate.
+    /// When each item brings its own rubric, a cell's column is its criterion's place in
+    /// the row (as the item's evaluation last listed them, else in the journal's order, which
+    /// is the rubric's for an item journalled whole), and the row learns the criterion ids so
+    /// its failed cells can be retried.
     pub fn preload(&mut self, cells: &[crate::store::runs::Cell]) {
         for c in cells {
-            let Some(col) = self
-                .criteria
-                .iter()
-                .position(|id| *id == c.result.criterion_id)
-            else {
+            let id = &c.result.criterion_id;
+            let col = if self.per_item {
+                let row = self.row_mut(c.item);
+                Some(row.ids.iter().position(|i| i == id).unwrap_or_else(|| {
+                    row.ids.push(id.clone());
+                    row.ids.len() - 1
+                }))
+            } else {
+                self.criteria.iter().position(|i| i == id)
+            };
+            let Some(col) = col else {
                 continue;
             };
             self.set(c.item, col, Cell::of(&c.result));
@@ -301,7 +311,9 @@ impl GridRun {
                 let per_item = self.per_item;
                 let row = self.row_mut(ev.item);
                 row.id.clone_from(&e.target_id);
-                if per_item {
+                // A retry's evaluation lists only the cells graded again: the row keeps
+                // the ids of its other columns.
+                if per_item && e.results.len() >= row.ids.len().max(row.cells.len()) {
                     row.ids = e.results.iter().map(|r| r.criterion_id.clone()).collect();
                 }
             }
@@ -348,6 +360,20 @@ impl GridRun {
             }
         }
         out
+    }
+
+    /// The selected cell, when it failed: its item and criterion (what `r` retries).
+    pub fn selected_failed(&self) -> Option<(usize, String)> {
+        let (row, col) = self.cursor;
+        let cell = self
+            .rows
+            .get(row)
+            .and_then(Option::as_ref)
+            .and_then(|r| r.cells.get(col));
+        if !matches!(cell, Some(Cell::Failed(_))) {
+            return None;
+        }
+        Some((row, self.criterion_id(row, col)?.to_owned()))
     }
 
     /// The criterion id of a cell: its column's, or, when each item has its own rubric,

@@ -44,6 +44,10 @@ impl App {
             self.message = Some("not quitting; the writes go on".into());
             return Vec::new();
         }
+        // A question or a refusal takes every key first.
+        if let Some(ask) = self.ask.take() {
+            return self.ask_key(ask, &k);
+        }
         if self.palette.is_some() {
             return self.palette_key(&k);
         }

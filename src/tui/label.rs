@@ -3,9 +3,11 @@
 
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use super::app::{App, Effect};
 use super::keymap::Action;
-use crate::model::{Kind, Verdict};
+use crate::model::{Kind, Rubric, Verdict};
 
 /// The label queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,6 +104,20 @@ impl App {
             .unwrap_or(0);
     }
 
+    /// The criterion to answer after `from` on `item`: the next one in order without a
+    /// label (wrapping round to those before `from`), adjudicating a difference still to
+    /// settle first; `None` when every criterion has one.
+    fn next_unanswered(&self, item: &str, from: usize) -> Option<usize> {
+        let criteria = self.label_criteria();
+        let n = criteria.len();
+        let order = || (1..n).map(move |k| (from + k) % n);
+        let open = |i: &usize| !self.answered(item, &criteria[*i].id);
+        let mut differing = order()
+            .filter(open)
+            .filter(|i| self.adjudicating() && self.peers_differ(item, &criteria[*i].id));
+        differing.next().or_else(|| order().find(open))
+    }
+
     /// Whether the item has a label for the criterion, on disk or on its way there.
     pub fn answered(&self, item: &str, criterion: &str) -> bool {
         self.labels
@@ -114,12 +130,39 @@ impl App {
                 .any(|(i, c)| i == item && c == criterion)
     }
 
-    /// The criteria being labelled.
+    /// The rubric the item at `position` is labelled with: its own when it brings one (an
+    /// agentv case, an autorubric item) and no run graded the dataset with another, else the
+    /// dataset's (`data::labelling_rubric`).
+    pub fn item_rubric(&self, position: Option<usize>) -> Option<Arc<Rubric>> {
+        let b = self.browse.as_ref()?;
+        position
+            .and_then(|p| b.window.get(&p))
+            .filter(|_| b.items_rubrics)
+            .and_then(|i| i.rubric.clone())
+            .or_else(|| b.rubric.clone())
+    }
+
+    /// The rubric the current item is labelled with.
+    pub fn labelling_rubric(&self) -> Option<Arc<Rubric>> {
+        let b = self.browse.as_ref()?;
+        self.item_rubric(b.position(b.cursor))
+    }
+
+    /// The criteria being labelled (the current item's rubric's).
     pub fn label_criteria(&self) -> Vec<crate::model::Criterion> {
-        self.browse
-            .as_ref()
-            .and_then(|b| b.rubric.as_ref())
+        self.labelling_rubric()
             .map(|r| r.criteria.clone())
+            .unwrap_or_default()
+    }
+
+    /// What the dataset file says of the item for each criterion of `rubric` (its
+    /// `ground_truth`, as `rubricate score` reads it), by criterion; empty when it says
+    /// nothing or does not fit the rubric.
+    pub fn file_verdicts(item: &crate::model::Item, rubric: &Rubric) -> Vec<Option<String>> {
+        item.ground_truth
+            .as_ref()
+            .and_then(|gt| gt.resolve(rubric).ok())
+            .map(|v| v.into_iter().map(|v| v.map(|v| v.to_string())).collect())
             .unwrap_or_default()
     }
 
@@ -186,9 +229,8 @@ impl App {
                     self.message = Some("the item is still loading".into());
                     return Vec::new();
                 };
-                let (rubric, version) = b
-                    .rubric
-                    .as_ref()
+                let (rubric, version) = self
+                    .labelling_rubric()
                     .map(|r| (r.id.clone(), r.version.clone()))
                     .unwrap_or_default();
                 let effect = Effect::SaveLabel {
@@ -203,10 +245,13 @@ impl App {
                 self.label
                     .pending
                     .push_back(Some((item.id.clone(), c.id.clone())));
-                // On to the next criterion; after the last, the next item in the queue —
-                // except in blind mode, where the item stays until its reveal is seen.
-                if self.label.criterion + 1 < n {
-                    self.label.criterion += 1;
+                // On to the item's next criterion still without a label (never one that
+                // has one: the next key would silently replace it); when none is left, the
+                // next item in the queue — except in blind mode, where the item stays until
+                // its reveal is seen.
+                let item = item.id.clone();
+                if let Some(next) = self.next_unanswered(&item, self.label.criterion) {
+                    self.label.criterion = next;
                     vec![effect]
                 } else if self.label.blind {
                     self.message = Some(
@@ -241,9 +286,8 @@ impl App {
             self.message = Some(format!("label '{}' first, then add a note", c.name));
             return Vec::new();
         };
-        let (rubric, rubric_version) = b
-            .rubric
-            .as_ref()
+        let (rubric, rubric_version) = self
+            .labelling_rubric()
             .map(|r| (r.id.clone(), r.version.clone()))
             .unwrap_or_default();
         self.label
@@ -287,9 +331,9 @@ impl App {
             return Vec::new();
         };
         let rows = b.row_count();
-        let criteria = self.label_criteria();
         let wanted = |row: usize| -> bool {
-            let Some(id) = b.position(row).and_then(|p| {
+            let position = b.position(row);
+            let Some(id) = position.and_then(|p| {
                 b.window
                     .get(&p)
                     .map(|i| i.id.clone())
@@ -297,6 +341,9 @@ impl App {
             }) else {
                 return false;
             };
+            // Each item's own criteria when it brings a rubric.
+            let rubric = self.item_rubric(position);
+            let criteria = rubric.as_ref().map_or(&[][..], |r| &r.criteria[..]);
             // With an assignment, the queues keep to the annotator's own items.
             if self
                 .assignment
@@ -461,9 +508,28 @@ impl App {
         self.label
             .saved
             .push((seq, item.clone(), criterion.clone()));
-        self.labels.insert((item, criterion), verdict);
+        // A label that replaces another says so (a key typed on an answered criterion).
+        let key = (item, criterion);
+        self.message = Some(match self.labels.get(&key).filter(|b| **b != verdict) {
+            Some(b) => {
+                let undo = self
+                    .keymap
+                    .keys_for(super::keymap::Context::Label, Action::Undo)
+                    .first()
+                    .map(|k| format!(" ({k} undoes)"))
+                    .unwrap_or_default();
+                format!(
+                    "saved label {seq}: {} '{}' was {}, now {}{undo}",
+                    key.0,
+                    key.1,
+                    label_text(b),
+                    label_text(&verdict)
+                )
+            }
+            None => format!("saved label {seq}"),
+        });
+        self.labels.insert(key, verdict);
         self.labels_gen += 1;
-        self.message = Some(format!("saved label {seq}"));
         Vec::new()
     }
 

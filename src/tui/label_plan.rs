@@ -71,9 +71,10 @@ impl App {
     pub(super) fn planned_row(&self) -> Option<usize> {
         let b = self.browse.as_ref()?;
         let plan = self.label_plan()?;
-        let criteria = self.label_criteria();
         let current = b.position(b.cursor);
         plan.next.iter().find_map(|n| {
+            let rubric = self.item_rubric(Some(n.position));
+            let criteria = rubric.as_ref().map_or(&[][..], |r| &r.criteria[..]);
             if Some(n.position) == current || criteria.iter().all(|c| self.answered(&n.item, &c.id))
             {
                 return None;

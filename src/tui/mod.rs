@@ -8,6 +8,7 @@ mod adjudicate;
 pub mod app;
 mod artifact_new;
 mod artifact_runtime;
+pub mod ask;
 mod batch;
 mod browse;
 pub mod calibrate;
@@ -20,6 +21,7 @@ mod effects_labels;
 mod error;
 pub mod export;
 pub mod grade;
+mod grade_ask;
 mod grid;
 mod input;
 pub mod keymap;
@@ -133,6 +135,7 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         .confirm_cost
         .unwrap_or(crate::store::config::CONFIRM_COST);
     app.grade.max_cost = ws.config.judge.max_cost;
+    app.grade.workspace_max_cost = ws.config.judge.max_cost;
     app.restore(&remembered);
     Ok(app)
 }

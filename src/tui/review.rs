@@ -20,6 +20,9 @@ pub struct ReviewState {
     pub busy: Option<String>,
     /// A new artifact's type and name being chosen.
     pub new: Option<super::artifact_new::NewArtifact>,
+    /// Rows the selected artifact's panel is scrolled by (its history and reviews grow
+    /// past the screen); back to the top when another artifact is selected.
+    pub detail_scroll: u16,
 }
 
 /// Artifacts in the order the pane lists them: by status along the flow, then by id.
@@ -74,9 +77,26 @@ impl App {
 
     pub(super) fn review_action(&mut self, action: Action) -> Vec<Effect> {
         let n = self.review.artifacts.len();
+        let page = self.size.1.saturating_sub(6).max(1);
         match action {
-            Action::Up => self.review.selected = self.review.selected.saturating_sub(1),
-            Action::Down if n > 0 => self.review.selected = (self.review.selected + 1).min(n - 1),
+            Action::Up => {
+                self.review.selected = self.review.selected.saturating_sub(1);
+                self.review.detail_scroll = 0;
+            }
+            Action::Down if n > 0 => {
+                self.review.selected = (self.review.selected + 1).min(n - 1);
+                self.review.detail_scroll = 0;
+            }
+            // The panel scrolls a page at a time, never past its last row.
+            Action::PageDown => {
+                let end = self
+                    .selected_artifact()
+                    .map_or(0, |a| super::view::review::detail_scroll_end(self, a));
+                self.review.detail_scroll = (self.review.detail_scroll + page).min(end);
+            }
+            Action::PageUp => {
+                self.review.detail_scroll = self.review.detail_scroll.saturating_sub(page);
+            }
             Action::Submit => {
                 let Some(a) = self.selected_artifact() else {
                     return Vec::new();
@@ -85,14 +105,21 @@ impl App {
                     a.status,
                     Status::Draft | Status::NeedsRevision | Status::InReview
                 ) {
-                    self.message = Some(format!(
+                    let why = format!(
                         "{} is {}; only a draft or one needing revision is submitted",
                         a.id,
                         a.status.as_str()
-                    ));
-                    return Vec::new();
+                    );
+                    return self.refuse(why);
                 }
                 let id = a.id.clone();
+                let question = format!(
+                    "submit '{}' for review? its rubrics are evaluated (judge calls may cost money)",
+                    a.name
+                );
+                if !self.confirmed(action, question) {
+                    return Vec::new();
+                }
                 self.review.busy = Some(id.clone());
                 self.message = Some(format!(
                     "evaluating {id} against its rubrics (watch it live in the Grade pane: G)…"
@@ -107,12 +134,13 @@ impl App {
                     return Vec::new();
                 };
                 if !matches!(a.status, Status::PendingReview | Status::InReview) {
-                    self.message = Some(format!(
+                    // Said in a box that takes every key: the note typed next goes nowhere.
+                    let why = format!(
                         "{} is {}; decide on an artifact in review",
                         a.id,
                         a.status.as_str()
-                    ));
-                    return Vec::new();
+                    );
+                    return self.refuse(why);
                 }
                 let to = match action {
                     Action::Approve => Status::Approved,

@@ -87,7 +87,11 @@ pub fn estimate(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<run::estimate::Estimate, String> {
-    let loaded = load(spec.rubric)?;
+    let dataset = open_dataset(&d.path, ReadOptions::default()).map_err(|e| e.to_string())?;
+    // A chosen rubric replaces the items' own; without one, the dataset's own (an
+    // autorubric file's), else each item brings its own — as the run will grade it.
+    let override_rubric = spec.rubric.is_some();
+    let loaded = run::effective_rubric(load(spec.rubric)?, &dataset);
     if let Some(l) = &loaded {
         crate::engine::compile(l).map_err(|e| e.to_string())?;
     }
@@ -103,10 +107,7 @@ pub fn estimate(
         },
     )
     .map_err(|e| e.message)?;
-    let dataset = open_dataset(&d.path, ReadOptions::default()).map_err(|e| e.to_string())?;
     let total = item_count(d).map(|n| n as u64);
-    // A chosen rubric replaces the items' own; without one, each item brings its own.
-    let override_rubric = loaded.is_some();
     walk_estimate(
         dataset,
         loaded.as_ref(),
@@ -169,6 +170,9 @@ pub fn start(
             rubric: loaded,
             settings: RunSettings {
                 judge,
+                // As `grade` does: a chosen rubric replaces the items' own; without one,
+                // an item's own rubric wins over the dataset's.
+                override_rubric: spec.rubric.is_some(),
                 ..RunSettings::default()
             },
             record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
@@ -185,23 +189,29 @@ pub fn start(
 }
 
 /// Continues a saved run (after a crash, a quit or a cancel: every cell its journal lacks),
-/// or grades chosen cells of it again (`redo`: a retry).
+/// or grades chosen cells of it again (`redo`: a retry), spending within `max_cost` — the
+/// limit the set-up shows now, not the one the run started with.
 pub fn reopen(
     ws: &Workspace,
     tag: u64,
     d: &DatasetInfo,
     run_id: &str,
     redo: &[(usize, String)],
+    max_cost: Option<f64>,
     tx: mpsc::Sender<Msg>,
 ) -> Result<Control, String> {
     let control = Control::default();
     // The cells graded again (`redo`) are not among the session's prior cells: they show
     // as queued, not as their old failure.
-    let session = run::reopen(&ws.runs_dir(), run_id, redo, env(ws), &control, true)
-        .map_err(|e| e.message)?;
+    let runs = ws.runs_dir();
+    let session =
+        run::reopen_with_cost_limit(&runs, run_id, redo, env(ws), &control, true, max_cost)
+            .map_err(|e| e.message)?;
     if redo.is_empty() {
+        let limit =
+            max_cost.map_or_else(|| "no cost limit".into(), |c| format!("cost limit ${c:.2}"));
         let _ = tx.blocking_send(Msg::Info(format!(
-            "run {run_id} continues: {} cells already in its journal",
+            "run {run_id} continues ({limit}): {} cells already in its journal",
             session.prior.len()
         )));
     }
@@ -369,6 +379,7 @@ impl Runs {
         ws: &Workspace,
         tag: u64,
         cells: &[(usize, String)],
+        max_cost: Option<f64>,
         tx: mpsc::Sender<Msg>,
     ) -> Result<(), String> {
         let (run_id, d) = self
@@ -377,7 +388,7 @@ impl Runs {
             .ok()
             .and_then(|m| m.get(&tag).map(|s| (s.run_id.clone(), s.dataset.clone())))
             .ok_or("that run is no longer open here")?;
-        let control = reopen(ws, tag, &d, &run_id, cells, tx)?;
+        let control = reopen(ws, tag, &d, &run_id, cells, max_cost, tx)?;
         self.insert(tag, control, run_id, d);
         Ok(())
     }
@@ -402,6 +413,9 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
             rubric: load(spec.rubric)?,
             settings: RunSettings {
                 judge,
+                // As `grade` does: a chosen rubric replaces the items' own; without one,
+                // an item's own rubric wins over the dataset's.
+                override_rubric: spec.rubric.is_some(),
                 ..RunSettings::default()
             },
             record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),

@@ -252,8 +252,16 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
             app.theme.header,
         ));
     }
-    if let Some(rubric) = &b.rubric {
-        for c in &rubric.criteria {
+    if let Some(rubric) = app.labelling_rubric() {
+        // What the dataset file says (its ground truth), as `rubricate score` reads it.
+        let file = App::file_verdicts(item, &rubric);
+        for (i, c) in rubric.criteria.iter().enumerate() {
+            let file = file
+                .get(i)
+                .cloned()
+                .flatten()
+                .map(|v| format!(" · file {v}"))
+                .unwrap_or_default();
             let human = app
                 .labels
                 .get(&(item.id.clone(), c.id.clone()))
@@ -268,12 +276,12 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
             side.push(Line::raw(c.name.clone()));
             match judged {
                 Some((v, reason)) => {
-                    side.push(Line::raw(format!("  judge {v} · human {human}")));
+                    side.push(Line::raw(format!("  judge {v} · human {human}{file}")));
                     if !reason.is_empty() {
                         side.push(Line::raw(format!("  {}", preview(&reason, 200))));
                     }
                 }
-                None => side.push(Line::raw(format!("  human {human}"))),
+                None => side.push(Line::raw(format!("  human {human}{file}"))),
             }
         }
     }

@@ -49,6 +49,11 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         left,
     );
     let criteria = app.label_criteria();
+    // What the dataset file says (its ground truth), beside your label and the judge's.
+    let file = app
+        .labelling_rubric()
+        .map(|r| App::file_verdicts(item, &r))
+        .unwrap_or_default();
     let result = b.run.as_ref().and_then(|r| r.by_item.get(&item.id));
     let labelled_all = criteria
         .iter()
@@ -110,9 +115,15 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         };
         let flag = if disagree { "  ≠ DISAGREE" } else { "" };
         let note = app.notes.get(&(item.id.clone(), c.id.clone()));
+        // Hidden with the judge's in blind mode: it is an answer too.
+        let file_text = match (file.get(i).cloned().flatten(), reveal) {
+            (Some(v), true) => format!(" · file: {v}"),
+            (Some(_), false) => " · file: hidden".into(),
+            (None, _) => String::new(),
+        };
         lines.push(Line::styled(
             format!(
-                "    you: {} · judge: {judge_text}{flag}",
+                "    you: {} · judge: {judge_text}{file_text}{flag}",
                 human.unwrap_or_else(|| "—".into())
             ),
             if disagree {
@@ -194,9 +205,8 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             app.theme.muted,
         ));
     }
-    let rubric = b
-        .rubric
-        .as_ref()
+    let rubric = app
+        .labelling_rubric()
         .map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
     let rubric = if app.adjudicating() {
         format!("adjudicating · {rubric}")

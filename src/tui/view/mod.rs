@@ -1,13 +1,14 @@
 //! Drawing: panes render `&App` only. The frame is the tab bar, the focused pane, and the
 //! status bar whose hints come from the effective keymap; the help overlay lists it whole.
 
+mod ask;
 mod calibrate;
 mod datasets;
 mod grade;
 pub mod label;
 mod palette;
 mod results;
-mod review;
+pub(crate) mod review;
 mod rubrics;
 
 use ratatui::Frame;
@@ -42,6 +43,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
     }
     palette::draw(app, f, area);
     completions(app, f, status);
+    ask::draw(app, f, area);
 }
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -118,6 +120,7 @@ fn hints(app: &App) -> String {
             Action::Approve,
             Action::RequestRevision,
             Action::Reject,
+            Action::PageDown,
         ],
     };
     // Help first: on a narrow terminal the end of the line is cut, and help lists the rest.
@@ -180,6 +183,7 @@ fn short(a: Action) -> &'static str {
         Action::NextVerdict => "by verdict",
         Action::FailedOnly => "failed only",
         Action::Export => "export",
+        Action::PageDown => "scroll the panel",
         Action::Palette => "actions",
         Action::Quit => "quit",
         _ => "",

@@ -7,12 +7,35 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::store::artifacts::Artifact;
 use crate::tui::app::App;
+use crate::tui::keymap::{Action, Context};
 use crate::tui::review::ordered;
 
+/// The pane's two parts: the list and the selected artifact's panel.
+fn areas(area: Rect) -> [Rect; 2] {
+    Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area)
+}
+
+/// How far the selected artifact's panel scrolls at most on a terminal of the app's size
+/// (its last row at the bottom): `App::update` keeps the scroll within it.
+pub fn detail_scroll_end(app: &App, a: &Artifact) -> u16 {
+    let (w, h) = app.size;
+    // The pane lies between the tab bar and the status bar.
+    let [_, detail] = areas(Rect::new(0, 0, w, h.saturating_sub(2)));
+    let inner = (
+        detail.width.saturating_sub(2),
+        detail.height.saturating_sub(2),
+    );
+    panel_rows(&detail_panel(app, a), inner.0).saturating_sub(inner.1)
+}
+
+fn panel_rows(panel: &Paragraph<'_>, width: u16) -> u16 {
+    u16::try_from(panel.line_count(width)).unwrap_or(u16::MAX)
+}
+
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let [list, detail] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
+    let [list, detail] = areas(area);
     let items = ordered(&app.review.artifacts);
     let mut lines = Vec::new();
     if items.is_empty() {
@@ -51,6 +74,44 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         f.render_widget(Block::new().borders(Borders::ALL), detail);
         return;
     };
+    // Longer than the panel (two failed reviews and an approving one at 120×40): it
+    // scrolls, and its title says where it is and which keys move it.
+    let inner = (
+        detail.width.saturating_sub(2),
+        detail.height.saturating_sub(2),
+    );
+    let panel = detail_panel(app, a);
+    let rows = panel_rows(&panel, inner.0);
+    let scroll = app.review.detail_scroll.min(rows.saturating_sub(inner.1));
+    let title = if rows > inner.1 {
+        let keys = |action| {
+            app.keymap
+                .keys_for(Context::Review, action)
+                .first()
+                .cloned()
+                .unwrap_or_default()
+        };
+        format!(
+            " Artifact · rows {}–{} of {rows} · {}/{} scroll ",
+            scroll + 1,
+            (scroll + inner.1).min(rows),
+            keys(Action::PageDown),
+            keys(Action::PageUp)
+        )
+    } else {
+        " Artifact ".to_owned()
+    };
+    f.render_widget(
+        panel
+            .scroll((scroll, 0))
+            .block(Block::new().borders(Borders::ALL).title(title)),
+        detail,
+    );
+}
+
+/// The selected artifact's panel: type, provenance, rubrics, history, each review with
+/// its criteria, and the submission.
+fn detail_panel<'a>(app: &App, a: &Artifact) -> Paragraph<'a> {
     let mut text = vec![
         Line::styled(
             format!("{} · {}", a.name, a.status.as_str()),
@@ -121,10 +182,5 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     }
     text.push(Line::raw(""));
     text.push(Line::raw(crate::tui::view::preview(&a.submission(), 400)));
-    f.render_widget(
-        Paragraph::new(text)
-            .wrap(Wrap { trim: false })
-            .block(Block::new().borders(Borders::ALL).title(" Artifact ")),
-        detail,
-    );
+    Paragraph::new(text).wrap(Wrap { trim: false })
 }
