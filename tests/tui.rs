@@ -1439,11 +1439,15 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
     ui.app.annotator = "login".into();
     ui.press([code(KeyCode::Enter), key('L')]);
     assert_eq!(ui.app.annotator_prompt.as_deref(), Some("login"));
-    assert!(ui.screen().contains("who is labelling? login"));
-    // Typed keys go to the prompt, not to the labels.
-    for _ in 0..5 {
-        ui.app.update(code(KeyCode::Backspace));
+    assert!(ui.screen().contains("who is labelling? [login] (enter keeps it"));
+    // Typed keys go to the prompt, not to the labels; the first replaces the name offered
+    // (typing "bob" gave "loginbob").
+    for c in "bo".chars() {
+        ui.app.update(key(c));
     }
+    assert_eq!(ui.app.annotator_prompt.as_deref(), Some("bo"));
+    ui.app.update(code(KeyCode::Backspace));
+    ui.app.update(code(KeyCode::Backspace));
     for c in "../x".chars() {
         ui.app.update(key(c));
     }

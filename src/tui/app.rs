@@ -97,6 +97,9 @@ pub struct App {
     pub assignment: Option<std::collections::BTreeSet<String>>,
     /// The annotator's name being typed (asked once, when nothing configured it).
     pub annotator_prompt: Option<String>,
+    /// The prompt still shows the name offered (the login name): enter keeps it, the first
+    /// key typed replaces it (a person types their name, not a suffix to someone else's).
+    pub annotator_offered: bool,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
     pub annotator_confirmed: bool,
     /// The workspace's artifact types and the rubrics each one's review evaluates.
@@ -153,6 +156,7 @@ impl App {
             peers: BTreeMap::new(),
             assignment: None,
             annotator_prompt: None,
+            annotator_offered: false,
             annotator_confirmed: true,
             artifact_types: Vec::new(),
             grade: super::grade::GradeState::default(),
@@ -513,6 +517,7 @@ impl App {
         if pane == Pane::Label && !self.annotator_confirmed {
             // Nothing said who labels: ask once, with the login name offered.
             self.annotator_prompt = Some(self.annotator.clone());
+            self.annotator_offered = true;
         }
         if pane != Pane::Datasets && self.browse.is_none() && !self.datasets.is_empty() {
             return self.open(self.selected);

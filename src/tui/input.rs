@@ -92,15 +92,22 @@ impl App {
         }
         // The annotator prompt, the note line, then the search line take typed text first.
         if let Some(name) = &mut self.annotator_prompt {
+            let offered = std::mem::take(&mut self.annotator_offered);
             match k.code {
                 KeyCode::Esc => {
                     self.annotator_prompt = None;
                     self.pane = Pane::Datasets;
                 }
+                KeyCode::Backspace if offered => name.clear(),
                 KeyCode::Backspace => {
                     name.pop();
                 }
-                KeyCode::Char(c) => name.push(c),
+                KeyCode::Char(c) => {
+                    if offered {
+                        name.clear();
+                    }
+                    name.push(c);
+                }
                 KeyCode::Enter => {
                     let name = name.trim().to_owned();
                     if let Err(e) = crate::store::labels::check_name("annotator", &name) {

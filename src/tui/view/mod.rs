@@ -248,6 +248,10 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
                 to.as_str()
             )
         }
+        _ if app.annotator_prompt.is_some() && app.annotator_offered => format!(
+            "who is labelling? [{}] (enter keeps it, or type your name; set `annotator:` in rubricate.yaml to skip this)",
+            app.annotator_prompt.as_deref().unwrap_or_default()
+        ),
         _ if app.annotator_prompt.is_some() => format!(
             "who is labelling? {}▏ (enter confirms; set `annotator:` in rubricate.yaml to skip this)",
             app.annotator_prompt.as_deref().unwrap_or_default()
