@@ -1439,7 +1439,10 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
     ui.app.annotator = "login".into();
     ui.press([code(KeyCode::Enter), key('L')]);
     assert_eq!(ui.app.annotator_prompt.as_deref(), Some("login"));
-    assert!(ui.screen().contains("who is labelling? [login] (enter keeps it"));
+    assert!(
+        ui.screen()
+            .contains("who is labelling? [login] (enter keeps it")
+    );
     // Typed keys go to the prompt, not to the labels; the first replaces the name offered
     // (typing "bob" gave "loginbob").
     for c in "bo".chars() {

@@ -4,7 +4,8 @@
 //! 25 rapid edits; a rubric that does not validate refused before it is saved; the focused
 //! line kept in view at 80×24; quit while labels are being written; a levels criterion's κ
 //! in Results equal to `rubricate metrics`; thirty items labelled in a row and a
-//! half-labelled one gone back to, with no label replaced. Skipped where tmux is missing, except under `CI=true`.
+//! half-labelled one gone back to, with no label replaced; SIGTERM and SIGHUP quitting as `q`
+//! does. Skipped where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -358,4 +359,48 @@ fn labelling_thirty_items_then_going_back_to_a_half_labelled_one_never_replaces_
             ("asks-password", "MET")
         ]
     );
+}
+
+/// SIGTERM (`kill`) and SIGHUP (the terminal closed) quit as `q` does — the UI's own quit,
+/// logged, not the signal's default death — with every label typed on disk.
+#[test]
+fn sigterm_and_sighup_quit_as_q_does_with_every_label_on_disk() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let state = dir.path().join("state");
+    let log = state.join("rubricate/rubricate.log");
+    for (round, signal) in ["TERM", "HUP"].into_iter().enumerate() {
+        let command = Tmux::rubricate(&[
+            ("RUBRICATE_HOME", home.display().to_string()),
+            ("RUBRICATE_ANNOTATOR", "pat".into()),
+            ("XDG_STATE_HOME", state.display().to_string()),
+            ("NO_COLOR", "1".into()),
+        ]);
+        let t = Tmux::start(&format!("stop-{signal}"), Path::new("/"), 80, 24, &command);
+        if round == 0 {
+            t.wait_for("support-answers");
+            t.keys(&["Enter"]);
+            t.wait_for("q01");
+            t.keys(&["L"]);
+        }
+        t.wait_for("(1 of 50)");
+        t.type_text("mu");
+        let want = 2 * (round + 1);
+        t.wait_for(&format!("label {want}"));
+        Command::new("kill")
+            .args([&format!("-{signal}"), &t.pid().to_string()])
+            .status()
+            .unwrap();
+        t.wait_gone();
+        assert_eq!(journal(&home).len(), want, "after SIG{signal}");
+        let quits = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.ends_with("quit: a stop signal"))
+            .count();
+        assert_eq!(quits, round + 1, "SIG{signal} quit as q does");
+    }
 }

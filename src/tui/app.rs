@@ -275,6 +275,7 @@ impl App {
                 self.now = now;
                 Vec::new()
             }
+            Msg::Stop => self.act(Action::Quit),
             Msg::Resize(w, h) => {
                 self.size = (w, h);
                 let height = self.list_height();

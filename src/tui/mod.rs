@@ -230,6 +230,9 @@ async fn event_loop(
     }
     let effects = app.resume_effects();
     out.send(effects);
+    let mut stops = Stops::new();
+    // After a stop signal nothing is drawn (after SIGHUP there is no terminal to draw on).
+    let mut stopping = false;
     let mut dirty = true;
     let mut last_draw = Instant::now()
         .checked_sub(FRAME)
@@ -237,7 +240,7 @@ async fn event_loop(
     loop {
         // Draw when something changed, at most once per FRAME; messages arriving faster
         // are all applied before the next frame.
-        if dirty && last_draw.elapsed() >= FRAME {
+        if dirty && !stopping && last_draw.elapsed() >= FRAME {
             terminal
                 .draw(|f| view::draw(&app, f))
                 .map_err(TuiError::Draw)?;
@@ -255,7 +258,12 @@ async fn event_loop(
                 None => return Ok(app.ui_state()),
             },
             Some(m) = rx.recv() => m,
-            () = tokio::time::sleep_until(next_frame), if dirty => continue,
+            () = stops.next() => {
+                tracing::info!("quit: a stop signal");
+                stopping = true;
+                Msg::Stop
+            }
+            () = tokio::time::sleep_until(next_frame), if dirty && !stopping => continue,
         };
         app.update(Msg::Tick(Instant::now()));
         let effects = app.update(msg);
@@ -269,6 +277,41 @@ async fn event_loop(
             tracing::info!("quit");
             return Ok(app.ui_state());
         }
+    }
+}
+
+/// SIGTERM (`kill`, a closing session manager) and SIGHUP (the terminal closed): the UI
+/// quits as `q` does, after every queued write is on disk.
+struct Stops {
+    #[cfg(unix)]
+    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl Stops {
+    fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Self {
+                signals: signal(SignalKind::terminate())
+                    .and_then(|t| Ok((t, signal(SignalKind::hangup())?)))
+                    .ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Self {}
+    }
+
+    /// The next stop signal (never, where none can be watched).
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        if let Some((term, hangup)) = &mut self.signals {
+            tokio::select! {
+                _ = term.recv() => return,
+                _ = hangup.recv() => return,
+            }
+        }
+        std::future::pending::<()>().await;
     }
 }
 

@@ -17,6 +17,8 @@ pub enum Msg {
     Key(KeyEvent),
     Mouse(MouseEvent),
     Resize(u16, u16),
+    /// SIGTERM or SIGHUP: quit as `q` does, once every queued write is on disk.
+    Stop,
     /// A window of the open dataset.
     Window {
         tag: u64,
