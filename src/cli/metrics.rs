@@ -83,6 +83,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
         MetricsFormat::Json => {
             let doc = serde_json::json!({
                 "run": m.id,
+                "run_state": m.state().to_string(),
                 "annotator": annotator,
                 "report": report,
                 "item_scores": item_scores,
@@ -174,6 +175,13 @@ fn table(
         "run {} ({}@{}) against {annotator}'s labels\n",
         m.id, m.rubric_id, m.rubric_version
     );
+    let state = m.state();
+    if !state.is_finished() {
+        let _ = writeln!(
+            out,
+            "the run is {state}: cells still to come are not compared, and items waiting for one have no item score yet\n"
+        );
+    }
     let _ = writeln!(
         out,
         "{:<22} {:>7} {:>8} {:>7} {:>7} {:>7} {:>8} {:>7} {:>9}",
