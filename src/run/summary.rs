@@ -88,7 +88,8 @@ impl Summary {
 
     /// The line with each counted part passed through `paint` (only when it is non-zero).
     pub fn line_styled(&self, paint: &dyn Fn(Tone, &str) -> String) -> String {
-        let failed = self.items - self.passed;
+        // An item still waiting for a cell has not failed (it is counted as incomplete).
+        let failed = self.items.saturating_sub(self.passed + self.pending);
         let mean = self
             .mean_score()
             .map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
