@@ -179,3 +179,95 @@ fn the_review_flow_end_to_end() {
     ));
     assert!(listed.contains(&id) && !listed.contains(&other), "{listed}");
 }
+
+/// The stderr of a command that must exit `code`.
+fn refused(dir: &Path, args: &[&str], code: i32) -> String {
+    let out = rubricate(dir, args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn a_needs_revision_artifact_is_submitted_again_only_once_its_content_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("rubricate.yaml"), "").unwrap();
+    std::fs::write(
+        d.join("steps.yaml"),
+        "id: steps\nname: Steps\nversion: 1.0.0\ncriteria:\n  - id: steps\n    requirement: Gives steps\n    method: { check: contains, args: { text: step } }\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("reply.txt"), "Restart it.").unwrap();
+    std::fs::write(d.join("same.txt"), "Restart it.").unwrap();
+    std::fs::write(d.join("better.txt"), "First step: restart it.").unwrap();
+    let out = rubricate(
+        d,
+        &[
+            "artifacts",
+            "create",
+            "--type",
+            "reply",
+            "--name",
+            "R",
+            "--content",
+            "reply.txt",
+            "--rubric",
+            "steps.yaml",
+        ],
+    );
+    assert!(out.status.success());
+    let id = stdout(&out).split_whitespace().next().unwrap().to_owned();
+    refused(d, &["artifacts", "submit", &id], 1);
+    assert_eq!(show(d, &id)["status"], "needs_revision");
+
+    // Sent again as it is: refused, saying what to do, and nothing moves.
+    let err = refused(d, &["artifacts", "submit", &id], 2);
+    assert!(
+        err.contains(&format!("artifact {id} needs revision: its review of "))
+            && err.contains("asked for changes (\"a required rubric failed\")")
+            && err.contains(&format!(
+                "revise it first (`rubricate artifacts revise {id} --content FILE`, or `e` in the Review pane), then submit it"
+            )),
+        "{err}"
+    );
+    assert_eq!(show(d, &id)["status"], "needs_revision");
+    assert_eq!(show(d, &id)["history"].as_array().unwrap().len(), 4);
+
+    // A "revision" with the same content is refused too.
+    let err = refused(d, &["artifacts", "revise", &id, "--content", "same.txt"], 2);
+    assert!(
+        err.contains("the new content is the content its review asked changes to"),
+        "{err}"
+    );
+    assert_eq!(show(d, &id)["status"], "needs_revision");
+
+    // A request for changes by hand, on content that was then not changed, holds as well.
+    assert!(
+        rubricate(d, &["artifacts", "revise", &id, "--content", "better.txt"])
+            .status
+            .success()
+    );
+    let file = d.join("artifacts").join(format!("{id}.json"));
+    let mut a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(a["status"], "draft");
+    // Hand-edited back to the reviewed content (as a script or a merge might).
+    a["content"] = "Restart it.".into();
+    std::fs::write(&file, a.to_string()).unwrap();
+    let err = refused(d, &["artifacts", "submit", &id], 2);
+    assert!(
+        err.contains(&format!(
+            "artifact {id}'s content is unchanged since its review of "
+        )),
+        "{err}"
+    );
+    a["content"] = "First step: restart it.".into();
+    std::fs::write(&file, a.to_string()).unwrap();
+
+    // Revised: submitted and approved.
+    refused(d, &["artifacts", "submit", &id], 0);
+    let a = show(d, &id);
+    assert_eq!(a["status"], "approved");
+    assert_eq!(a["reviews"].as_array().unwrap().len(), 2);
+}

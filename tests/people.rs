@@ -74,26 +74,38 @@ fn workspace() -> tempfile::TempDir {
 
 /// `who` labels criterion x MET on `met` (UNMET elsewhere) for q1–q10.
 fn label(dir: &Path, who: &str, met: &[u32]) {
-    let mut lines = String::new();
-    for i in 1..=10 {
-        let v = if met.contains(&i) { "MET" } else { "UNMET" };
-        let _ = writeln!(lines, "q{i} x {v}");
-    }
+    let verdicts: Vec<(u32, &str)> = (1..=10)
+        .map(|i| (i, if met.contains(&i) { "MET" } else { "UNMET" }))
+        .collect();
+    label_each(dir, who, &verdicts);
+}
+
+/// The workspace's only run.
+fn the_run(dir: &Path) -> String {
+    std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap()
+}
+
+/// `labels agreement` as a table.
+fn agreement_table(dir: &Path) -> String {
     ok(&rubricate(
         dir,
         &[
             "labels",
-            "set",
+            "agreement",
             "--dataset",
             DATASET,
-            "--annotator",
-            who,
-            "--rubric",
-            "rubrics/r.yaml",
-            "--stdin",
+            "--bootstrap",
+            "0",
         ],
-        Some(&lines),
-    ));
+        None,
+    ))
 }
 
 fn json(dir: &Path, args: &[&str]) -> serde_json::Value {
@@ -157,18 +169,7 @@ fn pairs_and_alpha_match_a_hand_computation_beside_the_judge() {
     assert_eq!(judge[0]["annotator"], "alice");
     assert!((kappa_of(&judge[0]["report"], "x") - 1.0).abs() < 1e-9);
     assert!((kappa_of(&judge[1]["report"], "x") - 0.6).abs() < 1e-9);
-    let table = ok(&rubricate(
-        ws.path(),
-        &[
-            "labels",
-            "agreement",
-            "--dataset",
-            DATASET,
-            "--bootstrap",
-            "0",
-        ],
-        None,
-    ));
+    let table = agreement_table(ws.path());
     for line in [
         "κ alice ~ bob",
         "κ judge ~ alice",
@@ -183,14 +184,7 @@ fn adjudicated_labels_are_the_reference_metrics_use() {
     let ws = workspace();
     label(ws.path(), "alice", &[1, 2, 3, 4, 6]);
     label(ws.path(), "bob", &[1, 2, 3, 5, 6]);
-    let run = std::fs::read_dir(ws.path().join("runs"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .file_name()
-        .into_string()
-        .unwrap();
+    let run = the_run(ws.path());
     let metrics = |extra: &[&str]| {
         let mut args = vec![
             "metrics",
@@ -348,4 +342,116 @@ fn an_assignment_gives_each_their_items_and_labels_next_keeps_to_them() {
     );
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("between 0 and 1"));
+}
+
+/// `who`'s verdicts on criterion x, one `(item number, verdict)` each.
+fn label_each(dir: &Path, who: &str, verdicts: &[(u32, &str)]) {
+    let mut lines = String::new();
+    for (i, v) in verdicts {
+        let _ = writeln!(lines, "q{i} x {v}");
+    }
+    ok(&rubricate(
+        dir,
+        &[
+            "labels",
+            "set",
+            "--dataset",
+            DATASET,
+            "--annotator",
+            who,
+            "--rubric",
+            "rubrics/r.yaml",
+            "--stdin",
+        ],
+        Some(&lines),
+    ));
+}
+
+#[test]
+fn labels_agreement_and_metrics_give_people_the_same_alpha_over_the_same_items() {
+    let ws = workspace();
+    // alice MET on q1–q5; bob MET on q1–q4 and q6, and cannot assess q9 and q10 (an
+    // abstention is no value: those items have one rating and are not units).
+    label(ws.path(), "alice", &[1, 2, 3, 4, 5]);
+    let mut bob: Vec<(u32, &str)> = (1..=8)
+        .map(|i| {
+            (
+                i,
+                if [1, 2, 3, 4, 6].contains(&i) {
+                    "MET"
+                } else {
+                    "UNMET"
+                },
+            )
+        })
+        .collect();
+    bob.extend([(9, "CANNOT_ASSESS"), (10, "CANNOT_ASSESS")]);
+    label_each(ws.path(), "bob", &bob);
+    // By hand: 8 units, 16 values (10 MET, 6 UNMET), q5 and q6 disagree:
+    // α = 1 − (n − 1)·D_o/D_e = 1 − 15 · 4 / (16² − 10² − 6²) = 0.5.
+    let people = json(
+        ws.path(),
+        &[
+            "labels",
+            "agreement",
+            "--dataset",
+            DATASET,
+            "--format",
+            "json",
+            "--bootstrap",
+            "0",
+        ],
+    );
+    let x = &people["alpha"][0];
+    assert_eq!(x["criterion"], "x");
+    assert_eq!(x["items"], 8, "{x}");
+    assert!((x["alpha"].as_f64().unwrap() - 0.5).abs() < 1e-12, "{x}");
+    let run = the_run(ws.path());
+    let metrics = json(
+        ws.path(),
+        &[
+            "metrics",
+            "--run",
+            &run,
+            "--annotator",
+            "alice",
+            "--format",
+            "json",
+            "--bootstrap",
+            "0",
+        ],
+    );
+    let between = &metrics["between_annotators"]["x"];
+    assert_eq!(between["items"], x["items"], "{between}");
+    assert_eq!(between["krippendorff_alpha"], x["alpha"], "{between}");
+    assert_eq!(between["level"], "nominal");
+    assert_eq!(between["fleiss_kappa"]["units"], 8, "{between}");
+    // The tables print the same α and N.
+    let table = agreement_table(ws.path());
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("x ") && l.contains("α (nominal, all people)"))
+        .unwrap();
+    assert_eq!(
+        row.split_whitespace().rev().take(2).collect::<Vec<_>>(),
+        ["0.500", "8"],
+        "{table}"
+    );
+    let table = ok(&rubricate(
+        ws.path(),
+        &[
+            "metrics",
+            "--run",
+            &run,
+            "--annotator",
+            "alice",
+            "--bootstrap",
+            "0",
+        ],
+        None,
+    ));
+    assert!(
+        table.contains("x                      α (nominal, all people) 0.500 over 8 items"),
+        "{table}"
+    );
 }

@@ -7,12 +7,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::{CliError, exit};
-use crate::metrics::{
-    AlphaLevel, Bootstrap, CriterionMetrics, MetricsReport, ScoreMetrics, fleiss_kappa,
-    krippendorff_alpha,
-};
-use crate::model::Rubric;
-use crate::run::agreement::{EnsembleVotes, RunAgreement, read_labels, run_agreement};
+use crate::metrics::{AlphaLevel, Bootstrap, CriterionMetrics, MetricsReport, ScoreMetrics};
+use crate::run::agreement::{EnsembleVotes, RunAgreement, run_agreement};
+use crate::run::people::{CriterionAlpha, between_people, people_verdicts};
 use crate::store::labels::{self, dataset_key};
 use crate::store::runs::Manifest;
 
@@ -64,18 +61,17 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     )
     .map_err(|e| CliError::input(e.message))?;
     let key = dataset_key(Path::new(&m.dataset.path));
-    let read =
-        |a: &str| read_labels(&ws.labels_dir(), &key, a).map_err(|e| CliError::input(e.message));
     let judges_agree = between_judges(&calls.ensembles);
     // Agreement between annotators (each criterion's labels, all annotators; the
     // adjudicated labels are a settled reference, not a rater).
-    let people: Vec<&String> = people
-        .iter()
-        .filter(|a| a.as_str() != labels::ADJUDICATED)
+    let people: Vec<String> = people
+        .into_iter()
+        .filter(|a| a != labels::ADJUDICATED)
         .collect();
     let between = if people.len() > 1 {
-        let all: Vec<_> = people.iter().map(|a| read(a)).collect::<Result<_, _>>()?;
-        Some(between_annotators(&rubric, &all))
+        let verdicts = people_verdicts(&ws.labels_dir(), &key, &rubric, &people)
+            .map_err(|e| CliError::input(e.message))?;
+        Some(between_people(&rubric, &verdicts))
     } else {
         None
     };
@@ -83,10 +79,11 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
         MetricsFormat::Json => {
             let doc = serde_json::json!({
                 "run": m.id,
+                "run_state": m.state().to_string(),
                 "annotator": annotator,
                 "report": report,
                 "item_scores": item_scores,
-                "between_annotators": between,
+                "between_annotators": between.as_deref().map(between_annotators),
                 "between_judges": judges_agree,
             });
             outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
@@ -94,7 +91,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
         MetricsFormat::Table => {
             out!(
                 "{}",
-                table(&m, &annotator, &report, &item_scores, between.as_ref())
+                table(&m, &annotator, &report, &item_scores, between.as_deref())
             );
             if let Some(j) = &judges_agree {
                 outln!("\nbetween judges (ensemble votes): {j}");
@@ -124,33 +121,18 @@ fn between_judges(ensembles: &BTreeMap<String, EnsembleVotes>) -> Option<serde_j
     Some(serde_json::Value::Object(out))
 }
 
-/// Krippendorff's α (nominal) and Fleiss' κ per criterion over every annotator's labels.
-fn between_annotators(
-    rubric: &Rubric,
-    all: &[BTreeMap<(String, String), labels::Label>],
-) -> serde_json::Value {
+/// Krippendorff's α and Fleiss' κ per criterion between the annotators: the units
+/// `labels agreement` counts ([`between_people`]), so both print the same α and N.
+fn between_annotators(alphas: &[CriterionAlpha]) -> serde_json::Value {
     let mut out = serde_json::Map::new();
-    for c in &rubric.criteria {
-        // Each label's category as a number: its position among the values seen.
-        let mut codes: BTreeMap<String, f64> = BTreeMap::new();
-        let mut units: BTreeMap<&String, Vec<Option<f64>>> = BTreeMap::new();
-        for (k, labels) in all.iter().enumerate() {
-            for ((item, crit), label) in labels {
-                if crit != &c.id {
-                    continue;
-                }
-                let text = label.verdict.to_string();
-                let next = codes.len() as f64;
-                let code = *codes.entry(text).or_insert(next);
-                units.entry(item).or_insert_with(|| vec![None; all.len()])[k] = Some(code);
-            }
-        }
-        let units: Vec<Vec<Option<f64>>> = units.into_values().collect();
+    for a in alphas {
         out.insert(
-            c.id.clone(),
+            a.criterion.clone(),
             serde_json::json!({
-                "krippendorff_alpha": krippendorff_alpha(&units, AlphaLevel::Nominal),
-                "fleiss_kappa": fleiss_kappa(&units),
+                "level": a.level,
+                "items": a.items,
+                "krippendorff_alpha": a.alpha,
+                "fleiss_kappa": a.fleiss_kappa,
             }),
         );
     }
@@ -166,7 +148,7 @@ fn table(
     annotator: &str,
     report: &MetricsReport,
     items: &ScoreMetrics,
-    between: Option<&serde_json::Value>,
+    between: Option<&[CriterionAlpha]>,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -174,6 +156,13 @@ fn table(
         "run {} ({}@{}) against {annotator}'s labels\n",
         m.id, m.rubric_id, m.rubric_version
     );
+    let state = m.state();
+    if !state.is_finished() {
+        let _ = writeln!(
+            out,
+            "the run is {state}: cells still to come are not compared, and items waiting for one have no item score yet\n"
+        );
+    }
     let _ = writeln!(
         out,
         "{:<22} {:>7} {:>8} {:>7} {:>7} {:>7} {:>8} {:>7} {:>9}",
@@ -272,8 +261,22 @@ fn table(
         num(items.bias_p_value),
         num(items.cohen_d)
     );
-    if let Some(b) = between {
-        let _ = writeln!(out, "\nbetween annotators: {b}");
+    if let Some(between) = between {
+        let _ = writeln!(
+            out,
+            "\nbetween annotators (the adjudicated labels not a rater):"
+        );
+        for a in between {
+            let _ = writeln!(
+                out,
+                "{:<22} α ({}, all people) {} over {} items · Fleiss' κ {}",
+                a.criterion,
+                a.level,
+                num(a.alpha),
+                a.items,
+                num(a.fleiss_kappa.kappa)
+            );
+        }
     }
     out
 }

@@ -18,6 +18,9 @@ pub struct ItemOut<'a> {
     raw: Option<f64>,
     passed: bool,
     incomplete: bool,
+    /// The criteria whose cells are still to come (a saved run read before it finished).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pending: &'a [String],
     criteria: Vec<CriterionOut<'a>>,
     /// Each grader's score and verdict, for rubrics scored by graders (agentv).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -101,6 +104,7 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
         raw: e.raw,
         passed: e.passed,
         incomplete: e.incomplete,
+        pending: &e.pending,
         criteria: e
             .results
             .iter()

@@ -16,8 +16,14 @@ pub struct Evaluation {
     pub score: Option<f64>,
     pub raw: Option<f64>,
     pub passed: bool,
-    /// True when any criterion failed or nothing was scored.
+    /// True when any criterion failed, nothing was scored, or a cell is still to come.
     pub incomplete: bool,
+    /// The rubric's criteria whose cells are still to come: an item of a saved run read
+    /// before the run finished (its requests in a batch at the provider, or a run that
+    /// stopped). Such an item is incomplete and not passed; its score covers only the
+    /// cells present.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
     pub failures: usize,
     pub feedback: String,
     pub evaluated_at: String,

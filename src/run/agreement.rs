@@ -239,8 +239,11 @@ fn item_score_pair(
         id: item.to_owned(),
         ..Item::default()
     };
-    let results = cells.iter().map(|c| c.result.clone()).collect();
+    let j = super::record::evaluation_of(rubric, cells.to_vec());
+    // A judge's cell still to come (a batch at the provider): no judge score yet.
+    if !j.pending.is_empty() {
+        return None;
+    }
     let h = build_evaluation(rubric, &stub, human_results, "human");
-    let j = build_evaluation(rubric, &stub, results, "judge");
     Some((j.score?, h.score?))
 }

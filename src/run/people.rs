@@ -10,7 +10,9 @@ use serde::Serialize;
 
 use super::Error;
 use super::agreement::{read_labels, run_agreement};
-use crate::metrics::{AlphaLevel, Bootstrap, MetricsReport, judge_vs_human, krippendorff_alpha};
+use crate::metrics::{
+    AlphaLevel, Bootstrap, FleissKappa, MetricsReport, UnitTally, judge_vs_human,
+};
 use crate::model::{Kind, OptionScale, Rubric, Verdict};
 use crate::store::Workspace;
 use crate::store::labels::{ADJUDICATED, annotators, dataset_key};
@@ -26,7 +28,8 @@ pub struct PairAgreement {
     pub report: MetricsReport,
 }
 
-/// Krippendorff's α over every annotator's labels of one criterion.
+/// Krippendorff's α (and Fleiss' κ) over every annotator's labels of one criterion: what
+/// `labels agreement` and `metrics` both report between people.
 #[derive(Debug, Clone, Serialize)]
 pub struct CriterionAlpha {
     pub criterion: String,
@@ -35,6 +38,8 @@ pub struct CriterionAlpha {
     /// Items labelled by two annotators or more (the units α counts).
     pub items: usize,
     pub alpha: Option<f64>,
+    /// Fleiss' κ over the same units (the values as categories).
+    pub fleiss_kappa: FleissKappa,
 }
 
 /// The judge (the latest run) against one set of labels.
@@ -100,14 +105,7 @@ pub fn people(
         return Err(Error::input(format!("no labels for dataset '{key}' yet")));
     };
     let people: Vec<String> = everyone.into_iter().filter(|a| a != ADJUDICATED).collect();
-    let mut verdicts = Vec::new();
-    for a in &people {
-        let labels = read_labels(&labels_dir, &key, a)?;
-        verdicts.push(judge_vs_human::human_verdicts(
-            &rubric,
-            labels.into_iter().map(|(cell, l)| (cell, l.verdict)),
-        ));
-    }
+    let verdicts = people_verdicts(&labels_dir, &key, &rubric, &people)?;
     let mut pairs = Vec::new();
     for i in 0..people.len() {
         for j in i + 1..people.len() {
@@ -125,11 +123,7 @@ pub fn people(
             });
         }
     }
-    let alpha = rubric
-        .criteria
-        .iter()
-        .map(|c| criterion_alpha(c, &verdicts))
-        .collect();
+    let alpha = between_people(&rubric, &verdicts);
     Ok(PeopleReport {
         dataset: key,
         run: run.id.clone(),
@@ -141,13 +135,44 @@ pub fn people(
     })
 }
 
+/// One person's verdicts by (item id, criterion id).
+pub type Verdicts = BTreeMap<judge_vs_human::Cell, Verdict>;
+
+/// Each person's current labels of a dataset read as verdicts of `rubric`'s criteria
+/// (labels that fit no criterion left out), in `people`'s order.
+pub fn people_verdicts(
+    labels_dir: &Path,
+    key: &str,
+    rubric: &Rubric,
+    people: &[String],
+) -> Result<Vec<Verdicts>, Error> {
+    people
+        .iter()
+        .map(|a| {
+            let labels = read_labels(labels_dir, key, a)?;
+            Ok(judge_vs_human::human_verdicts(
+                rubric,
+                labels.into_iter().map(|(cell, l)| (cell, l.verdict)),
+            ))
+        })
+        .collect()
+}
+
+/// Agreement between people on each criterion of `rubric`, from each person's verdicts
+/// ([`people_verdicts`]): the one place the units are built, for `labels agreement` and
+/// `metrics` alike.
+pub fn between_people(rubric: &Rubric, verdicts: &[Verdicts]) -> Vec<CriterionAlpha> {
+    rubric
+        .criteria
+        .iter()
+        .map(|c| criterion_alpha(c, verdicts))
+        .collect()
+}
+
 /// α for one criterion: each item a unit, each annotator's label a value on the
 /// criterion's own scale (binary and nominal options as categories, levels and ordinal
 /// options by their score's rank, a scale as numbers). Abstentions are not values.
-fn criterion_alpha(
-    c: &crate::model::Criterion,
-    verdicts: &[BTreeMap<(String, String), Verdict>],
-) -> CriterionAlpha {
+fn criterion_alpha(c: &crate::model::Criterion, verdicts: &[Verdicts]) -> CriterionAlpha {
     let (level, name) = match &c.kind {
         Kind::Binary
         | Kind::Options {
@@ -177,14 +202,17 @@ fn criterion_alpha(
                 .or_insert_with(|| vec![None; verdicts.len()])[k] = value;
         }
     }
+    // Items labelled by one person only say nothing about agreement.
     let units: Vec<Vec<Option<f64>>> = units
         .into_values()
         .filter(|u| u.iter().flatten().count() >= 2)
         .collect();
+    let tally = UnitTally::of(&units);
     CriterionAlpha {
         criterion: c.id.clone(),
         level: name,
         items: units.len(),
-        alpha: krippendorff_alpha(&units, level),
+        alpha: tally.alpha(level),
+        fleiss_kappa: tally.fleiss(),
     }
 }

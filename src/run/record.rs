@@ -272,7 +272,7 @@ impl Iterator for Evaluations {
                 continue;
             };
             let e = evaluation_of(&r, group.cells);
-            if e.results.len() < expected_cells(&r, &e) {
+            if !e.pending.is_empty() {
                 self.replay.partial_items += 1;
             }
             self.replay.summary.add(&e);
@@ -321,16 +321,11 @@ pub struct Replay {
     pub without_rubric: usize,
 }
 
-fn expected_cells(r: &Rubric, e: &Evaluation) -> usize {
-    if e.results.len() == 1 && e.results[0].criterion_id == HOLISTIC_ID {
-        1
-    } else {
-        r.criteria.len()
-    }
-}
-
-/// An item's evaluation from its journalled cells.
-fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
+/// An item's evaluation from its journalled cells: the one place that decides an item of
+/// a saved run is still waiting for cells. A criterion of the rubric with no cell in the
+/// journal is pending (its request is in a batch at the provider, or the run stopped
+/// before it): the item is incomplete and not passed, whatever the cells present score.
+pub(crate) fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
     let item = Item {
         id: cells.first().map(|c| c.item_id.clone()).unwrap_or_default(),
         ..Item::default()
@@ -342,12 +337,24 @@ fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
             Some(crate::model::Verdict::Score(x)) => Some(*x),
             _ => None,
         };
+        // One holistic cell stands for every criterion: nothing is left to come.
         return holistic_evaluation(r, &item, HolisticOutcome { score, result }, "rubricate");
     }
     // Journal order is by criterion id; the rubric's order reads better.
     let positions = r.positions();
     results.sort_by_key(|res| positions.get(res.criterion_id.as_str()).copied());
-    build_evaluation(r, &item, results, "rubricate")
+    let mut e = build_evaluation(r, &item, results, "rubricate");
+    e.pending = r
+        .criteria
+        .iter()
+        .filter(|c| !e.results.iter().any(|res| res.criterion_id == c.id))
+        .map(|c| c.id.clone())
+        .collect();
+    if !e.pending.is_empty() {
+        e.incomplete = true;
+        e.passed = false;
+    }
+    e
 }
 
 #[cfg(test)]
@@ -381,6 +388,32 @@ criteria:
             rubric: Some(Arc::new(r)),
             ..Item::default()
         }
+    }
+
+    fn met(id: &str) -> Cell {
+        let mut r =
+            CriterionResult::failed(id, MethodKind::Check, crate::model::Failure::error("", ""));
+        r.failure = None;
+        r.verdict = Some(Verdict::Met);
+        r.value = Some(1.0);
+        Cell {
+            item: 0,
+            item_id: "i0".into(),
+            result: r,
+        }
+    }
+
+    #[test]
+    fn an_item_with_a_cell_still_to_come_is_incomplete_and_not_passed() {
+        let loaded = parse_rubric_text("r.yaml", RUBRIC, "r", Path::new("."), None).unwrap();
+        // `b` is still in a batch: `a` alone would score 1.0 and pass.
+        let e = evaluation_of(&loaded.rubric, vec![met("a")]);
+        assert_eq!(e.pending, vec!["b".to_owned()]);
+        assert!(e.incomplete && !e.passed, "{e:?}");
+        assert_eq!(e.score, Some(1.0), "scored over the cells present");
+        // Every cell in: complete and passed.
+        let e = evaluation_of(&loaded.rubric, vec![met("a"), met("b")]);
+        assert!(e.pending.is_empty() && !e.incomplete && e.passed, "{e:?}");
     }
 
     #[test]
@@ -472,7 +505,7 @@ criteria:
             let mut want = Vec::new();
             for (index, cells) in by_item {
                 let e = evaluation_of(&rubric.rubric, cells);
-                if e.results.len() < expected_cells(&rubric.rubric, &e) {
+                if e.results.len() < rubric.rubric.criteria.len() {
                     expected.partial_items += 1;
                 }
                 expected.summary.add(&e);

@@ -64,6 +64,7 @@ pub async fn review(
 ) -> Result<ReviewOutcome, Error> {
     let control = Control::default();
     let mut a = store.get(id)?;
+    a.check_submit()?;
     let rubrics: Vec<LoadedRubric> = a
         .rubrics
         .iter()

@@ -12,6 +12,9 @@ pub struct Summary {
     pub items: usize,
     pub passed: usize,
     pub incomplete: usize,
+    /// Items with cells still to come (in a batch, or a run that stopped): counted in
+    /// `incomplete` too.
+    pub pending: usize,
     pub unscored: usize,
     pub score_sum: f64,
     pub cells: usize,
@@ -42,6 +45,7 @@ impl Summary {
         self.items += 1;
         self.passed += usize::from(e.passed);
         self.incomplete += usize::from(e.incomplete);
+        self.pending += usize::from(!e.pending.is_empty());
         match e.score {
             Some(s) => self.score_sum += s,
             None => self.unscored += 1,
@@ -84,7 +88,8 @@ impl Summary {
 
     /// The line with each counted part passed through `paint` (only when it is non-zero).
     pub fn line_styled(&self, paint: &dyn Fn(Tone, &str) -> String) -> String {
-        let failed = self.items - self.passed;
+        // An item still waiting for a cell has not failed (it is counted as incomplete).
+        let failed = self.items.saturating_sub(self.passed + self.pending);
         let mean = self
             .mean_score()
             .map_or_else(|| "n/a".into(), |m| format!("{m:.3}"));
@@ -102,6 +107,9 @@ impl Summary {
                 ", {}",
                 paint(Tone::Warn, &format!("{} incomplete", self.incomplete))
             );
+            if self.pending > 0 {
+                let _ = write!(s, " ({} with cells still to come)", self.pending);
+            }
         }
         let _ = write!(
             s,
@@ -119,6 +127,7 @@ impl Summary {
             items: self.items,
             passed: self.passed,
             incomplete: self.incomplete,
+            pending: self.pending,
             cells: self.cells,
             failed_cells: self.failed_cells,
             mean_score: self.mean_score(),

@@ -40,10 +40,11 @@ impl Status {
         use Status::{Approved, Draft, InReview, NeedsRevision, PendingReview, Rejected};
         matches!(
             (self, to),
-            (Draft | NeedsRevision, PendingReview)
+            (Draft, PendingReview)
                 | (PendingReview, InReview)
                 | (InReview, Approved | NeedsRevision | Rejected)
-                // A revised artifact goes back to draft with its new content.
+                // A revised artifact goes back to draft with its new content (and only
+                // then is submitted again: see [`Artifact::check_submit`]).
                 | (NeedsRevision, Draft)
         )
     }
@@ -65,6 +66,11 @@ pub struct Transition {
     pub time: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+    /// On a move to `needs_revision`: the hash of the content the review asked changes to
+    /// ([`Artifact::content_hash`]), so a resubmission can tell a revision from the same
+    /// content sent again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_sha256: Option<String>,
 }
 
 /// One rubric's evaluation from a review.
@@ -120,8 +126,63 @@ impl Artifact {
             to,
             time: jiff::Timestamp::now().to_string(),
             note: note.to_owned(),
+            content_sha256: (to == Status::NeedsRevision).then(|| self.content_hash()),
         });
         self.status = to;
+        Ok(())
+    }
+
+    /// SHA-256 of the content as a rubric grades it: what "revised" is measured by.
+    pub fn content_hash(&self) -> String {
+        super::runs::text_hash(&self.submission())
+    }
+
+    /// The review decision that asked for changes, when the artifact's last decision did
+    /// (by a rubric or by hand).
+    fn revision_asked(&self) -> Option<&Transition> {
+        self.history
+            .iter()
+            .rev()
+            .find(|t| {
+                matches!(
+                    t.to,
+                    Status::Approved | Status::NeedsRevision | Status::Rejected
+                )
+            })
+            .filter(|t| t.to == Status::NeedsRevision)
+    }
+
+    /// The rule for submitting an artifact for review, for every front end (`artifacts
+    /// submit`, the Review pane, through [`crate::run::review::review`]): one whose last
+    /// review asked for changes is submitted again only once revised — moved back to draft
+    /// with content that differs from the content that review saw.
+    pub fn check_submit(&self) -> Result<(), ArtifactError> {
+        let Some(asked) = self.revision_asked() else {
+            return Ok(());
+        };
+        let what_to_do = format!(
+            "revise it first (`rubricate artifacts revise {} --content FILE`, or `e` in the Review pane), then submit it",
+            self.id
+        );
+        let why = if asked.note.is_empty() {
+            String::new()
+        } else {
+            format!(" (\"{}\")", asked.note)
+        };
+        if self.status == Status::NeedsRevision {
+            return Err(ArtifactError::Invalid(format!(
+                "artifact {} needs revision: its review of {} asked for changes{why}; {what_to_do}",
+                self.id, asked.time
+            )));
+        }
+        if self.status == Status::Draft
+            && asked.content_sha256.as_deref() == Some(self.content_hash().as_str())
+        {
+            return Err(ArtifactError::Invalid(format!(
+                "artifact {}'s content is unchanged since its review of {} asked for changes{why}; {what_to_do}",
+                self.id, asked.time
+            )));
+        }
         Ok(())
     }
 }
@@ -209,6 +270,7 @@ impl Artifacts {
                 to: Status::Draft,
                 time: now,
                 note: String::new(),
+                content_sha256: None,
             }],
             reviews: Vec::new(),
         };
@@ -217,7 +279,8 @@ impl Artifacts {
     }
 
     /// New content for an artifact: a draft keeps being a draft; one that needs revision
-    /// goes back to draft (with the note); any other status refuses.
+    /// goes back to draft (with the note) when the content changed; any other status
+    /// refuses.
     pub fn revise(
         &self,
         id: &str,
@@ -225,10 +288,17 @@ impl Artifacts {
         note: &str,
     ) -> Result<Artifact, ArtifactError> {
         let mut a = self.get(id)?;
+        let before = a.content_hash();
+        a.content = content;
+        if a.status == Status::NeedsRevision && a.content_hash() == before {
+            return Err(ArtifactError::Invalid(format!(
+                "artifact {}: the new content is the content its review asked changes to; a revision must change it",
+                a.id
+            )));
+        }
         if a.status != Status::Draft {
             a.transition(Status::Draft, note)?;
         }
-        a.content = content;
         self.save(&a)?;
         Ok(a)
     }
@@ -318,6 +388,52 @@ mod tests {
             kind: "generator".into(),
             created_at: "2026-01-01T00:00:00Z".into(),
         }
+    }
+
+    #[test]
+    fn a_review_that_asked_for_changes_is_answered_only_by_new_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Artifacts::new(dir.path());
+        let mut a = store
+            .create("reply", "R", "v1".into(), provenance(), vec!["r".into()])
+            .unwrap();
+        a.check_submit().unwrap();
+        for to in [
+            Status::PendingReview,
+            Status::InReview,
+            Status::NeedsRevision,
+        ] {
+            a.transition(to, "too short").unwrap();
+        }
+        store.save(&a).unwrap();
+        let e = a.check_submit().unwrap_err().to_string();
+        assert!(
+            e.contains("needs revision") && e.contains("(\"too short\")"),
+            "{e}"
+        );
+        assert!(
+            a.transition(Status::PendingReview, "").is_err(),
+            "needs_revision → pending_review skips the revision"
+        );
+        let e = store
+            .revise(&a.id, "v1".into(), "")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a revision must change it"), "{e}");
+        // Back to draft with the same content (a file edited by hand): still refused.
+        a.transition(Status::Draft, "").unwrap();
+        let e = a.check_submit().unwrap_err().to_string();
+        assert!(e.contains("content is unchanged since its review"), "{e}");
+        a.content = "v2".into();
+        a.check_submit().unwrap();
+        // An approval after the revision ends the matter, whatever came before.
+        let mut a = store.revise(&a.id, "v2".into(), "longer").unwrap();
+        assert_eq!(a.status, Status::Draft);
+        a.check_submit().unwrap();
+        for to in [Status::PendingReview, Status::InReview, Status::Approved] {
+            a.transition(to, "").unwrap();
+        }
+        a.check_submit().unwrap();
     }
 
     #[test]

@@ -94,6 +94,9 @@ struct Comparison {
     only_b: usize,
     /// Per criterion: items in both, full marks in A, in B, verdict changed.
     criteria: BTreeMap<String, (usize, usize, usize, usize)>,
+    /// Items in both with cells still to come in either run: compared on the criteria
+    /// both have, never by score (a missing cell is not a regression).
+    pending: usize,
     /// Items whose score or pass changed.
     changed: usize,
     top: usize,
@@ -140,6 +143,7 @@ impl Comparison {
             only_a: 0,
             only_b: 0,
             criteria: BTreeMap::new(),
+            pending: 0,
             changed: 0,
             top,
             ranked: BinaryHeap::new(),
@@ -162,6 +166,10 @@ impl Comparison {
             entry.1 += usize::from(rx.value.is_some_and(|v| v >= 1.0 - 1e-9));
             entry.2 += usize::from(ry.value.is_some_and(|v| v >= 1.0 - 1e-9));
             entry.3 += usize::from(rx.verdict != ry.verdict);
+        }
+        if !x.pending.is_empty() || !y.pending.is_empty() {
+            self.pending += 1;
+            return;
         }
         let delta = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);
         if delta.abs() > 1e-12 || x.passed != y.passed {
@@ -192,14 +200,15 @@ impl Comparison {
         );
         let _ = writeln!(
             out,
-            "{} in both · {} only in A · {} only in B\n",
+            "{} in both · {} only in A · {} only in B",
             plural(self.both, "item"),
             self.only_a,
             self.only_b
         );
+        unfinished_lines(&mut out, ma, mb, self.pending);
         let _ = writeln!(
             out,
-            "{:<28} {:>8} {:>8} {:>8} {:>8}",
+            "\n{:<28} {:>8} {:>8} {:>8} {:>8}",
             "CRITERION", "A FULL", "B FULL", "DELTA", "CHANGED"
         );
         for (id, (n, full_a, full_b, changed)) in &self.criteria {
@@ -228,6 +237,27 @@ impl Comparison {
             );
         }
         out
+    }
+}
+
+/// What `runs compare` says when a run is not finished: its state, and how many items
+/// were compared on the cells both runs have only (none of them called a regression).
+fn unfinished_lines(out: &mut String, ma: &Manifest, mb: &Manifest, pending: usize) {
+    for (name, m) in [("A", ma), ("B", mb)] {
+        let state = m.state();
+        if !state.is_finished() {
+            let _ = writeln!(
+                out,
+                "{name} is {state}: its cells still to come are not compared"
+            );
+        }
+    }
+    if pending > 0 {
+        let _ = writeln!(
+            out,
+            "{} with cells still to come: compared per criterion on the cells both runs have, not by score",
+            plural(pending, "item")
+        );
     }
 }
 
@@ -319,11 +349,22 @@ criteria:
         let common: Vec<&String> = ea.keys().filter(|k| eb.contains_key(*k)).collect();
         let _ = writeln!(
             out,
-            "{} in both · {} only in A · {} only in B\n",
+            "{} in both · {} only in A · {} only in B",
             plural(common.len(), "item"),
             ea.len() - common.len(),
             eb.len() - common.len()
         );
+        let waiting = |id: &String| {
+            ea.get(id).is_some_and(|e| !e.pending.is_empty())
+                || eb.get(id).is_some_and(|e| !e.pending.is_empty())
+        };
+        unfinished_lines(
+            &mut out,
+            ma,
+            mb,
+            common.iter().filter(|id| waiting(id)).count(),
+        );
+        out.push('\n');
         // Per criterion: share of items whose value is full marks, and verdict changes.
         let mut criteria: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
         for id in &common {
@@ -359,6 +400,7 @@ criteria:
         }
         let mut deltas: Vec<(&String, f64, bool)> = common
             .iter()
+            .filter(|id| !waiting(id))
             .filter_map(|id| {
                 let (x, y) = (ea.get(*id)?, eb.get(*id)?);
                 let d = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);

@@ -17,7 +17,7 @@ use crate::core::text::cell;
 use crate::engine::checks::plural;
 use crate::run::{self, Control, Env, Recording};
 use crate::store::Workspace;
-use crate::store::runs::{Manifest, list_runs};
+use crate::store::runs::{Manifest, RunState, list_runs};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum RunsAction {
@@ -156,21 +156,7 @@ fn list(runs: &Path) {
             t.passed,
             t.mean_score
                 .map_or_else(|| "-".into(), |s| format!("{s:.3}")),
-            if m.finished_at.is_some() {
-                "finished".to_owned()
-            } else if m
-                .batches
-                .iter()
-                .any(crate::store::runs::BatchRecord::in_flight)
-            {
-                format!(
-                    "in batches ({} of {} in flight)",
-                    m.batches.iter().filter(|b| b.in_flight()).count(),
-                    m.batches.len()
-                )
-            } else {
-                "unfinished".to_owned()
-            }
+            m.state()
         );
     }
 }
@@ -276,9 +262,10 @@ fn write_show(
             out,
             "started {} · {}",
             m.started_at,
-            m.finished_at
-                .as_deref()
-                .map_or_else(|| "unfinished".to_owned(), |f| format!("finished {f}"))
+            match (m.state(), m.finished_at.as_deref()) {
+                (RunState::Finished, Some(f)) => format!("finished {f}"),
+                (state, _) => format!("{state}: items still waiting for cells are INCOMPLETE"),
+            }
         )?;
         for b in &m.batches {
             writeln!(
@@ -321,12 +308,14 @@ fn write_show(
                 let score = e
                     .score
                     .map_or_else(|| "-".into(), |s| format!("{:.1}%", s * 100.0));
-                let state = if e.incomplete {
-                    "INCOMPLETE"
+                let state = if !e.pending.is_empty() {
+                    format!("INCOMPLETE (still to come: {})", e.pending.join(", "))
+                } else if e.incomplete {
+                    "INCOMPLETE".to_owned()
                 } else if e.passed {
-                    "PASS"
+                    "PASS".to_owned()
                 } else {
-                    "FAIL"
+                    "FAIL".to_owned()
                 };
                 writeln!(out, "{:<28} {:>7}  {state}", cell(&e.target_id), score)?;
             }

@@ -58,7 +58,54 @@ pub struct Manifest {
     pub batches: Vec<BatchRecord>,
 }
 
+/// Where a run stands, as every front end names it (`runs list`, `runs show`, `runs
+/// compare`, `metrics`, the TUI's Results).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    Finished,
+    /// A batch run whose requests are at the provider: some of its cells are to come.
+    InBatches {
+        in_flight: usize,
+        batches: usize,
+    },
+    /// Stopped before every cell was graded (a kill, a cost limit, a cancel).
+    Unfinished,
+}
+
+impl RunState {
+    pub fn is_finished(self) -> bool {
+        self == Self::Finished
+    }
+}
+
+impl std::fmt::Display for RunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Finished => f.write_str("finished"),
+            Self::InBatches { in_flight, batches } => {
+                write!(f, "in batches ({in_flight} of {batches} in flight)")
+            }
+            Self::Unfinished => f.write_str("unfinished"),
+        }
+    }
+}
+
 impl Manifest {
+    /// Where the run stands.
+    pub fn state(&self) -> RunState {
+        let in_flight = self.batches.iter().filter(|b| b.in_flight()).count();
+        if self.finished_at.is_some() {
+            RunState::Finished
+        } else if in_flight > 0 {
+            RunState::InBatches {
+                in_flight,
+                batches: self.batches.len(),
+            }
+        } else {
+            RunState::Unfinished
+        }
+    }
+
     /// The rubric as people read it: `id@version`, or the id alone for runs of items' own
     /// rubrics (which have no one version).
     pub fn rubric_label(&self) -> String {
@@ -83,6 +130,9 @@ pub struct Totals {
     pub items: usize,
     pub passed: usize,
     pub incomplete: usize,
+    /// Items with cells still to come (counted in `incomplete` too).
+    #[serde(default)]
+    pub pending: usize,
     pub cells: usize,
     pub failed_cells: usize,
     pub mean_score: Option<f64>,

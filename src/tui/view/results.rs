@@ -40,20 +40,22 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         .collect();
     let mut head = vec![
         Line::raw(format!(
-            "A = {} ({}, {} back)",
+            "A = {} ({}, {} back{})",
             a.manifest.id,
             a.manifest.rubric_label(),
-            app.results.compare_back
+            app.results.compare_back,
+            state_note(&a.manifest)
         )),
         Line::raw(format!(
-            "B = {} ({}, {})",
+            "B = {} ({}, {}{})",
             b.manifest.id,
             b.manifest.rubric_label(),
             if app.results.compare_b.is_some() {
                 format!("{} back", app.results.compare_b_back)
             } else {
                 "the latest".to_owned()
-            }
+            },
+            state_note(&b.manifest)
         )),
     ];
     if !same_rubric {
@@ -348,8 +350,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let t = run.manifest.totals.unwrap_or_default();
     let mut summary = vec![
         Line::raw(format!(
-            "run {} · {} · {items} items · {passed} passed ({:.0}%) · mean {:.3} · {incomplete} incomplete",
+            "run {}{} · {} · {items} items · {passed} passed ({:.0}%) · mean {:.3} · {incomplete} incomplete",
             run.manifest.id,
+            state_note(&run.manifest),
             run.manifest.rubric_label(),
             if items == 0 {
                 0.0
@@ -569,4 +572,15 @@ fn people_line(app: &App, criterion: &str) -> Option<String> {
         parts.join(" · "),
         judge.join(" · ")
     ))
+}
+
+/// ` · in batches (1 of 2 in flight)` or ` · unfinished` after a run's id; nothing when
+/// the run is finished.
+fn state_note(m: &crate::store::runs::Manifest) -> String {
+    let state = m.state();
+    if state.is_finished() {
+        String::new()
+    } else {
+        format!(" · {state}")
+    }
 }
