@@ -1666,6 +1666,7 @@ mod grid {
             evaluated_by: String::new(),
             graders: Vec::new(),
             tags: std::collections::BTreeMap::new(),
+            pending: Vec::new(),
         }
     }
 
