@@ -2127,6 +2127,35 @@ mod review {
     }
 
     #[test]
+    fn submit_refuses_an_artifact_that_needs_revision_until_it_is_revised() {
+        let mut ui = with_artifacts();
+        ui.press([key('V')]);
+        let store = Artifacts::new(std::path::Path::new(&ui.root));
+        let id = ui.app.review.artifacts[0].id.clone();
+        let mut a = store.get(&id).unwrap();
+        for to in [
+            Status::PendingReview,
+            Status::InReview,
+            Status::NeedsRevision,
+        ] {
+            a.transition(to, "add the steps").unwrap();
+        }
+        store.save(&a).unwrap();
+        settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
+        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+            .iter()
+            .position(|a| a.id == id)
+            .unwrap();
+        ui.app.review.selected = at;
+        // Refused in a box (not the "submit?" question), and `y` then submits nothing.
+        assert!(ui.app.update(key('s')).is_empty());
+        assert!(ui.screen().contains("needs revision"), "{}", ui.screen());
+        assert!(ui.app.update(key('y')).is_empty());
+        ui.press([code(KeyCode::Esc)]);
+        assert_eq!(store.get(&id).unwrap().status, Status::NeedsRevision);
+    }
+
+    #[test]
     fn keys_after_a_refused_decision_and_a_stray_burst_act_nowhere() {
         let mut ui = with_artifacts();
         ui.press([key('V')]);

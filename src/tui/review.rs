@@ -112,6 +112,10 @@ impl App {
                     );
                     return self.refuse(why);
                 }
+                // Asked for changes: only new content answers it (the store's rule).
+                if let Err(e) = a.check_submit() {
+                    return self.refuse(e.to_string());
+                }
                 let id = a.id.clone();
                 let question = format!(
                     "submit '{}' for review? its rubrics are evaluated (judge calls may cost money)",
