@@ -12,7 +12,7 @@ use crate::metrics::{
     krippendorff_alpha,
 };
 use crate::model::Rubric;
-use crate::run::agreement::{EnsembleVotes, RunAgreement, read_labels, run_agreement};
+use crate::run::agreement::{EnsembleVotes, RunAgreement, read_verdicts, run_agreement};
 use crate::store::labels::{self, dataset_key};
 use crate::store::runs::Manifest;
 
@@ -65,7 +65,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     .map_err(|e| CliError::input(e.message))?;
     let key = dataset_key(Path::new(&m.dataset.path));
     let read =
-        |a: &str| read_labels(&ws.labels_dir(), &key, a).map_err(|e| CliError::input(e.message));
+        |a: &str| read_verdicts(&ws.labels_dir(), &key, a).map_err(|e| CliError::input(e.message));
     let judges_agree = between_judges(&calls.ensembles);
     // Agreement between annotators (each criterion's labels, all annotators; the
     // adjudicated labels are a settled reference, not a rater).
@@ -127,7 +127,7 @@ fn between_judges(ensembles: &BTreeMap<String, EnsembleVotes>) -> Option<serde_j
 /// Krippendorff's α (nominal) and Fleiss' κ per criterion over every annotator's labels.
 fn between_annotators(
     rubric: &Rubric,
-    all: &[BTreeMap<(String, String), labels::Label>],
+    all: &[BTreeMap<(String, String), serde_json::Value>],
 ) -> serde_json::Value {
     let mut out = serde_json::Map::new();
     for c in &rubric.criteria {
@@ -135,11 +135,11 @@ fn between_annotators(
         let mut codes: BTreeMap<String, f64> = BTreeMap::new();
         let mut units: BTreeMap<&String, Vec<Option<f64>>> = BTreeMap::new();
         for (k, labels) in all.iter().enumerate() {
-            for ((item, crit), label) in labels {
+            for ((item, crit), verdict) in labels {
                 if crit != &c.id {
                     continue;
                 }
-                let text = label.verdict.to_string();
+                let text = verdict.to_string();
                 let next = codes.len() as f64;
                 let code = *codes.entry(text).or_insert(next);
                 units.entry(item).or_insert_with(|| vec![None; all.len()])[k] = Some(code);

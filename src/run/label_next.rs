@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Error;
-use super::agreement::{read_labels, run_agreement};
+use super::agreement::{read_verdicts, run_agreement};
 use crate::metrics::{Bootstrap, CriterionMetrics};
 use crate::model::Verdict;
 use crate::store::Workspace;
@@ -111,7 +111,7 @@ pub fn plan(
     let (runs_dir, labels_dir) = (runs_dir.as_path(), labels_dir.as_path());
     let root = ws.root.as_path();
     let key = dataset_key(dataset);
-    let labelled: HashSet<(String, String)> = read_labels(labels_dir, &key, annotator)?
+    let labelled: HashSet<(String, String)> = read_verdicts(labels_dir, &key, annotator)?
         .into_keys()
         .collect();
     // With an assignment, only the annotator's own items are planned.

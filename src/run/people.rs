@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Error;
-use super::agreement::{read_labels, run_agreement};
+use super::agreement::{read_verdicts, run_agreement};
 use crate::metrics::{AlphaLevel, Bootstrap, MetricsReport, judge_vs_human, krippendorff_alpha};
 use crate::model::{Kind, OptionScale, Rubric, Verdict};
 use crate::store::Workspace;
@@ -102,11 +102,8 @@ pub fn people(
     let people: Vec<String> = everyone.into_iter().filter(|a| a != ADJUDICATED).collect();
     let mut verdicts = Vec::new();
     for a in &people {
-        let labels = read_labels(&labels_dir, &key, a)?;
-        verdicts.push(judge_vs_human::human_verdicts(
-            &rubric,
-            labels.into_iter().map(|(cell, l)| (cell, l.verdict)),
-        ));
+        let labels = read_verdicts(&labels_dir, &key, a)?;
+        verdicts.push(judge_vs_human::human_verdicts(&rubric, labels));
     }
     let mut pairs = Vec::new();
     for i in 0..people.len() {

@@ -16,7 +16,7 @@ fn labels_needed_follow_the_standard_error_of_kappa() {
 /// whole, every cell kept, every open item scored and sorted.
 fn read_whole(ws: &Workspace, dataset: &Path, annotator: &str, n: usize) -> Vec<NextItem> {
     let key = dataset_key(dataset);
-    let labelled: HashSet<(String, String)> = read_labels(&ws.labels_dir(), &key, annotator)
+    let labelled: HashSet<(String, String)> = read_verdicts(&ws.labels_dir(), &key, annotator)
         .unwrap()
         .into_keys()
         .collect();
