@@ -149,3 +149,30 @@ fn the_streamed_plan_is_the_plan_of_the_journals_read_whole() {
         }
     }
 }
+
+#[test]
+fn the_shortlist_stays_within_twice_n_per_stratum_and_keeps_each_strata_best() {
+    let mut shortlist = Shortlist::new(5);
+    for i in 0..10_000 {
+        let item = NextItem {
+            item: format!("i{i}"),
+            position: i,
+            priority: (i % 7) as f64,
+            reasons: Vec::new(),
+        };
+        shortlist.push((item, format!("c{}", i % 3)));
+        assert!(
+            shortlist.strata.values().all(|kept| kept.len() < 10),
+            "a stratum grew past 2n at item {i}"
+        );
+    }
+    let mut kept = shortlist.into_vec();
+    kept.sort_by(|(a, _), (b, _)| rank(a, b));
+    // Stratum c0 (i ≡ 0 mod 3) with something to teach: priority 6 at i ≡ 6 mod 21, first.
+    let best: Vec<usize> = kept
+        .iter()
+        .filter(|(i, s)| s == "c0" && i.priority > 0.0)
+        .map(|(i, _)| i.position)
+        .collect();
+    assert_eq!(best[..5], [6, 27, 48, 69, 90]);
+}
