@@ -186,17 +186,46 @@ pub fn fold(events: &[Event]) -> BTreeMap<(String, String), Label> {
 /// that set each and what of the label is kept (`None`: the label cleared the cell); an
 /// undo removes one from its stack; the top is current.
 struct Folder<T> {
-    stacks: BTreeMap<(String, String), Vec<Kept<T>>>,
+    stacks: BTreeMap<(String, String), Stack<T>>,
+}
+
+impl<T> Default for Folder<T> {
+    fn default() -> Self {
+        Self {
+            stacks: BTreeMap::new(),
+        }
+    }
 }
 
 /// A label on a cell's stack: the event that set it, and what of it is kept (`None`: it
 /// cleared the cell).
 type Kept<T> = (u64, Option<T>);
 
-impl<T> Default for Folder<T> {
-    fn default() -> Self {
-        Self {
-            stacks: BTreeMap::new(),
+/// A cell's labels, the current one held in place: most cells are set once, and then the
+/// stack allocates nothing.
+struct Stack<T> {
+    top: Option<Kept<T>>,
+    below: Vec<Kept<T>>,
+}
+
+impl<T> Stack<T> {
+    fn push(&mut self, kept: Kept<T>) {
+        if let Some(old) = self.top.replace(kept) {
+            self.below.push(old);
+        }
+    }
+
+    fn holds(&self, seq: u64) -> bool {
+        self.top.as_ref().is_some_and(|(s, _)| *s == seq)
+            || self.below.iter().any(|(s, _)| *s == seq)
+    }
+
+    /// Takes back the label event `seq` set: the one below it becomes current.
+    fn remove(&mut self, seq: u64) {
+        if self.top.as_ref().is_some_and(|(s, _)| *s == seq) {
+            self.top = self.below.pop();
+        } else {
+            self.below.retain(|(s, _)| *s != seq);
         }
     }
 }
@@ -224,18 +253,16 @@ impl<T> Folder<T> {
                 });
                 self.stacks
                     .entry((item, criterion))
-                    // Most cells are set once: room for one (a default Vec reserves four).
-                    .or_insert_with(|| Vec::with_capacity(1))
+                    .or_insert_with(|| Stack {
+                        top: None,
+                        below: Vec::new(),
+                    })
                     .push((e.seq, kept));
             }
             // Rare: the cell it took back is looked for rather than indexed for every event.
             Op::Undo { undoes } => {
-                if let Some(stack) = self
-                    .stacks
-                    .values_mut()
-                    .find(|s| s.iter().any(|(seq, _)| *seq == undoes))
-                {
-                    stack.retain(|(seq, _)| *seq != undoes);
+                if let Some(stack) = self.stacks.values_mut().find(|s| s.holds(undoes)) {
+                    stack.remove(undoes);
                 }
             }
         }
@@ -244,7 +271,7 @@ impl<T> Folder<T> {
     fn finish(self) -> BTreeMap<(String, String), T> {
         self.stacks
             .into_iter()
-            .filter_map(|(key, mut stack)| Some((key, stack.pop()?.1?)))
+            .filter_map(|(key, stack)| Some((key, stack.top?.1?)))
             .collect()
     }
 }
@@ -409,6 +436,13 @@ mod tests {
         assert_eq!(j.append(Op::Undo { undoes: 1 }).unwrap(), 7);
         let (events, _) = read(j.path()).unwrap();
         assert_eq!(fold(&events).len(), 1);
+        // Taking back a label below the current one leaves the current one.
+        assert_eq!(j.append(set("q4", "c", json!("MET"))).unwrap(), 8);
+        assert_eq!(j.append(set("q4", "c", json!("UNMET"))).unwrap(), 9);
+        assert_eq!(j.append(Op::Undo { undoes: 8 }).unwrap(), 10);
+        let now = current(j.path()).unwrap();
+        assert_eq!(now[&("q4".into(), "c".into())].verdict, json!("UNMET"));
+        assert_eq!(current_verdicts(j.path()).unwrap().len(), 2);
     }
 
     #[test]
