@@ -1,7 +1,8 @@
 //! Memory that follows neither the dataset nor the backlog: peak resident memory of the
 //! release binary, as a child process, for `grade --save` with its journal on a slow disk and
 //! for `metrics` and `calibrate` over the saved run with 100,000 labels, at 100,000 and
-//! 1,000,000 items (the labels stay 100,000: the run grows ×10).
+//! 1,000,000 items (the labels stay 100,000: the run grows ×10); and of plain `grade`, and
+//! of `runs resume` after a `grade --save` killed (SIGKILL) half way.
 //!
 //! The slow disk: `RUBRICATE_BENCH_JOURNAL_BYTES_PER_SEC` (a hidden hook of the journal
 //! writer, for this bench) holds the journal to 40 MB/s, several times slower than grading
@@ -20,7 +21,8 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 #[path = "support/answers.rs"]
 mod answers;
@@ -42,6 +44,8 @@ struct Sized {
     grade: Measured,
     metrics: Measured,
     calibrate: Measured,
+    plain: Measured,
+    resumed: Measured,
 }
 
 fn main() {
@@ -76,6 +80,11 @@ fn main() {
             &r.metrics,
         );
         row(&format!("calibrate --run A ({n} items)"), &r.calibrate);
+        row(&format!("grade, no --save ({n} items)"), &r.plain);
+        row(
+            &format!("runs resume after SIGKILL half way ({n} items)"),
+            &r.resumed,
+        );
     }
     if let [small, .., large] = rows.as_slice() {
         let grew = |a: &Measured, b: &Measured| match (a.peak, b.peak) {
@@ -98,6 +107,8 @@ fn main() {
             ("grade", &r.grade),
             ("metrics", &r.metrics),
             ("calibrate", &r.calibrate),
+            ("grade", &r.plain),
+            ("runs resume", &r.resumed),
         ] {
             if m.code != Some(0) {
                 println!("{what} ({} items) failed: {}", r.items, m.stderr.trim());
@@ -178,13 +189,85 @@ fn one_size(bin: &Path, items: usize, mbps: f64) -> Sized {
         ],
         false,
     );
+    let plain = measure(
+        bin,
+        ws,
+        &[
+            "grade",
+            "--rubric",
+            "bench.yaml",
+            "datasets/big.jsonl",
+            "--format",
+            "jsonl",
+        ],
+        false,
+    );
+    let resumed = killed_and_resumed(bin, ws, journal_mb * 1e6 / 2.0, &rate);
     Sized {
         items,
         journal_mb,
         grade,
         metrics,
         calibrate,
+        plain,
+        resumed,
     }
+}
+
+/// Starts `grade --save` on the slow journal, kills it (SIGKILL) once its journal holds
+/// `half` bytes, and measures the `runs resume` that finishes it.
+fn killed_and_resumed(bin: &Path, ws: &Path, half: f64, rate: &str) -> Measured {
+    let runs = ws.join("runs");
+    let listed = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&runs)
+            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    let before = listed();
+    let mut child = Command::new(bin)
+        .args([
+            "grade",
+            "--rubric",
+            "bench.yaml",
+            "datasets/big.jsonl",
+            "--format",
+            "jsonl",
+            "--save",
+        ])
+        .current_dir(ws)
+        .env("NO_COLOR", "1")
+        .env("RUBRICATE_BENCH_JOURNAL_BYTES_PER_SEC", rate)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("grade --save");
+    let deadline = Instant::now() + Duration::from_secs(900);
+    let run = loop {
+        let new = listed().into_iter().find(|p| !before.contains(p));
+        let journal = new
+            .as_ref()
+            .and_then(|d| std::fs::metadata(d.join("results.jsonl")).ok());
+        if let (Some(dir), Some(j)) = (&new, journal)
+            && j.len() as f64 >= half
+        {
+            break dir.clone();
+        }
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "grade --save ended before it was killed"
+        );
+        assert!(Instant::now() < deadline, "the journal never reached half");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let id = run
+        .file_name()
+        .expect("run id")
+        .to_string_lossy()
+        .into_owned();
+    measure(bin, ws, &["runs", "resume", &id], false)
 }
 
 /// `items` items labelled on every criterion, as CSV: the verdict follows the item's

@@ -62,6 +62,32 @@ pub fn agreement(
     judged: &BTreeMap<Cell, Verdict>,
     bootstrap: Option<&Bootstrap>,
 ) -> MetricsReport {
+    agreement_of(
+        rubric,
+        |criterion| {
+            human
+                .iter()
+                .filter(|((_, crit), _)| crit == criterion)
+                .filter_map(|(cell, h)| {
+                    judged.get(cell).map(|j| LabelPair {
+                        item: &cell.0,
+                        human: h,
+                        judge: j,
+                    })
+                })
+                .collect()
+        },
+        bootstrap,
+    )
+}
+
+/// [`agreement`] over each criterion's pairs as `pairs(criterion id)` gives them (items in
+/// the same order for every criterion: the bootstrap resamples them in that order).
+pub fn agreement_of<'a>(
+    rubric: &'a Rubric,
+    pairs: impl Fn(&str) -> Vec<LabelPair<'a>>,
+    bootstrap: Option<&Bootstrap>,
+) -> MetricsReport {
     let categories: Vec<Option<Vec<String>>> =
         rubric.criteria.iter().map(ordered_categories).collect();
     let labels: Vec<CriterionLabels<'_>> = rubric
@@ -82,17 +108,7 @@ pub fn agreement(
                 (_, Some(cats)) => LabelScale::Ordinal(cats),
                 (_, None) => LabelScale::Interval,
             },
-            pairs: human
-                .iter()
-                .filter(|((_, crit), _)| crit == &c.id)
-                .filter_map(|(cell, h)| {
-                    judged.get(cell).map(|j| LabelPair {
-                        item: &cell.0,
-                        human: h,
-                        judge: j,
-                    })
-                })
-                .collect(),
+            pairs: pairs(&c.id),
         })
         .collect();
     criterion_report(&labels, bootstrap)

@@ -2,13 +2,13 @@
 //! the one place that reads a run and an annotator's labels into metrics, for `metrics`
 //! (one run) and `calibrate` (several runs ranked).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::Error;
 use crate::engine::executor::build_evaluation;
 use crate::metrics::{
-    Bootstrap, MetricsReport, ScoreMetrics, UnitTally, judge_vs_human, score_metrics,
+    Bootstrap, LabelPair, MetricsReport, ScoreMetrics, UnitTally, judge_vs_human, score_metrics,
 };
 use crate::model::{CriterionResult, Item, MethodKind, Rubric, Verdict};
 use crate::store::labels::{self, annotators, dataset_key};
@@ -117,21 +117,11 @@ pub fn run_agreement(
     let key = dataset_key(Path::new(&m.dataset.path));
     let people = annotators(labels_dir, &key);
     let annotator = choose_annotator(&key, &people, annotator)?;
-    // Each label becomes its verdict as it is read out (its note and time freed).
-    let human_verdicts = judge_vs_human::human_verdicts(
-        &rubric,
-        read_labels(labels_dir, &key, &annotator)?
-            .into_iter()
-            .map(|(cell, label)| (cell, label.verdict)),
-    );
-    // How many criteria each labelled item has labels on (items with every one give an
-    // item-score pair).
-    let mut labelled: HashMap<&str, usize> = HashMap::new();
-    for (item, _) in human_verdicts.keys() {
-        *labelled.entry(item.as_str()).or_default() += 1;
-    }
-    // The judge's verdicts on labelled cells only; the rest of the run streams past.
-    let mut judged: BTreeMap<(String, String), Verdict> = BTreeMap::new();
+    let human = HumanVerdicts::read(&rubric, labels_dir, &key, &annotator)?;
+    let k = rubric.criteria.len();
+    // The judge's verdicts on labelled cells only, laid out as the labels; the rest of the
+    // run streams past.
+    let mut judged: Vec<Option<Verdict>> = vec![None; human.verdicts.len()];
     let mut pairs = Vec::new();
     let mut calls = CallStats::default();
     for group in run.stream_cells(&m)? {
@@ -142,24 +132,48 @@ pub fn run_agreement(
         let Some(item_id) = group.cells.first().map(|c| c.item_id.as_str()) else {
             continue;
         };
-        let Some(&on) = labelled.get(item_id) else {
+        let Some(at) = human.position(item_id) else {
             continue;
         };
+        let labels = &human.verdicts[at * k..(at + 1) * k];
         for cell in &group.cells {
-            let key = (cell.item_id.clone(), cell.result.criterion_id.clone());
             if let Some(v) = &cell.result.verdict
-                && human_verdicts.contains_key(&key)
+                && let Some(c) = rubric
+                    .criteria
+                    .iter()
+                    .position(|c| c.id == cell.result.criterion_id)
+                && labels[c].is_some()
             {
-                judged.insert(key, v.clone());
+                judged[at * k + c] = Some(v.clone());
             }
         }
-        if on == rubric.criteria.len()
-            && let Some(pair) = item_score_pair(&rubric, &human_verdicts, item_id, &group.cells)
+        if labels.iter().all(Option::is_some)
+            && let Some(pair) = item_score_pair(&rubric, labels, item_id, &group.cells)
         {
             pairs.push(pair);
         }
     }
-    let report = judge_vs_human::agreement(&rubric, &human_verdicts, &judged, bootstrap);
+    let report = judge_vs_human::agreement_of(
+        &rubric,
+        |criterion| {
+            let Some(c) = rubric.criteria.iter().position(|x| x.id == criterion) else {
+                return Vec::new();
+            };
+            human
+                .items
+                .iter()
+                .enumerate()
+                .filter_map(|(at, item)| {
+                    Some(LabelPair {
+                        item,
+                        human: human.verdicts[at * k + c].as_ref()?,
+                        judge: judged[at * k + c].as_ref()?,
+                    })
+                })
+                .collect()
+        },
+        bootstrap,
+    );
     let item_scores = score_metrics(&pairs);
     Ok(RunAgreement {
         manifest: m,
@@ -203,27 +217,81 @@ pub fn choose_annotator(
     }
 }
 
-/// An annotator's current labels of a dataset, by (item id, criterion id).
-pub fn read_labels(
+/// An annotator's labels as verdicts of a rubric's criteria, compactly: each labelled item
+/// once, in id order (the order the bootstrap resamples them in), with a verdict slot per
+/// criterion in the rubric's order. Labels of criteria the rubric lacks, or that do not
+/// fit their criterion, are left out (as [`judge_vs_human::human_verdicts`] does).
+struct HumanVerdicts {
+    /// The labelled items' ids, sorted.
+    items: Vec<String>,
+    /// `items.len()` × criteria slots: item `i`'s verdicts at `i * criteria ..`.
+    verdicts: Vec<Option<Verdict>>,
+}
+
+impl HumanVerdicts {
+    fn read(rubric: &Rubric, labels_dir: &Path, key: &str, annotator: &str) -> Result<Self, Error> {
+        let k = rubric.criteria.len();
+        let mut out = Self {
+            items: Vec::new(),
+            verdicts: Vec::new(),
+        };
+        let path = labels::journal_path(labels_dir, key, annotator);
+        // In (item, criterion) order: an item's labels come together, items sorted.
+        for ((item, criterion), label) in labels::current_verdicts(&path)? {
+            let Some((c, criterion)) = rubric
+                .criteria
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.id == criterion)
+            else {
+                continue;
+            };
+            let Some(verdict) = judge_vs_human::label_verdict(criterion, &label) else {
+                continue;
+            };
+            if out.items.last() != Some(&item) {
+                out.items.push(item);
+                out.verdicts.resize(out.verdicts.len() + k, None);
+            }
+            let at = out.verdicts.len() - k + c;
+            out.verdicts[at] = Some(verdict);
+        }
+        out.items.shrink_to_fit();
+        out.verdicts.shrink_to_fit();
+        Ok(out)
+    }
+
+    /// Where item `id` is among the labelled items.
+    fn position(&self, id: &str) -> Option<usize> {
+        self.items
+            .binary_search_by(|item| item.as_str().cmp(id))
+            .ok()
+    }
+}
+
+/// An annotator's current verdicts of a dataset, by (item id, criterion id): their
+/// labels without notes and times.
+pub fn read_verdicts(
     labels_dir: &Path,
     key: &str,
     annotator: &str,
-) -> Result<BTreeMap<(String, String), labels::Label>, Error> {
-    Ok(labels::current(&labels::journal_path(
+) -> Result<BTreeMap<(String, String), serde_json::Value>, Error> {
+    Ok(labels::current_verdicts(&labels::journal_path(
         labels_dir, key, annotator,
     ))?)
 }
 
-/// (judge score, human score) for an item the person labelled on every criterion.
+/// (judge score, human score) for an item the person labelled on every criterion
+/// (`labels`: its verdicts in the rubric's order).
 fn item_score_pair(
     rubric: &Rubric,
-    human: &BTreeMap<(String, String), Verdict>,
+    labels: &[Option<Verdict>],
     item: &str,
     cells: &[Cell],
 ) -> Option<(f64, f64)> {
     let mut human_results = Vec::with_capacity(rubric.criteria.len());
-    for c in &rubric.criteria {
-        let v = human.get(&(item.to_owned(), c.id.clone()))?;
+    for (c, v) in rubric.criteria.iter().zip(labels) {
+        let v = v.as_ref()?;
         let value = c.value_of(v).ok()?;
         let mut r = CriterionResult::failed(
             &c.id,

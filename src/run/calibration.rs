@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Error;
-use super::agreement::{RunAgreement, read_labels, run_agreement};
+use super::agreement::{RunAgreement, read_verdicts, run_agreement};
 use crate::metrics::{Bootstrap, Ci, MetricsReport};
 use crate::store::Workspace;
 
@@ -76,7 +76,7 @@ pub fn labelled_items(
     key: &str,
     annotator: &str,
 ) -> Result<HashSet<String>, Error> {
-    Ok(read_labels(&ws.labels_dir(), key, annotator)?
+    Ok(read_verdicts(&ws.labels_dir(), key, annotator)?
         .into_keys()
         .map(|(item, _)| item)
         .collect())

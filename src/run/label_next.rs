@@ -9,12 +9,12 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Error;
-use super::agreement::{read_labels, run_agreement};
+use super::agreement::{read_verdicts, run_agreement};
 use crate::metrics::{Bootstrap, CriterionMetrics};
 use crate::model::Verdict;
 use crate::store::Workspace;
 use crate::store::labels::dataset_key;
-use crate::store::runs::{RunDir, runs_over};
+use crate::store::runs::{CellStream, ItemCells, RunDir, runs_over};
 
 /// The stop rule's default target: κ's 95 % interval within ±0.05.
 pub const DEFAULT_TARGET: f64 = 0.05;
@@ -67,11 +67,38 @@ struct Seen {
     confidence: Option<f64>,
 }
 
+impl Seen {
+    fn add(&mut self, r: &crate::model::CriterionResult) {
+        self.failed |= r.failure.is_some();
+        if let Some(p) = r.invocation.as_ref().and_then(|i| i.confidence) {
+            self.confidence = Some(self.confidence.map_or(p, |q: f64| q.min(p)));
+        }
+        let votes: Vec<&Verdict> = match &r.ensemble {
+            Some(e) => e.votes.iter().filter_map(|v| v.verdict.as_ref()).collect(),
+            None => r.verdict.iter().collect(),
+        };
+        for v in votes {
+            if *v == Verdict::CannotAssess {
+                self.abstained = true;
+            } else {
+                *self.verdicts.entry(v.to_string()).or_default() += 1;
+            }
+        }
+    }
+}
+
 /// Below this confidence a verdict counts as uncertain.
 const UNSURE: f64 = 0.9;
 
 /// Plans the next `n` items for `annotator` on `dataset` from the workspace's runs over
 /// it, with the stop rule at `target` half-width.
+///
+/// The runs are read as streams merged item by item (each journal is in dataset order), so
+/// memory follows `n` and the labels, not the runs: an item is scored once every run has
+/// passed it, and only the best `n` of each stratum are kept (no more can be chosen). A
+/// run whose journal cannot be read is left out (from where the damage is, when it is
+/// found mid-stream). Runs over a dataset that changed between them are merged by
+/// position: an item that moved is weighed at each of its positions.
 pub fn plan(
     ws: &Workspace,
     dataset: &Path,
@@ -84,7 +111,7 @@ pub fn plan(
     let (runs_dir, labels_dir) = (runs_dir.as_path(), labels_dir.as_path());
     let root = ws.root.as_path();
     let key = dataset_key(dataset);
-    let labelled: HashSet<(String, String)> = read_labels(labels_dir, &key, annotator)?
+    let labelled: HashSet<(String, String)> = read_verdicts(labels_dir, &key, annotator)?
         .into_keys()
         .collect();
     // With an assignment, only the annotator's own items are planned.
@@ -95,107 +122,42 @@ pub fn plan(
         .into_iter()
         .filter(|m| !m.rubric.is_null())
         .collect();
-    // Every cell's verdicts (each run's, and each vote of an ensemble or samples).
-    let mut cells: HashMap<(String, String), Seen> = HashMap::new();
-    let mut positions: HashMap<String, usize> = HashMap::new();
-    let mut criteria: Vec<String> = Vec::new();
-    for m in &runs {
-        let dir = RunDir::new(runs_dir, &m.id);
-        let Ok((journal, _)) = dir.read_cells(m) else {
-            continue;
-        };
-        for cell in journal.into_values() {
-            let r = &cell.result;
-            if !criteria.contains(&r.criterion_id) {
-                criteria.push(r.criterion_id.clone());
-            }
-            positions.entry(cell.item_id.clone()).or_insert(cell.item);
-            let seen = cells
-                .entry((cell.item_id.clone(), r.criterion_id.clone()))
-                .or_default();
-            seen.failed |= r.failure.is_some();
-            if let Some(p) = r.invocation.as_ref().and_then(|i| i.confidence) {
-                seen.confidence = Some(seen.confidence.map_or(p, |q: f64| q.min(p)));
-            }
-            let votes: Vec<&Verdict> = match &r.ensemble {
-                Some(e) => e.votes.iter().filter_map(|v| v.verdict.as_ref()).collect(),
-                None => r.verdict.iter().collect(),
-            };
-            for v in votes {
-                if *v == Verdict::CannotAssess {
-                    seen.abstained = true;
-                } else {
-                    *seen.verdicts.entry(v.to_string()).or_default() += 1;
+    let mut criteria = criteria_order(&runs);
+    let mut shortlist = Shortlist::new(n);
+    let mut merged = Merged::open(runs_dir, &runs);
+    while let Some((position, groups)) = merged.next_position() {
+        // Every run's cells of this position, by item id (one id unless the dataset changed).
+        let mut items: Vec<(String, BTreeMap<String, Seen>)> = Vec::new();
+        for group in &groups {
+            for cell in &group.cells {
+                let r = &cell.result;
+                if !criteria.contains(&r.criterion_id) {
+                    criteria.push(r.criterion_id.clone());
                 }
+                let at = items
+                    .iter()
+                    .position(|(id, _)| *id == cell.item_id)
+                    .unwrap_or_else(|| {
+                        items.push((cell.item_id.clone(), BTreeMap::new()));
+                        items.len() - 1
+                    });
+                items[at]
+                    .1
+                    .entry(r.criterion_id.clone())
+                    .or_default()
+                    .add(r);
+            }
+        }
+        for (item, seen) in items {
+            if assigned.as_ref().is_some_and(|mine| !mine.contains(&item)) {
+                continue;
+            }
+            if let Some(scored) = score(&item, position, &seen, &criteria, &labelled) {
+                shortlist.push(scored);
             }
         }
     }
-    let mut scored: Vec<(NextItem, String)> = Vec::new();
-    for (item, position) in &positions {
-        if assigned.as_ref().is_some_and(|mine| !mine.contains(item)) {
-            continue;
-        }
-        let mut priority = 0.0;
-        let mut reasons = Vec::new();
-        // The stratum: the criterion the item is least settled on, and the judges' verdict.
-        let mut stratum = (f64::NEG_INFINITY, String::new());
-        let mut open = false;
-        for c in &criteria {
-            if labelled.contains(&(item.clone(), c.clone())) {
-                continue;
-            }
-            let Some(seen) = cells.get(&(item.clone(), c.clone())) else {
-                continue;
-            };
-            open = true;
-            let total: usize = seen.verdicts.values().sum();
-            let (top, top_n) = seen
-                .verdicts
-                .iter()
-                .max_by_key(|(_, k)| **k)
-                .map_or(("", 0), |(v, k)| (v.as_str(), *k));
-            let spread = if total == 0 {
-                0.0
-            } else {
-                1.0 - top_n as f64 / total as f64
-            };
-            let mut here = 4.0 * spread;
-            if spread > 0.0 {
-                reasons.push(format!(
-                    "judges disagree on {c} ({top_n} of {total} say {top})"
-                ));
-            }
-            if seen.abstained {
-                here += 1.0;
-                reasons.push(format!("a judge could not assess {c}"));
-            }
-            if seen.failed {
-                here += 1.0;
-                reasons.push(format!("grading {c} failed"));
-            }
-            // Where the judge itself was unsure: 4 × (1 − p), up to 2 (a coin toss).
-            if let Some(p) = seen.confidence.filter(|p| *p < UNSURE) {
-                here += (4.0 * (1.0 - p)).min(2.0);
-                reasons.push(format!("the judge was unsure of {c} (p {p:.2})"));
-            }
-            priority += here;
-            if here > stratum.0 {
-                stratum = (here, format!("{c}={top}"));
-            }
-        }
-        if open {
-            scored.push((
-                NextItem {
-                    item: item.clone(),
-                    position: *position,
-                    priority,
-                    reasons,
-                },
-                stratum.1,
-            ));
-        }
-    }
-    let next = stratified(scored, n);
+    let next = stratified(shortlist.into_vec(), n);
     let criteria = progress(runs_dir, labels_dir, &runs, annotator, target, bootstrap);
     Ok(LabelPlan {
         annotator: annotator.to_owned(),
@@ -207,15 +169,186 @@ pub fn plan(
     })
 }
 
+/// The order criteria are weighed in (it orders an item's reasons and breaks ties between
+/// strata): oldest run first, each run's rubric's criteria by id — the order in which a
+/// journal read whole meets them.
+fn criteria_order(runs: &[crate::store::runs::Manifest]) -> Vec<String> {
+    let mut order: Vec<String> = Vec::new();
+    for m in runs {
+        let mut ids: Vec<&str> = m.rubric["criteria"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["id"].as_str())
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            if !order.iter().any(|c| c == id) {
+                order.push(id.to_owned());
+            }
+        }
+    }
+    order
+}
+
+/// How much an item's labels would teach, why, and its stratum (the criterion it is least
+/// settled on and the judges' verdict there); `None` when nothing of it is left to label.
+fn score(
+    item: &str,
+    position: usize,
+    seen: &BTreeMap<String, Seen>,
+    criteria: &[String],
+    labelled: &HashSet<(String, String)>,
+) -> Option<(NextItem, String)> {
+    let mut priority = 0.0;
+    let mut reasons = Vec::new();
+    let mut stratum = (f64::NEG_INFINITY, String::new());
+    let mut open = false;
+    for c in criteria {
+        let Some(seen) = seen.get(c) else {
+            continue;
+        };
+        if labelled.contains(&(item.to_owned(), c.clone())) {
+            continue;
+        }
+        open = true;
+        let total: usize = seen.verdicts.values().sum();
+        let (top, top_n) = seen
+            .verdicts
+            .iter()
+            .max_by_key(|(_, k)| **k)
+            .map_or(("", 0), |(v, k)| (v.as_str(), *k));
+        let spread = if total == 0 {
+            0.0
+        } else {
+            1.0 - top_n as f64 / total as f64
+        };
+        let mut here = 4.0 * spread;
+        if spread > 0.0 {
+            reasons.push(format!(
+                "judges disagree on {c} ({top_n} of {total} say {top})"
+            ));
+        }
+        if seen.abstained {
+            here += 1.0;
+            reasons.push(format!("a judge could not assess {c}"));
+        }
+        if seen.failed {
+            here += 1.0;
+            reasons.push(format!("grading {c} failed"));
+        }
+        // Where the judge itself was unsure: 4 × (1 − p), up to 2 (a coin toss).
+        if let Some(p) = seen.confidence.filter(|p| *p < UNSURE) {
+            here += (4.0 * (1.0 - p)).min(2.0);
+            reasons.push(format!("the judge was unsure of {c} (p {p:.2})"));
+        }
+        priority += here;
+        if here > stratum.0 {
+            stratum = (here, format!("{c}={top}"));
+        }
+    }
+    open.then(|| {
+        (
+            NextItem {
+                item: item.to_owned(),
+                position,
+                priority,
+                reasons,
+            },
+            stratum.1,
+        )
+    })
+}
+
+/// The runs' journals read together, position by position.
+struct Merged {
+    /// Each readable run's stream and the item group it is at, oldest run first.
+    streams: Vec<(CellStream, Option<ItemCells>)>,
+}
+
+impl Merged {
+    fn open(runs_dir: &Path, runs: &[crate::store::runs::Manifest]) -> Self {
+        let mut streams = Vec::new();
+        for m in runs {
+            let Ok(mut stream) = RunDir::new(runs_dir, &m.id).stream_cells(m) else {
+                continue;
+            };
+            let head = stream.next().and_then(Result::ok);
+            streams.push((stream, head));
+        }
+        Self { streams }
+    }
+
+    /// The next position any run holds, with every run's cells there (oldest run first).
+    fn next_position(&mut self) -> Option<(usize, Vec<ItemCells>)> {
+        let position = self
+            .streams
+            .iter()
+            .filter_map(|(_, head)| head.as_ref().map(|g| g.item))
+            .min()?;
+        let mut groups = Vec::new();
+        for (stream, head) in &mut self.streams {
+            if let Some(group) = head.take_if(|g| g.item == position) {
+                groups.push(group);
+                // A damaged line ends this run's part here, as a damaged journal is left out.
+                *head = stream.next().and_then(Result::ok);
+            }
+        }
+        Some((position, groups))
+    }
+}
+
+/// The order items are chosen in within a group: most to teach first, then dataset order
+/// (then item id, for items sharing a position).
+fn rank(a: &NextItem, b: &NextItem) -> std::cmp::Ordering {
+    b.priority
+        .total_cmp(&a.priority)
+        .then(a.position.cmp(&b.position))
+        .then_with(|| a.item.cmp(&b.item))
+}
+
+/// The best `n` items of each stratum (of items with something to teach and of the rest):
+/// [`stratified`] takes at most `n` from any one, so the others never matter.
+struct Shortlist {
+    n: usize,
+    strata: HashMap<(bool, String), Vec<NextItem>>,
+}
+
+impl Shortlist {
+    fn new(n: usize) -> Self {
+        Self {
+            n,
+            strata: HashMap::new(),
+        }
+    }
+
+    fn push(&mut self, (item, stratum): (NextItem, String)) {
+        let n = self.n;
+        let kept = self
+            .strata
+            .entry((item.priority > 0.0, stratum))
+            .or_default();
+        kept.push(item);
+        // Cut back to the best n whenever twice that many wait: amortised, and bounded.
+        if kept.len() >= 2 * n.max(1) {
+            kept.sort_by(rank);
+            kept.truncate(n);
+        }
+    }
+
+    fn into_vec(self) -> Vec<(NextItem, String)> {
+        self.strata
+            .into_iter()
+            .flat_map(|((_, stratum), items)| items.into_iter().map(move |i| (i, stratum.clone())))
+            .collect()
+    }
+}
+
 /// The items with something to teach first, then the rest; within each, strata (criterion
 /// and verdict) in turn, each stratum's best first, so every criterion and verdict is
 /// covered early. Ties go to dataset order.
 fn stratified(mut scored: Vec<(NextItem, String)>, n: usize) -> Vec<NextItem> {
-    scored.sort_by(|(a, _), (b, _)| {
-        b.priority
-            .total_cmp(&a.priority)
-            .then(a.position.cmp(&b.position))
-    });
+    scored.sort_by(|(a, _), (b, _)| rank(a, b));
     let (hot, cold): (Vec<_>, Vec<_>) = scored.into_iter().partition(|(i, _)| i.priority > 0.0);
     let mut out = Vec::with_capacity(n);
     for group in [hot, cold] {
@@ -335,18 +468,4 @@ fn labels_for(confusion: &[Vec<u64>], target: f64) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_needed_follow_the_standard_error_of_kappa() {
-        // 35 of 40 agree, half MET on each side: p₀ 0.875, pₑ 0.5 → 1.96²·0.109/(0.25·0.0025).
-        let confusion = vec![vec![18, 2], vec![3, 17]];
-        let n = labels_for(&confusion, 0.05).unwrap();
-        assert!((660..=680).contains(&n), "{n}");
-        // Twice the half-width, a quarter of the labels.
-        let wide = labels_for(&confusion, 0.10).unwrap();
-        assert!(wide * 4 >= n && wide * 4 <= n + 4, "{wide} vs {n}");
-        assert_eq!(labels_for(&[], 0.05), None);
-    }
-}
+mod tests;

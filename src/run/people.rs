@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Error;
-use super::agreement::{read_labels, run_agreement};
+use super::agreement::{read_verdicts, run_agreement};
 use crate::metrics::{
     AlphaLevel, Bootstrap, FleissKappa, MetricsReport, UnitTally, judge_vs_human,
 };
@@ -149,11 +149,8 @@ pub fn people_verdicts(
     people
         .iter()
         .map(|a| {
-            let labels = read_labels(labels_dir, key, a)?;
-            Ok(judge_vs_human::human_verdicts(
-                rubric,
-                labels.into_iter().map(|(cell, l)| (cell, l.verdict)),
-            ))
+            let labels = read_verdicts(labels_dir, key, a)?;
+            Ok(judge_vs_human::human_verdicts(rubric, labels))
         })
         .collect()
 }

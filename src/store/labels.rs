@@ -126,7 +126,17 @@ pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
 /// so memory follows the labels, not the journal's history.
 pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, LabelError> {
     let mut folder = Folder::default();
-    read_each(path, |e| folder.apply(e))?;
+    read_each(path, |e| folder.apply(e, |label| label))?;
+    Ok(folder.finish())
+}
+
+/// The current verdicts of a journal, by (item id, criterion id): [`current`] without the
+/// notes, times and versions, for readers that only measure (a third of the memory).
+pub fn current_verdicts(
+    path: &Path,
+) -> Result<BTreeMap<(String, String), serde_json::Value>, LabelError> {
+    let mut folder = Folder::default();
+    read_each(path, |e| folder.apply(e, |label| label.verdict))?;
     Ok(folder.finish())
 }
 
@@ -167,20 +177,62 @@ fn read_each(path: &Path, mut each: impl FnMut(Event)) -> Result<u64, LabelError
 pub fn fold(events: &[Event]) -> BTreeMap<(String, String), Label> {
     let mut folder = Folder::default();
     for e in events {
-        folder.apply(e.clone());
+        folder.apply(e.clone(), |label| label);
     }
     folder.finish()
 }
 
-/// Applies events one at a time: per cell, the stack of labels that set it (an undo
-/// removes one from its stack; the top is current).
-#[derive(Default)]
-struct Folder {
-    stacks: BTreeMap<(String, String), Vec<Label>>,
+/// Applies events one at a time: per cell, the stack of labels that set it, as the event
+/// that set each and what of the label is kept (`None`: the label cleared the cell); an
+/// undo removes one from its stack; the top is current.
+struct Folder<T> {
+    stacks: BTreeMap<(String, String), Stack<T>>,
 }
 
-impl Folder {
-    fn apply(&mut self, e: Event) {
+impl<T> Default for Folder<T> {
+    fn default() -> Self {
+        Self {
+            stacks: BTreeMap::new(),
+        }
+    }
+}
+
+/// A label on a cell's stack: the event that set it, and what of it is kept (`None`: it
+/// cleared the cell).
+type Kept<T> = (u64, Option<T>);
+
+/// A cell's labels, the current one held in place: most cells are set once, and then the
+/// stack allocates nothing.
+struct Stack<T> {
+    top: Option<Kept<T>>,
+    below: Vec<Kept<T>>,
+}
+
+impl<T> Stack<T> {
+    fn push(&mut self, kept: Kept<T>) {
+        if let Some(old) = self.top.replace(kept) {
+            self.below.push(old);
+        }
+    }
+
+    fn holds(&self, seq: u64) -> bool {
+        self.top.as_ref().is_some_and(|(s, _)| *s == seq)
+            || self.below.iter().any(|(s, _)| *s == seq)
+    }
+
+    /// Takes back the label event `seq` set: the one below it becomes current.
+    fn remove(&mut self, seq: u64) {
+        if self.top.as_ref().is_some_and(|(s, _)| *s == seq) {
+            self.top = self.below.pop();
+        } else {
+            self.below.retain(|(s, _)| *s != seq);
+        }
+    }
+}
+
+impl<T> Folder<T> {
+    /// Applies `e`, keeping `keep` of the label it sets.
+    fn apply(&mut self, e: Event, keep: impl FnOnce(Label) -> T) {
         match e.op {
             Op::Set {
                 item,
@@ -189,38 +241,37 @@ impl Folder {
                 note,
                 rubric_version,
                 ..
-            } => self
-                .stacks
-                .entry((item, criterion))
-                // Most cells are set once: room for one (a default Vec reserves four).
-                .or_insert_with(|| Vec::with_capacity(1))
-                .push(Label {
-                    verdict,
-                    note,
-                    time: e.time,
-                    rubric_version,
-                    seq: e.seq,
-                }),
+            } => {
+                let kept = (!verdict.is_null()).then(|| {
+                    keep(Label {
+                        verdict,
+                        note,
+                        time: e.time,
+                        rubric_version,
+                        seq: e.seq,
+                    })
+                });
+                self.stacks
+                    .entry((item, criterion))
+                    .or_insert_with(|| Stack {
+                        top: None,
+                        below: Vec::new(),
+                    })
+                    .push((e.seq, kept));
+            }
             // Rare: the cell it took back is looked for rather than indexed for every event.
             Op::Undo { undoes } => {
-                if let Some(stack) = self
-                    .stacks
-                    .values_mut()
-                    .find(|s| s.iter().any(|l| l.seq == undoes))
-                {
-                    stack.retain(|l| l.seq != undoes);
+                if let Some(stack) = self.stacks.values_mut().find(|s| s.holds(undoes)) {
+                    stack.remove(undoes);
                 }
             }
         }
     }
 
-    fn finish(self) -> BTreeMap<(String, String), Label> {
+    fn finish(self) -> BTreeMap<(String, String), T> {
         self.stacks
             .into_iter()
-            .filter_map(|(key, mut stack)| {
-                let label = stack.pop()?;
-                (!label.verdict.is_null()).then_some((key, label))
-            })
+            .filter_map(|(key, stack)| Some((key, stack.top?.1?)))
             .collect()
     }
 }
@@ -405,6 +456,13 @@ mod tests {
         assert_eq!(j.append(Op::Undo { undoes: 1 }).unwrap(), 7);
         let (events, _) = read(j.path()).unwrap();
         assert_eq!(fold(&events).len(), 1);
+        // Taking back a label below the current one leaves the current one.
+        assert_eq!(j.append(set("q4", "c", json!("MET"))).unwrap(), 8);
+        assert_eq!(j.append(set("q4", "c", json!("UNMET"))).unwrap(), 9);
+        assert_eq!(j.append(Op::Undo { undoes: 8 }).unwrap(), 10);
+        let now = current(j.path()).unwrap();
+        assert_eq!(now[&("q4".into(), "c".into())].verdict, json!("UNMET"));
+        assert_eq!(current_verdicts(j.path()).unwrap().len(), 2);
     }
 
     #[test]

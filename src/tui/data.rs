@@ -140,7 +140,7 @@ pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
                 score: e.score,
                 passed: e.passed,
                 incomplete: e.incomplete,
-                results: e.results,
+                results: e.results.into_iter().map(shown).collect(),
                 tags: e.tags,
             },
         );
@@ -155,6 +155,17 @@ pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
         by_item,
         order,
     })
+}
+
+/// What the UI shows of a cell: its verdict, value, reason and failure. The evidence, the
+/// judge call's record and an ensemble's votes are dropped as the run is read (shown
+/// nowhere, they are most of a judged cell's memory).
+fn shown(mut r: CriterionResult) -> CriterionResult {
+    r.evidence = Vec::new();
+    r.invocation = None;
+    r.ensemble = None;
+    r.reason.shrink_to_fit();
+    r
 }
 
 /// The annotator's current labels of a dataset.
