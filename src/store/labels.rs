@@ -186,46 +186,17 @@ pub fn fold(events: &[Event]) -> BTreeMap<(String, String), Label> {
 /// that set each and what of the label is kept (`None`: the label cleared the cell); an
 /// undo removes one from its stack; the top is current.
 struct Folder<T> {
-    stacks: BTreeMap<(String, String), Stack<T>>,
-}
-
-impl<T> Default for Folder<T> {
-    fn default() -> Self {
-        Self {
-            stacks: BTreeMap::new(),
-        }
-    }
+    stacks: BTreeMap<(String, String), Vec<Kept<T>>>,
 }
 
 /// A label on a cell's stack: the event that set it, and what of it is kept (`None`: it
 /// cleared the cell).
 type Kept<T> = (u64, Option<T>);
 
-/// A cell's labels, the current one held in place: most cells are set once, and then the
-/// stack allocates nothing.
-struct Stack<T> {
-    top: Option<Kept<T>>,
-    below: Vec<Kept<T>>,
-}
-
-impl<T> Stack<T> {
-    fn push(&mut self, kept: Kept<T>) {
-        if let Some(old) = self.top.replace(kept) {
-            self.below.push(old);
-        }
-    }
-
-    fn holds(&self, seq: u64) -> bool {
-        self.top.as_ref().is_some_and(|(s, _)| *s == seq)
-            || self.below.iter().any(|(s, _)| *s == seq)
-    }
-
-    /// Takes back the label event `seq` set: the one below it becomes current.
-    fn remove(&mut self, seq: u64) {
-        if self.top.as_ref().is_some_and(|(s, _)| *s == seq) {
-            self.top = self.below.pop();
-        } else {
-            self.below.retain(|(s, _)| *s != seq);
+impl<T> Default for Folder<T> {
+    fn default() -> Self {
+        Self {
+            stacks: BTreeMap::new(),
         }
     }
 }
@@ -253,16 +224,18 @@ impl<T> Folder<T> {
                 });
                 self.stacks
                     .entry((item, criterion))
-                    .or_insert_with(|| Stack {
-                        top: None,
-                        below: Vec::new(),
-                    })
+                    // Most cells are set once: room for one (a default Vec reserves four).
+                    .or_insert_with(|| Vec::with_capacity(1))
                     .push((e.seq, kept));
             }
             // Rare: the cell it took back is looked for rather than indexed for every event.
             Op::Undo { undoes } => {
-                if let Some(stack) = self.stacks.values_mut().find(|s| s.holds(undoes)) {
-                    stack.remove(undoes);
+                if let Some(stack) = self
+                    .stacks
+                    .values_mut()
+                    .find(|s| s.iter().any(|(seq, _)| *seq == undoes))
+                {
+                    stack.retain(|(seq, _)| *seq != undoes);
                 }
             }
         }
@@ -271,7 +244,7 @@ impl<T> Folder<T> {
     fn finish(self) -> BTreeMap<(String, String), T> {
         self.stacks
             .into_iter()
-            .filter_map(|(key, stack)| Some((key, stack.top?.1?)))
+            .filter_map(|(key, mut stack)| Some((key, stack.pop()?.1?)))
             .collect()
     }
 }

@@ -39,8 +39,12 @@ pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
             {
                 full_count[i] += 1;
             }
+            // Only labelled cells are compared: the rest of the run is not held twice.
             if let Some(v) = &x.verdict {
-                judged.insert((id.clone(), x.criterion_id.clone()), v.clone());
+                let cell = (id.clone(), x.criterion_id.clone());
+                if labels.contains_key(&cell) {
+                    judged.insert(cell, v.clone());
+                }
             }
         }
     }
