@@ -49,6 +49,7 @@ pub fn of(format: Format) -> Option<Fidelity> {
             differences: &[
                 "the Scorer has no pass or fail: rubricate passes at thresholds.pass (0.7 without) with every hard gate met (a gate's minimum is a level number)",
                 "an evaluator rubric's judge_prompt asks for every dimension in one call; rubricate judges each with its own prompt, and reports the sum of prompt_pattern's dimensions as a share of their maximum",
+                "a criterion without a `name` (the Scorer skips it), weights that sum to 0 or less (it scores every result 0), a min_value at or above its max_value, weights given as text and unknown fields (it ignores them) are refused with their place; a `version` that is neither a number like 1.0 nor semantic is kept as `metadata.version`",
             ],
         },
         Format::Dataknobs => Fidelity {
