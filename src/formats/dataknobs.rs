@@ -275,19 +275,27 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
                 );
                 return None;
             }
-            let function = canonical_name(text);
-            if function == "command" || !NAMES.contains(&function.as_str()) {
+            let Some(function) = builtin_function(text) else {
                 // The application's own Python: rubricate cannot call it, so the criterion
-                // is judged on its levels instead, and says so (the file still loads).
+                // is judged on its levels instead, and says so (the file still loads). A
+                // built-in check of the same name is not that function.
+                let (_, name) = text.rsplit_once(':').unwrap_or(("", text));
+                let same_name = NAMES.contains(&canonical_name(name).as_str())
+                    && canonical_name(name) != "command";
                 notes.push(Diagnostic::at(
                     ctx.file,
                     r.pos,
                     format!(
-                        "function_ref '{text}' is the application's own code, which rubricate does not run: this criterion is judged by an LLM on its levels instead (map it to a built-in check such as 'scoring:word_count', or use a native `command` check)"
+                        "function_ref '{text}' is the application's own code, which rubricate does not run: this criterion is judged by an LLM on its levels instead{} (name a built-in check as '{RUBRICATE_MODULE}:NAME', or use a native `command` check)",
+                        if same_name {
+                            format!("; rubricate's check '{name}' has the same name but is not that function, so it is not used")
+                        } else {
+                            String::new()
+                        }
                     ),
                 ));
                 return None;
-            }
+            };
             Some(map("check", Node::new(NodeValue::Str(function), r.pos)))
         }
         Some("schema") => match (schema, schema_ref) {
@@ -328,6 +336,28 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
             None
         }
     }
+}
+
+/// The module `convert` writes rubricate's built-in checks under (`rubricate.checks:is_json`).
+const RUBRICATE_MODULE: &str = "rubricate.checks";
+/// The module of dataknobs' own meta-rubric functions, which rubricate's meta checks reproduce.
+const DATAKNOBS_META_MODULE: &str = "dataknobs_bots.rubrics.meta";
+
+/// The built-in check a `function_ref` names, if it names one: dataknobs imports
+/// `module:function`, so only rubricate's own module and dataknobs' meta-rubric functions
+/// are rubricate's to run; any other module is the application's code, whatever the
+/// function is called.
+fn builtin_function(function_ref: &str) -> Option<String> {
+    let (module, function) = function_ref.split_once(':')?;
+    let name = canonical_name(function);
+    let known = match module.trim() {
+        RUBRICATE_MODULE => NAMES.contains(&name.as_str()) && name != "command",
+        DATAKNOBS_META_MODULE => {
+            name.starts_with("rubric_") && function.trim().starts_with("check_")
+        }
+        _ => false,
+    };
+    known.then_some(name)
 }
 
 /// The rubrics as a dataknobs config (one rubric dict, or `{rubrics: […]}` for several).
@@ -430,7 +460,7 @@ fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
             plain()
         }
         Method::Check(spec) => {
-            json!({"type": "deterministic", "function_ref": format!("rubricate.checks:{}", spec.name)})
+            json!({"type": "deterministic", "function_ref": format!("{RUBRICATE_MODULE}:{}", spec.name)})
         }
         Method::Schema(SchemaSource::Inline(s)) => json!({"type": "schema", "schema": s}),
         Method::Schema(SchemaSource::File(p)) => json!({"type": "schema", "schema_ref": p}),

@@ -57,7 +57,7 @@ pub fn of(format: Format) -> Option<Fidelity> {
             differences: &[
                 "a level id a criterion does not have is refused with its place (dataknobs scores it 0); level ids in ground truth are trimmed",
                 "level scores outside 0..1, levels out of ascending score order, duplicate level or criterion ids, a pass_threshold outside 0..1 and an empty criteria list are refused with their place",
-                "a function_ref that names no built-in check is the application's Python, which rubricate does not run: that criterion is judged by an LLM on its levels, with a note",
+                "a function_ref is `module:function`, as dataknobs imports it: only rubricate's own module (`rubricate.checks:NAME`, what `convert` writes) and dataknobs' meta-rubric functions are built-in checks; any other is the application's Python, which rubricate does not run: that criterion is judged by an LLM on its levels, with a note, even where a built-in check has the same name",
             ],
         },
     };
