@@ -128,6 +128,11 @@ pub fn read(
         match read_rubric(file, node, &fallback, Dialect::NATIVE) {
             Ok((mut r, map)) => {
                 r.scoring = scoring();
+                // `_compute_weighted_score` totals the weights with Python's `sum()`.
+                match super::python::summation() {
+                    Ok(s) => r.scoring.summation = s,
+                    Err(m) => errors.push(Diagnostic::whole(file, m)),
+                }
                 r.metadata.insert("format".into(), json!("dataknobs"));
                 out.push((r, map));
             }

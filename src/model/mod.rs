@@ -20,7 +20,7 @@ pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
 pub use item::{GroundTruth, Item};
 pub use rubric::{
     AbstainPolicy, AggregateMode, ErrorPolicy, FeedbackStyle, GateRule, Grader, JudgeSettings,
-    LengthPenalty, PenaltyCount, Rubric, Scoring, THRESHOLD_TOLERANCE, ThresholdRule,
+    LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,
 };
 pub use validate::{Problem, is_semver, validate_rubric};
 pub use verdict::{

@@ -18,7 +18,9 @@ use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::native::criterion::read_anchor_map;
 use crate::formats::node::Node;
 use crate::formats::source::{SourceMap, read_validated};
-use crate::model::{AbstainPolicy, Criterion, Kind, Rubric, Scale, Scoring, is_semver, slugify};
+use crate::model::{
+    AbstainPolicy, AggregateMode, Criterion, Kind, Rubric, Scale, Scoring, is_semver, slugify,
+};
 
 const CRITERION_FIELDS: &[&str] = &[
     "name",
@@ -108,10 +110,17 @@ fn read(
     if let Some(v) = f.take("version") {
         read_version(ctx, v, &mut rubric, notes);
     }
+    // The Scorer's `weighted_sum / total_weight`: Σ w·v in a loop, Σ w by Python's
+    // `sum()`, nothing clamped (penalties included).
     rubric.scoring = Scoring {
+        aggregate: AggregateMode::WeightedMean,
         abstain: AbstainPolicy::Zero,
         ..Scoring::default()
     };
+    match crate::formats::python::summation() {
+        Ok(s) => rubric.scoring.summation = s,
+        Err(m) => ctx.err(root.pos, m),
+    }
     if let Some(t) = f.take("thresholds") {
         read_thresholds(ctx, t, &mut rubric);
     }
