@@ -174,7 +174,7 @@ const CASES: &[Case] = &[
         "criterion 'correct': unknown check 'contain'; did you mean `contains`? built-in checks: contains, \
          not_contains, regex, equals, starts_with, ends_with, length, word_count, max_sentences, count, \
          is_json, json_path, similarity, map_levels, command, rubric_coverage, rubric_independence, \
-         rubric_weights, rubric_threshold, rubric_level_order"),
+         rubric_weights, rubric_threshold, rubric_level_order, unscorable"),
     ok("rubric_unknown_check_arg.yaml", Validate, "7:66",
         "criterion 'correct': unknown argument `ignore_case`; this check takes: case_sensitive, text, any, all"),
     ok("rubric_check_missing_arg.yaml", Validate, "7:13", "criterion 'concise': max_sentences needs `n`"),
@@ -335,10 +335,8 @@ const CASES: &[Case] = &[
         "level 'excellent' has score 10; scores are between 0 and 1"),
     ok("dataknobs_bad_scoring_method_type.yaml", DATAKNOBS, "16:13",
         "unknown scoring_method type 'llm'; dataknobs uses deterministic, schema or llm_decode"),
-    ok("dataknobs_schema_without_schema.yaml", DATAKNOBS, "16:7",
-        "a schema scoring_method needs `schema` (inline) or `schema_ref` (a file)"),
-    ok("dataknobs_llm_decode_without_prompt.yaml", DATAKNOBS, "18:11",
-        "an llm_decode scoring_method needs `decode_prompt`: the Jinja2 prompt that asks the judge for a level"),
+    ok("dataknobs_type_in_capitals.yaml", DATAKNOBS, "16:13",
+        "scoring_method type 'LLM_DECODE' is refused by dataknobs, which reads the type as written (lowercase only); write 'llm_decode'"),
     ok("dataknobs_pass_threshold_out_of_range.yaml", DATAKNOBS, "6:17",
         "pass_threshold 70 is outside 0..1; normalized scores are between 0 and 1"),
     ok("dataknobs_function_ref_no_colon.yaml", DATAKNOBS, "17:21",

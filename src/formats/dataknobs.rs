@@ -260,14 +260,16 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
     f.finish(ctx, METHOD_FIELDS);
     let pos = node.pos;
     let map = |k: &str, v: Node| Node::new(NodeValue::Map(vec![(key(k, pos), v)]), pos);
-    match ty.as_deref().map(str::to_ascii_lowercase).as_deref() {
+    // dataknobs reads `type` as written (`ScoringType(value)`): lowercase only.
+    match ty.as_deref() {
         Some("deterministic") => {
             let Some(r) = function_ref else {
-                ctx.err(
+                return Some(unscorable(
+                    (ctx.file, notes, pos),
                     pos,
-                    "a deterministic scoring_method needs a `function_ref` \"module:function\"",
-                );
-                return None;
+                    "a deterministic scoring_method without `function_ref`".into(),
+                    "name the function as \"module:function\"",
+                ));
             };
             let Some(text) = r.as_str() else {
                 ctx.wrong_type(r, "`function_ref`", "a \"module:function\" string");
@@ -305,14 +307,23 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
         }
         Some("schema") => match (schema, schema_ref) {
             (Some(s), _) => Some(map("schema", s.clone())),
-            (None, Some(r)) => Some(map("schema", r.clone())),
-            (None, None) => {
-                ctx.err(
-                    pos,
-                    "a schema scoring_method needs `schema` (inline) or `schema_ref` (a file)",
-                );
-                None
-            }
+            // dataknobs' executor reads only `schema`: `schema_ref` is stored, never loaded.
+            (None, Some(r)) => Some(unscorable(
+                (ctx.file, notes, pos),
+                r.pos,
+                format!(
+                    "schema_ref {} is never read by dataknobs (its executor checks `schema` only)",
+                    r.as_str()
+                        .map_or_else(|| "(not text)".to_owned(), |t| format!("'{t}'"))
+                ),
+                "to have the schema checked, write it inline as `schema`",
+            )),
+            (None, None) => Some(unscorable(
+                (ctx.file, notes, pos),
+                pos,
+                "a schema scoring_method without `schema`".into(),
+                "write the JSON Schema inline as `schema`",
+            )),
         },
         Some("llm_decode") => {
             if let Some(d) = decode_schema {
@@ -323,14 +334,23 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
                 ));
             }
             let Some(p) = decode_prompt else {
-                ctx.err(pos, "an llm_decode scoring_method needs `decode_prompt`: the Jinja2 prompt that asks the judge for a level");
-                return None;
+                return Some(unscorable(
+                    (ctx.file, notes, pos),
+                    pos,
+                    "an llm_decode scoring_method without `decode_prompt`".into(),
+                    "give the Jinja2 prompt that asks the judge for a level",
+                ));
             };
             Some(map("judge", map("template", p.clone())))
         }
         Some(other) => {
             let at = node.get("type").map_or(pos, |n| n.pos);
-            ctx.err(at, format!("unknown scoring_method type '{other}'; dataknobs uses deterministic, schema or llm_decode"));
+            let lower = other.to_ascii_lowercase();
+            if matches!(lower.as_str(), "deterministic" | "schema" | "llm_decode") {
+                ctx.err(at, format!("scoring_method type '{other}' is refused by dataknobs, which reads the type as written (lowercase only); write '{lower}'"));
+            } else {
+                ctx.err(at, format!("unknown scoring_method type '{other}'; dataknobs uses deterministic, schema or llm_decode"));
+            }
             None
         }
         None => {
@@ -341,6 +361,35 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
             None
         }
     }
+}
+
+/// A method without the field it needs: it loads in dataknobs, and that criterion errors
+/// on every evaluation (score 0). The same here — an `unscorable` check — with a note.
+fn unscorable(
+    (file, notes, pos): (&str, &mut Vec<Diagnostic>, Pos),
+    at: Pos,
+    reason: String,
+    advice: &str,
+) -> Node {
+    notes.push(Diagnostic::at(
+        file,
+        at,
+        format!(
+            "{reason}: this criterion errors on every item and scores 0, as in dataknobs; {advice}"
+        ),
+    ));
+    let text = |t: String| Node::new(NodeValue::Str(t), pos);
+    let args = Node::new(
+        NodeValue::Map(vec![(key("reason", pos), text(reason))]),
+        pos,
+    );
+    Node::new(
+        NodeValue::Map(vec![
+            (key("check", pos), text("unscorable".into())),
+            (key("args", pos), args),
+        ]),
+        pos,
+    )
 }
 
 /// The module `convert` writes rubricate's built-in checks under (`rubricate.checks:is_json`).
