@@ -246,8 +246,10 @@ pub(super) fn contains_list(
     Some(c)
 }
 
-/// Reads found entries into criteria, each with its grader; strings are numbered after
-/// `offset` shared ones.
+/// Reads found entries into criteria, each with its grader. An entry without an id is
+/// `rubric-N`, N its place in its own grader's list, as agentv numbers it (the `assert`
+/// list's strings among themselves, whatever assertions stand between them); a case's
+/// `rubrics` joining the file's rubric grader are numbered after its `offset` entries.
 pub(super) fn criteria_of(
     ctx: &mut Ctx<'_>,
     found: &[Found<'_>],
@@ -255,8 +257,16 @@ pub(super) fn criteria_of(
     outcome: Option<&str>,
 ) -> Vec<(Criterion, GraderSpec)> {
     let mut out = Vec::new();
-    for (i, f) in found.iter().enumerate() {
-        let number = offset + i + 1;
+    let mut placed: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for f in found {
+        let start = if f.grader.key == super::walk::KEY_SHARED {
+            offset
+        } else {
+            0
+        };
+        let seen = placed.entry(f.grader.key.as_str()).or_insert(start);
+        *seen += 1;
+        let number = *seen;
         let c = match &f.check {
             Some(c) => Some(c.clone()),
             None => read_entry(ctx, f.node, number, outcome),
