@@ -573,3 +573,16 @@ fn native_graders_average_their_scores_and_are_validated() {
     assert!(text.contains("criterion 'c' is in no grader"), "{text}");
     assert!(text.contains("grader 'safety' has no criteria"), "{text}");
 }
+
+#[test]
+fn an_empty_string_in_an_agentv_assert_list_is_skipped_as_agentv_skips_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // agentv drops the empty string (with a warning) and numbers the rest among themselves.
+    let spec = agentv_asserts(dir.path(), &json!(["A", "", "B"]));
+    let row = score_spec(
+        dir.path(),
+        &spec,
+        &json!({"rubric-1": "MET", "rubric-2": "UNMET"}),
+    );
+    assert_eq!(row["score"], 0.5, "{row}");
+}

@@ -63,6 +63,9 @@ pub fn of(format: Format) -> Option<Fidelity> {
             differences: &[
                 "a level id a criterion does not have is refused with its place (dataknobs scores it 0); level ids in ground truth are trimmed",
                 "level scores outside 0..1, levels out of ascending score order, duplicate level or criterion ids, a pass_threshold outside 0..1 and an empty criteria list are refused with their place",
+                "a function_ref without a colon is refused with its place; dataknobs loads it and that criterion errors",
+                "a criterion may leave out fields dataknobs requires (`scoring_method`, `name`, `weight`…; dataknobs refuses the file): it is read with rubricate's defaults — judged, named by its id, weight 1",
+                "with Python 3.12+ sums, a weight written as a whole number (1, not 1.0) after a fractional one is added by dataknobs' sum() without compensation; rubricate compensates every weight, so the total can differ in the last bit",
                 "a function_ref is `module:function`, as dataknobs imports it: only rubricate's own module (`rubricate.checks:NAME`, what `convert` writes) and dataknobs' meta-rubric functions are built-in checks; any other is the application's Python, which rubricate does not run: that criterion is judged by an LLM on its levels, with a note, even where a built-in check has the same name",
             ],
             python_sum: true,

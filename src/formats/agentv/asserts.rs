@@ -37,8 +37,17 @@ pub(super) fn asserts<'n>(
     });
     for (i, a) in items.iter().enumerate() {
         let here = format!("{path}[{i}]");
-        if a.as_str().is_some() {
-            entries(w, Some(a), &here, section, &gathered, out);
+        if let Some(text) = a.as_str() {
+            if text.trim().is_empty() {
+                // agentv skips an empty string here, with a warning (and numbers the rest).
+                w.note(
+                    a,
+                    "assert:empty-string",
+                    "an empty string in an `assert` list is skipped, as agentv skips it".into(),
+                );
+            } else {
+                entries(w, Some(a), &here, section, &gathered, out);
+            }
             continue;
         }
         let ty = a.get("type").and_then(Node::as_str).unwrap_or("");
