@@ -298,7 +298,9 @@ fn agentv_test_score_is_the_weighted_mean_of_its_graders() {
     let row = score_spec(
         dir.path(),
         &spec,
-        &json!({"contains-1": "UNMET", "rubric-2": "MET", "rubric-3": "MET", "rubric-4": "MET"}),
+        // agentv numbers the strings among themselves: rubric-1 … rubric-3 (its
+        // grader-parser gathers them into one llm-rubric `value` list, `rubric-${index + 1}`).
+        &json!({"contains-1": "UNMET", "rubric-1": "MET", "rubric-2": "MET", "rubric-3": "MET"}),
     );
     assert_eq!(row["score"], 0.75, "{row}");
     assert_eq!(row["passed"], false);
@@ -312,7 +314,7 @@ fn agentv_test_score_is_the_weighted_mean_of_its_graders() {
     let row = score_spec(
         dir.path(),
         &spec,
-        &json!({"contains-1": "UNMET", "rubric-2": "MET"}),
+        &json!({"contains-1": "UNMET", "rubric-1": "MET"}),
     );
     assert_eq!(row["score"], 0.75, "{row}");
     // A required grader below its min_score makes the test's score 0.
@@ -324,7 +326,7 @@ fn agentv_test_score_is_the_weighted_mean_of_its_graders() {
     let row = score_spec(
         dir.path(),
         &spec,
-        &json!({"contains-1": "UNMET", "rubric-2": "MET"}),
+        &json!({"contains-1": "UNMET", "rubric-1": "MET"}),
     );
     assert_eq!(row["score"], 0.0, "{row}");
     assert_eq!(row["passed"], false);
@@ -570,4 +572,17 @@ fn native_graders_average_their_scores_and_are_validated() {
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("criterion 'c' is in no grader"), "{text}");
     assert!(text.contains("grader 'safety' has no criteria"), "{text}");
+}
+
+#[test]
+fn an_empty_string_in_an_agentv_assert_list_is_skipped_as_agentv_skips_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // agentv drops the empty string (with a warning) and numbers the rest among themselves.
+    let spec = agentv_asserts(dir.path(), &json!(["A", "", "B"]));
+    let row = score_spec(
+        dir.path(),
+        &spec,
+        &json!({"rubric-1": "MET", "rubric-2": "UNMET"}),
+    );
+    assert_eq!(row["score"], 0.5, "{row}");
 }

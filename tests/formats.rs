@@ -314,10 +314,10 @@ fn the_readmes_map_levels_rubric_validates_and_scores() {
 fn a_broken_agentic_rubric_says_it_was_read_as_agentic_and_why() {
     let work = tempfile::tempdir().unwrap();
     let file = work.path().join("quality.yaml");
-    // agentic_v2_eval's own shape, with the first criterion's weight forgotten.
+    // agentic_v2_eval's own shape, with the first criterion's name forgotten.
     std::fs::write(
         &file,
-        "criteria:\n  - name: Correctness\n    description: Works\n    levels: {0: none, 5: all}\n  - name: Style\n    weight: 0.4\n    description: Readable\n    levels: {0: bad, 5: good}\n",
+        "criteria:\n  - weight: 0.6\n    description: Works\n    levels: {0: none, 5: all}\n  - name: Style\n    weight: 0.4\n    description: Readable\n    levels: {0: bad, 5: good}\n",
     )
     .unwrap();
     let f = file.to_str().unwrap();
@@ -328,8 +328,9 @@ fn a_broken_agentic_rubric_says_it_was_read_as_agentic_and_why() {
     assert_eq!(
         lines,
         [
-            format!("{f}:2:3: agentic rubric weights must sum to 1 (±0.01); these sum to 0.4"),
-            format!("{f}:2:5: criterion 'Correctness' needs a `weight` between 0 and 1"),
+            format!(
+                "{f}:2:5: criterion 1 has no `name`: agentic_v2_eval's Scorer keys results by name (and skips a criterion without one); give it a name"
+            ),
             format!(
                 "{f}: read as agentic_v2_eval (`--from agentic`) because criterion 1 (line 2) has `levels` as a map {{score: text}} and no criterion has a field only rubricate's own format has (id, requirement, expected_outcome, outcome, kind, method, required, min_score, options, scale, scale_type, tags); if it is another system's file, `--from FORMAT` reads it as that (native, rubric-lib, autorubric, agentv, agentic, dataknobs)"
             ),

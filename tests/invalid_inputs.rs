@@ -174,7 +174,7 @@ const CASES: &[Case] = &[
         "criterion 'correct': unknown check 'contain'; did you mean `contains`? built-in checks: contains, \
          not_contains, regex, equals, starts_with, ends_with, length, word_count, max_sentences, count, \
          is_json, json_path, similarity, map_levels, command, rubric_coverage, rubric_independence, \
-         rubric_weights, rubric_threshold, rubric_level_order"),
+         rubric_weights, rubric_threshold, rubric_level_order, unscorable"),
     ok("rubric_unknown_check_arg.yaml", Validate, "7:66",
         "criterion 'correct': unknown argument `ignore_case`; this check takes: case_sensitive, text, any, all"),
     ok("rubric_check_missing_arg.yaml", Validate, "7:13", "criterion 'concise': max_sentences needs `n`"),
@@ -314,10 +314,10 @@ const CASES: &[Case] = &[
     ok("agentv_score_range_not_integer.yaml", AGENTV, "10:26",
         "score_range [0, 4.5] of 'fidelity' has 4.5; bounds are whole numbers from 0 to 10"),
     // agentic_v2_eval
-    ok("agentic_weights_not_one.yaml", AGENTIC, "3:3",
-        "agentic rubric weights must sum to 1 (±0.01); these sum to 1.1"),
-    ok("agentic_missing_description.yaml", AGENTIC, "6:5",
-        "criterion 'Reversibility' needs a non-empty `description` (agentic rubrics require one)"),
+    ok("agentic_weights_sum_zero.yaml", AGENTIC, "3:3",
+        "the weights sum to 0: agentic_v2_eval's Scorer scores every result 0 unless they sum to more than 0; give the criteria positive weights"),
+    ok("agentic_criterion_without_name.yaml", AGENTIC, "6:5",
+        "criterion 2 has no `name`: agentic_v2_eval's Scorer keys results by name (and skips a criterion without one); give it a name"),
     ok("agentic_gate_unknown_criterion.yaml", AGENTIC, "13:5",
         "hard gate names criterion 'Security', which the rubric does not have"),
     ok("agentic_judge_no_template.yaml", AGENTIC, "11:5",
@@ -335,10 +335,8 @@ const CASES: &[Case] = &[
         "level 'excellent' has score 10; scores are between 0 and 1"),
     ok("dataknobs_bad_scoring_method_type.yaml", DATAKNOBS, "16:13",
         "unknown scoring_method type 'llm'; dataknobs uses deterministic, schema or llm_decode"),
-    ok("dataknobs_schema_without_schema.yaml", DATAKNOBS, "16:7",
-        "a schema scoring_method needs `schema` (inline) or `schema_ref` (a file)"),
-    ok("dataknobs_llm_decode_without_prompt.yaml", DATAKNOBS, "18:11",
-        "an llm_decode scoring_method needs `decode_prompt`: the Jinja2 prompt that asks the judge for a level"),
+    ok("dataknobs_type_in_capitals.yaml", DATAKNOBS, "16:13",
+        "scoring_method type 'LLM_DECODE' is refused by dataknobs, which reads the type as written (lowercase only); write 'llm_decode'"),
     ok("dataknobs_pass_threshold_out_of_range.yaml", DATAKNOBS, "6:17",
         "pass_threshold 70 is outside 0..1; normalized scores are between 0 and 1"),
     ok("dataknobs_function_ref_no_colon.yaml", DATAKNOBS, "17:21",

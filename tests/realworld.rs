@@ -355,44 +355,59 @@ fn the_public_corpus_loads_as_its_table_says() {
 }
 
 /// The corpus datasets whose items carry ground truth score as their home library scores
-/// them (`SCORES.tsv`: autorubric 1.6.1's `compute_weighted_score`, normalised and raw).
+/// them (`SCORES.tsv`: autorubric 1.6.1's `compute_weighted_score`, normalised and raw;
+/// `agentic_v2_eval`'s `Scorer.score(...).weighted_score`, which reports no raw sum).
 #[test]
 fn the_corpus_datasets_score_as_their_home_library_scores_them() {
+    type Want = (usize, f64, Option<f64>);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus");
     let table = std::fs::read_to_string(root.join("SCORES.tsv")).expect("SCORES.tsv");
-    let mut by_file: std::collections::BTreeMap<&str, Vec<(usize, f64, f64)>> =
+    let mut by_file: std::collections::BTreeMap<(&str, &str), Vec<Want>> =
         std::collections::BTreeMap::new();
     for line in table.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let cols: Vec<&str> = line.split('\t').collect();
-        let [fixture, item, score, raw] = cols[..] else {
-            panic!("a row of four columns: {line}");
+        let [fixture, item, score, raw, rubric] = cols[..] else {
+            panic!("a row of five columns: {line}");
         };
-        by_file.entry(fixture).or_default().push((
+        by_file.entry((fixture, rubric)).or_default().push((
             item.parse().unwrap(),
             score.parse().unwrap(),
-            raw.parse().unwrap(),
+            (raw != "-").then(|| raw.parse().unwrap()),
         ));
     }
     let mut checked = 0;
-    for (fixture, want) in by_file {
+    let mut agentic = 0;
+    for ((fixture, rubric), want) in by_file {
         let file = root.join(fixture);
-        let out = rubricate(&["score", file.to_str().unwrap(), "--format", "jsonl"]);
+        let mut args = vec!["score", file.to_str().unwrap(), "--format", "jsonl"];
+        let rubric_file = root.join(rubric);
+        if !rubric.is_empty() {
+            args.extend(["--rubric", rubric_file.to_str().unwrap()]);
+        }
+        let out = rubricate(&args);
         let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
+        assert!(
+            !rows.is_empty(),
+            "{fixture}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         for (item, score, raw) in want {
             let row = &rows[item];
             let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
             assert!(
                 close(row["score"].as_f64().unwrap(), score)
-                    && close(row["raw"].as_f64().unwrap(), raw),
-                "{fixture} item {item}: rubricate {} / {}, autorubric {score} / {raw}",
+                    && raw.is_none_or(|raw| close(row["raw"].as_f64().unwrap(), raw)),
+                "{fixture} item {item}: rubricate {} / {}, its library {score} / {raw:?}",
                 row["score"],
                 row["raw"]
             );
             checked += 1;
+            agentic += usize::from(fixture.starts_with("tafreeman_prompts/"));
         }
     }
-    assert!(checked >= 57, "{checked} items checked");
+    assert!(checked >= 60, "{checked} items checked");
+    assert!(agentic >= 3, "{agentic} agentic_v2_eval items checked");
 }

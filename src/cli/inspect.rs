@@ -148,6 +148,16 @@ impl Report {
         let fidelity = crate::formats::fidelity::of(i.format);
         if let Some(f) = &fidelity {
             let _ = writeln!(text, "  scored {}", f.scoring);
+            // Which Python's `sum()` the totals follow, for the formats whose library uses it.
+            if f.python_sum
+                && let Some(r) = i.rubrics.first()
+            {
+                let _ = writeln!(
+                    text,
+                    "  {}",
+                    crate::formats::python::describe(r.rubric.scoring.summation)
+                );
+            }
             if !f.differences.is_empty() {
                 let _ = writeln!(text, "  where rubricate differs on purpose:");
                 for d in f.differences {

@@ -1,9 +1,10 @@
 //! All the scoring math of SCORING.md "Aggregation": the one place where criterion values
 //! become a rubric score. Pure functions, no I/O.
 
+use super::pysum::CompensatedSum;
 use crate::model::{
     AbstainPolicy, AggregateMode, CriterionResult, ErrorPolicy, Gate, GateRule, GraderScore,
-    OptionChoice, Rubric, Scoring, ThresholdRule, Verdict,
+    OptionChoice, Rubric, Scoring, Summation, ThresholdRule, Verdict,
 };
 
 /// Scores within this distance of the threshold count as reaching it.
@@ -59,6 +60,8 @@ pub fn aggregate(scoring: &Scoring, threshold: f64, inputs: &[Input]) -> Aggrega
     let mut oriented_min = f64::INFINITY;
     let mut failures = 0;
     let mut gates_failed = Vec::new();
+    // The same totals as Python 3.12+'s `sum()` takes them (`summation: compensated`).
+    let mut py = [CompensatedSum::default(); 4];
     for (i, input) in inputs.iter().enumerate() {
         if input.outcome == Outcome::Failed {
             failures += 1;
@@ -88,10 +91,22 @@ pub fn aggregate(scoring: &Scoring, threshold: f64, inputs: &[Input]) -> Aggrega
         } else if w < 0.0 {
             negative += -w;
         }
+        for (sum, x) in py.iter_mut().zip([w * v, w, w.max(0.0), (-w).max(0.0)]) {
+            sum.add(x);
+        }
         // For mean/min a penalty's value is turned so that higher is always better.
         let oriented = if w < 0.0 { 1.0 - v } else { v };
         oriented_sum += oriented;
         oriented_min = oriented_min.min(oriented);
+    }
+    if scoring.summation == Summation::Compensated {
+        // The totals the home library takes with `sum()`: rubric's graders sum Σ w·v and
+        // the weights; dataknobs and agentic_v2_eval sum only Σ w (Σ w·v is a loop).
+        if scoring.aggregate == AggregateMode::WeightedMean {
+            signed = py[1].value();
+        } else {
+            (raw, positive, negative) = (py[0].value(), py[2].value(), py[3].value());
+        }
     }
     let (score, raw) = if counted == 0 {
         (None, None)

@@ -60,6 +60,11 @@ pub async fn lint(loaded: &LoadedRubric) -> Result<LintReport, Diagnostics> {
     // Meta checks emit one event per criterion; the channel holds them all.
     let evaluation = evaluate_item(Some(&meta), &item, 0, &opts, &tx).await;
     let mut findings = findings(&loaded.rubric);
+    findings.extend(
+        crate::formats::agentic::conventions::broken(&loaded.rubric)
+            .into_iter()
+            .map(|c| raw_finding(Severity::Warning, c.criterion, c.field, c.message)),
+    );
     if evaluation
         .results
         .iter()

@@ -11,6 +11,7 @@ mod in_order;
 pub mod judge;
 pub mod length_penalty;
 pub mod lint;
+pub mod pysum;
 pub mod schema;
 pub mod scoring;
 pub mod template;

@@ -128,6 +128,11 @@ pub fn read(
         match read_rubric(file, node, &fallback, Dialect::NATIVE) {
             Ok((mut r, map)) => {
                 r.scoring = scoring();
+                // `_compute_weighted_score` totals the weights with Python's `sum()`.
+                match super::python::summation() {
+                    Ok(s) => r.scoring.summation = s,
+                    Err(m) => errors.push(Diagnostic::whole(file, m)),
+                }
                 r.metadata.insert("format".into(), json!("dataknobs"));
                 out.push((r, map));
             }
@@ -255,14 +260,16 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
     f.finish(ctx, METHOD_FIELDS);
     let pos = node.pos;
     let map = |k: &str, v: Node| Node::new(NodeValue::Map(vec![(key(k, pos), v)]), pos);
-    match ty.as_deref().map(str::to_ascii_lowercase).as_deref() {
+    // dataknobs reads `type` as written (`ScoringType(value)`): lowercase only.
+    match ty.as_deref() {
         Some("deterministic") => {
             let Some(r) = function_ref else {
-                ctx.err(
+                return Some(unscorable(
+                    (ctx.file, notes, pos),
                     pos,
-                    "a deterministic scoring_method needs a `function_ref` \"module:function\"",
-                );
-                return None;
+                    "a deterministic scoring_method without `function_ref`".into(),
+                    "name the function as \"module:function\"",
+                ));
             };
             let Some(text) = r.as_str() else {
                 ctx.wrong_type(r, "`function_ref`", "a \"module:function\" string");
@@ -275,31 +282,48 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
                 );
                 return None;
             }
-            let function = canonical_name(text);
-            if function == "command" || !NAMES.contains(&function.as_str()) {
+            let Some(function) = builtin_function(text) else {
                 // The application's own Python: rubricate cannot call it, so the criterion
-                // is judged on its levels instead, and says so (the file still loads).
+                // is judged on its levels instead, and says so (the file still loads). A
+                // built-in check of the same name is not that function.
+                let (_, name) = text.rsplit_once(':').unwrap_or(("", text));
+                let same_name = NAMES.contains(&canonical_name(name).as_str())
+                    && canonical_name(name) != "command";
                 notes.push(Diagnostic::at(
                     ctx.file,
                     r.pos,
                     format!(
-                        "function_ref '{text}' is the application's own code, which rubricate does not run: this criterion is judged by an LLM on its levels instead (map it to a built-in check such as 'scoring:word_count', or use a native `command` check)"
+                        "function_ref '{text}' is the application's own code, which rubricate does not run: this criterion is judged by an LLM on its levels instead{} (name a built-in check as '{RUBRICATE_MODULE}:NAME', or use a native `command` check)",
+                        if same_name {
+                            format!("; rubricate's check '{name}' has the same name but is not that function, so it is not used")
+                        } else {
+                            String::new()
+                        }
                     ),
                 ));
                 return None;
-            }
+            };
             Some(map("check", Node::new(NodeValue::Str(function), r.pos)))
         }
         Some("schema") => match (schema, schema_ref) {
             (Some(s), _) => Some(map("schema", s.clone())),
-            (None, Some(r)) => Some(map("schema", r.clone())),
-            (None, None) => {
-                ctx.err(
-                    pos,
-                    "a schema scoring_method needs `schema` (inline) or `schema_ref` (a file)",
-                );
-                None
-            }
+            // dataknobs' executor reads only `schema`: `schema_ref` is stored, never loaded.
+            (None, Some(r)) => Some(unscorable(
+                (ctx.file, notes, pos),
+                r.pos,
+                format!(
+                    "schema_ref {} is never read by dataknobs (its executor checks `schema` only)",
+                    r.as_str()
+                        .map_or_else(|| "(not text)".to_owned(), |t| format!("'{t}'"))
+                ),
+                "to have the schema checked, write it inline as `schema`",
+            )),
+            (None, None) => Some(unscorable(
+                (ctx.file, notes, pos),
+                pos,
+                "a schema scoring_method without `schema`".into(),
+                "write the JSON Schema inline as `schema`",
+            )),
         },
         Some("llm_decode") => {
             if let Some(d) = decode_schema {
@@ -310,14 +334,23 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
                 ));
             }
             let Some(p) = decode_prompt else {
-                ctx.err(pos, "an llm_decode scoring_method needs `decode_prompt`: the Jinja2 prompt that asks the judge for a level");
-                return None;
+                return Some(unscorable(
+                    (ctx.file, notes, pos),
+                    pos,
+                    "an llm_decode scoring_method without `decode_prompt`".into(),
+                    "give the Jinja2 prompt that asks the judge for a level",
+                ));
             };
             Some(map("judge", map("template", p.clone())))
         }
         Some(other) => {
             let at = node.get("type").map_or(pos, |n| n.pos);
-            ctx.err(at, format!("unknown scoring_method type '{other}'; dataknobs uses deterministic, schema or llm_decode"));
+            let lower = other.to_ascii_lowercase();
+            if matches!(lower.as_str(), "deterministic" | "schema" | "llm_decode") {
+                ctx.err(at, format!("scoring_method type '{other}' is refused by dataknobs, which reads the type as written (lowercase only); write '{lower}'"));
+            } else {
+                ctx.err(at, format!("unknown scoring_method type '{other}'; dataknobs uses deterministic, schema or llm_decode"));
+            }
             None
         }
         None => {
@@ -328,6 +361,57 @@ fn desugar_method(ctx: &mut Ctx<'_>, notes: &mut Vec<Diagnostic>, node: &Node) -
             None
         }
     }
+}
+
+/// A method without the field it needs: it loads in dataknobs, and that criterion errors
+/// on every evaluation (score 0). The same here — an `unscorable` check — with a note.
+fn unscorable(
+    (file, notes, pos): (&str, &mut Vec<Diagnostic>, Pos),
+    at: Pos,
+    reason: String,
+    advice: &str,
+) -> Node {
+    notes.push(Diagnostic::at(
+        file,
+        at,
+        format!(
+            "{reason}: this criterion errors on every item and scores 0, as in dataknobs; {advice}"
+        ),
+    ));
+    let text = |t: String| Node::new(NodeValue::Str(t), pos);
+    let args = Node::new(
+        NodeValue::Map(vec![(key("reason", pos), text(reason))]),
+        pos,
+    );
+    Node::new(
+        NodeValue::Map(vec![
+            (key("check", pos), text("unscorable".into())),
+            (key("args", pos), args),
+        ]),
+        pos,
+    )
+}
+
+/// The module `convert` writes rubricate's built-in checks under (`rubricate.checks:is_json`).
+const RUBRICATE_MODULE: &str = "rubricate.checks";
+/// The module of dataknobs' own meta-rubric functions, which rubricate's meta checks reproduce.
+const DATAKNOBS_META_MODULE: &str = "dataknobs_bots.rubrics.meta";
+
+/// The built-in check a `function_ref` names, if it names one: dataknobs imports
+/// `module:function`, so only rubricate's own module and dataknobs' meta-rubric functions
+/// are rubricate's to run; any other module is the application's code, whatever the
+/// function is called.
+fn builtin_function(function_ref: &str) -> Option<String> {
+    let (module, function) = function_ref.split_once(':')?;
+    let name = canonical_name(function);
+    let known = match module.trim() {
+        RUBRICATE_MODULE => NAMES.contains(&name.as_str()) && name != "command",
+        DATAKNOBS_META_MODULE => {
+            name.starts_with("rubric_") && function.trim().starts_with("check_")
+        }
+        _ => false,
+    };
+    known.then_some(name)
 }
 
 /// The rubrics as a dataknobs config (one rubric dict, or `{rubrics: […]}` for several).
@@ -430,7 +514,7 @@ fn criterion(c: &Criterion, lost: &mut Vec<String>) -> Value {
             plain()
         }
         Method::Check(spec) => {
-            json!({"type": "deterministic", "function_ref": format!("rubricate.checks:{}", spec.name)})
+            json!({"type": "deterministic", "function_ref": format!("{RUBRICATE_MODULE}:{}", spec.name)})
         }
         Method::Schema(SchemaSource::Inline(s)) => json!({"type": "schema", "schema": s}),
         Method::Schema(SchemaSource::File(p)) => json!({"type": "schema", "schema_ref": p}),

@@ -146,7 +146,12 @@ pub(crate) fn losses(rubric: &Rubric, holds: &Holds) -> Vec<String> {
             "section names (criteria are written as one list in {f})"
         ));
     }
-    if rubric.scoring != holds.scoring {
+    // Which Python's `sum()` totals a rubric is the reader's setting, not the format's.
+    let scoring = Scoring {
+        summation: holds.scoring.summation,
+        ..rubric.scoring
+    };
+    if scoring != holds.scoring {
         say(format!(
             "scoring knobs {} ({f} always scores {})",
             describe_scoring(&rubric.scoring),

@@ -18,6 +18,7 @@ pub mod json;
 pub mod library;
 pub mod native;
 pub mod node;
+pub mod python;
 pub mod results;
 pub mod rubric_lib;
 pub mod source;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::diag::Diagnostics;
+use super::diag::{Diagnostic, Diagnostics};
 use super::export::{Holds, criteria_layout, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
@@ -28,6 +28,9 @@ pub fn read(file: &str, root: &Node, stem: &str) -> Result<(Rubric, SourceMap), 
         return Err(Diagnostics(ctx.diags).sorted());
     }
     let (mut rubric, map) = read_rubric(file, root, stem, Dialect::RUBRIC_LIB)?;
+    // rubric's graders total with Python's `sum()`.
+    rubric.scoring.summation =
+        super::python::summation().map_err(|m| Diagnostics::one(Diagnostic::whole(file, m)))?;
     rubric.metadata.insert("format".into(), json!("rubric_lib"));
     Ok((rubric, map))
 }

@@ -20,9 +20,9 @@ pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
 pub use item::{GroundTruth, Item};
 pub use rubric::{
     AbstainPolicy, AggregateMode, ErrorPolicy, FeedbackStyle, GateRule, Grader, JudgeSettings,
-    LengthPenalty, PenaltyCount, Rubric, Scoring, THRESHOLD_TOLERANCE, ThresholdRule,
+    LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,
 };
-pub use validate::{Problem, validate_rubric};
+pub use validate::{Problem, is_semver, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET,
     UNSENT_CANCELLED, Usage, Verdict, Vote, result_of, results_by_id,

@@ -134,6 +134,32 @@ pub struct Scoring {
     /// A penalty for long submissions, subtracted from the score (autorubric's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length_penalty: Option<LengthPenalty>,
+    /// How the totals are added up: in order, or as Python 3.12+'s `sum()` does.
+    #[serde(default, skip_serializing_if = "Summation::is_sequential")]
+    pub summation: Summation,
+}
+
+/// How a rubric's totals are added up. Another system's library sums with Python's `sum()`,
+/// which `CPython` 3.12 made compensated (Neumaier): the same weights can total differently
+/// on 3.11 and 3.12+, in the last bit — enough to flip a pass at an exact threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Summation {
+    /// Left to right, each addition rounded (rubricate's own; Python 3.11 and earlier).
+    #[default]
+    Sequential,
+    /// As `CPython` 3.12+'s `sum()` of floats, for the totals the home library takes with
+    /// `sum()`: with `points`, Σ w·v and the positive and negative weight; with
+    /// `weighted_mean`, Σ w (its Σ w·v is a loop, added in order).
+    Compensated,
+}
+
+impl Summation {
+    pub const NAMES: &'static [&'static str] = &["sequential", "compensated"];
+
+    pub fn is_sequential(&self) -> bool {
+        *self == Self::Sequential
+    }
 }
 
 /// Scores within this distance of the threshold count as reaching it (the tolerant rule).
@@ -211,6 +237,7 @@ impl Default for Scoring {
             gates: GateRule::default(),
             feedback: FeedbackStyle::default(),
             length_penalty: None,
+            summation: Summation::default(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{Check, CheckError, CheckInput, CheckOutput};
 use crate::engine::aggregate::{Input, Outcome, aggregate};
-use crate::model::{AggregateMode, Kind, Rubric, ThresholdRule, Verdict};
+use crate::model::{AggregateMode, Kind, Rubric, Summation, ThresholdRule, Verdict};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetaCheck {
@@ -45,7 +45,7 @@ pub fn evaluate(which: MetaCheck, rubric: &Rubric) -> (&'static str, Vec<String>
         }
         MetaCheck::Independence => independence(rubric),
         MetaCheck::Weights => {
-            let sum: f64 = rubric.criteria.iter().map(|c| c.weight).sum();
+            let sum = weight_total(rubric);
             // dataknobs' comparison, float for float: 0.51 + 0.5 sums to a hair over 1.01
             // and fails there too (lint says weights are normalised anyway).
             let ok = (sum - 1.0).abs() <= 0.01;
@@ -66,7 +66,7 @@ pub fn evaluate(which: MetaCheck, rubric: &Rubric) -> (&'static str, Vec<String>
             let exact = rubric.scoring.threshold == ThresholdRule::Exact;
             let slack = if exact { 0.0 } else { 1e-9 };
             if rubric.scoring.aggregate == AggregateMode::WeightedMean
-                && rubric.criteria.iter().map(|c| c.weight).sum::<f64>() == 0.0
+                && weight_total(rubric) == 0.0
             {
                 // dataknobs: weights summing to 0 make no threshold reachable.
                 ("fail", ev)
@@ -140,12 +140,25 @@ fn independence(rubric: &Rubric) -> (&'static str, Vec<String>) {
     }
 }
 
+/// Σ w as the rubric's home library totals it: dataknobs' meta-rubric with Python's
+/// `sum()` (compensated on 3.12+, `scoring.summation`), rubricate's own in order.
+fn weight_total(rubric: &Rubric) -> f64 {
+    let weights = rubric.criteria.iter().map(|c| c.weight);
+    if rubric.scoring.summation == Summation::Compensated {
+        let mut sum = crate::engine::pysum::CompensatedSum::default();
+        weights.for_each(|w| sum.add(w));
+        sum.value()
+    } else {
+        weights.sum()
+    }
+}
+
 /// The lowest and highest scores the rubric can produce (gates ignored). Under
 /// `weighted_mean` these are, as dataknobs' meta-rubric computes them, every criterion at
 /// its lowest and at its highest level, whatever its sign.
 pub fn achievable(rubric: &Rubric) -> (f64, f64) {
     if rubric.scoring.aggregate == AggregateMode::WeightedMean {
-        let total: f64 = rubric.criteria.iter().map(|c| c.weight).sum();
+        let total = weight_total(rubric);
         if total == 0.0 {
             return (0.0, 0.0);
         }

@@ -11,6 +11,7 @@ mod map_levels;
 pub mod meta;
 mod similarity;
 mod text;
+mod unscorable;
 
 use std::sync::OnceLock;
 
@@ -111,6 +112,8 @@ pub enum CheckError {
     NoReference,
     #[error("the submission is not a rubric: {0}")]
     NotARubric(#[source] crate::formats::Diagnostics),
+    #[error("{0}")]
+    Unscorable(String),
 }
 
 /// What a check name compiles to.
@@ -158,6 +161,7 @@ pub const NAMES: &[&str] = &[
     "rubric_weights",
     "rubric_threshold",
     "rubric_level_order",
+    "unscorable",
 ];
 
 /// Resolves `module:function` and `module.function` references to a built-in name.
@@ -208,6 +212,7 @@ pub fn compile(
         "rubric_weights" => meta::compile(meta::MetaCheck::Weights),
         "rubric_threshold" => meta::compile(meta::MetaCheck::Threshold),
         "rubric_level_order" => meta::compile(meta::MetaCheck::LevelOrder),
+        "unscorable" => unscorable::compile(&mut args)?,
         "map_levels" | "command" => {
             return Err(SpecError::new(
                 "check",

@@ -1,6 +1,7 @@
 //! `agentic_v2_eval` rubrics: scoring rubrics (criteria with integer levels, thresholds,
 //! hard gates) and judge rubrics (dimensions with prompt templates).
 
+pub mod conventions;
 mod judge;
 mod judge_prompt;
 mod scoring;

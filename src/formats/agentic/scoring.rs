@@ -14,11 +14,13 @@
 use serde_json::{Value, json};
 
 use crate::formats::diag::{Diagnostic, Diagnostics};
-use crate::formats::fields::{Ctx, Fields};
+use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::native::criterion::read_anchor_map;
 use crate::formats::node::Node;
 use crate::formats::source::{SourceMap, read_validated};
-use crate::model::{AbstainPolicy, Criterion, Kind, Rubric, Scale, Scoring, slugify};
+use crate::model::{
+    AbstainPolicy, AggregateMode, Criterion, Kind, Rubric, Scale, Scoring, is_semver, slugify,
+};
 
 const CRITERION_FIELDS: &[&str] = &[
     "name",
@@ -88,22 +90,37 @@ fn read(
             ),
         ));
     }
+    // The Scorer divides by Σ w (its own rubrics sum to 1, which `lint` asks for), and
+    // scores every result 0 when that sum is not positive: such a rubric measures nothing.
     let sum: f64 = criteria.iter().map(|c| c.weight).sum();
-    if !criteria.is_empty() && (sum - 1.0).abs() > 0.01 + 1e-12 {
+    if !criteria.is_empty() && sum <= 0.0 {
         ctx.err(
             list.pos,
             format!(
-                "agentic rubric weights must sum to 1 (±0.01); these sum to {}",
+                "the weights sum to {}: agentic_v2_eval's Scorer scores every result 0 unless they sum to more than 0; give the criteria positive weights",
                 (sum * 10_000.0).round() / 10_000.0
             ),
         );
     }
     let mut rubric = Rubric::new(slugify(stem), criteria);
-    stem.clone_into(&mut rubric.name);
+    // The Scorer's `name` (its default "Unnamed Rubric"; rubricate names it by its file).
+    f.string(ctx, "name")
+        .unwrap_or_else(|| stem.to_owned())
+        .clone_into(&mut rubric.name);
+    if let Some(v) = f.take("version") {
+        read_version(ctx, v, &mut rubric, notes);
+    }
+    // The Scorer's `weighted_sum / total_weight`: Σ w·v in a loop, Σ w by Python's
+    // `sum()`, nothing clamped (penalties included).
     rubric.scoring = Scoring {
+        aggregate: AggregateMode::WeightedMean,
         abstain: AbstainPolicy::Zero,
         ..Scoring::default()
     };
+    match crate::formats::python::summation() {
+        Ok(s) => rubric.scoring.summation = s,
+        Err(m) => ctx.err(root.pos, m),
+    }
     if let Some(t) = f.take("thresholds") {
         read_thresholds(ctx, t, &mut rubric);
     }
@@ -130,8 +147,44 @@ fn read(
     rubric
         .metadata
         .insert("format".into(), json!("agentic_v2_eval"));
-    f.finish(ctx, &["criteria", "thresholds", "hard_gates", "metadata"]);
+    f.finish(ctx, TOP_FIELDS);
     Some(rubric)
+}
+
+const TOP_FIELDS: &[&str] = &[
+    "name",
+    "version",
+    "criteria",
+    "thresholds",
+    "hard_gates",
+    "metadata",
+];
+
+/// The Scorer's `version` is free text (its default "1.0"); rubricate's is semantic, so
+/// `1` and `1.0` become `1.0.0`, and any other text is kept in `metadata.version`.
+fn read_version(ctx: &mut Ctx<'_>, node: &Node, rubric: &mut Rubric, notes: &mut Vec<Diagnostic>) {
+    let Some(text) = string_of(ctx, node, "`version`") else {
+        return;
+    };
+    let parts: Vec<&str> = text.split('.').collect();
+    let numeric = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    if is_semver(&text) {
+        rubric.version = text;
+    } else if numeric && parts.len() < 3 {
+        rubric.version = format!("{text}{}", ".0".repeat(3 - parts.len()));
+    } else {
+        notes.push(Diagnostic::at(
+            ctx.file,
+            node.pos,
+            format!(
+                "version '{text}' is not a semantic version like 1.0.0: kept as `metadata.version`, the rubric's version is {}",
+                rubric.version
+            ),
+        ));
+        rubric.metadata.insert("version".into(), json!(text));
+    }
 }
 
 /// The level numbers of a criterion placed on the Scorer's 0..1, and where they are written.
@@ -143,31 +196,26 @@ fn read_criterion(
     index: usize,
 ) -> Option<(Criterion, Option<LevelSpan>)> {
     let mut f = Fields::of(ctx, node, "a criterion")?;
-    let name = f.string(ctx, "name");
-    let description = f.string(ctx, "description").unwrap_or_default();
-    let id = name
-        .as_deref()
-        .map(slugify)
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| format!("c{index}"));
-    // Messages name the criterion as the file writes it.
-    let shown = name.clone().unwrap_or_else(|| id.clone());
-    if description.trim().is_empty() {
+    // The Scorer keys results by `name` and skips a criterion without one; rubricate
+    // refuses it rather than drop it unseen.
+    let Some(name) = f.string(ctx, "name") else {
         ctx.err(
             node.pos,
-            format!(
-                "criterion '{shown}' needs a non-empty `description` (agentic rubrics require one)"
-            ),
-        );
-    }
-    let Some(weight) = f.number(ctx, "weight") else {
-        ctx.err(
-            node.pos,
-            format!("criterion '{shown}' needs a `weight` between 0 and 1"),
+            format!("criterion {index} has no `name`: agentic_v2_eval's Scorer keys results by name (and skips a criterion without one); give it a name"),
         );
         f.finish(ctx, CRITERION_FIELDS);
         return None;
     };
+    let id = Some(slugify(&name))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("c{index}"));
+    // The Scorer's defaults: description "" (the judge is then shown the name; `lint`
+    // notes it), weight 1.0.
+    let description = f
+        .string(ctx, "description")
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| name.clone());
+    let weight = f.number(ctx, "weight").unwrap_or(1.0);
     let levels_at = node.key_pos("levels");
     let mut anchors = f
         .take("levels")
@@ -200,11 +248,12 @@ fn read_criterion(
     if min >= max {
         ctx.err(
             min_at,
-            format!("criterion '{shown}': min_value {min} must be below max_value {max}"),
+            format!("criterion '{name}': min_value {min} must be below max_value {max}"),
         );
     }
     let mut c = Criterion::binary(id, description, weight);
-    c.name = name.unwrap_or_else(|| c.id.clone());
+    c.name.clone_from(&name);
+    let shown = name;
     let scale = Scale { min, max, anchors };
     match (hard_gate, minimum) {
         (true, Some(m)) => {
@@ -356,20 +405,49 @@ mod tests {
     }
 
     #[test]
-    fn weights_must_sum_to_one_and_descriptions_are_required() {
-        let text = "criteria:\n  - {name: A, weight: 0.5, description: ''}\n  - {name: B, weight: 0.2, description: x}\nthresholds: {pass: 0.7}\n";
+    fn the_scorers_own_schema_loads_with_its_defaults() {
+        // scorer.py's documented schema: `name`, `version`, weights relative (default 1),
+        // no descriptions.
+        let text = "name: My Rubric\nversion: \"1.0\"\ncriteria:\n  - name: Accuracy\n    weight: 2.0\n    min_value: 0.0\n    max_value: 1.0\n  - name: Completeness\n";
+        let root = yaml::parse("doc.yaml", text).unwrap();
+        assert_eq!(
+            crate::formats::detect::detect(&root),
+            crate::formats::Format::Agentic
+        );
+        let (r, _, notes) = read_scoring_rubric("doc.yaml", &root, "doc").unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!((r.id.as_str(), r.name.as_str()), ("doc", "My Rubric"));
+        assert_eq!(r.version, "1.0.0");
+        let weights: Vec<f64> = r.criteria.iter().map(|c| c.weight).collect();
+        assert_eq!(weights, [2.0, 1.0]);
+        // No description: the judge is shown the name.
+        assert_eq!(r.criteria[1].requirement, "Completeness");
+        // A version that is not a number is kept where it was.
+        let text = "version: draft-2\ncriteria:\n  - {name: A, max_value: 5}\n";
+        let root = yaml::parse("v.yaml", text).unwrap();
+        let (r, _, notes) = read_scoring_rubric("v.yaml", &root, "v").unwrap();
+        assert_eq!(r.version, "1.0.0");
+        assert_eq!(r.metadata["version"], "draft-2");
+        assert!(
+            notes[0].message.contains("kept as `metadata.version`"),
+            "{}",
+            notes[0]
+        );
+    }
+
+    #[test]
+    fn nameless_criteria_and_weights_without_a_positive_sum_are_refused() {
+        let text = "criteria:\n  - {name: A, weight: 0.5, description: ''}\n  - {weight: 0.2, description: x}\n  - {name: C, weight: -0.7}\nthresholds: {pass: 0.7}\n";
         let root = yaml::parse("bad.yaml", text).unwrap();
         let err = read_scoring_rubric("bad.yaml", &root, "bad")
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("bad.yaml:2:5: criterion 'A' needs a non-empty `description`"),
+            err.contains("bad.yaml:3:5: criterion 2 has no `name`"),
             "{err}"
         );
         assert!(
-            err.contains(
-                "bad.yaml:2:3: agentic rubric weights must sum to 1 (±0.01); these sum to 0.7"
-            ),
+            err.contains("bad.yaml:2:3: the weights sum to -0.2"),
             "{err}"
         );
     }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::formats::export::{ExportError, Holds, losses};
-use crate::model::{AbstainPolicy, Criterion, Kind, Method, Rubric, Scoring};
+use crate::model::{AbstainPolicy, AggregateMode, Criterion, Kind, Method, Rubric, Scoring};
 
 /// Fails only for a rubric of penalties alone, which agentic weights (0..1) cannot hold.
 pub fn write(rubric: &Rubric) -> Result<(Value, Vec<String>), ExportError> {
@@ -89,6 +89,7 @@ fn scoring_rubric(rubric: &Rubric) -> Result<(Value, Vec<String>), ExportError> 
         schema: false,
         templates: false,
         scoring: Scoring {
+            aggregate: AggregateMode::WeightedMean,
             abstain: AbstainPolicy::Zero,
             ..Scoring::default()
         },

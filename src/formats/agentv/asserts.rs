@@ -37,8 +37,17 @@ pub(super) fn asserts<'n>(
     });
     for (i, a) in items.iter().enumerate() {
         let here = format!("{path}[{i}]");
-        if a.as_str().is_some() {
-            entries(w, Some(a), &here, section, &gathered, out);
+        if let Some(text) = a.as_str() {
+            if text.trim().is_empty() {
+                // agentv skips an empty string here, with a warning (and numbers the rest).
+                w.note(
+                    a,
+                    "assert:empty-string",
+                    "an empty string in an `assert` list is skipped, as agentv skips it".into(),
+                );
+            } else {
+                entries(w, Some(a), &here, section, &gathered, out);
+            }
             continue;
         }
         let ty = a.get("type").and_then(Node::as_str).unwrap_or("");
@@ -246,8 +255,10 @@ pub(super) fn contains_list(
     Some(c)
 }
 
-/// Reads found entries into criteria, each with its grader; strings are numbered after
-/// `offset` shared ones.
+/// Reads found entries into criteria, each with its grader. An entry without an id is
+/// `rubric-N`, N its place in its own grader's list, as agentv numbers it (the `assert`
+/// list's strings among themselves, whatever assertions stand between them); a case's
+/// `rubrics` joining the file's rubric grader are numbered after its `offset` entries.
 pub(super) fn criteria_of(
     ctx: &mut Ctx<'_>,
     found: &[Found<'_>],
@@ -255,8 +266,16 @@ pub(super) fn criteria_of(
     outcome: Option<&str>,
 ) -> Vec<(Criterion, GraderSpec)> {
     let mut out = Vec::new();
-    for (i, f) in found.iter().enumerate() {
-        let number = offset + i + 1;
+    let mut placed: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for f in found {
+        let start = if f.grader.key == super::walk::KEY_SHARED {
+            offset
+        } else {
+            0
+        };
+        let seen = placed.entry(f.grader.key.as_str()).or_insert(start);
+        *seen += 1;
+        let number = *seen;
         let c = match &f.check {
             Some(c) => Some(c.clone()),
             None => read_entry(ctx, f.node, number, outcome),

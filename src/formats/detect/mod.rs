@@ -347,10 +347,19 @@ fn agentic_scoring(root: &Node) -> Option<String> {
             .then(|| format!("it has `{k}` beside `criteria` (agentic_v2_eval)"));
     }
     let criteria = root.get("criteria").and_then(Node::as_seq)?;
+    // The Scorer reads a `version` too: it marks rubricate's own format only when it is
+    // semantic ("1.0.0"; the Scorer documents "1.0"), and never beside `min_value` or
+    // `max_value`, which rubricate's own format does not have.
     let native = criteria
         .iter()
         .any(|c| NATIVE_CRITERION_ONLY.iter().any(|k| c.get(k).is_some()))
-        || NATIVE_ONLY.iter().any(|k| root.get(k).is_some());
+        || NATIVE_ONLY
+            .iter()
+            .any(|k| *k != "version" && root.get(k).is_some());
+    let semver = root
+        .get("version")
+        .and_then(Node::as_str)
+        .is_some_and(crate::model::is_semver);
     if !native {
         for (i, c) in criteria.iter().enumerate() {
             let field = ["min_value", "max_value"]
@@ -358,9 +367,10 @@ fn agentic_scoring(root: &Node) -> Option<String> {
                 .find(|k| c.get(k).is_some())
                 .map(|k| format!("`{k}`"))
                 .or_else(|| {
-                    c.get("levels")
-                        .is_some_and(|l| matches!(l.value, NodeValue::Map(_)))
-                        .then(|| "`levels` as a map {score: text}".to_owned())
+                    (!semver
+                        && c.get("levels")
+                            .is_some_and(|l| matches!(l.value, NodeValue::Map(_))))
+                    .then(|| "`levels` as a map {score: text}".to_owned())
                 });
             if let Some(field) = field {
                 return Some(format!(
@@ -373,7 +383,7 @@ fn agentic_scoring(root: &Node) -> Option<String> {
         }
     }
     looks_like_plain_agentic(root).then(|| {
-        "its criteria have only `name`, `weight` and `description`, the weights summing to 1 (agentic_v2_eval's smallest rubric)".to_owned()
+        "its criteria have only `name`, `weight` and `description` (agentic_v2_eval's Scorer schema)".to_owned()
     })
 }
 
@@ -413,33 +423,32 @@ fn criteria_format(items: &[&Node]) -> Option<Format> {
     autorubric.then_some(Format::Autorubric)
 }
 
-/// `criteria` of `name`/`weight`/`description` alone, weights summing to 1: the smallest
-/// agentic scoring rubric (its `default.yaml`), which has no levels to tell it by.
+/// Named `criteria` of `name`/`weight`/`description` alone (beside the Scorer's `name` and
+/// `version`): the Scorer's documented schema and the smallest agentic scoring rubric (its
+/// `default.yaml`), which has no levels to tell it by. Rubricate's own format names what a
+/// criterion checks `requirement` (and gives it an `id`); autorubric needs a `requirement`.
 fn looks_like_plain_agentic(root: &Node) -> bool {
     let Some(map) = root.as_map() else {
         return false;
     };
-    if map
-        .iter()
-        .any(|(k, _)| k.text != "criteria" && k.text != "metadata")
-    {
+    if map.iter().any(|(k, _)| {
+        !matches!(
+            k.text.as_str(),
+            "criteria" | "metadata" | "name" | "version"
+        )
+    }) {
         return false;
     }
     let Some(cs) = root.get("criteria").and_then(Node::as_seq) else {
         return false;
     };
-    let shape = !cs.is_empty()
+    !cs.is_empty()
         && cs.iter().all(|c| {
             c.as_map().is_some_and(|m| {
                 m.iter()
                     .all(|(k, _)| matches!(k.text.as_str(), "name" | "weight" | "description"))
-            }) && c.get("description").is_some()
-        });
-    let sum: f64 = cs
-        .iter()
-        .filter_map(|c| c.get("weight").and_then(Node::as_f64))
-        .sum();
-    shape && (sum - 1.0).abs() <= 0.01 + 1e-12
+            }) && c.get("name").is_some()
+        })
 }
 
 /// The criteria of a rubric document, sections flattened.

@@ -39,6 +39,15 @@ pub fn not_a_rubric(root: &Node) -> Option<&'static str> {
     }
     let is = if has("trace") && (has("text") || has("schema_version") || has("eval")) {
         "an agentv execution trace (a recorded run's messages and tool calls), not a rubric"
+    } else if root.get("cases").and_then(Node::as_seq).is_some_and(|cs| {
+        cs.iter().any(|c| {
+            c.get("id").is_some()
+                && (c.get("input").is_some()
+                    || c.get("criteria").is_some()
+                    || c.get("assert").is_some())
+        })
+    }) {
+        "agentv's older eval layout (`cases:`, which agentv renamed `tests:` in its #240 and no longer reads), not a rubric: rename `cases` to `tests` (and a case's text `criteria` is its expected outcome) to load it"
     } else if has("suites") && (has("repeat") || has("target")) {
         "an agentv experiment (which suites run, how often), not a rubric: inspect the eval files it names"
     } else if has("eval_files") {

@@ -4,7 +4,7 @@ use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::node::{Node, NodeValue};
 use crate::model::{
     AbstainPolicy, AggregateMode, ErrorPolicy, FeedbackStyle, GateRule, Grader, JudgeSettings,
-    LengthPenalty, PenaltyCount, Scoring, ThresholdRule,
+    LengthPenalty, PenaltyCount, Scoring, Summation, ThresholdRule,
 };
 
 pub(super) fn read_scoring(ctx: &mut Ctx<'_>, node: &Node) -> Scoring {
@@ -65,9 +65,17 @@ pub(super) fn read_scoring(ctx: &mut Ctx<'_>, node: &Node) -> Scoring {
             FeedbackStyle::Rubricate
         };
     }
+    if let Some(v) = choice(ctx, &mut f, "summation", Summation::NAMES) {
+        s.summation = if v == "compensated" {
+            Summation::Compensated
+        } else {
+            Summation::Sequential
+        };
+    }
     f.finish(
         ctx,
         &[
+            "summation",
             "aggregate",
             "abstain",
             "partial_credit",

@@ -109,6 +109,13 @@ fn scoring_json(s: &Scoring) -> Value {
             serde_json::to_value(s.feedback).unwrap_or(Value::Null),
         );
     }
+    if s.summation != d.summation {
+        put(
+            &mut m,
+            "summation",
+            serde_json::to_value(s.summation).unwrap_or(Value::Null),
+        );
+    }
     Value::Object(m)
 }
 
