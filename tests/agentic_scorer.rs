@@ -136,6 +136,8 @@ fn the_scorer_docstring_example_scores_five_sixths() {
         said.contains("warning: criterion 'Accuracy' has no description beyond its name"),
         "{said}"
     );
+    // Said once: the generic note on weights not summing to 1 is not repeated.
+    assert!(!said.contains("info: weights sum to 3"), "{said}");
     // A file that follows them draws neither finding.
     std::fs::write(
         &rubric,

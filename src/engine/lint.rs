@@ -60,15 +60,19 @@ pub async fn lint(loaded: &LoadedRubric) -> Result<LintReport, Diagnostics> {
     // Meta checks emit one event per criterion; the channel holds them all.
     let evaluation = evaluate_item(Some(&meta), &item, 0, &opts, &tx).await;
     let mut findings = findings(&loaded.rubric);
+    let conventions = crate::formats::agentic::conventions::broken(&loaded.rubric);
+    // An agentic_v2_eval rubric's weight convention already says what the sum means.
+    let weights_said = conventions.iter().any(|c| c.criterion.is_none());
     findings.extend(
-        crate::formats::agentic::conventions::broken(&loaded.rubric)
+        conventions
             .into_iter()
             .map(|c| raw_finding(Severity::Warning, c.criterion, c.field, c.message)),
     );
-    if evaluation
-        .results
-        .iter()
-        .any(|r| r.criterion_id == "weight_distribution" && r.value == Some(0.0))
+    if !weights_said
+        && evaluation
+            .results
+            .iter()
+            .any(|r| r.criterion_id == "weight_distribution" && r.value == Some(0.0))
     {
         let sum: f64 = loaded.rubric.criteria.iter().map(|c| c.weight).sum();
         let field = if loaded.rubric.section_names().is_empty() {
