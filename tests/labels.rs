@@ -41,14 +41,10 @@ fn journal(dir: &Path, annotator: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A writer that waits for each acknowledgement before it sends the next label (a person,
-/// or a script pacing itself) gets each one at once: group commit never holds a label back
-/// for company.
-#[test]
-fn a_paced_writer_gets_each_label_acknowledged_before_it_sends_the_next() {
-    let dir = workspace();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rubricate"))
-        .current_dir(dir.path())
+/// `labels set --stdin` for annotator `ann`, its input and acknowledgements piped.
+fn labels_from_stdin(dir: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir)
         .args([
             "labels",
             "set",
@@ -62,7 +58,16 @@ fn a_paced_writer_gets_each_label_acknowledged_before_it_sends_the_next() {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// A writer that waits for each acknowledgement before it sends the next label (a person,
+/// or a script pacing itself) gets each one at once: group commit never holds a label back
+/// for company.
+#[test]
+fn a_paced_writer_gets_each_label_acknowledged_before_it_sends_the_next() {
+    let dir = workspace();
+    let mut child = labels_from_stdin(dir.path());
     let mut stdin = child.stdin.take().unwrap();
     let mut acks = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
@@ -88,22 +93,7 @@ fn a_writer_killed_mid_stream_loses_no_acknowledged_label() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut acked: Vec<u64> = Vec::new();
     for round in 0..20 {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rubricate"))
-            .current_dir(dir.path())
-            .args([
-                "labels",
-                "set",
-                "--dataset",
-                "items.jsonl",
-                "--annotator",
-                "ann",
-                "--stdin",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = labels_from_stdin(dir.path());
         let mut stdin = child.stdin.take().unwrap();
         let mut acks = BufReader::new(child.stdout.take().unwrap());
         let stop_after = rng.random_range(1..1_500);
