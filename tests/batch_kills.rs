@@ -131,6 +131,17 @@ fn logged_run_id(started: &Started) -> String {
     run_id(&started.stderr())
 }
 
+/// Starts `grade --batch` with every create held while the provider makes the batch, and
+/// kills it (SIGKILL) there: the run's id.
+fn killed_while_making(ws: &Workspace, batch: &BatchServer, judge: &str) -> String {
+    batch.hold(Stage::Making);
+    let mut grade = start(ws, ws.grade(&batch.url, judge, &["--batch"]), "grade");
+    until("the create, held", || batch.held(Stage::Making) > 0);
+    let id = logged_run_id(&grade);
+    grade.stop("KILL");
+    id
+}
+
 /// Killed while the provider makes the batch (the request is in, the batch not listed
 /// yet), resumed at once: the resumed run waits for the batch the provider is making and
 /// uses it; nothing is made twice.
@@ -138,11 +149,7 @@ fn killed_inside_the_create_trip(judge: &str, create_call: &str) {
     const ITEMS: usize = 40;
     let ws = Workspace::with_judge(ITEMS, 1_000, "  batch_create_settle: 60\n");
     let batch = BatchServer::start(2, answer_all);
-    batch.hold(Stage::Making);
-    let mut grade = start(&ws, ws.grade(&batch.url, judge, &["--batch"]), "grade");
-    until("the create, held", || batch.held(Stage::Making) > 0);
-    let id = logged_run_id(&grade);
-    grade.stop("KILL");
+    let id = killed_while_making(&ws, &batch, judge);
     let lists_before = batch
         .calls()
         .iter()
@@ -306,11 +313,7 @@ fn second_batch_made_anyway(judge: &str) {
     const ITEMS: usize = 20;
     let ws = Workspace::with_judge(ITEMS, 1_000, "  batch_create_settle: 0\n");
     let batch = BatchServer::start(2, answer_all);
-    batch.hold(Stage::Making);
-    let mut grade = start(&ws, ws.grade(&batch.url, judge, &["--batch"]), "grade");
-    until("the create, held", || batch.held(Stage::Making) > 0);
-    let id = logged_run_id(&grade);
-    grade.stop("KILL");
+    let id = killed_while_making(&ws, &batch, judge);
     // Resumed at once and told not to wait: it makes the batch again (held too).
     let resume = start(&ws, ws.resume(&batch.url, &id, &[]), "resume");
     until("the second create, held", || batch.held(Stage::Making) > 1);
