@@ -212,9 +212,7 @@ fn killed_at(stage: Stage, judge: &str) {
         batch.release();
         id
     } else {
-        let sent = ws.grade(&batch.url, judge, &["--batch"]).output().unwrap();
-        assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
-        let id = run_id(&stderr(&sent));
+        let id = ws.send(&batch.url, judge, &[]);
         if stage == Stage::Status {
             // Between polls: asked once (not ended yet), now waiting a minute to ask again.
             let child = ws

@@ -356,17 +356,7 @@ fn second_batch_made_anyway(judge: &str) {
 fn a_404_while_polling_is_waited_out_then_named() {
     let ws = Workspace::new(8, 100);
     let batch = BatchServer::start(2, answer_all);
-    let sent = ws
-        .grade(&batch.url, "openai/j", &["--batch"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        sent.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&sent.stderr)
-    );
-    let id = run_id(&String::from_utf8_lossy(&sent.stderr));
+    let id = ws.send(&batch.url, "openai/j", &[]);
     batch.not_found(3);
     let done = ws
         .resume(&batch.url, &id, &["--wait", "--poll", "0"])
@@ -381,11 +371,7 @@ fn a_404_while_polling_is_waited_out_then_named() {
     assert_eq!(verdicts(&ws, &id), expected(8));
 
     let ws = Workspace::new(8, 100);
-    let sent = ws
-        .grade(&batch.url, "openai/j", &["--batch"])
-        .output()
-        .unwrap();
-    let id = run_id(&String::from_utf8_lossy(&sent.stderr));
+    let id = ws.send(&batch.url, "openai/j", &[]);
     batch.not_found(1_000);
     let done = ws
         .resume(&batch.url, &id, &["--wait", "--poll", "0"])
@@ -405,11 +391,7 @@ fn runs_show_counts_distinct_requests() {
     let ws = Workspace::new(20, 100);
     let batch = BatchServer::start(1, answer_all);
     batch.overcount();
-    let sent = ws
-        .grade(&batch.url, "openai/j", &["--batch"])
-        .output()
-        .unwrap();
-    let id = run_id(&String::from_utf8_lossy(&sent.stderr));
+    let id = ws.send(&batch.url, "openai/j", &[]);
     // The last line sums the run's batches (it counted the last pass's calls as "sent").
     let done = ws.finish(&batch.url, &id);
     assert!(

@@ -45,12 +45,7 @@ fn cells_still_in_a_batch_leave_their_items_incomplete_and_the_run_in_batches() 
             answer_all(r)
         }
     });
-    let sent = ws
-        .grade(&batch.url, "openai/j", &["--batch"])
-        .output()
-        .unwrap();
-    assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
-    let id = run_id(&stderr(&sent));
+    let id = ws.send(&batch.url, "openai/j", &[]);
     // One step at a time until the first batch's answers are in (the second batch then
     // needs two more asks to end, so it is still at the provider).
     until("the first batch's answers", || {

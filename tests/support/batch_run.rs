@@ -120,6 +120,16 @@ impl Workspace {
         self.command(url, &args)
     }
 
+    /// `grade --batch` with `judge` (and `extra` flags), which must send the run's batches
+    /// and exit 0: the run's id.
+    pub fn send(&self, url: &str, judge: &str, extra: &[&str]) -> String {
+        let mut args = vec!["--batch"];
+        args.extend_from_slice(extra);
+        let sent = self.grade(url, judge, &args).output().unwrap();
+        assert_eq!(sent.status.code(), Some(0), "{}", stderr(&sent));
+        run_id(&stderr(&sent))
+    }
+
     /// `runs resume ID --wait --poll 0`, which must finish the run (exit 0 or 1): its
     /// stderr.
     pub fn finish(&self, url: &str, id: &str) -> String {
