@@ -28,6 +28,8 @@ use std::time::{Duration, Instant};
 mod answers;
 #[path = "support/child.rs"]
 mod child;
+#[path = "support/tui_child.rs"]
+mod tui_child;
 
 use child::{Measured, binary, measure, measure_with, run_id};
 
@@ -46,6 +48,8 @@ struct Sized {
     calibrate: Measured,
     plain: Measured,
     resumed: Measured,
+    /// The terminal UI showing the run's items in Results.
+    tui: tui_child::Shown,
 }
 
 fn main() {
@@ -85,6 +89,17 @@ fn main() {
             &format!("runs resume after SIGKILL half way ({n} items)"),
             &r.resumed,
         );
+        println!(
+            "{:<58} {:>8.1} {:>8} {:>10}",
+            format!("terminal UI, Results items of the run ({n} items)"),
+            r.tui.wall.as_secs_f64(),
+            r.tui
+                .peak
+                .map_or_else(|| "?".into(), |p| format!("{:.1}", p / 1e6)),
+            r.tui
+                .peak
+                .map_or_else(|| "?".into(), |p| format!("{:.2}", p / FLOOR_BYTES)),
+        );
     }
     if let [small, .., large] = rows.as_slice() {
         let grew = |a: &Measured, b: &Measured| match (a.peak, b.peak) {
@@ -100,6 +115,9 @@ fn main() {
             grew(&small.metrics, &large.metrics),
             grew(&small.calibrate, &large.calibrate),
         );
+        if let (Some(a), Some(b)) = (small.tui.peak, large.tui.peak) {
+            println!("terminal UI's Results: ×{:.2}", b / a);
+        }
     }
     println!("floor: each under 100 MB of peak resident memory, flat in the run's size");
     for r in &rows {
@@ -113,6 +131,9 @@ fn main() {
             if m.code != Some(0) {
                 println!("{what} ({} items) failed: {}", r.items, m.stderr.trim());
             }
+        }
+        if let Some(screen) = &r.tui.failed {
+            println!("terminal UI ({} items): {screen}", r.items);
         }
     }
 }
@@ -203,7 +224,9 @@ fn one_size(bin: &Path, items: usize, mbps: f64) -> Sized {
         false,
     );
     let resumed = killed_and_resumed(bin, ws, journal_mb * 1e6 / 2.0, &rate);
+    let tui = tui_child::results_items(bin, ws);
     Sized {
+        tui,
         items,
         journal_mb,
         grade,

@@ -67,6 +67,13 @@ impl Ui {
         }
     }
 
+    /// The workspace's folder of saved runs.
+    fn app_workspace_runs(&self) -> std::path::PathBuf {
+        Workspace::at(std::path::Path::new(&self.root))
+            .unwrap()
+            .runs_dir()
+    }
+
     fn screen(&self) -> String {
         let (w, h) = self.app.size;
         render_text(&self.app, w, h)
@@ -2328,6 +2335,25 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('R'), key('i')]);
     let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    // What the journal holds, read by the run engine (the UI holds only a compact index).
+    let mut truth = std::collections::HashMap::new();
+    let runs_dir = ui.app_workspace_runs();
+    rubricate::run::record::Recording::open(&runs_dir, &run.manifest.id)
+        .unwrap()
+        .replay(|_, e| {
+            let cell = e.results.iter().find(|x| x.criterion_id == "reset-link");
+            let failed = e.results.iter().any(|x| x.failure.is_some());
+            truth.insert(
+                e.target_id.clone(),
+                (
+                    cell.map(rubricate::tui::results::verdict_text),
+                    failed,
+                    cell.map(|x| x.reason.clone()),
+                ),
+            );
+        })
+        .unwrap();
+    assert_eq!(truth.len(), run.len());
     let shown = |ui: &Ui| {
         let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
         let view = ui.app.results.items.clone().unwrap();
@@ -2336,14 +2362,10 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
             .map(str::to_owned)
             .collect::<Vec<_>>()
     };
-    assert_eq!(
-        shown(&ui).len(),
-        run.order.len(),
-        "every item, in dataset order"
-    );
+    assert_eq!(shown(&ui).len(), run.len(), "every item, in dataset order");
     let screen = ui.screen();
     assert!(
-        screen.contains(&format!("Items {0}/{0}", run.order.len())),
+        screen.contains(&format!("Items {0}/{0}", run.len())),
         "{screen}"
     );
     // v: only the items the judge gave the first verdict on the selected criterion.
@@ -2351,7 +2373,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let view = ui.app.results.items.clone().unwrap();
     let verdict = view.verdict.clone().expect("a verdict filter");
     let rows = shown(&ui);
-    assert!(!rows.is_empty() && rows.len() < run.order.len());
+    assert!(!rows.is_empty() && rows.len() < run.len());
     // The list the view draws was worked out in update, for this filter.
     let cached: Vec<&str> = ui
         .app
@@ -2361,17 +2383,16 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
         .unwrap()
         .rows
         .iter()
-        .map(|&i| run.order[i].as_str())
+        .map(|&i| run.id(i))
         .collect();
     assert_eq!(cached, rows);
     for id in &rows {
-        let cell = run.by_item[id]
-            .results
-            .iter()
-            .find(|x| x.criterion_id == "reset-link")
-            .unwrap();
-        assert_eq!(rubricate::tui::results::verdict_text(cell), verdict);
+        assert_eq!(truth[id].0.as_deref(), Some(verdict.as_str()));
     }
+    let mut given: Vec<String> = truth.values().filter_map(|t| t.0.clone()).collect();
+    given.sort();
+    given.dedup();
+    assert_eq!(rubricate::tui::results::verdicts(&run, "reset-link"), given);
     assert!(ui.screen().contains(&format!("reset-link = {verdict}")));
     // Each verdict in turn, then none again.
     let all = rubricate::tui::results::verdicts(&run, "reset-link");
@@ -2382,16 +2403,20 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     assert_eq!(ui.app.results.items.as_ref().unwrap().verdict, None);
     // F: only items with a failed cell (the demo's run has none: the list says so).
     ui.press([key('F')]);
-    let failed = run
-        .order
-        .iter()
-        .filter(|id| run.by_item[*id].results.iter().any(|x| x.failure.is_some()))
-        .count();
+    let failed = truth.values().filter(|(_, failed, _)| *failed).count();
     assert_eq!(shown(&ui).len(), failed);
     ui.press([key('F'), code(KeyCode::Down), code(KeyCode::Down)]);
     let third = shown(&ui)[2].clone();
-    // The selected item's verdicts and reasons are below the list; enter opens it.
-    assert!(ui.screen().contains(&format!(" {third} ")));
+    // The selected item's verdicts and reasons are below the list (its reason read from
+    // the journal for the rows on screen); enter opens it.
+    let screen = ui.screen();
+    assert!(screen.contains(&format!(" {third} ")));
+    let reason = truth[&third].2.clone().unwrap();
+    let start: String = reason.chars().take(20).collect();
+    assert!(
+        !start.is_empty() && screen.contains(&start),
+        "{start:?} in\n{screen}"
+    );
     ui.press([code(KeyCode::Enter)]);
     assert_eq!(ui.app.pane, Pane::Datasets);
     let b = ui.app.browse.as_ref().unwrap();

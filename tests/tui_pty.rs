@@ -52,6 +52,8 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
     t.wait_for("q01");
     t.keys(&["L"]);
     t.wait_for("q01 (1 of 50)");
+    // Keys label once the rubric is read (before, they say so and label nothing).
+    t.wait_for("keys: m MET");
     for (key, seq) in [("m", 1), ("u", 2), ("m", 3)] {
         t.keys(&[key]);
         t.wait_for(&format!("saved label {seq}"));
@@ -82,6 +84,8 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
     // The UI comes back where it was left: labelling support-answers.
     let t = demo("kill", &home, 120, 40);
     t.wait_for("q01 (1 of 50)");
+    // Keys label once the rubric is read (before, they say so and label nothing).
+    t.wait_for("keys: m MET");
     t.keys(&["c"]);
     t.wait_for("saved label 4");
     let pid = t.pid();
@@ -111,6 +115,7 @@ fn a_new_item_starts_at_its_first_unanswered_criterion_and_the_focus_stays_in_vi
     }
     t.keys(&["L"]);
     t.wait_for("q33 (33 of 50)");
+    t.wait_for("keys: m MET");
     t.keys(&["m"]);
     t.wait_for("saved label 1");
     t.wait_for("▶ Gives steps");
@@ -228,6 +233,8 @@ fn quit_pressed_while_a_label_is_being_written_waits_for_it_and_the_label_is_on_
     t.wait_for("q01");
     t.keys(&["L"]);
     t.wait_for("q01 (1 of 50)");
+    // Keys label once the rubric is read (before, they say so and label nothing).
+    t.wait_for("keys: m MET");
     // Three labels and quit in one burst: q arrives before the disk confirms them. One q
     // is enough — the UI quits by itself once the last one is written.
     t.type_text("mucq");
@@ -312,6 +319,8 @@ fn labelling_thirty_items_then_going_back_to_a_half_labelled_one_never_replaces_
     t.wait_for("q01");
     t.keys(&["L"]);
     t.wait_for("q01 (1 of 50)");
+    // Keys label once the rubric is read (before, they say so and label nothing).
+    t.wait_for("keys: m MET");
     // Thirty items in a row, four criteria each, typed as a person types them.
     for item in 1..=30 {
         t.type_text("mumc");
@@ -387,6 +396,7 @@ fn sigterm_and_sighup_quit_as_q_does_with_every_label_on_disk() {
             t.keys(&["L"]);
         }
         t.wait_for("(1 of 50)");
+        t.wait_for("keys: m MET");
         t.type_text("mu");
         let want = 2 * (round + 1);
         t.wait_for(&format!("label {want}"));

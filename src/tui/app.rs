@@ -81,6 +81,8 @@ pub struct App {
     pub labels_gen: u64,
     pub label: LabelState,
     pub results: super::results::ResultsState,
+    /// The reasons and failures of the run items on screen (read on demand).
+    pub run_details: super::data::RunDetails,
     pub size: (u16, u16),
     /// The time as the runtime last said it (`Msg::Tick`): `update` never reads a clock,
     /// so the same messages give the same state.
@@ -148,6 +150,7 @@ impl App {
             labels_gen: 0,
             label: LabelState::default(),
             results: super::results::ResultsState::default(),
+            run_details: super::data::RunDetails::default(),
             size: (80, 24),
             now: std::time::Instant::now(),
             note: None,
@@ -253,6 +256,7 @@ impl App {
         let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
         let mut effects = self.apply(msg);
         self.refresh_item_rows();
+        effects.extend(self.want_run_details());
         effects.extend(self.want_label_plan());
         effects.extend(self.want_calibration());
         if self.quitting {
@@ -323,6 +327,7 @@ impl App {
                         !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
                     });
                     b.run = run;
+                    b.opened = true;
                     if rubric.is_some() {
                         b.rubric = rubric;
                     }
@@ -397,6 +402,11 @@ impl App {
             }
             Msg::Artifacts { artifacts, message } => self.artifacts_read(artifacts, message),
             Msg::EarlierRun { back, run, b } => self.earlier_run(back, run, b),
+            Msg::RunDetails {
+                run_id,
+                positions,
+                items,
+            } => self.run_details_read(run_id, &positions, items),
             Msg::RubricLoaded {
                 view,
                 message,

@@ -89,6 +89,8 @@ pub struct Browse {
     /// An item's own rubric is what it is labelled with: the latest run did not grade the
     /// dataset with another (as `grade --rubric` does).
     pub items_rubrics: bool,
+    /// Its run, rubric and labels have been read (`Msg::Opened`).
+    pub opened: bool,
 }
 
 impl Browse {
@@ -132,6 +134,7 @@ impl App {
             run: None,
             rubric: None,
             items_rubrics: true,
+            opened: false,
         });
         self.label.criterion = 0;
         // Runs chosen, compared or listed belonged to the dataset before.
@@ -182,24 +185,28 @@ impl App {
             .iter()
             .filter(|c| labels.contains_key(&(id.clone(), (**c).to_owned())))
             .count();
-        let result = b.run.as_ref().and_then(|r| r.by_item.get(id));
+        let result = b.run.as_ref().and_then(|r| Some((r.as_ref(), r.find(id)?)));
         match b.filter {
             Filter::All => true,
             Filter::Unlabelled => labelled < criteria.len().max(1),
             Filter::Labelled => labelled > 0 && labelled == criteria.len(),
             // Any cell the judge or a check could not grade (an item can be complete, with
             // its failures handled by the rubric's error policy, and still have some).
-            Filter::Failed => result.is_some_and(|r| r.results.iter().any(|c| c.failure.is_some())),
-            Filter::ScoreLow => result.and_then(|r| r.score).is_some_and(|x| x < 0.5),
-            Filter::ScoreHigh => result.and_then(|r| r.score).is_some_and(|x| x >= 0.5),
+            Filter::Failed => result.is_some_and(|(r, i)| r.any_failure(i)),
+            Filter::ScoreLow => result
+                .and_then(|(r, i)| r.score(i))
+                .is_some_and(|x| x < 0.5),
+            Filter::ScoreHigh => result
+                .and_then(|(r, i)| r.score(i))
+                .is_some_and(|x| x >= 0.5),
             Filter::Cell { criterion, cell } => {
                 let Some(c) = b.rubric.as_ref().and_then(|r| r.criteria.get(criterion)) else {
                     return false;
                 };
                 let human = labels.get(&(id.clone(), c.id.clone())).map(label_text);
                 let judge = result
-                    .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
-                    .and_then(|x| x.verdict.as_ref().map(ToString::to_string));
+                    .and_then(|(r, i)| r.cell_of(i, &c.id).verdict())
+                    .map(ToString::to_string);
                 let (want_h, want_j) = match cell {
                     0 => ("MET", "MET"),
                     1 => ("MET", "UNMET"),
@@ -208,13 +215,11 @@ impl App {
                 };
                 human.as_deref() == Some(want_h) && judge.as_deref() == Some(want_j)
             }
-            Filter::Disagreement => result.is_some_and(|r| {
-                r.results.iter().any(|c| {
-                    let human = labels.get(&(id.clone(), c.criterion_id.clone()));
-                    match (human, &c.verdict) {
-                        (Some(h), Some(v)) => label_text(h) != v.to_string(),
-                        _ => false,
-                    }
+            Filter::Disagreement => result.is_some_and(|(r, i)| {
+                r.verdicts_of(i).any(|(criterion, v)| {
+                    labels
+                        .get(&(id.clone(), criterion.to_owned()))
+                        .is_some_and(|h| label_text(h) != v.to_string())
                 })
             }),
         }

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::run_data::{RunBuilder, shown};
 use crate::model::{CriterionResult, Rubric};
 use crate::store::Workspace;
 use crate::store::datasets::Datasets;
@@ -24,27 +25,7 @@ pub struct DatasetInfo {
     pub items: Option<usize>,
 }
 
-/// A run's results for the UI: by item id, the evaluation rebuilt from the journal.
-#[derive(Debug, Clone)]
-pub struct RunData {
-    pub manifest: Manifest,
-    pub rubric: Arc<Rubric>,
-    pub by_item: HashMap<String, ItemResult>,
-    /// Item ids in dataset order.
-    pub order: Vec<String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct ItemResult {
-    /// The item's position in the dataset.
-    pub position: usize,
-    pub score: Option<f64>,
-    pub passed: bool,
-    pub incomplete: bool,
-    pub results: Vec<CriterionResult>,
-    /// The item's score per criterion tag.
-    pub tags: BTreeMap<String, f64>,
-}
+pub use super::run_data::{CellView, RunData, RunDetails};
 
 /// Labels by (item id, criterion id) → verdict text or number.
 pub type Labels = BTreeMap<(String, String), serde_json::Value>;
@@ -107,65 +88,74 @@ pub fn earlier_run(ws: &Workspace, dataset: &Path, back: usize) -> Option<RunDat
 }
 
 /// A saved run's results, item by item, replayed by the run engine (the run's rubric, or
-/// each item's own). A run of items' own rubrics shows their criteria by id, in the order
-/// they first appear.
+/// each item's own) into the compact rows the UI holds. A run of items' own rubrics shows
+/// their criteria by id, in the order they first appear.
 pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
     let rec = crate::run::record::Recording::open(runs_dir, &m.id).ok()?;
     let mut evaluations = rec.evaluations().ok()?;
-    let mut by_item = HashMap::new();
-    let mut order = Vec::new();
-    let mut run_rubric: Option<Arc<Rubric>> = None;
+    let mut builder: Option<RunBuilder> = None;
+    let mut first: Option<Arc<Rubric>> = None;
     let mut union: Vec<crate::model::Criterion> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut shared = true;
     while let Some(next) = evaluations.next() {
         let (position, e) = next.ok()?;
         if let Some(r) = evaluations.last_rubric() {
-            match &run_rubric {
-                Some(first) if Arc::ptr_eq(first, r) => {}
-                Some(_) => shared = false,
-                None => run_rubric = Some(Arc::clone(r)),
-            }
-            for c in &r.criteria {
+            let grew = r.criteria.iter().fold(false, |grew, c| {
                 if seen.insert(c.id.clone()) {
                     union.push(c.clone());
+                    return true;
                 }
+                grew
+            });
+            match &first {
+                Some(f) if Arc::ptr_eq(f, r) => {}
+                Some(_) => shared = false,
+                None => first = Some(Arc::clone(r)),
+            }
+            let b = builder.get_or_insert_with(|| RunBuilder::new(m.clone(), Arc::clone(r)));
+            if !shared && grew {
+                b.widen(Arc::new(Rubric::new(m.rubric_id.clone(), union.clone())));
             }
         }
-        order.push(e.target_id.clone());
-        by_item.insert(
-            e.target_id.clone(),
-            ItemResult {
-                position,
-                score: e.score,
-                passed: e.passed,
-                incomplete: e.incomplete,
-                results: e.results.into_iter().map(shown).collect(),
-                tags: e.tags,
-            },
-        );
+        if let Some(b) = &mut builder {
+            b.add(position, &e)?;
+        }
     }
-    let rubric = match run_rubric {
+    let rubric = match first {
         Some(r) if shared => r,
         _ => Arc::new(Rubric::new(m.rubric_id.clone(), union)),
     };
-    Some(RunData {
-        manifest: m,
-        rubric,
-        by_item,
-        order,
-    })
+    let mut builder = builder.unwrap_or_else(|| RunBuilder::new(m, Arc::clone(&rubric)));
+    builder.widen(rubric);
+    builder.finish()
 }
 
-/// What the UI shows of a cell: its verdict, value, reason and failure. The evidence, the
-/// judge call's record and an ensemble's votes are dropped as the run is read (shown
-/// nowhere, they are most of a judged cell's memory).
-fn shown(mut r: CriterionResult) -> CriterionResult {
-    r.evidence = Vec::new();
-    r.invocation = None;
-    r.ensemble = None;
-    r.reason.shrink_to_fit();
-    r
+/// The cells of a run's items at `positions` (the few on screen), read from its journal:
+/// by position, the item's id and its cells as the UI shows them.
+pub fn run_details(
+    runs_dir: &Path,
+    run_id: &str,
+    positions: &[usize],
+) -> Result<HashMap<usize, (String, Vec<CriterionResult>)>, crate::run::Error> {
+    let wanted: std::collections::HashSet<usize> = positions.iter().copied().collect();
+    let rec = crate::run::record::Recording::open(runs_dir, run_id)?;
+    let mut out = HashMap::new();
+    let last = positions.iter().copied().max().unwrap_or(0);
+    for next in rec.evaluations()? {
+        let (position, e) = next?;
+        if wanted.contains(&position) {
+            out.insert(
+                position,
+                (e.target_id, e.results.into_iter().map(shown).collect()),
+            );
+        }
+        // Items come in dataset order: past the last one asked for, nothing is wanted.
+        if position >= last {
+            break;
+        }
+    }
+    Ok(out)
 }
 
 /// The annotator's current labels of a dataset.

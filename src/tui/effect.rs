@@ -136,6 +136,12 @@ pub enum Effect {
         back: usize,
         b: bool,
     },
+    /// Reads the reasons and failures of a run's items at these dataset positions (the
+    /// few on screen: the UI holds no run's reasons whole).
+    LoadRunDetails {
+        run_id: String,
+        positions: Vec<usize>,
+    },
     /// Evaluates the artifact's required rubrics and moves it along the review flow.
     SubmitArtifact {
         id: String,

@@ -187,6 +187,12 @@ impl Runtime {
                     b,
                 })
             }
+            Effect::LoadRunDetails { run_id, positions } => Some(Msg::RunDetails {
+                items: data::run_details(&self.ws.runs_dir(), &run_id, &positions)
+                    .map_err(|e| e.to_string()),
+                run_id,
+                positions,
+            }),
             Effect::SubmitArtifact { id, tag } => Some(self.submit_artifact(&id, tag)),
             Effect::DecideArtifact { id, to, note } => {
                 let store = crate::store::artifacts::Artifacts::new(&self.ws.root);

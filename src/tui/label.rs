@@ -216,6 +216,13 @@ impl App {
             }
             Action::Met | Action::Unmet | Action::CannotAssess | Action::Choice(_) => {
                 let Some(c) = criteria.get(self.label.criterion) else {
+                    // Never silently: the key answered nothing.
+                    let opening = self.browse.as_ref().is_some_and(|b| !b.opened);
+                    self.message = Some(if opening {
+                        "not labelled: the dataset's rubric and labels are still being read".into()
+                    } else {
+                        "not labelled: there is no rubric to label with (add one in Rubrics)".into()
+                    });
                     return Vec::new();
                 };
                 let Some(verdict) = verdict_for(c, action) else {
@@ -363,13 +370,12 @@ impl App {
                 Queue::DisagreementsFirst => b
                     .run
                     .as_ref()
-                    .and_then(|r| r.by_item.get(&id))
-                    .is_some_and(|r| {
-                        r.results.iter().any(|c| {
+                    .and_then(|r| Some((r, r.find(&id)?)))
+                    .is_some_and(|(r, i)| {
+                        r.verdicts_of(i).any(|(criterion, v)| {
                             self.labels
-                                .get(&(id.clone(), c.criterion_id.clone()))
-                                .zip(c.verdict.as_ref())
-                                .is_some_and(|(h, v)| label_text(h) != v.to_string())
+                                .get(&(id.clone(), criterion.to_owned()))
+                                .is_some_and(|h| label_text(h) != v.to_string())
                         })
                     }),
                 Queue::InOrder => true,

@@ -37,6 +37,8 @@ mod rubric_files;
 mod rubric_search;
 pub mod rubrics;
 mod run;
+pub mod run_data;
+mod run_details;
 mod run_stats;
 pub mod theme;
 pub mod ui_state;
@@ -265,8 +267,10 @@ async fn event_loop(
             }
             () = tokio::time::sleep_until(next_frame), if dirty && !stopping => continue,
         };
-        app.update(Msg::Tick(Instant::now()));
-        let effects = app.update(msg);
+        // A tick's effects are run too: `update` asks for what the screen needs after
+        // every message (a plan, a run's reasons), and marks it asked for.
+        let mut effects = app.update(Msg::Tick(Instant::now()));
+        effects.extend(app.update(msg));
         run_effects(&mut app, terminal, &out, effects)?;
         while let Ok(m) = rx.try_recv() {
             let effects = app.update(m);

@@ -131,6 +131,15 @@ pub enum Msg {
         run: Option<Arc<RunData>>,
         b: bool,
     },
+    /// The cells of a run's items read for the screen, by item position (with its id).
+    RunDetails {
+        run_id: String,
+        positions: Vec<usize>,
+        items: Result<
+            std::collections::HashMap<usize, (String, Vec<crate::model::CriterionResult>)>,
+            String,
+        >,
+    },
     /// The workspace's artifacts (after a load, a review or a decision), and what happened.
     Artifacts {
         artifacts: Vec<crate::store::artifacts::Artifact>,

@@ -39,7 +39,7 @@ pub struct ItemsView {
     pub verdict: Option<String>,
     /// Only items with a cell that could not be graded.
     pub failed: bool,
-    /// The rows listed (positions in the run's `order`), worked out in `update` when what
+    /// The rows listed (indices of the run's items), worked out in `update` when what
     /// they depend on changes — never per frame (a run may hold a million items).
     pub rows: Vec<usize>,
     /// What `rows` were worked out for: the run (by identity), criterion, filters.
@@ -59,57 +59,43 @@ pub fn verdict_text(x: &crate::model::CriterionResult) -> String {
 pub fn item_rows<'a>(run: &'a RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<&'a str> {
     positions(run, view, criterion)
         .into_iter()
-        .map(|i| run.order[i].as_str())
+        .map(|i| run.id(i))
         .collect()
 }
 
-/// The positions in `run.order` of the items the list shows.
+/// The indices of the run's items the list shows.
 fn positions(run: &RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<usize> {
-    run.order
-        .iter()
-        .enumerate()
-        .filter(|(_, id)| {
-            let Some(r) = run.by_item.get(id.as_str()) else {
-                return false;
-            };
-            let failed = !view.failed || r.results.iter().any(|x| x.failure.is_some());
-            let verdict = match (&view.verdict, criterion) {
-                (Some(want), Some(c)) => r
-                    .results
-                    .iter()
-                    .any(|x| x.criterion_id == c && verdict_text(x) == *want),
+    let c = criterion.and_then(|c| run.criterion(c));
+    (0..run.len())
+        .filter(|&i| {
+            let failed = !view.failed || run.any_failure(i);
+            let verdict = match (&view.verdict, c) {
+                (Some(want), Some(c)) => run.cell(i, c).text().as_ref() == Some(want),
+                (Some(_), None) => criterion.is_none(),
                 _ => true,
             };
             failed && verdict
         })
-        .map(|(i, _)| i)
         .collect()
 }
 
 /// Every verdict the judge gave on a criterion in the run, each once, in order.
 pub fn verdicts(run: &RunData, criterion: &str) -> Vec<String> {
-    let mut out: Vec<String> = run
-        .by_item
-        .values()
-        .flat_map(|r| r.results.iter().filter(|x| x.criterion_id == criterion))
-        .map(verdict_text)
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+    run.criterion(criterion)
+        .map(|c| run.verdict_texts(c))
+        .unwrap_or_default()
 }
 
 /// The items whose score or pass changed from run A to B: (id, change, regression),
 /// regressions first, then the largest change.
 pub fn moved<'a>(a: &RunData, b: &'a RunData) -> Vec<(&'a str, f64, bool)> {
-    let mut moved: Vec<(&str, f64, bool)> = b
-        .by_item
-        .iter()
-        .filter_map(|(id, rb)| {
-            let ra = a.by_item.get(id)?;
-            let d = rb.score.unwrap_or(0.0) - ra.score.unwrap_or(0.0);
-            let regression = ra.passed && !rb.passed;
-            (d.abs() > 1e-12 || ra.passed != rb.passed).then_some((id.as_str(), d, regression))
+    let mut moved: Vec<(&str, f64, bool)> = (0..b.len())
+        .filter_map(|ib| {
+            let id = b.id(ib);
+            let ia = a.find(id)?;
+            let d = b.score(ib).unwrap_or(0.0) - a.score(ia).unwrap_or(0.0);
+            let regression = a.passed(ia) && !b.passed(ib);
+            (d.abs() > 1e-12 || a.passed(ia) != b.passed(ib)).then_some((id, d, regression))
         })
         .collect();
     moved.sort_by(|p, q| {
@@ -358,7 +344,7 @@ impl App {
 
     /// The run shown: side B of a comparison (or the run chosen with `{` `}`), else the
     /// dataset's latest.
-    fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
+    pub(super) fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
         self.results
             .compare_b
             .clone()
@@ -391,7 +377,7 @@ impl App {
                     .get(self.results.compare_cursor)?
                     .0
                     .clone();
-                let position = b.by_item.get(&id)?.position;
+                let position = b.position(b.find(&id)?)?;
                 return Some(self.open_item(&id, position));
             }
             _ => return None,
@@ -434,8 +420,8 @@ impl App {
                 view.cursor = 0;
             }
             Action::Open => {
-                let id = run.order.get(*view.rows.get(view.cursor)?)?.clone();
-                let position = run.by_item.get(&id)?.position;
+                let i = *view.rows.get(view.cursor)?;
+                let (id, position) = (run.id(i).to_owned(), run.position(i)?);
                 return Some(self.open_item(&id, position));
             }
             _ => return None,

@@ -20,54 +20,25 @@ pub struct RunStats {
     pub tags: Vec<crate::run::TagScore>,
 }
 
-/// Works a run's figures out: one pass over its cells, then the metrics report.
+/// Works a run's figures out: the judge's verdicts on the labelled cells (found by id,
+/// one look-up per label), then the metrics report. The rest was worked out as the run
+/// was read.
 pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
-    let positions = run.rubric.positions();
-    let mut full_count = vec![0usize; run.rubric.criteria.len()];
     let mut judged = std::collections::BTreeMap::new();
-    let mut tags: std::collections::BTreeMap<String, Vec<f64>> = std::collections::BTreeMap::new();
-    // In dataset order, so the bootstrap's interval is the same every time.
-    for r in run.order.iter().filter_map(|id| run.by_item.get(id)) {
-        for (t, v) in &r.tags {
-            tags.entry(t.clone()).or_default().push(*v);
+    for (item, criterion) in labels.keys() {
+        let Some(i) = run.find(item) else { continue };
+        if let Some(v) = run.cell_of(i, criterion).verdict() {
+            judged.insert((item.clone(), criterion.clone()), v.clone());
         }
     }
-    for (id, r) in &run.by_item {
-        for x in &r.results {
-            if let Some(&i) = positions.get(x.criterion_id.as_str())
-                && x.value.is_some_and(|v| v >= 1.0 - 1e-9)
-            {
-                full_count[i] += 1;
-            }
-            // Only labelled cells are compared: the rest of the run is not held twice.
-            if let Some(v) = &x.verdict {
-                let cell = (id.clone(), x.criterion_id.clone());
-                if labels.contains_key(&cell) {
-                    judged.insert(cell, v.clone());
-                }
-            }
-        }
-    }
-    let items = run.by_item.len();
-    #[allow(clippy::cast_precision_loss)]
-    let full = full_count
-        .into_iter()
-        .map(|n| {
-            if items == 0 {
-                0.0
-            } else {
-                n as f64 / items as f64
-            }
-        })
-        .collect();
     let human = judge_vs_human::human_verdicts(
         &run.rubric,
         labels.iter().map(|(cell, v)| (cell.clone(), v)),
     );
     RunStats {
         report: judge_vs_human::agreement(&run.rubric, &human, &judged, None),
-        full,
-        tags: crate::run::tag_scores(&tags, 1000),
+        full: run.figures.full.clone(),
+        tags: run.figures.tags.clone(),
     }
 }
 
@@ -75,20 +46,24 @@ pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
 /// (items `a` did not grade on it are not counted).
 pub fn changed_verdicts(a: &RunData, b: &RunData) -> Changed {
     let mut changed = HashMap::new();
-    for (id, rb) in &b.by_item {
-        let Some(ra) = a.by_item.get(id) else {
+    // Each of A's criteria, by its position in B's rubric.
+    let in_b: Vec<Option<usize>> = a
+        .rubric
+        .criteria
+        .iter()
+        .map(|c| b.criterion(&c.id))
+        .collect();
+    for ib in 0..b.len() {
+        let Some(ia) = a.find(b.id(ib)) else {
             continue;
         };
-        let after: HashMap<&str, _> = rb
-            .results
-            .iter()
-            .map(|x| (x.criterion_id.as_str(), x.verdict.as_ref()))
-            .collect();
-        for x in &ra.results {
-            if let Some(va) = &x.verdict
-                && after.get(x.criterion_id.as_str()).copied().flatten() != Some(va)
-            {
-                *changed.entry(x.criterion_id.clone()).or_insert(0) += 1;
+        for (ca, c) in a.rubric.criteria.iter().enumerate() {
+            let Some(va) = a.cell(ia, ca).verdict() else {
+                continue;
+            };
+            let after = in_b[ca].and_then(|cb| b.cell(ib, cb).verdict());
+            if after != Some(va) {
+                *changed.entry(c.id.clone()).or_insert(0) += 1;
             }
         }
     }

@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 
 use super::preview;
 use crate::tui::app::{App, Browse, Pane, label_text};
+use crate::tui::data::CellView;
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     match &app.browse {
@@ -156,11 +157,11 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                     let score = b
                         .run
                         .as_ref()
-                        .and_then(|r| r.by_item.get(&item.id))
+                        .and_then(|r| Some((r, r.find(&item.id)?)))
                         .map_or_else(
                             || "-".into(),
-                            |r| {
-                                r.score
+                            |(r, i)| {
+                                r.score(i)
                                     .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))
                             },
                         );
@@ -241,12 +242,15 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
         left,
     );
     let mut side = Vec::new();
-    let result = b.run.as_ref().and_then(|r| r.by_item.get(&item.id));
-    if let Some(r) = result {
+    let result = b
+        .run
+        .as_ref()
+        .and_then(|r| Some((r.as_ref(), r.find(&item.id)?)));
+    if let Some((r, i)) = result {
         side.push(Line::styled(
             format!(
                 "LATEST RUN: {}",
-                r.score
+                r.score(i)
                     .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))
             ),
             app.theme.header,
@@ -266,13 +270,25 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                 .labels
                 .get(&(item.id.clone(), c.id.clone()))
                 .map_or_else(|| "—".into(), label_text);
-            let judged = result
-                .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
-                .map(|x| match (&x.verdict, &x.failure) {
-                    (Some(v), _) => (v.to_string(), x.reason.clone()),
-                    (None, Some(fl)) => ("failed".into(), fl.message.clone()),
-                    _ => ("—".into(), String::new()),
-                });
+            // The verdict is held; the reason is read from the journal for the open item.
+            let judged = result.and_then(|(r, i)| {
+                let cell = r.cell_of(i, &c.id);
+                let reason = |failed: bool| match app.run_details.cell(r, i, &c.id) {
+                    Some(x) if failed => x
+                        .failure
+                        .as_ref()
+                        .map_or_else(String::new, |fl| fl.message.clone()),
+                    Some(x) => x.reason.clone(),
+                    None if app.run_details.of(r, i).is_none() => "…".to_owned(),
+                    None => String::new(),
+                };
+                match cell {
+                    CellView::Missing => None,
+                    CellView::Verdict(v) => Some((v.to_string(), reason(false))),
+                    CellView::Failed => Some(("failed".into(), reason(true))),
+                    CellView::Empty => Some(("—".into(), String::new())),
+                }
+            });
             side.push(Line::raw(c.name.clone()));
             match judged {
                 Some((v, reason)) => {

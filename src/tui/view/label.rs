@@ -54,11 +54,21 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .labelling_rubric()
         .map(|r| App::file_verdicts(item, &r))
         .unwrap_or_default();
-    let result = b.run.as_ref().and_then(|r| r.by_item.get(&item.id));
+    let result = b
+        .run
+        .as_ref()
+        .and_then(|r| Some((r.as_ref(), r.find(&item.id)?)));
     let labelled_all = criteria
         .iter()
         .all(|c| app.labels.contains_key(&(item.id.clone(), c.id.clone())));
     let mut lines = Vec::new();
+    if criteria.is_empty() {
+        lines.push(Line::raw(if b.opened {
+            "No rubric to label with: add one in Rubrics (B)."
+        } else {
+            "Reading the dataset's rubric and labels…"
+        }));
+    }
     // The first line of the focused criterion, kept in view.
     let mut focus = 0usize;
     for (i, c) in criteria.iter().enumerate() {
@@ -67,8 +77,8 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             .get(&(item.id.clone(), c.id.clone()))
             .map(label_text);
         let judge = result
-            .and_then(|r| r.results.iter().find(|x| x.criterion_id == c.id))
-            .and_then(|x| x.verdict.as_ref().map(ToString::to_string));
+            .and_then(|(r, i)| r.cell_of(i, &c.id).verdict())
+            .map(ToString::to_string);
         let reveal = !app.label.blind || labelled_all;
         let disagree = reveal && human.is_some() && judge.is_some() && human != judge;
         let marker = if i == app.label.criterion { "▶" } else { " " };

@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::metrics::{CriterionMetrics, MetricsReport};
 use crate::tui::app::App;
 use crate::tui::data::RunData;
+use crate::tui::run_data::RunFigures;
 use crate::tui::run_stats::RunStats;
 use std::fmt::Write as _;
 
@@ -184,15 +185,10 @@ fn item_list(
     list: Rect,
     detail: Rect,
 ) {
-    use crate::tui::results::verdict_text;
-    let criterion = run.rubric.criteria.get(app.results.cursor);
+    let c = app.results.cursor;
+    let criterion = run.rubric.criteria.get(c);
     // Worked out in `update` (`refresh_item_rows`); only the visible ones are read here.
     let rows = &view.rows;
-    let id_at = |k: usize| {
-        rows.get(k)
-            .and_then(|&i| run.order.get(i))
-            .map(String::as_str)
-    };
     let mut filter = Vec::new();
     if let (Some(v), Some(c)) = (&view.verdict, criterion) {
         filter.push(format!("{} = {v}", c.id));
@@ -203,7 +199,7 @@ fn item_list(
     let title = format!(
         " Items {}/{}{} (v verdict · F failed · enter open · i criteria) ",
         rows.len(),
-        run.order.len(),
+        run.len(),
         if filter.is_empty() {
             String::new()
         } else {
@@ -224,24 +220,31 @@ fn item_list(
     let selected = view.cursor.min(rows.len().saturating_sub(1));
     let first = (selected + 1).saturating_sub(height);
     let width = usize::from(list.width.saturating_sub(2));
-    for i in first..(first + height).min(rows.len()) {
-        let Some(id) = id_at(i) else { continue };
-        let Some(r) = run.by_item.get(id) else {
-            continue;
+    let details = &app.run_details;
+    for k in first..(first + height).min(rows.len()) {
+        let Some(&i) = rows.get(k) else { continue };
+        // The reason is read from the journal for the rows on screen: `…` until it is.
+        let reason = match criterion {
+            Some(c) => match details.of(run, i) {
+                Some(cells) => cells
+                    .iter()
+                    .find(|x| x.criterion_id == c.id)
+                    .map_or_else(String::new, |x| x.reason.clone()),
+                None => "…".to_owned(),
+            },
+            None => String::new(),
         };
-        let cell = criterion.and_then(|c| r.results.iter().find(|x| x.criterion_id == c.id));
         let text = format!(
-            "{}{:<16} {:>6} {:<5} {:<14} {}",
-            if i == selected { "▶ " } else { "  " },
-            crate::tui::view::preview(id, 16),
-            r.score
+            "{}{:<16} {:>6} {:<5} {:<14} {reason}",
+            if k == selected { "▶ " } else { "  " },
+            crate::tui::view::preview(run.id(i), 16),
+            run.score(i)
                 .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
-            if r.passed { "pass" } else { "FAIL" },
-            cell.map_or_else(|| "-".to_owned(), verdict_text),
-            cell.map_or("", |x| x.reason.as_str())
+            if run.passed(i) { "pass" } else { "FAIL" },
+            run.cell(i, c).text().unwrap_or_else(|| "-".to_owned()),
         );
         let line = crate::tui::view::cut(&text, width);
-        lines.push(if i == selected {
+        lines.push(if k == selected {
             Line::styled(line, app.theme.selected)
         } else {
             Line::raw(line)
@@ -256,19 +259,26 @@ fn item_list(
     );
     // The selected item: every criterion's verdict and reason (its feedback).
     let mut lines = Vec::new();
-    let chosen = id_at(selected).and_then(|id| Some((id, run.by_item.get(id)?)));
-    if let Some((_, r)) = chosen {
+    let chosen = rows.get(selected).copied();
+    if let Some(i) = chosen {
         let width = usize::from(detail.width.saturating_sub(2));
-        for c in &run.rubric.criteria {
-            let Some(x) = r.results.iter().find(|x| x.criterion_id == c.id) else {
+        let cells = details.of(run, i);
+        if cells.is_none() {
+            lines.push(Line::raw("reading its reasons…"));
+        }
+        for (k, c) in run.rubric.criteria.iter().enumerate() {
+            let Some(verdict) = run.cell(i, k).text() else {
                 continue;
             };
-            let reason = x
-                .failure
-                .as_ref()
-                .map_or_else(|| x.reason.clone(), |f| f.message.clone());
+            let reason = cells
+                .and_then(|cells| cells.iter().find(|x| x.criterion_id == c.id))
+                .map_or_else(String::new, |x| {
+                    x.failure
+                        .as_ref()
+                        .map_or_else(|| x.reason.clone(), |f| f.message.clone())
+                });
             lines.push(Line::raw(crate::tui::view::cut(
-                &format!("{:<14} {:<9} {reason}", c.id, verdict_text(x)),
+                &format!("{:<14} {verdict:<9} {reason}", c.id),
                 width,
             )));
         }
@@ -277,7 +287,7 @@ fn item_list(
         Paragraph::new(lines).block(
             Block::new()
                 .borders(Borders::ALL)
-                .title(format!(" {} ", chosen.map_or("", |(id, _)| id))),
+                .title(format!(" {} ", chosen.map_or("", |i| run.id(i)))),
         ),
         detail,
     );
@@ -337,16 +347,13 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         Constraint::Length(8),
     ])
     .areas(area);
-    let items = run.by_item.len();
-    let passed = run.by_item.values().filter(|r| r.passed).count();
-    let incomplete = run.by_item.values().filter(|r| r.incomplete).count();
-    let scores: Vec<f64> = run.by_item.values().filter_map(|r| r.score).collect();
-    #[allow(clippy::cast_precision_loss)]
-    let mean = if scores.is_empty() {
-        0.0
-    } else {
-        scores.iter().sum::<f64>() / scores.len() as f64
-    };
+    let RunFigures {
+        items,
+        passed,
+        incomplete,
+        mean,
+        ..
+    } = run.figures;
     let t = run.manifest.totals.unwrap_or_default();
     let mut summary = vec![
         Line::raw(format!(
@@ -401,12 +408,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let [hist, table] =
         Layout::horizontal([Constraint::Length(hist_width), Constraint::Min(30)]).areas(middle);
     // Score histogram: ten bins, as bars of '█'.
-    let mut bins = [0usize; 10];
-    for s in &scores {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let i = ((s * 10.0).floor() as usize).min(9);
-        bins[i] += 1;
-    }
+    let bins = run.figures.bins;
     let most = bins.iter().copied().max().unwrap_or(1).max(1);
     let width = usize::from(hist.width.saturating_sub(12)).max(1);
     let hist_lines: Vec<Line> = bins
