@@ -226,7 +226,6 @@ fn one_size(bin: &Path, items: usize, mbps: f64) -> Sized {
     let resumed = killed_and_resumed(bin, ws, journal_mb * 1e6 / 2.0, &rate);
     let tui = tui_child::results_items(bin, ws);
     Sized {
-        tui,
         items,
         journal_mb,
         grade,
@@ -234,6 +233,7 @@ fn one_size(bin: &Path, items: usize, mbps: f64) -> Sized {
         calibrate,
         plain,
         resumed,
+        tui,
     }
 }
 

@@ -87,7 +87,7 @@ pub fn results_items(bin: &Path, ws: &Path) -> Shown {
         &["display-message", "-p", "-t", "b", "#{pane_pid}"],
     );
     let patience = Duration::from_secs(600);
-    let walk = || -> Result<(), String> {
+    let steps = || -> Result<(), String> {
         wait(&socket, "big", false, patience)?;
         keys(&socket, &["Enter"]);
         wait(&socket, " items ", false, patience)?;
@@ -100,7 +100,7 @@ pub fn results_items(bin: &Path, ws: &Path) -> Shown {
         wait(&socket, "reading its reasons", true, patience)?;
         Ok(())
     };
-    let failed = walk().err();
+    let failed = steps().err();
     let wall = start.elapsed();
     let peak = std::fs::read_to_string(format!("/proc/{}/status", pid.trim()))
         .ok()

@@ -125,9 +125,7 @@ pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
 /// The current labels of a journal, folded as it is read: no event is kept once applied,
 /// so memory follows the labels, not the journal's history.
 pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, LabelError> {
-    let mut folder = Folder::default();
-    read_each(path, |e| folder.apply(e, |label| label))?;
-    Ok(folder.finish())
+    current_kept(path, |label| label)
 }
 
 /// The current verdicts of a journal, by (item id, criterion id): [`current`] without the
@@ -135,8 +133,17 @@ pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, LabelEr
 pub fn current_verdicts(
     path: &Path,
 ) -> Result<BTreeMap<(String, String), serde_json::Value>, LabelError> {
+    current_kept(path, |label| label.verdict)
+}
+
+/// The current labels of a journal, each as `keep` makes it: [`current`] keeping only
+/// what a reader needs.
+pub fn current_kept<T>(
+    path: &Path,
+    keep: impl Fn(Label) -> T,
+) -> Result<BTreeMap<(String, String), T>, LabelError> {
     let mut folder = Folder::default();
-    read_each(path, |e| folder.apply(e, |label| label.verdict))?;
+    read_each(path, |e| folder.apply(e, &keep))?;
     Ok(folder.finish())
 }
 

@@ -11,7 +11,7 @@ use super::run_data::{RunBuilder, shown};
 use crate::model::{CriterionResult, Rubric};
 use crate::store::Workspace;
 use crate::store::datasets::Datasets;
-use crate::store::labels::{self, dataset_key, fold};
+use crate::store::labels::{self, dataset_key};
 use crate::store::runs::{Manifest, same_file};
 
 /// A dataset as the UI lists it.
@@ -158,29 +158,32 @@ pub fn run_details(
     Ok(out)
 }
 
-/// The annotator's current labels of a dataset.
+/// The annotator's current labels of a dataset (folded as the journal is read).
 pub fn labels(ws: &Workspace, key: &str, annotator: &str) -> Labels {
     let path = labels::journal_path(&ws.labels_dir(), key, annotator);
-    let Ok((events, _)) = labels::read(&path) else {
-        return Labels::new();
-    };
-    fold(&events)
-        .into_iter()
-        .map(|(k, l)| (k, l.verdict))
-        .collect()
+    labels::current_verdicts(&path).unwrap_or_default()
 }
 
-/// The notes on an annotator's current labels of a dataset, by (item, criterion).
-pub fn notes(ws: &Workspace, key: &str, annotator: &str) -> BTreeMap<(String, String), String> {
+/// The annotator's current labels of a dataset and the notes on them, by (item,
+/// criterion), from one read of the journal folded as it is read.
+pub fn labels_and_notes(
+    ws: &Workspace,
+    key: &str,
+    annotator: &str,
+) -> (Labels, BTreeMap<(String, String), String>) {
     let path = labels::journal_path(&ws.labels_dir(), key, annotator);
-    let Ok((events, _)) = labels::read(&path) else {
-        return BTreeMap::new();
-    };
-    fold(&events)
+    let both = labels::current_kept(&path, |l| (l.verdict, l.note)).unwrap_or_default();
+    let mut notes = BTreeMap::new();
+    let labels = both
         .into_iter()
-        .filter(|(_, l)| !l.note.is_empty())
-        .map(|(k, l)| (k, l.note))
-        .collect()
+        .map(|(cell, (verdict, note))| {
+            if !note.is_empty() {
+                notes.insert(cell.clone(), note);
+            }
+            (cell, verdict)
+        })
+        .collect();
+    (labels, notes)
 }
 
 /// The rubric to label a dataset with: its latest run's, else the dataset's own (an

@@ -44,12 +44,13 @@ impl Runtime {
                 None
             }
         };
+        let (labels, notes) = data::labels_and_notes(&self.ws, &d.key, &annotator);
         Msg::Opened {
             dataset,
             run,
             rubric,
-            labels: data::labels(&self.ws, &d.key, &annotator),
-            notes: data::notes(&self.ws, &d.key, &annotator),
+            labels,
+            notes,
             annotators,
             peers,
             assignment,
