@@ -43,7 +43,7 @@ pub fn of(format: Format) -> Option<Fidelity> {
                 "when the judge answers none of a grader's criteria that grader has no score and is left out of the mean (a test with no scored grader has no score: incomplete); agentv scores it 0",
                 "graders rubricate cannot run (scripts, trajectories, tool and embedding graders) are left out of the test's mean, with a note; agentv averages them in",
                 "an `assert-set` is one grader over its members' criteria (Σ w·v / Σ w with each deterministic member weighing its own weight); agentv averages its members' scores, which differs when a member is a rubric of several criteria",
-                "an entry agentv gates at its min_score without `required` (in a grader with score ranges) shows as required>=min",
+                "an entry agentv gates at its min_score while not `required` (left out or false, in a grader with score ranges) shows as required>=min: the same gate, named as rubricate names gates",
                 "array vars expand before the prompts are crossed, so each combination's prompt holds its own values (agentv renders the prompt first, the list joined with commas), and the combinations after the first are numbered `-2`, `-3` … (agentv repeats the id)",
                 "prompts made by a function or a command are not run: the cases keep their own input, with a note",
             ],
