@@ -194,6 +194,9 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         describe(&mut text, &r.rubric);
     }
     let (mut items, mut gt, mut own) = (0usize, 0usize, 0usize);
+    // Items in rubric's `rubrics.jsonl` layout bring rubrics of that library, which sum
+    // as the Python it runs on.
+    let (mut rubric_lib, mut summation) = (0usize, None);
     let mut problems = Vec::new();
     for item in ds.items {
         match item {
@@ -201,6 +204,12 @@ fn dataset(path: &str) -> Result<Report, CliError> {
                 items += 1;
                 gt += usize::from(i.ground_truth.is_some());
                 own += usize::from(i.rubric.is_some());
+                if let Some(r) = &i.rubric
+                    && r.metadata.get("format").and_then(Value::as_str) == Some("rubric_lib")
+                {
+                    rubric_lib += 1;
+                    summation = Some(r.scoring.summation);
+                }
             }
             Err(d) => problems.push(d.to_string()),
         }
@@ -209,6 +218,13 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         text,
         "  items: {items} ({own} with their own rubric, {gt} with ground truth)"
     );
+    if let Some(s) = summation {
+        let _ = writeln!(
+            text,
+            "  {rubric_lib} of them rubric's (its rubrics.jsonl layout): {}",
+            crate::formats::python::describe(s)
+        );
+    }
     for p in problems.iter().take(10) {
         let _ = writeln!(text, "  problem: {p}");
     }
