@@ -34,6 +34,7 @@ pub fn of(format: Format) -> Option<Fidelity> {
                 "a criterion's own `aggregation` (its ensemble rule) is read and not used: ensembles combine with the run's rule (`--combine`)",
                 "weights whose sum overflows give no score; autorubric gives 1.0",
                 "a rubric holding both `criteria` and `sections` (autorubric reads `sections`) and a `version` that is not semantic are refused",
+                "what autorubric's validation refuses and rubricate reads: `weight: null` (the default, 10), options with fewer than two scored (non-NA) options, an NA option without a value, ground truth given as a map by criterion name",
             ],
             python_sum: false,
         },
