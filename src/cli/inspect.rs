@@ -89,9 +89,22 @@ impl Report {
             problems.extend(compile_problems(&mut text, r));
             list.push(rubric_report(&r.rubric));
         }
+        // A rubric picked from another system's file (`FILE#ID`) is scored as that system
+        // scores it: say how, as for the whole file.
+        let home = rubrics
+            .first()
+            .and_then(|r| r.rubric.metadata.get("format"))
+            .and_then(Value::as_str)
+            .and_then(|name| Format::parse(name).ok());
+        let fidelity = home.and_then(crate::formats::fidelity::of);
+        if let (Some(f), Some(r)) = (&fidelity, rubrics.first()) {
+            how_scored(&mut text, f, Some(&r.rubric));
+        }
         Report {
             text,
-            json: json!({"file": file, "format": what, "rubrics": list, "problems": problems}),
+            json: json!({"file": file, "format": what, "rubrics": list, "problems": problems,
+                "scored": fidelity.as_ref().map(|f| f.scoring),
+                "differences": fidelity.as_ref().map(|f| f.differences)}),
             problems: problems.len(),
         }
     }
@@ -147,23 +160,7 @@ impl Report {
         }
         let fidelity = crate::formats::fidelity::of(i.format);
         if let Some(f) = &fidelity {
-            let _ = writeln!(text, "  scored {}", f.scoring);
-            // Which Python's `sum()` the totals follow, for the formats whose library uses it.
-            if f.python_sum
-                && let Some(r) = i.rubrics.first()
-            {
-                let _ = writeln!(
-                    text,
-                    "  {}",
-                    crate::formats::python::describe(r.rubric.scoring.summation)
-                );
-            }
-            if !f.differences.is_empty() {
-                let _ = writeln!(text, "  where rubricate differs on purpose:");
-                for d in f.differences {
-                    let _ = writeln!(text, "    - {d}");
-                }
-            }
+            how_scored(&mut text, f, i.rubrics.first().map(|r| &*r.rubric));
         }
         let json = json!({
             "file": i.file,
@@ -181,6 +178,27 @@ impl Report {
             text,
             json,
             problems: problems.len(),
+        }
+    }
+}
+
+/// How the home system scores a foreign format's rubric, which Python's `sum()` its totals
+/// follow (for the formats whose library uses it), and where rubricate differs on purpose.
+fn how_scored(text: &mut String, f: &crate::formats::fidelity::Fidelity, rubric: Option<&Rubric>) {
+    let _ = writeln!(text, "  scored {}", f.scoring);
+    if f.python_sum
+        && let Some(r) = rubric
+    {
+        let _ = writeln!(
+            text,
+            "  {}",
+            crate::formats::python::describe(r.scoring.summation)
+        );
+    }
+    if !f.differences.is_empty() {
+        let _ = writeln!(text, "  where rubricate differs on purpose:");
+        for d in f.differences {
+            let _ = writeln!(text, "    - {d}");
         }
     }
 }
