@@ -265,10 +265,18 @@ fn readme_lists_every_deliberate_difference_inspect_prints() {
             assert!(readme.contains(d), "README lacks {format}: {d}");
         }
     }
-    // And inspect prints them for the file at hand.
+    // And inspect prints them for the file at hand, and for a rubric picked from it.
     let out = rubricate(&["inspect", "tests/fixtures/dataknobs/content_quality.yaml"]);
     let s = text(&out.stdout);
     assert!(s.contains("where rubricate differs on purpose"), "{s}");
+    let agentv = rubricate::formats::fidelity::of(rubricate::formats::Format::Agentv).unwrap();
+    let out = rubricate(&[
+        "inspect",
+        "tests/fixtures/agentv/code_review_eval.yaml#sql-injection",
+    ]);
+    let s = text(&out.stdout);
+    assert!(s.contains(agentv.scoring), "{s}");
+    assert!(agentv.differences.iter().all(|d| s.contains(d)), "{s}");
 }
 
 #[test]

@@ -278,6 +278,78 @@ fn agentv_score_ranges_gate_at_min_score_and_required_needs_full_marks() {
     assert_eq!(row["passed"], true);
 }
 
+#[test]
+fn agentv_gates_entries_that_say_required_false_in_a_score_range_grader() {
+    let dir = tempfile::tempdir().unwrap();
+    // agentv's loader keeps `required: false`, yet its score-range grader gates each entry at
+    // its min_score (or required_min_score / 10) all the same: rubricate shows required>=min.
+    let criteria = json!([
+        {"id": "a", "outcome": "A", "weight": 1, "required": false, "min_score": 0.9,
+         "score_ranges": {"0": "no", "5": "yes"}},
+        {"id": "b", "outcome": "B", "weight": 9, "required": false, "required_min_score": 7},
+        {"id": "c", "outcome": "C", "weight": 1, "score_ranges": {"0": "no", "5": "yes"}}]);
+    let shown = inspect(
+        dir.path(),
+        &json!({"tests": [{"id": "t", "input": "q",
+            "assertions": [{"type": "rubrics", "criteria": criteria}]}]}),
+        "agentv",
+    );
+    let gates: Vec<(bool, Option<f64>)> = shown["rubrics"][0]["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["required"] == true, c["min_score"].as_f64()))
+        .collect();
+    assert_eq!(gates, [(true, Some(0.9)), (true, Some(0.7)), (false, None)]);
+    let spec = agentv_suite(dir.path(), &criteria);
+    // @agentv/core 4.42.4 (score, its grader's verdict, the test's): 0.9818181818181819
+    // fail pass; 0.17272727272727273 fail fail; 0.9 pass pass.
+    for (gt, score, grader, test) in [
+        (
+            json!({"a": 8, "b": "MET", "c": 10}),
+            0.981_818_181_818_181_9,
+            false,
+            true,
+        ),
+        (
+            json!({"a": 9, "b": "UNMET", "c": 10}),
+            0.172_727_272_727_272_73,
+            false,
+            false,
+        ),
+        (json!({"a": 9, "b": "MET", "c": 0}), 0.9, true, true),
+    ] {
+        let row = score_spec(dir.path(), &spec, &gt);
+        assert_eq!(row["score"].as_f64(), Some(score), "{row}");
+        assert_eq!(row["graders"][0]["passed"], grader, "{row}");
+        assert_eq!(row["passed"], test, "{row}");
+    }
+}
+
+#[test]
+fn agentv_grader_the_judge_answered_nothing_has_no_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = agentv_suite(
+        dir.path(),
+        &json!([{"id": "a", "outcome": "A"}, {"id": "b", "outcome": "B", "weight": 3}]),
+    );
+    // @agentv/core 4.42.4 gives a judge reply with no checks the score 0 (fail, fail): a
+    // silent 0 rubricate does not give (a documented difference); the verdicts agree.
+    let row = score_spec(dir.path(), &spec, &json!({}));
+    assert_eq!(row["score"], Value::Null, "{row}");
+    assert_eq!(row["incomplete"], true, "{row}");
+    assert_eq!(row["graders"][0]["score"], Value::Null, "{row}");
+    assert_eq!(row["graders"][0]["passed"], false, "{row}");
+    assert_eq!(row["passed"], false, "{row}");
+    // One weightless criterion answered is a score: 0, as agentv (its total weight is 0).
+    let spec = agentv_suite(
+        dir.path(),
+        &json!([{"id": "a", "outcome": "A", "weight": 0}]),
+    );
+    let row = score_spec(dir.path(), &spec, &json!({"a": "MET"}));
+    assert_eq!(row["score"], 0.0, "{row}");
+}
+
 /// An agentv test with the `assert` list given.
 fn agentv_asserts(dir: &Path, asserts: &Value) -> String {
     let path = dir.join("graders.yaml");

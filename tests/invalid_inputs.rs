@@ -282,6 +282,8 @@ const CASES: &[Case] = &[
         "criterion 'c2' has an empty requirement; say what is checked"),
     ok("rubric_lib_criteria_not_list.yaml", RUBRIC_LIB, "8:7",
         "`criteria` must be a list of {weight, requirement}, found a mapping"),
+    ok("rubric_lib_requirement_not_text.yaml", RUBRIC_LIB, "4:16",
+        "a rubric_lib `requirement` must be text (what the answer must do), found a number"),
     // autorubric rubrics
     ok("autorubric_option_no_label.yaml", AUTORUBRIC, "10:7", "an option needs a `label`"),
     ok("autorubric_bad_scale_type.yaml", AUTORUBRIC, "7:15", "unknown scale_type 'likert'; use ordinal or nominal"),

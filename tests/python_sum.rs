@@ -141,3 +141,41 @@ fn inspect_says_which_python_the_totals_follow_and_a_bad_version_is_refused() {
             .into_owned();
     assert!(!said.contains("totals summed"), "{said}");
 }
+
+#[test]
+fn rubrics_in_rubric_s_rubrics_jsonl_layout_sum_as_its_yaml_rubrics_do() {
+    let dir = tempfile::tempdir().unwrap();
+    // A line of rubric's `scripts/rubrics.jsonl` (query, rubric with titled sections, golden
+    // response), with the weights of the test above: rubric scores it 0.6 on 3.13 and
+    // 0.6000000000000001 on 3.11, as it scores the same rubric from a file.
+    let line = json!({"query": "q", "goldenResponse": "g",
+        "rubric": {"id": "r", "sections": [{"id": "s", "title": "S", "criteria": [
+            {"id": "a", "requirement": "A", "weight": 0.1}, {"id": "b", "requirement": "B", "weight": 0.2},
+            {"id": "c", "requirement": "C", "weight": 0.3}, {"id": "d", "requirement": "D", "weight": 0.4}]}]},
+        "ground_truth": ["MET", "MET", "MET", "UNMET"]});
+    let jsonl = dir.path().join("rubrics.jsonl");
+    std::fs::write(&jsonl, line.to_string() + "\n").unwrap();
+    let list = dir.path().join("rubrics.json");
+    std::fs::write(&list, json!([line]).to_string()).unwrap();
+    for file in [&jsonl, &list] {
+        for (python, want) in [
+            (None, 0.6),
+            (Some("3.13"), 0.6),
+            (Some("3.11"), 0.600_000_000_000_000_1),
+        ] {
+            let out = rubricate(
+                python,
+                &["score", file.to_str().unwrap(), "--format", "jsonl"],
+            );
+            let row: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+            assert_eq!(row["score"].as_f64(), Some(want), "{python:?} {row}");
+        }
+    }
+    let said = rubricate(Some("3.11"), &["inspect", jsonl.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        said.contains("1 of them rubric's (its rubrics.jsonl layout): totals summed in order"),
+        "{said}"
+    );
+}

@@ -89,9 +89,22 @@ impl Report {
             problems.extend(compile_problems(&mut text, r));
             list.push(rubric_report(&r.rubric));
         }
+        // A rubric picked from another system's file (`FILE#ID`) is scored as that system
+        // scores it: say how, as for the whole file.
+        let home = rubrics
+            .first()
+            .and_then(|r| r.rubric.metadata.get("format"))
+            .and_then(Value::as_str)
+            .and_then(|name| Format::parse(name).ok());
+        let fidelity = home.and_then(crate::formats::fidelity::of);
+        if let (Some(f), Some(r)) = (&fidelity, rubrics.first()) {
+            how_scored(&mut text, f, Some(&r.rubric));
+        }
         Report {
             text,
-            json: json!({"file": file, "format": what, "rubrics": list, "problems": problems}),
+            json: json!({"file": file, "format": what, "rubrics": list, "problems": problems,
+                "scored": fidelity.as_ref().map(|f| f.scoring),
+                "differences": fidelity.as_ref().map(|f| f.differences)}),
             problems: problems.len(),
         }
     }
@@ -147,23 +160,7 @@ impl Report {
         }
         let fidelity = crate::formats::fidelity::of(i.format);
         if let Some(f) = &fidelity {
-            let _ = writeln!(text, "  scored {}", f.scoring);
-            // Which Python's `sum()` the totals follow, for the formats whose library uses it.
-            if f.python_sum
-                && let Some(r) = i.rubrics.first()
-            {
-                let _ = writeln!(
-                    text,
-                    "  {}",
-                    crate::formats::python::describe(r.rubric.scoring.summation)
-                );
-            }
-            if !f.differences.is_empty() {
-                let _ = writeln!(text, "  where rubricate differs on purpose:");
-                for d in f.differences {
-                    let _ = writeln!(text, "    - {d}");
-                }
-            }
+            how_scored(&mut text, f, i.rubrics.first().map(|r| &*r.rubric));
         }
         let json = json!({
             "file": i.file,
@@ -185,6 +182,27 @@ impl Report {
     }
 }
 
+/// How the home system scores a foreign format's rubric, which Python's `sum()` its totals
+/// follow (for the formats whose library uses it), and where rubricate differs on purpose.
+fn how_scored(text: &mut String, f: &crate::formats::fidelity::Fidelity, rubric: Option<&Rubric>) {
+    let _ = writeln!(text, "  scored {}", f.scoring);
+    if f.python_sum
+        && let Some(r) = rubric
+    {
+        let _ = writeln!(
+            text,
+            "  {}",
+            crate::formats::python::describe(r.scoring.summation)
+        );
+    }
+    if !f.differences.is_empty() {
+        let _ = writeln!(text, "  where rubricate differs on purpose:");
+        for d in f.differences {
+            let _ = writeln!(text, "    - {d}");
+        }
+    }
+}
+
 /// A dataset, streamed: counts only, so inspecting millions of items stays flat in memory.
 fn dataset(path: &str) -> Result<Report, CliError> {
     let ds = open_dataset(Path::new(path), ReadOptions::default())?;
@@ -194,6 +212,9 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         describe(&mut text, &r.rubric);
     }
     let (mut items, mut gt, mut own) = (0usize, 0usize, 0usize);
+    // Items in rubric's `rubrics.jsonl` layout bring rubrics of that library, which sum
+    // as the Python it runs on.
+    let (mut rubric_lib, mut summation) = (0usize, None);
     let mut problems = Vec::new();
     for item in ds.items {
         match item {
@@ -201,6 +222,12 @@ fn dataset(path: &str) -> Result<Report, CliError> {
                 items += 1;
                 gt += usize::from(i.ground_truth.is_some());
                 own += usize::from(i.rubric.is_some());
+                if let Some(r) = &i.rubric
+                    && r.metadata.get("format").and_then(Value::as_str) == Some("rubric_lib")
+                {
+                    rubric_lib += 1;
+                    summation = Some(r.scoring.summation);
+                }
             }
             Err(d) => problems.push(d.to_string()),
         }
@@ -209,6 +236,13 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         text,
         "  items: {items} ({own} with their own rubric, {gt} with ground truth)"
     );
+    if let Some(s) = summation {
+        let _ = writeln!(
+            text,
+            "  {rubric_lib} of them rubric's (its rubrics.jsonl layout): {}",
+            crate::formats::python::describe(s)
+        );
+    }
     for p in problems.iter().take(10) {
         let _ = writeln!(text, "  problem: {p}");
     }

@@ -134,8 +134,17 @@ fn check_criterion(ctx: &mut Ctx<'_>, item: &Node) {
             "a rubric_lib criterion needs a `weight` (negative for a penalty)",
         );
     }
-    if f.take("requirement").is_none() {
-        ctx.err(item.pos, "a rubric_lib criterion needs a `requirement`");
+    match f.take("requirement") {
+        None => ctx.err(item.pos, "a rubric_lib criterion needs a `requirement`"),
+        // rubric's model takes text only; a number here is a slip, not a requirement.
+        Some(r) if !matches!(r.value, NodeValue::Str(_)) => {
+            ctx.wrong_type(
+                r,
+                "a rubric_lib `requirement`",
+                "text (what the answer must do)",
+            );
+        }
+        Some(_) => {}
     }
     for k in DESCRIPTIVE {
         f.take(k);

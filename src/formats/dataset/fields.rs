@@ -2,7 +2,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{GroundTruth, GroundTruthError, Item};
+use crate::formats::diag::Diagnostics;
+use crate::formats::native::{Dialect, read_rubric};
+use crate::formats::node::Node;
+use crate::model::{GroundTruth, GroundTruthError, Item, Rubric};
 
 /// Keys that carry the submission, in order of preference.
 pub const SUBMISSION_KEYS: &[&str] = &["submission", "output", "response", "completion", "answer"];
@@ -13,6 +16,31 @@ pub const REFERENCE_KEYS: &[&str] = &[
     "expected",
     "expected_output",
 ];
+
+/// The golden response of rubric's `scripts/rubrics.jsonl`: the mark of its layout.
+const GOLDEN_KEYS: &[&str] = &["goldenResponse", "golden_response"];
+
+/// Whether an item is in rubric's `scripts/rubrics.jsonl` layout (it carries a golden
+/// response), so that its own rubric is one of rubric's.
+pub fn in_rubric_lib_layout(obj: &Map<String, Value>) -> bool {
+    GOLDEN_KEYS.iter().any(|k| obj.contains_key(*k))
+}
+
+/// An item's own rubric (`node`). In rubric's `rubrics.jsonl` layout it is read as rubric's
+/// files are (`rubric_lib`: its `sum()`, as `RUBRICATE_PYTHON` says, and its format named);
+/// any other as autorubric datasets carry them.
+pub fn read_item_rubric(
+    file: &str,
+    node: &Node,
+    stem: &str,
+    rubric_lib: bool,
+) -> Result<Rubric, Diagnostics> {
+    if rubric_lib {
+        crate::formats::rubric_lib::read(file, node, stem).map(|(r, _)| r)
+    } else {
+        read_rubric(file, node, stem, Dialect::AUTORUBRIC).map(|(r, _)| r)
+    }
+}
 
 /// The dataset's prompt and reference apply where the item has none of its own.
 pub fn inherit(item: &mut Item, prompt: Option<&String>, reference: Option<&String>) {
@@ -44,7 +72,7 @@ pub fn item_from_object(
     };
     // rubric's `scripts/rubrics.jsonl` carries a golden response and no other: it is what
     // its evaluation reports grade, so it is the submission, and the reference too.
-    let golden = ["goldenResponse", "golden_response"]
+    let golden = GOLDEN_KEYS
         .iter()
         .find_map(|k| obj.remove(*k))
         .filter(|v| !v.is_null());

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::fields::{item_from_object, kind};
+use super::fields::{in_rubric_lib_layout, item_from_object, kind, read_item_rubric};
 use super::jsonl::strip_position;
 use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
 use crate::formats::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
@@ -148,13 +148,9 @@ fn read_item(
             let root =
                 json::parse_span(file, text, lines, at..at + raw.get().len()).map_err(first)?;
             let node = root.get("rubric").cloned().unwrap_or(root);
-            let (r, _) = read_rubric(
-                file,
-                &node,
-                &format!("item-{number}-rubric"),
-                Dialect::AUTORUBRIC,
-            )
-            .map_err(first)?;
+            let stem = format!("item-{number}-rubric");
+            let r =
+                read_item_rubric(file, &node, &stem, in_rubric_lib_layout(&obj)).map_err(first)?;
             Some(Arc::<Rubric>::new(r))
         }
     };

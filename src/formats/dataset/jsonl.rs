@@ -7,10 +7,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::fields::{item_from_object, kind};
+use super::fields::{in_rubric_lib_layout, item_from_object, kind, read_item_rubric};
 use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
 use crate::formats::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
-use crate::formats::native::{Dialect, read_rubric};
 use crate::formats::{json, text::utf8};
 use crate::model::Item;
 
@@ -148,9 +147,10 @@ impl LineParser<'_> {
                 format!("each line must be a JSON object, found {}", kind(&value)),
             ));
         };
+        let rubric_lib = in_rubric_lib_layout(&obj);
         let rubric = match obj.remove("rubric") {
             None | Some(Value::Null) => None,
-            Some(_) => Some(self.line_rubric(text)?),
+            Some(_) => Some(self.line_rubric(text, rubric_lib)?),
         };
         let origin = format!("{}:{}", self.file, self.line_no);
         let mut item = item_from_object(std::mem::take(&mut obj), self.line_no.to_string(), origin)
@@ -160,7 +160,11 @@ impl LineParser<'_> {
     }
 
     /// A per-line rubric, read with positions on this line.
-    fn line_rubric(&self, text: &str) -> Result<Arc<crate::model::Rubric>, Diagnostic> {
+    fn line_rubric(
+        &self,
+        text: &str,
+        rubric_lib: bool,
+    ) -> Result<Arc<crate::model::Rubric>, Diagnostic> {
         let shift = |d: Diagnostics| {
             let mut first =
                 d.0.into_iter().next().unwrap_or_else(|| {
@@ -175,8 +179,8 @@ impl LineParser<'_> {
         let lines = LineIndex::new(text);
         let root = json::parse_span(self.file, text, &lines, 0..text.len()).map_err(shift)?;
         let node = root.get("rubric").cloned().unwrap_or(root);
-        let (rubric, _) =
-            read_rubric(self.file, &node, "item-rubric", Dialect::AUTORUBRIC).map_err(shift)?;
+        let rubric =
+            read_item_rubric(self.file, &node, "item-rubric", rubric_lib).map_err(shift)?;
         Ok(Arc::new(rubric))
     }
 }
