@@ -5,7 +5,7 @@
 //! line kept in view at 80×24; quit while labels are being written; a levels criterion's κ
 //! in Results equal to `rubricate metrics`; thirty items labelled in a row and a
 //! half-labelled one gone back to, with no label replaced; SIGTERM and SIGHUP quitting as `q`
-//! does. Skipped where tmux is missing, except under `CI=true`.
+//! does, and a terminal closing unseen (SIGHUP blocked) ending the UI. Skipped where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -413,4 +413,46 @@ fn sigterm_and_sighup_quit_as_q_does_with_every_label_on_disk() {
             .count();
         assert_eq!(quits, round + 1, "SIG{signal} quit as q does");
     }
+}
+
+#[test]
+fn a_terminal_that_closes_unseen_ends_the_ui() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    // Started with SIGHUP blocked (as some launchers and `nohup`-like wrappers leave it):
+    // the terminal closing sends nothing the UI can see. perl-base is part of every Debian.
+    let command = Tmux::rubricate(&[
+        ("RUBRICATE_HOME", home.display().to_string()),
+        ("RUBRICATE_ANNOTATOR", "pat".into()),
+        ("NO_COLOR", "1".into()),
+    ])
+    .replacen(
+        "env ",
+        "perl -MPOSIX -e 'sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGHUP)) or die; exec @ARGV' env ",
+        1,
+    );
+    let t = Tmux::start("unseen-hup", Path::new("/"), 80, 24, &command);
+    t.wait_for("support-answers");
+    let pid = t.pid();
+    let blocked = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("SigBlk:").map(|m| m.trim().to_owned()))
+        .unwrap();
+    assert_eq!(
+        u64::from_str_radix(&blocked, 16).unwrap() & 1,
+        1,
+        "SIGHUP is blocked"
+    );
+    // The terminal goes away while the UI waits for a key: it ends by itself (it does not
+    // spin on the dead device).
+    drop(t);
+    wait_for_condition("the UI to end after its terminal closed", || {
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z "))
+    });
 }

@@ -285,11 +285,24 @@ async fn event_loop(
 }
 
 /// SIGTERM (`kill`, a closing session manager) and SIGHUP (the terminal closed): the UI
-/// quits as `q` does, after every queued write is on disk.
+/// quits as `q` does, after every queued write is on disk. A terminal can also close
+/// unseen (SIGHUP blocked or ignored by whatever started the UI): the terminal reader then
+/// wakes forever on a dead device, so the controlling terminal is looked for every second,
+/// and its going away is a stop too.
 struct Stops {
     #[cfg(unix)]
     signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+    /// Whether there was a controlling terminal to watch when the UI started.
+    #[cfg(unix)]
+    watch_tty: bool,
+    /// When it is looked for next (kept across calls: a busy loop still looks).
+    #[cfg(unix)]
+    next_look: tokio::time::Instant,
 }
+
+/// How often the controlling terminal is looked for.
+#[cfg(unix)]
+const TTY_WATCH: Duration = Duration::from_secs(1);
 
 impl Stops {
     fn new() -> Self {
@@ -300,23 +313,52 @@ impl Stops {
                 signals: signal(SignalKind::terminate())
                     .and_then(|t| Ok((t, signal(SignalKind::hangup())?)))
                     .ok(),
+                watch_tty: tty_present(),
+                next_look: tokio::time::Instant::now() + TTY_WATCH,
             }
         }
         #[cfg(not(unix))]
         Self {}
     }
 
-    /// The next stop signal (never, where none can be watched).
+    /// The next stop (never, where none can be watched).
     async fn next(&mut self) {
         #[cfg(unix)]
-        if let Some((term, hangup)) = &mut self.signals {
-            tokio::select! {
-                _ = term.recv() => return,
-                _ = hangup.recv() => return,
+        {
+            let watch = self.watch_tty;
+            let next_look = &mut self.next_look;
+            let tty_gone = async {
+                if !watch {
+                    return std::future::pending::<()>().await;
+                }
+                loop {
+                    tokio::time::sleep_until(*next_look).await;
+                    *next_look = tokio::time::Instant::now() + TTY_WATCH;
+                    if !tty_present() {
+                        tracing::info!("the terminal is gone");
+                        return;
+                    }
+                }
+            };
+            if let Some((term, hangup)) = &mut self.signals {
+                tokio::select! {
+                    _ = term.recv() => return,
+                    _ = hangup.recv() => return,
+                    () = tty_gone => return,
+                }
             }
+            tty_gone.await;
         }
+        #[cfg(not(unix))]
         std::future::pending::<()>().await;
     }
+}
+
+/// Whether the process still has a controlling terminal (after a hang-up, opening
+/// `/dev/tty` fails: "no such device").
+#[cfg(unix)]
+fn tty_present() -> bool {
+    std::fs::File::open("/dev/tty").is_ok()
 }
 
 /// Carries out effects in this thread, feeding their answers back until none are left:
