@@ -1,7 +1,7 @@
-//! Real files from the seed systems' repositories (`../shared/realworld/`, beside the
-//! checkout): the autorubric ones load natively and score as autorubric documents. The
-//! other systems' files are the foreign-format reader's to load. Skipped when the folder
-//! is absent.
+//! Real files from the seed systems' repositories (`tests/fixtures/realworld/`, a copy of
+//! the shared corpus with its `SOURCES.tsv`: repository, path and commit of each file): the
+//! autorubric ones load natively and score as autorubric documents. The other systems'
+//! files are the foreign-format reader's to load.
 
 #![allow(clippy::expect_used)]
 
@@ -10,9 +10,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn realworld() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    dir.is_dir().then_some(dir)
+fn realworld() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/realworld")
 }
 
 fn rubricate(args: &[&str]) -> std::process::Output {
@@ -25,7 +24,7 @@ fn rubricate(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn autorubric_files_validate() {
-    let Some(dir) = realworld() else { return };
+    let dir = realworld();
     for name in [
         "autorubric__essay_grading_dataset.json",
         "autorubric__meta_rubric_standalone.json",
@@ -64,7 +63,7 @@ fn autorubric_score(weights: &[f64], verdicts: &[&str]) -> f64 {
 
 #[test]
 fn the_real_essay_dataset_scores_as_autorubric_documents() {
-    let Some(dir) = realworld() else { return };
+    let dir = realworld();
     let path = dir.join("autorubric__essay_grading_dataset.json");
     let data: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
@@ -112,7 +111,7 @@ fn the_real_essay_dataset_scores_as_autorubric_documents() {
 
 #[test]
 fn agentic_scoring_rubrics_load_lint_and_keep_their_thresholds() {
-    let Some(dir) = realworld() else { return };
+    let dir = realworld();
     for name in [
         "agentic_v2_eval__agent.yaml",
         "agentic_v2_eval__code.yaml",
@@ -153,7 +152,7 @@ fn agentic_scoring_rubrics_load_lint_and_keep_their_thresholds() {
 /// `agentic_v2_eval`'s score: Σ weight · level/5 over the criteria; hard gates aside.
 #[test]
 fn agentic_code_rubric_scores_levels_as_its_scorer_does() {
-    let Some(dir) = realworld() else { return };
+    let dir = realworld();
     let rubric = dir.join("agentic_v2_eval__code.yaml");
     let data = tempfile::tempdir().expect("tempdir");
     let path = data.path().join("graded.jsonl");
@@ -197,7 +196,7 @@ fn agentic_code_rubric_scores_levels_as_its_scorer_does() {
 /// Every real file: loads, `inspect`s, converts to native, and the native file validates.
 #[test]
 fn every_real_file_loads_inspects_and_converts_to_valid_native() {
-    let Some(dir) = realworld() else { return };
+    let dir = realworld();
     let out_dir = tempfile::tempdir().expect("tempdir");
     let mut walked = 0;
     for entry in std::fs::read_dir(&dir).expect("read dir") {
@@ -243,7 +242,7 @@ fn every_real_file_loads_inspects_and_converts_to_valid_native() {
 /// The real agentv eval files: every generation's rubrics become criteria as documented.
 #[test]
 fn agentv_real_files_keep_weights_gates_and_score_ranges() {
-    let Some(dir) = realworld() else { return };
+    let dir = realworld();
     let at = |file: &str, case: &str| {
         rubricate::formats::load_rubric(&format!("{}#{case}", dir.join(file).display()))
             .unwrap_or_else(|d| panic!("{file}#{case}: {d}"))
