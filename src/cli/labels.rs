@@ -261,7 +261,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
                 }
             };
             match out {
-                Some(path) => crate::store::AtomicFile::write_whole(path, text.as_bytes())
+                Some(path) => crate::core::atomic::AtomicFile::write_whole(path, text.as_bytes())
                     .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?,
                 None => out!("{text}"),
             }

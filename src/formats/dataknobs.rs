@@ -10,12 +10,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::diag::{Diagnostic, Diagnostics, Pos};
 use super::export::{Holds, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Key, Node, NodeValue};
 use super::source::SourceMap;
+use crate::core::diag::{Diagnostic, Diagnostics, Pos};
 use crate::engine::checks::{NAMES, canonical_name};
 use crate::model::{
     AbstainPolicy, AggregateMode, Criterion, ErrorPolicy, FeedbackStyle, GateRule, Kind, Level,

@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::diag::{Diagnostic, Diagnostics};
 use super::export::{Holds, criteria_layout, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Node, NodeValue};
 use super::source::SourceMap;
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::model::{Rubric, Scoring};
 
 /// Fields rubric's pydantic models ignore that name or describe a rubric or a criterion

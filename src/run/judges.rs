@@ -134,7 +134,7 @@ pub fn build(
     let cache = if args.no_cache {
         None
     } else {
-        Cache::locate(env.cache_from).map(|dir| {
+        crate::store::workspace::cache_dir(env.cache_from).map(|dir| {
             // What killed runs left in the cache goes, once per process (the first run).
             static SWEPT: std::sync::Once = std::sync::Once::new();
             let cache = Cache::new(dir);

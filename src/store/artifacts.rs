@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -134,7 +134,7 @@ impl Artifact {
 
     /// SHA-256 of the content as a rubric grades it: what "revised" is measured by.
     pub fn content_hash(&self) -> String {
-        super::runs::text_hash(&self.submission())
+        crate::core::hash::sha256_hex(self.submission())
     }
 
     /// The review decision that asked for changes, when the artifact's last decision did

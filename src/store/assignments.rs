@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::AtomicFile;
 use super::labels::{LabelError, check_name};
+use crate::core::atomic::AtomicFile;
 
 /// A dataset's assignment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 
 /// One line of a journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -274,7 +274,7 @@ impl Journal {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
         }
-        let mut file = super::open_no_follow(
+        let mut file = crate::core::atomic::open_no_follow(
             &path,
             OpenOptions::new()
                 .create(true)

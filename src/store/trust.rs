@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{AtomicFile, FileError};
+use super::FileError;
+use crate::core::atomic::AtomicFile;
 
 /// One trusted config: its real path and the hash of the bytes that were trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,7 +31,7 @@ struct Trusted {
 /// Where trusts are kept: `$XDG_CONFIG_HOME/rubricate/trusted.json` (or the platform's
 /// config folder); `None` when the platform has none.
 pub fn trust_file() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "rubricate").map(|d| d.config_dir().join("trusted.json"))
+    crate::core::dirs::config_dir().map(|d| d.join("trusted.json"))
 }
 
 fn read_all(file: &Path) -> Vec<Trusted> {
@@ -69,7 +70,7 @@ pub fn is_trusted(config: &Path, text: &str) -> bool {
     let (Some(file), Some(own)) = (trust_file(), own_path(config)) else {
         return false;
     };
-    let hash = super::runs::text_hash(text);
+    let hash = crate::core::hash::sha256_hex(text);
     read_all(&file)
         .iter()
         .any(|t| t.path == own && t.sha256 == hash)
@@ -97,7 +98,7 @@ pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
     all.retain(|t| t.path != real);
     all.push(Trusted {
         path: real,
-        sha256: super::runs::text_hash(&text),
+        sha256: crate::core::hash::sha256_hex(&text),
     });
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::AtomicFile;
 use super::config::{CONFIG_FILE, WorkspaceConfig, find_config, load_config};
+use crate::core::atomic::AtomicFile;
 use crate::formats::{Diagnostic, Diagnostics};
 
 /// The folders every workspace has.
@@ -168,7 +168,22 @@ pub fn default_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("RUBRICATE_HOME").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    directories::ProjectDirs::from("", "", "rubricate").map(|d| d.data_dir().join("workspace"))
+    crate::core::dirs::data_dir().map(|d| d.join("workspace"))
+}
+
+/// Where judge replies are cached (the folder the LLM cache is handed):
+/// `RUBRICATE_CACHE_DIR`, else the workspace's `.rubricate/cache` (the folder holding
+/// `rubricate.yaml`, found from `start`), else the user's cache folder.
+pub fn cache_dir(start: &Path) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RUBRICATE_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(config) = super::config::find_config(start)
+        && let Some(root) = config.parent()
+    {
+        return Some(root.join(".rubricate").join("cache"));
+    }
+    crate::core::dirs::cache_dir().map(|d| d.join("responses"))
 }
 
 fn make_folders(root: &Path) -> Result<(), WorkspaceError> {

@@ -19,7 +19,7 @@ pub use batches::{BATCHES, BatchRecord, BatchStage, OtherBatch};
 pub use stream::{CellStream, ItemCells};
 pub use writer::RunWriter;
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 use crate::model::CriterionResult;
 
 pub const MANIFEST: &str = "manifest.json";
@@ -198,31 +198,7 @@ pub fn new_run_id() -> String {
 
 /// SHA-256 hex of a file, read in chunks.
 pub fn file_hash(path: &Path) -> Result<String, RunError> {
-    use sha2::{Digest, Sha256};
-    let mut f = File::open(path).map_err(|e| io(path, &e))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| io(path, &e))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(hex(&h.finalize()))
-}
-
-pub fn text_hash(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    hex(&Sha256::digest(text.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    crate::core::hash::sha256_file_hex(path).map_err(|e| io(path, &e))
 }
 
 /// A run's folder.
@@ -279,7 +255,7 @@ impl RunDir {
         let text = serde_json::to_string_pretty(m)
             .map_err(|e| RunError::Corrupt(format!("cannot write the manifest: {e}")))?;
         let lock_path = self.dir.join(MANIFEST_LOCK);
-        let lock = crate::store::open_no_follow(
+        let lock = crate::core::atomic::open_no_follow(
             &lock_path,
             OpenOptions::new().create(true).truncate(false).write(true),
         )
@@ -332,7 +308,7 @@ impl RunDir {
 
     fn lock_named(&self, name: &str) -> Result<File, RunError> {
         let path = self.dir.join(name);
-        let f = crate::store::open_no_follow(
+        let f = crate::core::atomic::open_no_follow(
             &path,
             OpenOptions::new().create(true).truncate(false).write(true),
         )

@@ -57,7 +57,7 @@ impl RunWriter {
     pub fn create(run: &RunDir, m: &Manifest) -> Result<Self, RunError> {
         let lock = run.lock()?;
         let path = run.results_path();
-        let mut file = crate::store::open_no_follow(
+        let mut file = crate::core::atomic::open_no_follow(
             &path,
             OpenOptions::new().create(true).truncate(true).write(true),
         )
@@ -81,7 +81,7 @@ impl RunWriter {
             drop(lock);
             return Self::create(run, m);
         }
-        let mut file = crate::store::open_no_follow(&path, OpenOptions::new().write(true))
+        let mut file = crate::core::atomic::open_no_follow(&path, OpenOptions::new().write(true))
             .map_err(|e| io(&path, &e))?;
         file.set_len(valid).map_err(|e| io(&path, &e))?;
         file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
