@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{CliError, exit};
-use crate::engine::executor::parse_verdict_text;
 use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::formats::load_rubric_as;
+use crate::model::parse_verdict_text;
 use crate::model::{Rubric, Verdict};
 use crate::store::labels::{self, Journal, LabelError, Op, annotators, dataset_key, fold};
 

@@ -7,4 +7,5 @@ pub mod diag;
 pub mod dirs;
 pub mod hash;
 pub mod stale;
+pub mod template;
 pub mod text;

@@ -16,7 +16,7 @@ use super::native::{Dialect, read_rubric};
 use super::node::{Key, Node, NodeValue};
 use super::source::SourceMap;
 use crate::core::diag::{Diagnostic, Diagnostics, Pos};
-use crate::engine::checks::{NAMES, canonical_name};
+use crate::model::checks::{NAMES, canonical_name};
 use crate::model::{
     AbstainPolicy, AggregateMode, Criterion, ErrorPolicy, FeedbackStyle, GateRule, Kind, Level,
     Method, Rubric, SchemaSource, Scoring, ThresholdRule,

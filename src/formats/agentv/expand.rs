@@ -624,7 +624,7 @@ fn render_node(ctx: &mut Ctx<'_>, node: &Node, vars: Option<&Map<String, Value>>
             if let Some(value) = whole_var(s).and_then(|path| lookup(vars, path)) {
                 return node_of(&value, node.pos);
             }
-            match crate::engine::template::render_vars(s, vars) {
+            match crate::core::template::render_vars(s, vars) {
                 Ok(text) => Node::new(NodeValue::Str(text), node.pos),
                 Err(e) => {
                     ctx.err(
