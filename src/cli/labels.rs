@@ -13,7 +13,7 @@ use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::formats::load_rubric_as;
 use crate::model::parse_verdict_text;
 use crate::model::{Rubric, Verdict};
-use crate::store::labels::{self, Journal, LabelError, Op, annotators, dataset_key, fold};
+use crate::store::labels::{self, Journal, Op, annotators, dataset_key, fold};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum LabelsAction {
@@ -136,12 +136,6 @@ pub struct Who {
 pub enum ExportAs {
     Csv,
     Autorubric,
-}
-
-impl From<LabelError> for CliError {
-    fn from(e: LabelError) -> Self {
-        CliError::input(e.to_string())
-    }
 }
 
 fn annotator(who: &Who) -> Result<String, CliError> {

@@ -36,20 +36,8 @@ impl From<crate::formats::Diagnostic> for Error {
     }
 }
 
-impl From<crate::store::runs::RunError> for Error {
-    fn from(e: crate::store::runs::RunError) -> Self {
-        Self::input(e.to_string())
-    }
-}
-
-impl From<crate::store::WorkspaceError> for Error {
-    fn from(e: crate::store::WorkspaceError) -> Self {
-        Self::input(e.to_string())
-    }
-}
-
-impl From<crate::store::labels::LabelError> for Error {
-    fn from(e: crate::store::labels::LabelError) -> Self {
+impl From<crate::store::StoreError> for Error {
+    fn from(e: crate::store::StoreError) -> Self {
         Self::input(e.to_string())
     }
 }

@@ -5,7 +5,7 @@ pub mod artifacts;
 pub mod assignments;
 pub mod config;
 pub mod datasets;
-mod file_error;
+mod error;
 pub mod labels;
 pub mod names;
 mod prices;
@@ -18,5 +18,5 @@ pub mod workspace;
 /// through the store.
 pub use crate::core::atomic::{AtomicFile, open_no_follow};
 pub use config::{JudgeDefaults, WorkspaceConfig, load_config};
-pub use file_error::FileError;
-pub use workspace::{Workspace, WorkspaceError};
+pub use error::{FileError, StoreError};
+pub use workspace::Workspace;

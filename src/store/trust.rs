@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::FileError;
+use super::StoreError;
 use crate::core::atomic::AtomicFile;
 
 /// One trusted config: its real path and the hash of the bytes that were trusted.
@@ -78,12 +78,12 @@ pub fn is_trusted(config: &Path, text: &str) -> bool {
 
 /// Trusts the config at `config` as its bytes are now (an older trust of the same file is
 /// replaced). Returns the file the trust was recorded in. A symbolic link is refused.
-pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
+pub fn trust(config: &Path) -> Result<PathBuf, StoreError> {
     let file = trust_file().ok_or_else(|| {
-        FileError::Refused("this system has no user config folder to record trust in".into())
+        StoreError::Refused("this system has no user config folder to record trust in".into())
     })?;
     if let Some(target) = link_target(config) {
-        return Err(FileError::Refused(format!(
+        return Err(StoreError::Refused(format!(
             "{} is a symbolic link (to {}), and a link is never trusted: trust belongs to a workspace's own file, not to the file a link leads to. If this folder should have its settings, {}",
             config.display(),
             target.display(),
@@ -91,9 +91,9 @@ pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
         )));
     }
     let real = own_path(config).ok_or_else(|| {
-        FileError::Refused(format!("{}: cannot resolve its folder", config.display()))
+        StoreError::Refused(format!("{}: cannot resolve its folder", config.display()))
     })?;
-    let text = std::fs::read_to_string(&real).map_err(FileError::at(&real))?;
+    let text = std::fs::read_to_string(&real).map_err(StoreError::at(&real))?;
     let mut all = read_all(&file);
     all.retain(|t| t.path != real);
     all.push(Trusted {
@@ -101,10 +101,10 @@ pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
         sha256: crate::core::hash::sha256_hex(&text),
     });
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
+        std::fs::create_dir_all(dir).map_err(StoreError::at(dir))?;
     }
-    let text = serde_json::to_string_pretty(&all).map_err(|e| FileError::at(&file)(e.into()))?;
-    AtomicFile::write_whole(&file, text.as_bytes()).map_err(FileError::at(&file))?;
+    let text = serde_json::to_string_pretty(&all).map_err(|e| StoreError::at(&file)(e.into()))?;
+    AtomicFile::write_whole(&file, text.as_bytes()).map_err(StoreError::at(&file))?;
     Ok(file)
 }
 
