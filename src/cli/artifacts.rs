@@ -73,7 +73,7 @@ pub enum Decision {
 
 impl From<crate::run::Error> for CliError {
     fn from(e: crate::run::Error) -> Self {
-        CliError::input(e.message)
+        CliError::input(e.to_string())
     }
 }
 

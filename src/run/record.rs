@@ -109,7 +109,7 @@ impl Recording {
                 })
                 .map(|n| format!(":{}", n + 1))
                 .unwrap_or_default();
-            Error::input(format!("{}{line}: {}", path.display(), e.message))
+            Error::input(format!("{}{line}: {e}", path.display()))
         })
     }
 

@@ -106,7 +106,7 @@ pub fn estimate(
             batch: None,
         },
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| e.to_string())?;
     let total = item_count(d).map(|n| n as u64);
     walk_estimate(
         dataset,
@@ -120,7 +120,7 @@ pub fn estimate(
         },
         progress,
     )
-    .map_err(|e| e.message)
+    .map_err(|e| e.to_string())
 }
 
 /// Starts a run (after everything validated: a rubric that does not compile starts
@@ -154,7 +154,7 @@ pub fn start(
             })?;
         let (from, cells) =
             run::regrade::unchanged_cells(&ws.runs_dir(), &earlier, &d.path, loaded, &judge)
-                .map_err(|e| e.message)?;
+                .map_err(|e| e.to_string())?;
         let _ = tx.blocking_send(Msg::Info(format!(
             "{} cells of unchanged criteria copied from run {from}; grading only the changed ones",
             cells.len()
@@ -183,7 +183,7 @@ pub fn start(
         env(ws),
         &control,
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| e.to_string())?;
     let id = launch(session, tag, d, tx)?;
     Ok((control, id))
 }
@@ -206,7 +206,7 @@ pub fn reopen(
     let runs = ws.runs_dir();
     let session =
         run::reopen_with_cost_limit(&runs, run_id, redo, env(ws), &control, true, max_cost)
-            .map_err(|e| e.message)?;
+            .map_err(|e| e.to_string())?;
     if redo.is_empty() {
         let limit =
             max_cost.map_or_else(|| "no cost limit".into(), |c| format!("cost limit ${c:.2}"));
@@ -241,7 +241,7 @@ fn launch(
         .prior_cells(1024, |cells| {
             let _ = tx.blocking_send(Msg::Preload { tag, cells });
         })
-        .map_err(|e| e.message)?;
+        .map_err(|e| e.to_string())?;
     for w in &session.warnings {
         let _ = tx.blocking_send(Msg::Info(format!("warning: {w}")));
     }
@@ -426,7 +426,7 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
         env(ws),
         &Control::default(),
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| e.to_string())?;
     Ok(session.run_id().unwrap_or_default().to_owned())
 }
 
@@ -442,5 +442,5 @@ pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, St
             &Control::default(),
             run::batch::StepOptions::default(),
         ))
-        .map_err(|e| e.message)
+        .map_err(|e| e.to_string())
 }

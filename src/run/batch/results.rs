@@ -202,6 +202,6 @@ mod tests {
         let path = dir.path().join("r.jsonl");
         std::fs::write(&path, "{\"id\":\"a-0\",\"text\":\"x\"}\n{\"id\":\n").unwrap();
         let e = read(&path, &mut |_, _, _, _| {}).unwrap_err();
-        assert!(e.message.contains("r.jsonl:2:"), "{e}");
+        assert!(e.to_string().contains("r.jsonl:2:"), "{e}");
     }
 }
