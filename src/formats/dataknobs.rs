@@ -131,7 +131,7 @@ pub fn read(
                 // `_compute_weighted_score` totals the weights with Python's `sum()`.
                 match super::python::summation() {
                     Ok(s) => r.scoring.summation = s,
-                    Err(m) => errors.push(Diagnostic::whole(file, m)),
+                    Err(m) => errors.push(Diagnostic::whole(file, m.to_string())),
                 }
                 r.metadata.insert("format".into(), json!("dataknobs"));
                 out.push((r, map));

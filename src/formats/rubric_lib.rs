@@ -29,8 +29,8 @@ pub fn read(file: &str, root: &Node, stem: &str) -> Result<(Rubric, SourceMap), 
     }
     let (mut rubric, map) = read_rubric(file, root, stem, Dialect::RUBRIC_LIB)?;
     // rubric's graders total with Python's `sum()`.
-    rubric.scoring.summation =
-        super::python::summation().map_err(|m| Diagnostics::one(Diagnostic::whole(file, m)))?;
+    rubric.scoring.summation = super::python::summation()
+        .map_err(|m| Diagnostics::one(Diagnostic::whole(file, m.to_string())))?;
     rubric.metadata.insert("format".into(), json!("rubric_lib"));
     Ok((rubric, map))
 }

@@ -396,11 +396,15 @@ impl Runs {
 
 /// Records a batch run (after everything validated) and grades nothing yet: its steps
 /// (`run::batch::step`) send, ask and collect. Its id.
-pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Result<String, String> {
+pub fn start_batch(
+    ws: &Workspace,
+    d: &DatasetInfo,
+    spec: &RunSpec<'_>,
+) -> Result<String, run::Error> {
     if spec.changed_only {
-        return Err(
-            "re-grading only what changed is a live run: switch batches off (b) for it".into(),
-        );
+        return Err(run::Error::input(
+            "re-grading only what changed is a live run: switch batches off (b) for it",
+        ));
     }
     let judge = JudgeSettings {
         batch: true,
@@ -410,7 +414,7 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
     let session = run::start(
         NewRun {
             dataset: &d.path,
-            rubric: load(spec.rubric)?,
+            rubric: load(spec.rubric).map_err(run::Error::input)?,
             settings: RunSettings {
                 judge,
                 // As `grade` does: a chosen rubric replaces the items' own; without one,
@@ -425,22 +429,19 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
         },
         env(ws),
         &Control::default(),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     Ok(session.run_id().unwrap_or_default().to_owned())
 }
 
 /// One step of a batch run (on the runtime, from a blocking thread).
-pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, String> {
-    let handle =
-        tokio::runtime::Handle::try_current().map_err(|_| "no runtime to ask on".to_owned())?;
-    handle
-        .block_on(run::batch::step(
-            &ws.runs_dir(),
-            run_id,
-            env(ws),
-            &Control::default(),
-            run::batch::StepOptions::default(),
-        ))
-        .map_err(|e| e.to_string())
+pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, run::Error> {
+    let handle = tokio::runtime::Handle::try_current()
+        .map_err(|_| run::Error::input("no runtime to ask on"))?;
+    handle.block_on(run::batch::step(
+        &ws.runs_dir(),
+        run_id,
+        env(ws),
+        &Control::default(),
+        run::batch::StepOptions::default(),
+    ))
 }

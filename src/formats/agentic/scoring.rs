@@ -119,7 +119,7 @@ fn read(
     };
     match crate::formats::python::summation() {
         Ok(s) => rubric.scoring.summation = s,
-        Err(m) => ctx.err(root.pos, m),
+        Err(m) => ctx.err(root.pos, m.to_string()),
     }
     if let Some(t) = f.take("thresholds") {
         read_thresholds(ctx, t, &mut rubric);
