@@ -4,7 +4,7 @@
 use super::{CliError, JudgeArgs, exit};
 use crate::core::text::{cell, visible};
 use crate::store::Workspace;
-use crate::store::artifacts::{Artifact, ArtifactError, Artifacts, Provenance, Status};
+use crate::store::artifacts::{Artifact, Artifacts, Provenance, Status};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
@@ -73,12 +73,6 @@ pub enum Decision {
 
 impl From<crate::run::Error> for CliError {
     fn from(e: crate::run::Error) -> Self {
-        CliError::input(e.message)
-    }
-}
-
-impl From<ArtifactError> for CliError {
-    fn from(e: ArtifactError) -> Self {
         CliError::input(e.to_string())
     }
 }

@@ -64,9 +64,9 @@ pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError>
     let key = dataset_key(&dataset);
     let people = annotators(&ws.labels_dir(), &key);
     let annotator = choose_annotator(&key, &people, args.annotator.as_deref())
-        .map_err(|e| CliError::input(e.message))?;
+        .map_err(|e| CliError::input(e.to_string()))?;
     let labelled = calibration::labelled_items(&ws, &key, &annotator)
-        .map_err(|e| CliError::input(e.message))?;
+        .map_err(|e| CliError::input(e.to_string()))?;
     if labelled.is_empty() {
         return Err(CliError::input(format!(
             "{annotator} has labelled nothing in '{key}' yet; label some items first (`rubricate labels set`, or the Label pane)"
@@ -96,10 +96,10 @@ pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError>
         level: 0.95,
     });
     let cal = calibration::rank(&ws, &key, &annotator, run_ids, bootstrap.as_ref())
-        .map_err(|e| CliError::input(e.message))?;
+        .map_err(|e| CliError::input(e.to_string()))?;
     let adopted = match (args.adopt, cal.candidates.first()) {
         (true, Some(best)) => {
-            Some(calibration::adopt(&ws, &cal, best).map_err(|e| CliError::input(e.message))?)
+            Some(calibration::adopt(&ws, &cal, best).map_err(|e| CliError::input(e.to_string()))?)
         }
         _ => None,
     };

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use super::{CliError, exit};
+use crate::core::atomic::AtomicFile;
 use crate::formats::dataset::DatasetHeader;
 use crate::formats::dataset::write::{RubricStyle, dataset_json};
 use crate::formats::export::{Exported, Syntax, export_rubric};
@@ -12,7 +13,6 @@ use crate::formats::import::split_pick;
 use crate::formats::{
     Format, Imported, agentv, dataknobs, import_file, is_bare_name, load_rubric_as,
 };
-use crate::store::AtomicFile;
 
 pub struct ConvertArgs<'a> {
     pub input: &'a str,

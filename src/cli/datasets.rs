@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{CliError, exit};
 use crate::formats::dataset::index::LineIndex;
 use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::store::datasets::{DatasetError, Datasets, indexable};
+use crate::store::datasets::{Datasets, indexable};
 use crate::store::runs::file_hash;
 
 #[derive(Debug, clap::Subcommand)]
@@ -29,12 +29,6 @@ pub enum DatasetsAction {
         #[arg(long, default_value_t = 20)]
         count: usize,
     },
-}
-
-impl From<DatasetError> for CliError {
-    fn from(e: DatasetError) -> Self {
-        CliError::input(e.to_string())
-    }
 }
 
 pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {

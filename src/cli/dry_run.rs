@@ -26,7 +26,7 @@ pub fn run(
         Walk::default(),
         &mut |_| {},
     )
-    .map_err(|e| CliError::input(e.message))?;
+    .map_err(|e| CliError::input(e.to_string()))?;
     out!("{}", report(e.items, &e.models, e.cannot));
     if let Some(why) = &e.first_cannot {
         outln!(

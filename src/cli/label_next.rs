@@ -22,7 +22,7 @@ pub fn next(
     }
     let bootstrap = crate::metrics::Bootstrap::default();
     let plan = crate::run::label_next::plan(ws, dataset, annotator, n, target, &bootstrap)
-        .map_err(|e| CliError::input(e.message))?;
+        .map_err(|e| CliError::input(e.to_string()))?;
     if plan.runs == 0 {
         return Err(CliError::input(format!(
             "no run over {} yet: grade it first (`rubricate grade --rubric R {} --save`); the order comes from the judges' verdicts",

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{CliError, exit};
-use crate::engine::executor::parse_verdict_text;
 use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::formats::load_rubric_as;
+use crate::model::parse_verdict_text;
 use crate::model::{Rubric, Verdict};
-use crate::store::labels::{self, Journal, LabelError, Op, annotators, dataset_key, fold};
+use crate::store::labels::{self, Journal, Op, annotators, dataset_key, fold};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum LabelsAction {
@@ -138,12 +138,6 @@ pub enum ExportAs {
     Autorubric,
 }
 
-impl From<LabelError> for CliError {
-    fn from(e: LabelError) -> Self {
-        CliError::input(e.to_string())
-    }
-}
-
 fn annotator(who: &Who) -> Result<String, CliError> {
     who.annotator
         .clone()
@@ -261,7 +255,7 @@ pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError
                 }
             };
             match out {
-                Some(path) => crate::store::AtomicFile::write_whole(path, text.as_bytes())
+                Some(path) => crate::core::atomic::AtomicFile::write_whole(path, text.as_bytes())
                     .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?,
                 None => out!("{text}"),
             }

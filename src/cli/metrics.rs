@@ -59,7 +59,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
         args.annotator.as_deref(),
         bootstrap.as_ref(),
     )
-    .map_err(|e| CliError::input(e.message))?;
+    .map_err(|e| CliError::input(e.to_string()))?;
     let key = dataset_key(Path::new(&m.dataset.path));
     let judges_agree = between_judges(&calls.ensembles);
     // Agreement between annotators (each criterion's labels, all annotators; the
@@ -70,7 +70,7 @@ pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
         .collect();
     let between = if people.len() > 1 {
         let verdicts = people_verdicts(&ws.labels_dir(), &key, &rubric, &people)
-            .map_err(|e| CliError::input(e.message))?;
+            .map_err(|e| CliError::input(e.to_string()))?;
         Some(between_people(&rubric, &verdicts))
     } else {
         None

@@ -72,14 +72,8 @@ impl CliError {
     }
 }
 
-impl From<crate::store::runs::RunError> for CliError {
-    fn from(e: crate::store::runs::RunError) -> Self {
-        CliError::input(e.to_string())
-    }
-}
-
-impl From<crate::store::WorkspaceError> for CliError {
-    fn from(e: crate::store::WorkspaceError) -> Self {
+impl From<crate::store::StoreError> for CliError {
+    fn from(e: crate::store::StoreError) -> Self {
         CliError::input(e.to_string())
     }
 }

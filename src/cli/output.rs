@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::style;
 use super::{CliError, OutputFormat};
+use crate::core::atomic::AtomicFile;
 use crate::model::{Evaluation, Rubric};
-use crate::store::AtomicFile;
 
 pub use crate::run::Summary;
 

@@ -67,7 +67,8 @@ pub fn agreement(
         resamples,
         ..crate::metrics::Bootstrap::default()
     });
-    let report = people(ws, dataset, bootstrap.as_ref()).map_err(|e| CliError::input(e.message))?;
+    let report =
+        people(ws, dataset, bootstrap.as_ref()).map_err(|e| CliError::input(e.to_string()))?;
     match format {
         MetricsFormat::Json => outln!(
             "{}",

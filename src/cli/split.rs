@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{CliError, exit};
+use crate::core::atomic::AtomicFile;
 use crate::formats::dataset::split::{signature, split_indices};
 use crate::formats::dataset::write::{RubricStyle, dataset_json, jsonl};
 use crate::formats::dataset::{DatasetFormat, ReadOptions, open_dataset};
 use crate::model::Item;
-use crate::store::AtomicFile;
 
 pub fn run(
     dataset: &Path,

@@ -5,7 +5,7 @@ use super::{CacheAction, Cli, CliError, exit, log_to_stderr, runs, workspace};
 
 pub(super) fn cache_command(action: CacheAction) -> Result<u8, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let Some(dir) = crate::llm::Cache::locate(&cwd) else {
+    let Some(dir) = crate::store::workspace::cache_dir(&cwd) else {
         return Err(CliError::input("no cache folder: set RUBRICATE_CACHE_DIR"));
     };
     let cache = crate::llm::Cache::new(dir);

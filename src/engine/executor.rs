@@ -14,9 +14,9 @@ use super::feedback;
 use super::judge::{HolisticOutcome, Panel, Strategy};
 use crate::formats::LoadedRubric;
 use crate::llm::Piece;
+use crate::model::parse_verdict_text;
 use crate::model::{
-    Criterion, CriterionResult, Evaluation, Failure, Item, Kind, Verdict, VerdictError,
-    new_evaluation_id,
+    Criterion, CriterionResult, Evaluation, Failure, Item, Kind, Verdict, new_evaluation_id,
 };
 
 /// One thing that happened while grading.
@@ -504,36 +504,6 @@ pub fn fit_verdict(c: &Criterion, v: Verdict) -> Verdict {
         Verdict::Unmet => best(false).unwrap_or(Verdict::Unmet),
         other => other,
     }
-}
-
-/// Reads a verdict written as text (by a command, or a person): the binary words, else a
-/// level id or label, an option label or a number, as the criterion takes.
-pub fn parse_verdict_text(c: &Criterion, text: &str) -> Result<Verdict, VerdictError> {
-    let t = text.trim();
-    if let Some(v) = Verdict::parse_binary(t) {
-        return Ok(v);
-    }
-    let v = match &c.kind {
-        Kind::Binary => return Err(VerdictError::NotBinary(t.to_owned())),
-        Kind::Levels(levels) => levels
-            .iter()
-            .find(|l| l.id.eq_ignore_ascii_case(t) || l.label.eq_ignore_ascii_case(t))
-            .map(|l| Verdict::Level(l.id.clone()))
-            .ok_or_else(|| VerdictError::NotALevel {
-                given: t.to_owned(),
-                criterion: c.id.clone(),
-            })?,
-        // The option's own label, however it was written.
-        Kind::Options { options, .. } => Verdict::Choice(
-            crate::model::find_option(options, t).map_or_else(|| t.to_owned(), |o| o.label.clone()),
-        ),
-        Kind::Scale(_) => Verdict::Score(
-            t.parse()
-                .map_err(|_| VerdictError::NotANumber(t.to_owned()))?,
-        ),
-    };
-    c.value_of(&v)?;
-    Ok(v)
 }
 
 /// Aggregates results into an evaluation with feedback.

@@ -5,12 +5,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::diag::Diagnostics;
 use super::export::{Holds, criteria_layout, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Node, NodeValue};
 use super::source::SourceMap;
+use crate::core::diag::Diagnostics;
 use crate::model::{Criterion, Kind, OptionScale, Rubric, Scoring};
 
 const ROOT_FIELDS: &[&str] = &[

@@ -10,13 +10,13 @@
 
 use serde_json::{Map, Value, json};
 
-use super::diag::{Diagnostic, Diagnostics, Pos};
 use super::export::{Holds, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Key, Node, NodeValue};
 use super::source::SourceMap;
-use crate::engine::checks::{NAMES, canonical_name};
+use crate::core::diag::{Diagnostic, Diagnostics, Pos};
+use crate::model::checks::{NAMES, canonical_name};
 use crate::model::{
     AbstainPolicy, AggregateMode, Criterion, ErrorPolicy, FeedbackStyle, GateRule, Kind, Level,
     Method, Rubric, SchemaSource, Scoring, ThresholdRule,
@@ -131,7 +131,7 @@ pub fn read(
                 // `_compute_weighted_score` totals the weights with Python's `sum()`.
                 match super::python::summation() {
                     Ok(s) => r.scoring.summation = s,
-                    Err(m) => errors.push(Diagnostic::whole(file, m)),
+                    Err(m) => errors.push(Diagnostic::whole(file, m.to_string())),
                 }
                 r.metadata.insert("format".into(), json!("dataknobs"));
                 out.push((r, map));

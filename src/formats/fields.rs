@@ -1,8 +1,8 @@
 //! Typed, located access to the fields of a mapping node, shared by every format reader.
 //! Every problem is collected (not just the first) so one run shows them all.
 
-use super::diag::{Diagnostic, Pos};
 use super::node::{Key, Node, NodeValue};
+use crate::core::diag::{Diagnostic, Pos};
 
 /// Where problems are collected while reading one file.
 pub struct Ctx<'f> {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::diag::{Diagnostic, Diagnostics};
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::model::Verdict;
 
 /// Which item a result is for.
@@ -167,7 +167,7 @@ fn lines(
             return None;
         }
         n += 1;
-        let at = |m: String| Diagnostic::at(file, super::diag::Pos::new(n, 1), m);
+        let at = |m: String| Diagnostic::at(file, crate::core::diag::Pos::new(n, 1), m);
         // Never more than a line's bound in memory, however long the line.
         let mut buf = Vec::new();
         let read =
@@ -215,7 +215,7 @@ fn read_agentv(file: &str, path: &Path, reader: impl BufRead) -> Result<ForeignR
         if line.trim().is_empty() {
             continue;
         }
-        let at = |m: String| Diagnostic::at(file, super::diag::Pos::new(n, 1), m);
+        let at = |m: String| Diagnostic::at(file, crate::core::diag::Pos::new(n, 1), m);
         let v: Value = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(e) => {
@@ -337,7 +337,7 @@ fn read_agentv_yaml(file: &str, path: &Path) -> Result<ForeignRun, Diagnostics> 
             Some(item) => items.push(item),
             None => problems.push(Diagnostic::at(
                 file,
-                super::diag::Pos::new(line, 1),
+                crate::core::diag::Pos::new(line, 1),
                 "a result needs `test_id`",
             )),
         }
@@ -443,7 +443,7 @@ fn read_autorubric(dir: &Path) -> Result<ForeignRun, Diagnostics> {
         if line.trim().is_empty() {
             continue;
         }
-        let at = |m: String| Diagnostic::at(&ifile, super::diag::Pos::new(n, 1), m);
+        let at = |m: String| Diagnostic::at(&ifile, crate::core::diag::Pos::new(n, 1), m);
         let v: Value = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(e) => {
@@ -516,7 +516,7 @@ fn read_graded_records(file: &str, path: &Path) -> Result<ForeignRun, Diagnostic
     let v: Value = serde_json::from_str(&text).map_err(|e| {
         Diagnostics::one(Diagnostic::at(
             file,
-            super::diag::Pos::new(e.line(), e.column()),
+            crate::core::diag::Pos::new(e.line(), e.column()),
             format!("not JSON: {e}"),
         ))
     })?;

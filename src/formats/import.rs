@@ -8,12 +8,12 @@ use std::sync::Arc;
 use super::agentv::Expectation;
 use super::dataset::{ReadOptions, open_dataset};
 use super::detect::{Detected, Format, detect_why};
-use super::diag::{Diagnostic, Diagnostics};
 use super::source::SourceMap;
 use super::{
     LoadedRubric, MAX_RUBRIC_BYTES, agentic, agentv, autorubric, dataknobs, native, parse_document,
     read_text, rubric_lib,
 };
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::model::{Item, Rubric};
 
 /// Everything one file holds, read through its format.
@@ -289,7 +289,7 @@ fn import_root(
         && root.get("items").is_none()
         && let Some(what) = super::detect::not_a_rubric(&root)
     {
-        return Err(Diagnostics::one(super::diag::Diagnostic::whole(
+        return Err(Diagnostics::one(crate::core::diag::Diagnostic::whole(
             file,
             format!("this is {what}"),
         )));
@@ -297,7 +297,7 @@ fn import_root(
     // Every refusal says how the file was read and why, so a file read as the wrong
     // system's is recognised as such.
     read_as(file, &root, stem, base, format, from.is_none()).map_err(|mut d| {
-        d.0.push(super::diag::Diagnostic::whole(
+        d.0.push(crate::core::diag::Diagnostic::whole(
             file,
             match from {
                 Some(f) => format!("read as {}, as `--from {}` says", f.system(), f.name()),

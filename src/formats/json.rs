@@ -5,8 +5,8 @@
 //! (a bad weight, an unknown check, a duplicate id) must point at a line and column, and
 //! `serde_json::Value` keeps no positions; `serde_json` reads everything without them.
 
-use super::diag::{Diagnostic, Diagnostics, LineIndex};
 use super::node::{Key, Node, NodeValue};
+use crate::core::diag::{Diagnostic, Diagnostics, LineIndex};
 
 const MAX_DEPTH: usize = 256;
 
@@ -324,7 +324,7 @@ impl JsonParser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::diag::Pos;
+    use crate::core::diag::Pos;
 
     #[test]
     fn parses_values_with_positions() {

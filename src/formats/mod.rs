@@ -8,7 +8,6 @@ pub mod autorubric;
 pub mod dataknobs;
 pub mod dataset;
 pub mod detect;
-pub mod diag;
 pub mod export;
 pub mod fidelity;
 pub mod fields;
@@ -28,8 +27,8 @@ pub mod yaml;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::core::diag::{Diagnostic, Diagnostics, Pos};
 pub use detect::Format;
-pub use diag::{Diagnostic, Diagnostics, Pos};
 pub use import::{Imported, import_file, import_text};
 pub use source::SourceMap;
 pub use text::{MAX_RUBRIC_BYTES, nearby, read_text};

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::diag::Pos;
+use crate::core::diag::Pos;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {

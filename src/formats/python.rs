@@ -9,12 +9,21 @@ use crate::model::Summation;
 /// The environment variable naming the Python version.
 pub const VAR: &str = "RUBRICATE_PYTHON";
 
-/// How the user's Python sums, from `RUBRICATE_PYTHON`; an error says what to write.
-pub fn summation() -> Result<Summation, String> {
+/// `RUBRICATE_PYTHON` holds something that is not a Python version; says what to write.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{VAR} is '{given}': give the Python version your other systems' libraries run on, such as 3.11 or 3.13 (unset: 3.12 or later)"
+)]
+pub struct UnknownPython {
+    pub given: String,
+}
+
+/// How the user's Python sums, from `RUBRICATE_PYTHON`.
+pub fn summation() -> Result<Summation, UnknownPython> {
     match std::env::var(VAR) {
-        Ok(v) if !v.trim().is_empty() => of_version(v.trim()).ok_or_else(|| {
-            format!("{VAR} is '{v}': give the Python version your other systems' libraries run on, such as 3.11 or 3.13 (unset: 3.12 or later)")
-        }),
+        Ok(v) if !v.trim().is_empty() => {
+            of_version(v.trim()).ok_or_else(|| UnknownPython { given: v.clone() })
+        }
         _ => Ok(Summation::Compensated),
     }
 }

@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::diag::{Diagnostic, Diagnostics};
 use super::export::{Holds, criteria_layout, losses};
 use super::fields::{Ctx, Fields};
 use super::native::{Dialect, read_rubric};
 use super::node::{Node, NodeValue};
 use super::source::SourceMap;
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::model::{Rubric, Scoring};
 
 /// Fields rubric's pydantic models ignore that name or describe a rubric or a criterion
@@ -29,8 +29,8 @@ pub fn read(file: &str, root: &Node, stem: &str) -> Result<(Rubric, SourceMap), 
     }
     let (mut rubric, map) = read_rubric(file, root, stem, Dialect::RUBRIC_LIB)?;
     // rubric's graders total with Python's `sum()`.
-    rubric.scoring.summation =
-        super::python::summation().map_err(|m| Diagnostics::one(Diagnostic::whole(file, m)))?;
+    rubric.scoring.summation = super::python::summation()
+        .map_err(|m| Diagnostics::one(Diagnostic::whole(file, m.to_string())))?;
     rubric.metadata.insert("format".into(), json!("rubric_lib"));
     Ok((rubric, map))
 }

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use super::diag::{Diagnostic, Diagnostics, Pos};
 use super::fields::Ctx;
 use super::node::Node;
+use crate::core::diag::{Diagnostic, Diagnostics, Pos};
 use crate::model::{Rubric, validate_rubric};
 
 /// Runs a format's reader over `root`, then the structural rules every rubric obeys, and

@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::diag::{Diagnostic, Diagnostics, LineIndex};
+use crate::core::diag::{Diagnostic, Diagnostics, LineIndex};
 
 /// Rubric and config files larger than this are refused (they are not rubrics).
 pub const MAX_RUBRIC_BYTES: u64 = 16 * 1024 * 1024;

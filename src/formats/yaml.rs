@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 
-use super::diag::{Diagnostic, Diagnostics, Pos};
 use super::node::{Key, Node, NodeValue};
+use crate::core::diag::{Diagnostic, Diagnostics, Pos};
 
 /// Parses the first document of `text`. An empty document is `Null`.
 pub fn parse(file: &str, text: &str) -> Result<Node, Diagnostics> {

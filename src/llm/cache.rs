@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use super::{ChatRequest, ChatResponse};
 
@@ -28,20 +27,6 @@ static TEMP: AtomicU64 = AtomicU64::new(0);
 impl Cache {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self { dir: dir.into() }
-    }
-
-    /// `RUBRICATE_CACHE_DIR`, else the workspace's `.rubricate/cache` (the folder holding
-    /// `rubricate.yaml`, found from `start`), else the user's cache folder.
-    pub fn locate(start: &Path) -> Option<PathBuf> {
-        if let Some(dir) = std::env::var_os("RUBRICATE_CACHE_DIR").filter(|d| !d.is_empty()) {
-            return Some(PathBuf::from(dir));
-        }
-        if let Some(config) = crate::store::config::find_config(start)
-            && let Some(root) = config.parent()
-        {
-            return Some(root.join(".rubricate").join("cache"));
-        }
-        directories::ProjectDirs::from("", "", "rubricate").map(|d| d.cache_dir().join("responses"))
     }
 
     pub fn dir(&self) -> &Path {
@@ -68,13 +53,7 @@ impl Cache {
     /// The key of a request to one endpoint.
     pub fn key(endpoint: &str, req: &ChatRequest) -> String {
         let canonical = json!({"endpoint": endpoint, "request": req}).to_string();
-        Sha256::digest(canonical.as_bytes())
-            .iter()
-            .fold(String::with_capacity(64), |mut s, b| {
-                use std::fmt::Write as _;
-                let _ = write!(s, "{b:02x}");
-                s
-            })
+        crate::core::hash::sha256_hex(canonical)
     }
 
     fn path(&self, key: &str) -> PathBuf {

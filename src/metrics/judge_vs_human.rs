@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::{Bootstrap, CriterionLabels, LabelPair, LabelScale, MetricsReport, criterion_report};
-use crate::engine::executor::parse_verdict_text;
+use crate::model::parse_verdict_text;
 use crate::model::{Criterion, Kind, OptionScale, Rubric, Verdict};
 
 /// (item id, criterion id).

@@ -3,6 +3,7 @@
 //! Nothing here does I/O or async work; `formats` reads and writes these types and
 //! `engine` scores them.
 
+pub mod checks;
 mod criterion;
 mod errors;
 mod evaluation;
@@ -25,7 +26,7 @@ pub use rubric::{
 pub use validate::{Problem, is_semver, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET,
-    UNSENT_CANCELLED, Usage, Verdict, Vote, result_of, results_by_id,
+    UNSENT_CANCELLED, Usage, Verdict, Vote, parse_verdict_text, result_of, results_by_id,
 };
 
 /// Turns a display name into an identifier: lowercase ASCII letters, digits, `_` and `-`.

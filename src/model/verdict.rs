@@ -3,7 +3,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::MethodKind;
+use super::{Criterion, Kind, MethodKind, VerdictError};
 
 /// What a judge or check said about one criterion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -220,6 +220,36 @@ impl CriterionResult {
 
 /// The result of criterion `id`, the `position`-th of its rubric: where it usually is
 /// (results come in rubric order), else the first with that id.
+/// Reads a verdict written as text (by a command, or a person): the binary words, else a
+/// level id or label, an option label or a number, as the criterion takes.
+pub fn parse_verdict_text(c: &Criterion, text: &str) -> Result<Verdict, VerdictError> {
+    let t = text.trim();
+    if let Some(v) = Verdict::parse_binary(t) {
+        return Ok(v);
+    }
+    let v = match &c.kind {
+        Kind::Binary => return Err(VerdictError::NotBinary(t.to_owned())),
+        Kind::Levels(levels) => levels
+            .iter()
+            .find(|l| l.id.eq_ignore_ascii_case(t) || l.label.eq_ignore_ascii_case(t))
+            .map(|l| Verdict::Level(l.id.clone()))
+            .ok_or_else(|| VerdictError::NotALevel {
+                given: t.to_owned(),
+                criterion: c.id.clone(),
+            })?,
+        // The option's own label, however it was written.
+        Kind::Options { options, .. } => Verdict::Choice(
+            super::find_option(options, t).map_or_else(|| t.to_owned(), |o| o.label.clone()),
+        ),
+        Kind::Scale(_) => Verdict::Score(
+            t.parse()
+                .map_err(|_| VerdictError::NotANumber(t.to_owned()))?,
+        ),
+    };
+    c.value_of(&v)?;
+    Ok(v)
+}
+
 pub fn result_of<'r>(
     results: &'r [CriterionResult],
     position: usize,

@@ -100,7 +100,7 @@ pub fn rank(
             Some(annotator),
             bootstrap,
         )
-        .map_err(|e| Error::input(format!("{label}: {}", e.message)))?;
+        .map_err(|e| Error::input(format!("{label}: {e}")))?;
         candidates.push(Candidate {
             about: about(&agreement.manifest),
             label,
@@ -318,9 +318,7 @@ pub fn adopt(ws: &Workspace, cal: &Calibration, chosen: &Candidate) -> Result<Ad
             .as_deref()
             .map_or_else(String::new, |n| format!("; {n}"))
     );
-    let event = reg
-        .save(&rubric, &note)
-        .map_err(|e| Error::input(e.to_string()))?;
+    let event = reg.save(&rubric, &note).map_err(Error::from)?;
     Ok(Adopted {
         rubric: event.id,
         version: event.version,

@@ -1,55 +1,104 @@
-//! The run engine's error: a message that names what to fix (the front end adds the exit
-//! code or shows it where the user is).
+//! The run engine's error. It keeps the layer's own error (the store's, a located file
+//! problem, the LLM client's, the registry's) instead of flattening it to text, so a front
+//! end can tell a full disk from a bad rubric; its text is the message that names what to
+//! fix (the front end adds the exit code or shows it where the user is).
 
-use std::fmt;
+use crate::core::diag::{Diagnostic, Diagnostics};
+use crate::llm::LlmError;
+use crate::store::StoreError;
+use crate::store::registry::RegistryError;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
-    pub message: String,
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// What was asked cannot be done as asked (an unknown item, a flag that does not fit,
+    /// nothing to do), with what to do instead.
+    #[error("{0}")]
+    Input(String),
+    /// A file's content is refused, each problem located (`file:line:column: message`).
+    #[error("{0}")]
+    Diagnostics(#[from] Diagnostics),
+    /// The workspace on disk: a read or write the file system refused, or a store file
+    /// that is damaged or refused.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    /// The rubric registry (its own files, ids and versions).
+    #[error("{0}")]
+    Registry(#[from] RegistryError),
+    /// Setting up a judge: an unknown provider or model, a missing key, a bad base URL.
+    #[error("{0}")]
+    Llm(#[from] LlmError),
+}
+
+/// What kind of failure an [`Error`] is, for a front end that reacts to each differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The user's input (a request, a rubric, a dataset, a config) is refused: fix it and
+    /// try again.
+    Refused,
+    /// The file system failed a read or a write (a full disk, a refused permission, a
+    /// vanished folder): the work was not saved, or not read.
+    Disk(std::io::ErrorKind),
+    /// A judge could not be set up or asked.
+    Judge,
 }
 
 impl Error {
     pub fn input(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
+        Error::Input(message.into())
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Store(StoreError::Io { source, .. })
+            | Error::Registry(RegistryError::Io { source, .. }) => ErrorKind::Disk(source.kind()),
+            Error::Llm(_) => ErrorKind::Judge,
+            Error::Input(_) | Error::Diagnostics(_) | Error::Store(_) | Error::Registry(_) => {
+                ErrorKind::Refused
+            }
         }
     }
-}
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+    /// The file system failed the operation (disk full, permission refused, …). When the
+    /// operation was a write, this is the failure that must stop a quit: the user's work
+    /// is not on disk. A refused rubric or request is not.
+    pub fn is_disk_failure(&self) -> bool {
+        matches!(self.kind(), ErrorKind::Disk(_))
     }
 }
 
-impl std::error::Error for Error {}
-
-impl From<crate::formats::Diagnostics> for Error {
-    fn from(d: crate::formats::Diagnostics) -> Self {
-        Self::input(d.to_string())
+impl From<Diagnostic> for Error {
+    fn from(d: Diagnostic) -> Self {
+        Error::Diagnostics(Diagnostics::one(d))
     }
 }
 
-impl From<crate::formats::Diagnostic> for Error {
-    fn from(d: crate::formats::Diagnostic) -> Self {
-        Self::input(d.to_string())
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl From<crate::store::runs::RunError> for Error {
-    fn from(e: crate::store::runs::RunError) -> Self {
-        Self::input(e.to_string())
-    }
-}
+    #[test]
+    fn a_full_disk_and_a_bad_rubric_are_told_apart_and_read_as_before() {
+        let full = Error::from(StoreError::io(
+            "labels/d/pat.jsonl",
+            std::io::Error::from(std::io::ErrorKind::StorageFull),
+        ));
+        assert_eq!(
+            full.kind(),
+            ErrorKind::Disk(std::io::ErrorKind::StorageFull)
+        );
+        assert!(full.is_disk_failure());
+        assert!(
+            full.to_string().starts_with("labels/d/pat.jsonl: "),
+            "{full}"
+        );
 
-impl From<crate::store::WorkspaceError> for Error {
-    fn from(e: crate::store::WorkspaceError) -> Self {
-        Self::input(e.to_string())
-    }
-}
+        let bad = Error::from(Diagnostic::whole("r.yaml", "no criteria"));
+        assert_eq!(bad.kind(), ErrorKind::Refused);
+        assert!(!bad.is_disk_failure());
+        assert_eq!(bad.to_string(), "r.yaml: no criteria");
 
-impl From<crate::store::labels::LabelError> for Error {
-    fn from(e: crate::store::labels::LabelError) -> Self {
-        Self::input(e.to_string())
+        let asked = Error::input("no item 'x' in the dataset");
+        assert_eq!(asked.kind(), ErrorKind::Refused);
+        assert_eq!(asked.to_string(), "no item 'x' in the dataset");
     }
 }

@@ -134,7 +134,7 @@ pub fn build(
     let cache = if args.no_cache {
         None
     } else {
-        Cache::locate(env.cache_from).map(|dir| {
+        crate::store::workspace::cache_dir(env.cache_from).map(|dir| {
             // What killed runs left in the cache goes, once per process (the first run).
             static SWEPT: std::sync::Once = std::sync::Once::new();
             let cache = Cache::new(dir);
@@ -265,7 +265,7 @@ impl Factory<'_> {
         let spec = self
             .config
             .resolve_model(id, &|k| std::env::var(k).ok())
-            .map_err(|e| Error::input(e.to_string()))?;
+            .map_err(Error::from)?;
         let servers = 1 + spec.replicas.len();
         // A batch pass that sends nothing live asks no server: answers come from disk and
         // new requests go into files, so no rate or concurrency limit holds them back.
@@ -285,11 +285,11 @@ impl Factory<'_> {
         }
         let client = match &self.batch {
             None => Client::new(id, spec, self.client_opts.clone())
-                .map_err(|e| Error::input(e.to_string()))?
+                .map_err(Error::from)?
                 .with_meter(Arc::clone(&self.meter), price),
             Some(desk) => {
                 let api = llm::batch::BatchApi::new(&spec, self.client_opts.max_reply_bytes)
-                    .map_err(|e| Error::input(e.to_string()))?;
+                    .map_err(Error::from)?;
                 let endpoint = spec.endpoint();
                 // Answers read from a batch are not waited for between tries: a retry is
                 // the next attempt, in a later batch.
@@ -299,7 +299,7 @@ impl Factory<'_> {
                     ..self.client_opts.clone()
                 };
                 Client::new(id, spec, opts)
-                    .map_err(|e| Error::input(e.to_string()))?
+                    .map_err(Error::from)?
                     .map_provider(|live| {
                         Arc::new(super::batch::BatchProvider::new(
                             Arc::clone(desk),

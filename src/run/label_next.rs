@@ -116,7 +116,7 @@ pub fn plan(
         .collect();
     // With an assignment, only the annotator's own items are planned.
     let assigned = crate::store::assignments::read(labels_dir, &key)
-        .map_err(|e| Error::input(e.to_string()))?
+        .map_err(Error::from)?
         .and_then(|a| a.of(annotator));
     let runs: Vec<_> = runs_over(runs_dir, root, dataset)
         .into_iter()

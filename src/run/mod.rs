@@ -29,7 +29,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use control::Control;
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use grading::{CellSet, Ended, Job, RunEvent, Stop};
 pub use judges::{JudgeEnv, RunJudges};
 pub use record::{Evaluations, Recording, Replay, RunsHome};

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{CellSet, Error, RunSettings, Summary};
+use crate::core::hash::sha256_hex;
 use crate::engine::executor::{build_evaluation, holistic_evaluation};
 use crate::engine::judge::{HOLISTIC_ID, HolisticOutcome};
 use crate::formats::dataset::open_dataset;
@@ -14,7 +15,6 @@ use crate::formats::{LoadedRubric, parse_rubric_text};
 use crate::model::{Evaluation, Item, Rubric};
 use crate::store::runs::{
     Cell, CellStream, Cells, DatasetRef, Manifest, RunDir, RunWriter, file_hash, new_run_id,
-    text_hash,
 };
 
 /// Where runs are recorded: the workspace's `runs/` and its root (datasets inside it are
@@ -67,7 +67,7 @@ impl Recording {
             rubric_id: rubric
                 .map_or_else(|| "(each item's own)".to_owned(), |r| r.rubric.id.clone()),
             rubric_version: rubric.map(|r| r.rubric.version.clone()).unwrap_or_default(),
-            rubric_hash: text_hash(&snapshot.to_string()),
+            rubric_hash: sha256_hex(snapshot.to_string()),
             rubric: snapshot,
             dataset: DatasetRef {
                 path: recorded.display().to_string(),
@@ -109,7 +109,7 @@ impl Recording {
                 })
                 .map(|n| format!(":{}", n + 1))
                 .unwrap_or_default();
-            Error::input(format!("{}{line}: {}", path.display(), e.message))
+            Error::input(format!("{}{line}: {e}", path.display()))
         })
     }
 
@@ -120,7 +120,7 @@ impl Recording {
             return Ok(None);
         }
         let text = m.rubric.to_string();
-        if text_hash(&text) != m.rubric_hash {
+        if sha256_hex(&text) != m.rubric_hash {
             return Err(Error::input(format!(
                 "{}: the rubric snapshot does not match its hash; the manifest was edited or damaged",
                 self.run.manifest_path().display()

@@ -15,12 +15,6 @@ use crate::store::Workspace;
 use crate::store::artifacts::{Artifact, Artifacts, Review, Status};
 use crate::store::registry::Registry;
 
-impl From<crate::store::artifacts::ArtifactError> for Error {
-    fn from(e: crate::store::artifacts::ArtifactError) -> Self {
-        Error::input(e.to_string())
-    }
-}
-
 /// A rubric for review: the registry's current version when registered, else a file or
 /// built-in name.
 pub fn review_rubric(ws: &Workspace, spec: &str) -> Result<LoadedRubric, Error> {

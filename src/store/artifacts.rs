@@ -4,11 +4,12 @@
 //! its history; the evaluations of a review are stored with it. One file per artifact,
 //! `artifacts/<id>.json`, replaced atomically on every change.
 
+use crate::store::StoreError;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -112,9 +113,9 @@ impl Artifact {
     }
 
     /// Moves to `to`, or says why it cannot.
-    pub fn transition(&mut self, to: Status, note: &str) -> Result<(), ArtifactError> {
+    pub fn transition(&mut self, to: Status, note: &str) -> Result<(), StoreError> {
         if !self.status.can_move_to(to) {
-            return Err(ArtifactError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "artifact {} is {}; it cannot become {} (the flow is draft → pending_review → in_review → approved | needs_revision | rejected)",
                 self.id,
                 self.status.as_str(),
@@ -134,7 +135,7 @@ impl Artifact {
 
     /// SHA-256 of the content as a rubric grades it: what "revised" is measured by.
     pub fn content_hash(&self) -> String {
-        super::runs::text_hash(&self.submission())
+        crate::core::hash::sha256_hex(self.submission())
     }
 
     /// The review decision that asked for changes, when the artifact's last decision did
@@ -156,7 +157,7 @@ impl Artifact {
     /// submit`, the Review pane, through [`crate::run::review::review`]): one whose last
     /// review asked for changes is submitted again only once revised — moved back to draft
     /// with content that differs from the content that review saw.
-    pub fn check_submit(&self) -> Result<(), ArtifactError> {
+    pub fn check_submit(&self) -> Result<(), StoreError> {
         let Some(asked) = self.revision_asked() else {
             return Ok(());
         };
@@ -170,7 +171,7 @@ impl Artifact {
             format!(" (\"{}\")", asked.note)
         };
         if self.status == Status::NeedsRevision {
-            return Err(ArtifactError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "artifact {} needs revision: its review of {} asked for changes{why}; {what_to_do}",
                 self.id, asked.time
             )));
@@ -178,7 +179,7 @@ impl Artifact {
         if self.status == Status::Draft
             && asked.content_sha256.as_deref() == Some(self.content_hash().as_str())
         {
-            return Err(ArtifactError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "artifact {}'s content is unchanged since its review of {} asked for changes{why}; {what_to_do}",
                 self.id, asked.time
             )));
@@ -202,27 +203,6 @@ pub fn content_text(content: &serde_json::Value) -> String {
     match content {
         serde_json::Value::String(s) => s.clone(),
         other => serde_json::to_string_pretty(other).unwrap_or_default(),
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ArtifactError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        /// The cause, kept (its kind tells a full disk from a refused permission).
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Invalid(String),
-}
-
-fn io(path: &Path, e: &std::io::Error) -> ArtifactError {
-    ArtifactError::Io {
-        path: path.display().to_string(),
-        // Borrowed where it is seen: the same kind and message, owned here.
-        source: std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 
@@ -250,9 +230,9 @@ impl Artifacts {
         content: serde_json::Value,
         provenance: Provenance,
         rubrics: Vec<String>,
-    ) -> Result<Artifact, ArtifactError> {
+    ) -> Result<Artifact, StoreError> {
         if rubrics.is_empty() {
-            return Err(ArtifactError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "an artifact of type '{kind}' needs the rubrics its review evaluates: pass --rubric, or define the type under `artifact_types:` in rubricate.yaml"
             )));
         }
@@ -286,12 +266,12 @@ impl Artifacts {
         id: &str,
         content: serde_json::Value,
         note: &str,
-    ) -> Result<Artifact, ArtifactError> {
+    ) -> Result<Artifact, StoreError> {
         let mut a = self.get(id)?;
         let before = a.content_hash();
         a.content = content;
         if a.status == Status::NeedsRevision && a.content_hash() == before {
-            return Err(ArtifactError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "artifact {}: the new content is the content its review asked changes to; a revision must change it",
                 a.id
             )));
@@ -303,39 +283,39 @@ impl Artifacts {
         Ok(a)
     }
 
-    pub fn save(&self, a: &Artifact) -> Result<(), ArtifactError> {
+    pub fn save(&self, a: &Artifact) -> Result<(), StoreError> {
         super::names::check("artifact id", &a.id)
-            .map_err(|e| ArtifactError::Invalid(e.to_string()))?;
-        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, &e))?;
+            .map_err(|e| StoreError::Refused(e.to_string()))?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
         let path = self.path(&a.id);
         let text =
-            serde_json::to_string_pretty(a).map_err(|e| ArtifactError::Invalid(e.to_string()))?;
-        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))
+            serde_json::to_string_pretty(a).map_err(|e| StoreError::Refused(e.to_string()))?;
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| StoreError::io(&path, e))
     }
 
     /// An artifact by id or unique prefix.
-    pub fn get(&self, id: &str) -> Result<Artifact, ArtifactError> {
+    pub fn get(&self, id: &str) -> Result<Artifact, StoreError> {
         let all = self.ids()?;
         let matches: Vec<&String> = all.iter().filter(|a| a.starts_with(id)).collect();
         let found = match matches.as_slice() {
             [one] => (*one).clone(),
             [] => {
-                return Err(ArtifactError::Invalid(format!(
+                return Err(StoreError::Refused(format!(
                     "no artifact '{id}'; `rubricate artifacts list` shows them"
                 )));
             }
             _ if all.iter().any(|a| a == id) => id.to_owned(),
             _ => {
-                return Err(ArtifactError::Invalid(format!(
+                return Err(StoreError::Refused(format!(
                     "'{id}' matches {} artifacts; give more of the id",
                     matches.len()
                 )));
             }
         };
         let path = self.path(&found);
-        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, &e))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
         let a: Artifact = serde_json::from_str(&text).map_err(|e| {
-            ArtifactError::Invalid(format!(
+            StoreError::Refused(format!(
                 "{}:{}:{}: the artifact file is damaged ({e})",
                 path.display(),
                 e.line(),
@@ -344,7 +324,7 @@ impl Artifacts {
         })?;
         // Its id names the file it is saved to: it must be this file's name.
         if a.id != found {
-            return Err(ArtifactError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "{}: its id '{}' is not its file's name; the file was edited or copied by hand",
                 path.display(),
                 a.id.escape_debug()
@@ -353,11 +333,11 @@ impl Artifacts {
         Ok(a)
     }
 
-    fn ids(&self) -> Result<Vec<String>, ArtifactError> {
+    fn ids(&self) -> Result<Vec<String>, StoreError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(&self.dir, &e)),
+            Err(e) => return Err(StoreError::io(&self.dir, e)),
         };
         let mut ids: Vec<String> = entries
             .filter_map(Result::ok)
@@ -373,7 +353,7 @@ impl Artifacts {
     }
 
     /// Every artifact, oldest first (ids are time-ordered); damaged files as errors.
-    pub fn list(&self) -> Result<Vec<Result<Artifact, ArtifactError>>, ArtifactError> {
+    pub fn list(&self) -> Result<Vec<Result<Artifact, StoreError>>, StoreError> {
         Ok(self.ids()?.iter().map(|id| self.get(id)).collect())
     }
 }

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::AtomicFile;
-use super::labels::{LabelError, check_name};
+use super::labels::check_name;
+use crate::core::atomic::AtomicFile;
+use crate::store::StoreError;
 
 /// A dataset's assignment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,7 +35,7 @@ impl Assignment {
         annotators: &[String],
         overlap: f64,
         seed: u64,
-    ) -> Result<Assignment, LabelError> {
+    ) -> Result<Assignment, StoreError> {
         let mut people: Vec<String> = Vec::new();
         for a in annotators {
             check_name("annotator", a)?;
@@ -43,15 +44,15 @@ impl Assignment {
             }
         }
         if people.is_empty() {
-            return Err(LabelError::Invalid("name at least one annotator".into()));
+            return Err(StoreError::Refused("name at least one annotator".into()));
         }
         if !(0.0..=1.0).contains(&overlap) {
-            return Err(LabelError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "the overlap is a share between 0 and 1 (0.2: a fifth of the items to two annotators), not {overlap}"
             )));
         }
         if overlap > 0.0 && people.len() < 2 {
-            return Err(LabelError::Invalid(
+            return Err(StoreError::Refused(
                 "an overlap needs two annotators or more".into(),
             ));
         }
@@ -120,21 +121,21 @@ pub fn path(labels_dir: &Path, dataset: &str) -> PathBuf {
 
 /// The dataset's assignment, if one was made (an unreadable one is an error: labelling on
 /// silently without it would hand items to the wrong people).
-pub fn read(labels_dir: &Path, dataset: &str) -> Result<Option<Assignment>, LabelError> {
+pub fn read(labels_dir: &Path, dataset: &str) -> Result<Option<Assignment>, StoreError> {
     check_name("dataset", dataset)?;
     let file = path(labels_dir, dataset);
     let text = match std::fs::read_to_string(&file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
-            return Err(LabelError::Io {
+            return Err(StoreError::Io {
                 path: file.display().to_string(),
                 source,
             });
         }
     };
     serde_json::from_str(&text).map(Some).map_err(|e| {
-        LabelError::Invalid(format!(
+        StoreError::Refused(format!(
             "{}:{}:{}: not an assignment ({e}); make it again with `rubricate labels assign`",
             file.display(),
             e.line(),
@@ -144,10 +145,10 @@ pub fn read(labels_dir: &Path, dataset: &str) -> Result<Option<Assignment>, Labe
 }
 
 /// Writes the assignment (atomically; the folder is made if needed).
-pub fn write(labels_dir: &Path, a: &Assignment) -> Result<PathBuf, LabelError> {
+pub fn write(labels_dir: &Path, a: &Assignment) -> Result<PathBuf, StoreError> {
     check_name("dataset", &a.dataset)?;
     let file = path(labels_dir, &a.dataset);
-    let io = |source: std::io::Error| LabelError::Io {
+    let io = |source: std::io::Error| StoreError::Io {
         path: file.display().to_string(),
         source,
     };
@@ -155,7 +156,7 @@ pub fn write(labels_dir: &Path, a: &Assignment) -> Result<PathBuf, LabelError> {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     let text = serde_json::to_string_pretty(a)
-        .map_err(|e| LabelError::Invalid(format!("cannot write the assignment: {e}")))?;
+        .map_err(|e| StoreError::Refused(format!("cannot write the assignment: {e}")))?;
     AtomicFile::write_whole(&file, format!("{text}\n").as_bytes()).map_err(io)?;
     Ok(file)
 }

@@ -1,11 +1,12 @@
 //! Datasets registered in a workspace: read in place by path, content-hashed, listed in
 //! `.rubricate/datasets.json`; JSONL datasets get a line index in `.rubricate/index/`.
 
+use crate::store::StoreError;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetEntry {
@@ -17,27 +18,6 @@ pub struct DatasetEntry {
     pub bytes: u64,
     pub items: Option<usize>,
     pub added_at: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum DatasetError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        /// The cause, kept (its kind tells a full disk from a refused permission).
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Invalid(String),
-}
-
-fn io(path: &Path, e: &std::io::Error) -> DatasetError {
-    DatasetError::Io {
-        path: path.display().to_string(),
-        // Borrowed where it is seen: the same kind and message, owned here.
-        source: std::io::Error::new(e.kind(), e.to_string()),
-    }
 }
 
 /// The workspace's list of datasets.
@@ -65,11 +45,11 @@ impl Datasets {
             .join(format!("{name}.idx"))
     }
 
-    pub fn list(&self) -> Result<Vec<DatasetEntry>, DatasetError> {
+    pub fn list(&self) -> Result<Vec<DatasetEntry>, StoreError> {
         let path = self.file();
         let all: Vec<DatasetEntry> = match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| {
-                DatasetError::Invalid(format!(
+                StoreError::Refused(format!(
                     "{}:{}:{}: the dataset list is damaged ({e})",
                     path.display(),
                     e.line(),
@@ -77,23 +57,23 @@ impl Datasets {
                 ))
             })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(&path, &e)),
+            Err(e) => return Err(StoreError::io(&path, e)),
         };
         // A name read back names the index file: the same rule as when it was added.
         for d in &all {
             super::names::check("dataset name", &d.name).map_err(|e| {
-                DatasetError::Invalid(format!("{}: {e}; remove that entry", path.display()))
+                StoreError::Refused(format!("{}: {e}; remove that entry", path.display()))
             })?;
         }
         Ok(all)
     }
 
-    pub fn get(&self, name: &str) -> Result<DatasetEntry, DatasetError> {
+    pub fn get(&self, name: &str) -> Result<DatasetEntry, StoreError> {
         self.list()?
             .into_iter()
             .find(|d| d.name == name)
             .ok_or_else(|| {
-                DatasetError::Invalid(format!(
+                StoreError::Refused(format!(
                     "no dataset '{name}' in this workspace; `rubricate datasets list` shows them"
                 ))
             })
@@ -112,12 +92,12 @@ impl Datasets {
     /// Registers a dataset file under `name`, or refreshes it: its hash, its item count and,
     /// for JSONL and CSV, its line index (JSON documents are counted by streaming them).
     /// What `rubricate datasets add` and the UI's "open a file" both do.
-    pub fn register(&self, name: &str, file: &Path) -> Result<DatasetEntry, DatasetError> {
+    pub fn register(&self, name: &str, file: &Path) -> Result<DatasetEntry, StoreError> {
         use crate::formats::dataset::index::LineIndex;
         crate::store::labels::check_name("dataset name", name)
-            .map_err(|e| DatasetError::Invalid(e.to_string()))?;
+            .map_err(|e| StoreError::Refused(e.to_string()))?;
         let located =
-            |e: &dyn std::fmt::Display| DatasetError::Invalid(format!("{}: {e}", file.display()));
+            |e: &dyn std::fmt::Display| StoreError::Refused(format!("{}: {e}", file.display()));
         let hash = crate::store::runs::file_hash(file).map_err(|e| located(&e))?;
         let items = if indexable(file) {
             let ix = if is_csv(file) {
@@ -127,17 +107,17 @@ impl Datasets {
             }
             .map_err(|e| located(&e))?;
             ix.save(&self.index_path(name))
-                .map_err(|e| DatasetError::Invalid(format!("cannot save the index: {e}")))?;
+                .map_err(|e| StoreError::Refused(format!("cannot save the index: {e}")))?;
             ix.len()
         } else {
             let read = crate::formats::dataset::open_dataset(
                 file,
                 crate::formats::dataset::ReadOptions::default(),
             )
-            .map_err(|d| DatasetError::Invalid(d.to_string()))?;
+            .map_err(|d| StoreError::Refused(d.to_string()))?;
             let mut n = 0;
             for item in read.items {
-                item.map_err(|d| DatasetError::Invalid(d.to_string()))?;
+                item.map_err(|d| StoreError::Refused(d.to_string()))?;
                 n += 1;
             }
             n
@@ -152,15 +132,17 @@ impl Datasets {
         file: &Path,
         hash: String,
         items: Option<usize>,
-    ) -> Result<DatasetEntry, DatasetError> {
+    ) -> Result<DatasetEntry, StoreError> {
         crate::store::labels::check_name("dataset name", name)
-            .map_err(|e| DatasetError::Invalid(e.to_string()))?;
-        let abs = std::fs::canonicalize(file).map_err(|e| io(file, &e))?;
+            .map_err(|e| StoreError::Refused(e.to_string()))?;
+        let abs = std::fs::canonicalize(file).map_err(|e| StoreError::io(file, e))?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let recorded = abs
             .strip_prefix(&root)
             .map_or_else(|_| abs.clone(), Path::to_path_buf);
-        let bytes = std::fs::metadata(&abs).map_err(|e| io(&abs, &e))?.len();
+        let bytes = std::fs::metadata(&abs)
+            .map_err(|e| StoreError::io(&abs, e))?
+            .len();
         let entry = DatasetEntry {
             name: name.to_owned(),
             path: recorded.display().to_string(),
@@ -175,8 +157,8 @@ impl Datasets {
         all.sort_by(|a, b| a.name.cmp(&b.name));
         let path = self.file();
         let text =
-            serde_json::to_string_pretty(&all).map_err(|e| DatasetError::Invalid(e.to_string()))?;
-        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
+            serde_json::to_string_pretty(&all).map_err(|e| StoreError::Refused(e.to_string()))?;
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| StoreError::io(&path, e))?;
         Ok(entry)
     }
 }

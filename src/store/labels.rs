@@ -3,6 +3,7 @@
 //! synced to disk; the current labels are the journal folded; undo is a new event;
 //! compaction rewrites the journal atomically with only what is current.
 
+use crate::store::StoreError;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 
 /// One line of a journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,30 +56,9 @@ pub struct Label {
     pub seq: u64,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum LabelError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        /// The cause, kept (its kind tells a full disk from a refused permission).
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Invalid(String),
-}
-
-fn io(path: &Path, e: &std::io::Error) -> LabelError {
-    LabelError::Io {
-        path: path.display().to_string(),
-        // Borrowed where it is seen: the same kind and message, owned here.
-        source: std::io::Error::new(e.kind(), e.to_string()),
-    }
-}
-
 /// A name that becomes a file name (an annotator, a dataset): `store::names`' one rule.
-pub fn check_name(what: &str, name: &str) -> Result<(), LabelError> {
-    super::names::check(what, name).map_err(|e| LabelError::Invalid(e.to_string()))
+pub fn check_name(what: &str, name: &str) -> Result<(), StoreError> {
+    super::names::check(what, name).map_err(|e| StoreError::Refused(e.to_string()))
 }
 
 /// The journal of adjudicated labels: the reference settled where annotators differ
@@ -116,7 +96,7 @@ pub fn annotators(labels_dir: &Path, dataset: &str) -> Vec<String> {
 
 /// Reads a journal; a torn last line (a crash mid-append, never acknowledged) is ignored.
 /// Returns the events and the byte length of the valid part.
-pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
+pub fn read(path: &Path) -> Result<(Vec<Event>, u64), StoreError> {
     let mut events = Vec::new();
     let valid = read_each(path, |e| events.push(e))?;
     Ok((events, valid))
@@ -124,7 +104,7 @@ pub fn read(path: &Path) -> Result<(Vec<Event>, u64), LabelError> {
 
 /// The current labels of a journal, folded as it is read: no event is kept once applied,
 /// so memory follows the labels, not the journal's history.
-pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, LabelError> {
+pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, StoreError> {
     current_kept(path, |label| label)
 }
 
@@ -132,7 +112,7 @@ pub fn current(path: &Path) -> Result<BTreeMap<(String, String), Label>, LabelEr
 /// notes, times and versions, for readers that only measure (a third of the memory).
 pub fn current_verdicts(
     path: &Path,
-) -> Result<BTreeMap<(String, String), serde_json::Value>, LabelError> {
+) -> Result<BTreeMap<(String, String), serde_json::Value>, StoreError> {
     current_kept(path, |label| label.verdict)
 }
 
@@ -141,7 +121,7 @@ pub fn current_verdicts(
 pub fn current_kept<T>(
     path: &Path,
     keep: impl Fn(Label) -> T,
-) -> Result<BTreeMap<(String, String), T>, LabelError> {
+) -> Result<BTreeMap<(String, String), T>, StoreError> {
     let mut folder = Folder::default();
     read_each(path, |e| folder.apply(e, &keep))?;
     Ok(folder.finish())
@@ -149,11 +129,11 @@ pub fn current_kept<T>(
 
 /// Hands each whole event of a journal to `each`, in order; returns the byte length of the
 /// valid part (see [`read`]).
-fn read_each(path: &Path, mut each: impl FnMut(Event)) -> Result<u64, LabelError> {
+fn read_each(path: &Path, mut each: impl FnMut(Event)) -> Result<u64, StoreError> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(io(path, &e)),
+        Err(e) => return Err(StoreError::io(path, e)),
     };
     let mut reader = BufReader::new(file);
     let mut valid = 0u64;
@@ -163,13 +143,13 @@ fn read_each(path: &Path, mut each: impl FnMut(Event)) -> Result<u64, LabelError
         line.clear();
         let n = reader
             .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, &e))?;
+            .map_err(|e| StoreError::io(path, e))?;
         if n == 0 || line.last() != Some(&b'\n') {
             break;
         }
         number += 1;
         let event: Event = serde_json::from_slice(&line).map_err(|e| {
-            LabelError::Invalid(format!(
+            StoreError::Refused(format!(
                 "{}:{number}: not a label event ({e}); the journal is damaged — nothing was changed",
                 path.display()
             ))
@@ -267,14 +247,14 @@ pub struct Journal {
 }
 
 impl Journal {
-    pub fn open(labels_dir: &Path, dataset: &str, annotator: &str) -> Result<Self, LabelError> {
+    pub fn open(labels_dir: &Path, dataset: &str, annotator: &str) -> Result<Self, StoreError> {
         check_name("dataset", dataset)?;
         check_name("annotator", annotator)?;
         let path = journal_path(labels_dir, dataset, annotator);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
         }
-        let mut file = super::open_no_follow(
+        let mut file = crate::core::atomic::open_no_follow(
             &path,
             OpenOptions::new()
                 .create(true)
@@ -282,17 +262,18 @@ impl Journal {
                 .read(true)
                 .write(true),
         )
-        .map_err(|e| io(&path, &e))?;
+        .map_err(|e| StoreError::io(&path, e))?;
         file.try_lock().map_err(|_| {
-            LabelError::Invalid(format!(
+            StoreError::Refused(format!(
                 "{} is open in another rubricate; one writer per annotator and dataset",
                 path.display()
             ))
         })?;
         let (events, valid) = read(&path)?;
         // Cut a torn tail so the next line starts clean.
-        file.set_len(valid).map_err(|e| io(&path, &e))?;
-        file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
+        file.set_len(valid).map_err(|e| StoreError::io(&path, e))?;
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| StoreError::io(&path, e))?;
         Ok(Self {
             file,
             path,
@@ -307,7 +288,7 @@ impl Journal {
     }
 
     /// Appends an event and syncs it; returns its sequence number once it is on disk.
-    pub fn append(&mut self, op: Op) -> Result<u64, LabelError> {
+    pub fn append(&mut self, op: Op) -> Result<u64, StoreError> {
         let seq = self.write(op)?;
         self.sync()?;
         Ok(seq)
@@ -315,7 +296,7 @@ impl Journal {
 
     /// Appends an event without syncing it: it is on disk only after the next
     /// [`sync`](Self::sync) (group commit: many events, one sync). Its sequence number.
-    pub fn write(&mut self, op: Op) -> Result<u64, LabelError> {
+    pub fn write(&mut self, op: Op) -> Result<u64, StoreError> {
         let event = Event {
             seq: self.next_seq,
             op,
@@ -323,20 +304,22 @@ impl Journal {
             time: jiff::Timestamp::now().to_string(),
         };
         let mut line =
-            serde_json::to_string(&event).map_err(|e| LabelError::Invalid(e.to_string()))?;
+            serde_json::to_string(&event).map_err(|e| StoreError::Refused(e.to_string()))?;
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
-            .map_err(|e| io(&self.path, &e))?;
+            .map_err(|e| StoreError::io(&self.path, e))?;
         self.next_seq += 1;
         self.unsynced = true;
         Ok(event.seq)
     }
 
     /// Makes every event written so far durable.
-    pub fn sync(&mut self) -> Result<(), LabelError> {
+    pub fn sync(&mut self) -> Result<(), StoreError> {
         if self.unsynced {
-            self.file.sync_data().map_err(|e| io(&self.path, &e))?;
+            self.file
+                .sync_data()
+                .map_err(|e| StoreError::io(&self.path, e))?;
             self.unsynced = false;
         }
         Ok(())
@@ -344,32 +327,33 @@ impl Journal {
 
     /// Rewrites the journal with one event per current label (atomically; sequence numbers
     /// are kept, so later undos of current labels still work).
-    pub fn compact(&mut self) -> Result<usize, LabelError> {
+    pub fn compact(&mut self) -> Result<usize, StoreError> {
         let (events, _) = read(&self.path)?;
         let current = fold(&events);
         let keep: std::collections::BTreeSet<u64> = current.values().map(|l| l.seq).collect();
         let mut out = String::new();
         for e in events.iter().filter(|e| keep.contains(&e.seq)) {
             out.push_str(
-                &serde_json::to_string(e).map_err(|x| LabelError::Invalid(x.to_string()))?,
+                &serde_json::to_string(e).map_err(|x| StoreError::Refused(x.to_string()))?,
             );
             out.push('\n');
         }
-        AtomicFile::write_whole(&self.path, out.as_bytes()).map_err(|e| io(&self.path, &e))?;
+        AtomicFile::write_whole(&self.path, out.as_bytes())
+            .map_err(|e| StoreError::io(&self.path, e))?;
         // The old handle points at the replaced file: reopen the new one (lock included).
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
             .open(&self.path)
-            .map_err(|e| io(&self.path, &e))?;
+            .map_err(|e| StoreError::io(&self.path, e))?;
         file.try_lock().map_err(|_| {
-            LabelError::Invalid(format!(
+            StoreError::Refused(format!(
                 "{} was taken by another writer",
                 self.path.display()
             ))
         })?;
         file.seek(SeekFrom::End(0))
-            .map_err(|e| io(&self.path, &e))?;
+            .map_err(|e| StoreError::io(&self.path, e))?;
         self.file = file;
         Ok(keep.len())
     }
@@ -393,6 +377,10 @@ mod tests {
             .downcast_ref::<std::io::Error>()
             .expect("an io::Error");
         assert_ne!(io.kind(), std::io::ErrorKind::Other, "{io}");
+        // The OS's own error code travels with it, not only its kind and text.
+        #[cfg(unix)]
+        assert!(io.raw_os_error().is_some(), "{io:?}");
+        assert_eq!(err.io_kind(), Some(io.kind()));
         assert!(
             err.to_string().starts_with(&blocked.display().to_string()),
             "{err}"

@@ -3,10 +3,9 @@
 
 pub mod artifacts;
 pub mod assignments;
-mod atomic;
 pub mod config;
 pub mod datasets;
-mod file_error;
+mod error;
 pub mod labels;
 pub mod names;
 mod prices;
@@ -15,7 +14,9 @@ pub mod runs;
 pub mod trust;
 pub mod workspace;
 
-pub use atomic::{AtomicFile, open_no_follow};
+/// The ground floor's crash-safe writes, named here too for the front ends that write
+/// through the store.
+pub use crate::core::atomic::{AtomicFile, open_no_follow};
 pub use config::{JudgeDefaults, WorkspaceConfig, load_config};
-pub use file_error::FileError;
-pub use workspace::{Workspace, WorkspaceError};
+pub use error::{FileError, StoreError};
+pub use workspace::Workspace;

@@ -23,20 +23,20 @@ mod tests;
 pub use history::{Event, EventKind};
 pub use semver::{Bump, Version};
 
-pub use files::sha256_hex;
-
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::core::atomic::AtomicFile;
+use crate::core::atomic::sync_dir;
+use crate::core::hash::sha256_hex;
 use crate::formats::native::rubric_to_yaml;
 use crate::formats::{Diagnostics, Format, parse_rubric_text};
 use crate::model::Rubric;
-use crate::store::AtomicFile;
 use files::{
     CURRENT, HISTORY, check_id, file_time, io_err, lock, one_line, parse_version, read_current,
-    read_events, read_snapshot_text, render, saved_versions, short, snapshot_path, sync_dir,
+    read_events, read_snapshot_text, render, saved_versions, short, snapshot_path,
 };
 
 /// Lines of context around each change in [`Registry::diff`].

@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{AtomicFile, FileError};
+use super::StoreError;
+use crate::core::atomic::AtomicFile;
 
 /// One trusted config: its real path and the hash of the bytes that were trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,7 +31,7 @@ struct Trusted {
 /// Where trusts are kept: `$XDG_CONFIG_HOME/rubricate/trusted.json` (or the platform's
 /// config folder); `None` when the platform has none.
 pub fn trust_file() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "rubricate").map(|d| d.config_dir().join("trusted.json"))
+    crate::core::dirs::config_dir().map(|d| d.join("trusted.json"))
 }
 
 fn read_all(file: &Path) -> Vec<Trusted> {
@@ -69,7 +70,7 @@ pub fn is_trusted(config: &Path, text: &str) -> bool {
     let (Some(file), Some(own)) = (trust_file(), own_path(config)) else {
         return false;
     };
-    let hash = super::runs::text_hash(text);
+    let hash = crate::core::hash::sha256_hex(text);
     read_all(&file)
         .iter()
         .any(|t| t.path == own && t.sha256 == hash)
@@ -77,12 +78,12 @@ pub fn is_trusted(config: &Path, text: &str) -> bool {
 
 /// Trusts the config at `config` as its bytes are now (an older trust of the same file is
 /// replaced). Returns the file the trust was recorded in. A symbolic link is refused.
-pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
+pub fn trust(config: &Path) -> Result<PathBuf, StoreError> {
     let file = trust_file().ok_or_else(|| {
-        FileError::Refused("this system has no user config folder to record trust in".into())
+        StoreError::Refused("this system has no user config folder to record trust in".into())
     })?;
     if let Some(target) = link_target(config) {
-        return Err(FileError::Refused(format!(
+        return Err(StoreError::Refused(format!(
             "{} is a symbolic link (to {}), and a link is never trusted: trust belongs to a workspace's own file, not to the file a link leads to. If this folder should have its settings, {}",
             config.display(),
             target.display(),
@@ -90,20 +91,20 @@ pub fn trust(config: &Path) -> Result<PathBuf, FileError> {
         )));
     }
     let real = own_path(config).ok_or_else(|| {
-        FileError::Refused(format!("{}: cannot resolve its folder", config.display()))
+        StoreError::Refused(format!("{}: cannot resolve its folder", config.display()))
     })?;
-    let text = std::fs::read_to_string(&real).map_err(FileError::at(&real))?;
+    let text = std::fs::read_to_string(&real).map_err(StoreError::at(&real))?;
     let mut all = read_all(&file);
     all.retain(|t| t.path != real);
     all.push(Trusted {
         path: real,
-        sha256: super::runs::text_hash(&text),
+        sha256: crate::core::hash::sha256_hex(&text),
     });
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
+        std::fs::create_dir_all(dir).map_err(StoreError::at(dir))?;
     }
-    let text = serde_json::to_string_pretty(&all).map_err(|e| FileError::at(&file)(e.into()))?;
-    AtomicFile::write_whole(&file, text.as_bytes()).map_err(FileError::at(&file))?;
+    let text = serde_json::to_string_pretty(&all).map_err(|e| StoreError::at(&file)(e.into()))?;
+    AtomicFile::write_whole(&file, text.as_bytes()).map_err(StoreError::at(&file))?;
     Ok(file)
 }
 

@@ -2,11 +2,12 @@
 //! current folder (like git), or named with `--workspace`, or else the default one in the
 //! user's data folder, created on first use with the demo content (ARCHITECTURE.md "Store").
 
+use crate::store::StoreError;
 use std::path::{Path, PathBuf};
 
-use super::AtomicFile;
 use super::config::{CONFIG_FILE, WorkspaceConfig, find_config, load_config};
-use crate::formats::{Diagnostic, Diagnostics};
+use crate::core::atomic::AtomicFile;
+use crate::formats::Diagnostic;
 
 /// The folders every workspace has.
 pub const FOLDERS: &[&str] = &[
@@ -61,54 +62,26 @@ pub struct Workspace {
     pub warnings: Vec<Diagnostic>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum WorkspaceError {
-    #[error("{0}")]
-    Config(Diagnostics),
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        /// The cause, kept (its kind tells a full disk from a refused permission).
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Refused(String),
-}
-
-impl From<Diagnostics> for WorkspaceError {
-    fn from(d: Diagnostics) -> Self {
-        WorkspaceError::Config(d)
-    }
-}
-
-fn io(path: &Path, e: &std::io::Error) -> WorkspaceError {
-    WorkspaceError::Io {
-        path: path.display().to_string(),
-        // Borrowed where it is seen: the same kind and message, owned here.
-        source: std::io::Error::new(e.kind(), e.to_string()),
-    }
-}
-
 impl Workspace {
     /// Makes `dir` a workspace: its folders and a commented `rubricate.yaml`. Refuses a
     /// folder that already is one.
-    pub fn init(dir: &Path) -> Result<Workspace, WorkspaceError> {
+    pub fn init(dir: &Path) -> Result<Workspace, StoreError> {
         let config = dir.join(CONFIG_FILE);
         if config.exists() {
-            return Err(WorkspaceError::Refused(format!(
+            return Err(StoreError::Refused(format!(
                 "{} already exists: {} is a workspace already",
                 config.display(),
                 dir.display()
             )));
         }
         make_folders(dir)?;
-        AtomicFile::write_whole(&config, NEW_CONFIG.as_bytes()).map_err(|e| io(&config, &e))?;
+        AtomicFile::write_whole(&config, NEW_CONFIG.as_bytes())
+            .map_err(|e| StoreError::io(&config, e))?;
         Self::at(dir)
     }
 
     /// The workspace rooted at `root` (which must hold `rubricate.yaml`).
-    pub fn at(root: &Path) -> Result<Workspace, WorkspaceError> {
+    pub fn at(root: &Path) -> Result<Workspace, StoreError> {
         let (config, warnings) = load_config(root)?;
         let found = config
             .path
@@ -116,7 +89,7 @@ impl Workspace {
             .and_then(Path::parent)
             .map(Path::to_path_buf);
         if found.as_deref() != Some(root) {
-            return Err(WorkspaceError::Refused(format!(
+            return Err(StoreError::Refused(format!(
                 "{} has no {CONFIG_FILE}; run `rubricate init {}` to make it a workspace",
                 root.display(),
                 root.display()
@@ -132,7 +105,7 @@ impl Workspace {
 
     /// `--workspace DIR` if given; else the nearest `rubricate.yaml` at or above `cwd`; else
     /// the default workspace, created with the demo on first use.
-    pub fn open(explicit: Option<&Path>, cwd: &Path) -> Result<Workspace, WorkspaceError> {
+    pub fn open(explicit: Option<&Path>, cwd: &Path) -> Result<Workspace, StoreError> {
         if let Some(dir) = explicit {
             return Self::at(dir);
         }
@@ -140,7 +113,7 @@ impl Workspace {
             return Self::at(root);
         }
         let Some(dir) = default_dir() else {
-            return Err(WorkspaceError::Refused(
+            return Err(StoreError::Refused(
                 "no workspace here and no user data folder for the default one; run `rubricate init DIR` or pass --workspace DIR".into(),
             ));
         };
@@ -168,13 +141,28 @@ pub fn default_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("RUBRICATE_HOME").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    directories::ProjectDirs::from("", "", "rubricate").map(|d| d.data_dir().join("workspace"))
+    crate::core::dirs::data_dir().map(|d| d.join("workspace"))
 }
 
-fn make_folders(root: &Path) -> Result<(), WorkspaceError> {
+/// Where judge replies are cached (the folder the LLM cache is handed):
+/// `RUBRICATE_CACHE_DIR`, else the workspace's `.rubricate/cache` (the folder holding
+/// `rubricate.yaml`, found from `start`), else the user's cache folder.
+pub fn cache_dir(start: &Path) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RUBRICATE_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(config) = super::config::find_config(start)
+        && let Some(root) = config.parent()
+    {
+        return Some(root.join(".rubricate").join("cache"));
+    }
+    crate::core::dirs::cache_dir().map(|d| d.join("responses"))
+}
+
+fn make_folders(root: &Path) -> Result<(), StoreError> {
     for f in FOLDERS {
         let p = root.join(f);
-        std::fs::create_dir_all(&p).map_err(|e| io(&p, &e))?;
+        std::fs::create_dir_all(&p).map_err(|e| StoreError::io(&p, e))?;
     }
     Ok(())
 }
@@ -183,21 +171,21 @@ fn make_folders(root: &Path) -> Result<(), WorkspaceError> {
 /// dataset of 50 support answers, partial labels by one annotator, and one finished run of
 /// the deterministic rubric over the dataset. The config goes last, so
 /// a demo interrupted half-way is written again on the next start.
-pub fn create_demo(dir: &Path) -> Result<(), WorkspaceError> {
+pub fn create_demo(dir: &Path) -> Result<(), StoreError> {
     make_folders(dir)?;
     for (relative, text) in DEMO.iter().filter(|(r, _)| *r != CONFIG_FILE) {
         let path = dir.join(relative);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
         }
-        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))?;
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| StoreError::io(&path, e))?;
     }
     let config = dir.join(CONFIG_FILE);
     let text = DEMO
         .iter()
         .find(|(r, _)| *r == CONFIG_FILE)
         .map_or(NEW_CONFIG, |(_, t)| t);
-    AtomicFile::write_whole(&config, text.as_bytes()).map_err(|e| io(&config, &e))
+    AtomicFile::write_whole(&config, text.as_bytes()).map_err(|e| StoreError::io(&config, e))
 }
 
 #[cfg(test)]

@@ -46,7 +46,9 @@ impl Runtime {
         let poll = Duration::from_secs_f64(self.ws.config.judge.batch_poll.unwrap_or(DEFAULT_POLL));
         let tx = self.ui();
         let last = loop {
-            let result = super::run::step_batch(&self.ws, run_id).map(|r| BatchShown::of(&r));
+            let result = super::run::step_batch(&self.ws, run_id)
+                .map(|r| BatchShown::of(&r))
+                .map_err(|e| e.to_string());
             let done = result.as_ref().map_or(true, |s| s.finished || s.stuck);
             let msg = Msg::BatchStepped {
                 dataset,

@@ -74,7 +74,7 @@ impl Runtime {
             runs,
             Some(&crate::metrics::Bootstrap::default()),
         )
-        .map_err(|e| e.message)
+        .map_err(|e| e.to_string())
     }
 
     /// The "labels next" plan for `annotator`, and people against people once two people
@@ -107,7 +107,7 @@ impl Runtime {
             &crate::metrics::Bootstrap::default(),
         )
         .map(Arc::new)
-        .map_err(|e| e.message);
+        .map_err(|e| e.to_string());
         let people = crate::run::people::people(&self.ws, &d.path, None)
             .ok()
             .filter(|r| !r.pairs.is_empty())
@@ -133,7 +133,7 @@ impl Runtime {
                 .iter()
                 .find(|c| c.agreement.manifest.id == run_id)
                 .ok_or_else(|| format!("run {run_id} is no longer a candidate"))?;
-            crate::run::calibration::adopt(&self.ws, &cal, chosen).map_err(|e| e.message)
+            crate::run::calibration::adopt(&self.ws, &cal, chosen).map_err(|e| e.to_string())
         });
         Msg::Info(match adopted {
             Ok(a) => format!(

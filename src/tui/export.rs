@@ -35,8 +35,8 @@ pub fn export(
     format: ExportFormat,
     only: Option<&std::collections::BTreeSet<String>>,
 ) -> Result<String, String> {
-    let rec = Recording::open(&ws.runs_dir(), run_id).map_err(|e| e.message)?;
-    let rubric = rec.rubric().map_err(|e| e.message)?;
+    let rec = Recording::open(&ws.runs_dir(), run_id).map_err(|e| e.to_string())?;
+    let rubric = rec.rubric().map_err(|e| e.to_string())?;
     let columns = crate::formats::results::CsvColumns::of(rubric.as_ref().map(|r| &*r.rubric));
     let criteria = columns.criteria.clone();
     let dir = ws.path("exports");
@@ -77,7 +77,7 @@ pub fn export(
             };
             failed = written.err();
         })
-        .map_err(|e| e.message)?;
+        .map_err(|e| e.to_string())?;
     if let Some(e) = failed {
         return Err(format!("{}: {e}", path.display()));
     }

@@ -106,7 +106,7 @@ pub fn estimate(
             batch: None,
         },
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| e.to_string())?;
     let total = item_count(d).map(|n| n as u64);
     walk_estimate(
         dataset,
@@ -120,7 +120,7 @@ pub fn estimate(
         },
         progress,
     )
-    .map_err(|e| e.message)
+    .map_err(|e| e.to_string())
 }
 
 /// Starts a run (after everything validated: a rubric that does not compile starts
@@ -154,7 +154,7 @@ pub fn start(
             })?;
         let (from, cells) =
             run::regrade::unchanged_cells(&ws.runs_dir(), &earlier, &d.path, loaded, &judge)
-                .map_err(|e| e.message)?;
+                .map_err(|e| e.to_string())?;
         let _ = tx.blocking_send(Msg::Info(format!(
             "{} cells of unchanged criteria copied from run {from}; grading only the changed ones",
             cells.len()
@@ -183,7 +183,7 @@ pub fn start(
         env(ws),
         &control,
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| e.to_string())?;
     let id = launch(session, tag, d, tx)?;
     Ok((control, id))
 }
@@ -206,7 +206,7 @@ pub fn reopen(
     let runs = ws.runs_dir();
     let session =
         run::reopen_with_cost_limit(&runs, run_id, redo, env(ws), &control, true, max_cost)
-            .map_err(|e| e.message)?;
+            .map_err(|e| e.to_string())?;
     if redo.is_empty() {
         let limit =
             max_cost.map_or_else(|| "no cost limit".into(), |c| format!("cost limit ${c:.2}"));
@@ -241,7 +241,7 @@ fn launch(
         .prior_cells(1024, |cells| {
             let _ = tx.blocking_send(Msg::Preload { tag, cells });
         })
-        .map_err(|e| e.message)?;
+        .map_err(|e| e.to_string())?;
     for w in &session.warnings {
         let _ = tx.blocking_send(Msg::Info(format!("warning: {w}")));
     }
@@ -396,11 +396,15 @@ impl Runs {
 
 /// Records a batch run (after everything validated) and grades nothing yet: its steps
 /// (`run::batch::step`) send, ask and collect. Its id.
-pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Result<String, String> {
+pub fn start_batch(
+    ws: &Workspace,
+    d: &DatasetInfo,
+    spec: &RunSpec<'_>,
+) -> Result<String, run::Error> {
     if spec.changed_only {
-        return Err(
-            "re-grading only what changed is a live run: switch batches off (b) for it".into(),
-        );
+        return Err(run::Error::input(
+            "re-grading only what changed is a live run: switch batches off (b) for it",
+        ));
     }
     let judge = JudgeSettings {
         batch: true,
@@ -410,7 +414,7 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
     let session = run::start(
         NewRun {
             dataset: &d.path,
-            rubric: load(spec.rubric)?,
+            rubric: load(spec.rubric).map_err(run::Error::input)?,
             settings: RunSettings {
                 judge,
                 // As `grade` does: a chosen rubric replaces the items' own; without one,
@@ -425,22 +429,19 @@ pub fn start_batch(ws: &Workspace, d: &DatasetInfo, spec: &RunSpec<'_>) -> Resul
         },
         env(ws),
         &Control::default(),
-    )
-    .map_err(|e| e.message)?;
+    )?;
     Ok(session.run_id().unwrap_or_default().to_owned())
 }
 
 /// One step of a batch run (on the runtime, from a blocking thread).
-pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, String> {
-    let handle =
-        tokio::runtime::Handle::try_current().map_err(|_| "no runtime to ask on".to_owned())?;
-    handle
-        .block_on(run::batch::step(
-            &ws.runs_dir(),
-            run_id,
-            env(ws),
-            &Control::default(),
-            run::batch::StepOptions::default(),
-        ))
-        .map_err(|e| e.message)
+pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, run::Error> {
+    let handle = tokio::runtime::Handle::try_current()
+        .map_err(|_| run::Error::input("no runtime to ask on"))?;
+    handle.block_on(run::batch::step(
+        &ws.runs_dir(),
+        run_id,
+        env(ws),
+        &Control::default(),
+        run::batch::StepOptions::default(),
+    ))
 }

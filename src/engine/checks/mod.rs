@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub use crate::model::checks::{NAMES, canonical_name};
 use crate::model::{CheckSpec, Criterion, Item, Verdict};
 pub use args::Args;
 pub use command::CommandCheck;
@@ -137,49 +138,6 @@ impl SpecError {
             message: message.into(),
         }
     }
-}
-
-/// The built-in check names, for help and error messages.
-pub const NAMES: &[&str] = &[
-    "contains",
-    "not_contains",
-    "regex",
-    "equals",
-    "starts_with",
-    "ends_with",
-    "length",
-    "word_count",
-    "max_sentences",
-    "count",
-    "is_json",
-    "json_path",
-    "similarity",
-    "map_levels",
-    "command",
-    "rubric_coverage",
-    "rubric_independence",
-    "rubric_weights",
-    "rubric_threshold",
-    "rubric_level_order",
-    "unscorable",
-];
-
-/// Resolves `module:function` and `module.function` references to a built-in name.
-pub fn canonical_name(name: &str) -> String {
-    let short = name.rsplit([':', '.']).next().unwrap_or(name).trim();
-    let short = short.strip_prefix("check_").map_or(short, |s| s);
-    match short {
-        "criteria_coverage" | "coverage" => "rubric_coverage",
-        "criteria_independence" | "independence" => "rubric_independence",
-        "weight_distribution" => "rubric_weights",
-        "threshold" => "rubric_threshold",
-        "level_ordering" => "rubric_level_order",
-        "level_map" | "levels" => "map_levels",
-        "levenshtein" => "similarity",
-        "json_valid" | "valid_json" => "is_json",
-        other => other,
-    }
-    .to_owned()
 }
 
 /// Compiles a check for a criterion. `inner` is true inside `map_levels`, where a check

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::engine::executor::parse_verdict_text;
+use crate::model::parse_verdict_text;
 use crate::model::{Criterion, Kind, Verdict, VerdictError, find_option};
 
 /// Why a judge's reply could not be read; the repair request quotes it back to the judge.

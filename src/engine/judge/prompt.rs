@@ -6,7 +6,6 @@
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::llm::Message;
 use crate::model::{Criterion, Item, Kind, Rubric};
@@ -31,7 +30,7 @@ Reply with JSON only, exactly {\"reason\": \"…\", \"score\": <0-100>}.";
 
 /// What marks a block: `<<<SUBMISSION a1b2c3d4e5f6>>>` … `<<<END SUBMISSION a1b2c3d4e5f6>>>`.
 pub fn nonce(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes())[..6])
+    crate::core::hash::hex(&crate::core::hash::sha256(text)[..6])
 }
 
 /// Text that could pass for a marker loses its `<<<` and `>>>`.
@@ -276,15 +275,7 @@ fn item_blocks(item: &Item) -> String {
 
 /// Hex SHA-256 of a text (prompt and response hashes in invocation records).
 pub fn hash(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    crate::core::hash::sha256_hex(text)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::formats::diag::{Diagnostic, Diagnostics};
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::formats::fields::{Ctx, Fields};
 use crate::formats::node::{Node, NodeValue};
 use crate::formats::source::{SourceMap, read_validated};

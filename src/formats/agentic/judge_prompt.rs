@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use crate::formats::diag::{Diagnostic, Diagnostics};
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::formats::node::Node;
 use crate::formats::source::SourceMap;
 use crate::model::{AbstainPolicy, Criterion, Kind, Rubric, Scale, Scoring, slugify};

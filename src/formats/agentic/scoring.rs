@@ -13,7 +13,7 @@
 
 use serde_json::{Value, json};
 
-use crate::formats::diag::{Diagnostic, Diagnostics};
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::native::criterion::read_anchor_map;
 use crate::formats::node::Node;
@@ -119,7 +119,7 @@ fn read(
     };
     match crate::formats::python::summation() {
         Ok(s) => rubric.scoring.summation = s,
-        Err(m) => ctx.err(root.pos, m),
+        Err(m) => ctx.err(root.pos, m.to_string()),
     }
     if let Some(t) = f.take("thresholds") {
         read_thresholds(ctx, t, &mut rubric);
@@ -188,7 +188,7 @@ fn read_version(ctx: &mut Ctx<'_>, node: &Node, rubric: &mut Rubric, notes: &mut
 }
 
 /// The level numbers of a criterion placed on the Scorer's 0..1, and where they are written.
-type LevelSpan = (f64, f64, crate::formats::diag::Pos);
+type LevelSpan = (f64, f64, crate::core::diag::Pos);
 
 fn read_criterion(
     ctx: &mut Ctx<'_>,

@@ -10,7 +10,7 @@ use super::asserts::{asserts, criteria_of, with_graders};
 use super::walk::{Found, GraderSpec, KEY_SHARED, Walk, entries};
 use super::{AgentvFile, Expectation, THRESHOLD, scoring};
 use super::{expand, external};
-use crate::formats::diag::Diagnostics;
+use crate::core::diag::Diagnostics;
 use crate::formats::fields::{Ctx, number_of};
 use crate::formats::node::{Key, Node, NodeValue};
 use crate::formats::source::SourceMap;

@@ -145,7 +145,7 @@ pub fn settle_gates(criteria: &mut [Criterion]) {
 /// `[{score_range: [a, b], outcome}]`; integers in 0..10, no overlap, covering 0..10.
 /// Returns the ranges as anchors at their lower bounds.
 fn read_ranges(ctx: &mut Ctx<'_>, node: &Node, id: &str) -> Vec<Anchor> {
-    let mut ranges: Vec<(i64, i64, String, crate::formats::diag::Pos)> = Vec::new();
+    let mut ranges: Vec<(i64, i64, String, crate::core::diag::Pos)> = Vec::new();
     // A range already reported as malformed would only add a knock-on "missing" message.
     let mut broken = false;
     match &node.value {
@@ -276,7 +276,7 @@ fn check_cover(
     ctx: &mut Ctx<'_>,
     node: &Node,
     id: &str,
-    ranges: &[(i64, i64, String, crate::formats::diag::Pos)],
+    ranges: &[(i64, i64, String, crate::core::diag::Pos)],
 ) {
     if ranges.is_empty() {
         ctx.err(

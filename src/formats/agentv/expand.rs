@@ -6,9 +6,8 @@
 //! `{{ vars }}` rendered into the fields agentv renders.
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
-use crate::formats::diag::{Diagnostic, Pos};
+use crate::core::diag::{Diagnostic, Pos};
 use crate::formats::fields::Ctx;
 use crate::formats::node::{Key, Node, NodeValue};
 
@@ -502,12 +501,7 @@ fn prompt_file(ctx: &mut Ctx<'_>, reference: &str, at: Pos, id: Option<String>) 
 
 /// agentv's `stablePromptId`: the first 12 hex digits of SHA-256 of the value's JSON.
 fn stable_id(value: &Value) -> String {
-    let digest = Sha256::digest(value.to_string().as_bytes());
-    digest.iter().take(6).fold(String::new(), |mut out, b| {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{b:02x}");
-        out
-    })
+    crate::core::hash::hex(&crate::core::hash::sha256(value.to_string())[..6])
 }
 
 /// agentv's `safePromptId`: runs of other characters become `-`, at most 48 characters.
@@ -630,7 +624,7 @@ fn render_node(ctx: &mut Ctx<'_>, node: &Node, vars: Option<&Map<String, Value>>
             if let Some(value) = whole_var(s).and_then(|path| lookup(vars, path)) {
                 return node_of(&value, node.pos);
             }
-            match crate::engine::template::render_vars(s, vars) {
+            match crate::core::template::render_vars(s, vars) {
                 Ok(text) => Node::new(NodeValue::Str(text), node.pos),
                 Err(e) => {
                     ctx.err(

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::formats::diag::{Diagnostic, Diagnostics, Pos};
+use crate::core::diag::{Diagnostic, Diagnostics, Pos};
 use crate::formats::node::{Key, Node, NodeValue};
 
 /// The most case files one folder reference reads.

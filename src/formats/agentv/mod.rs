@@ -19,7 +19,7 @@ mod external;
 mod walk;
 mod write;
 
-use crate::formats::diag::Diagnostic;
+use crate::core::diag::Diagnostic;
 use crate::formats::source::SourceMap;
 use crate::model::{Item, Rubric};
 

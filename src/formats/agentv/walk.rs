@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::formats::diag::Diagnostic;
+use crate::core::diag::Diagnostic;
 use crate::formats::fields::{Ctx, number_of};
 use crate::formats::node::{Node, NodeValue};
 use crate::model::Criterion;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::fields::item_from_object;
 use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
-use crate::formats::diag::{Diagnostic, Diagnostics, Pos};
+use crate::core::diag::{Diagnostic, Diagnostics, Pos};
 use crate::model::Item;
 
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::formats::diag::Diagnostics;
+use crate::core::diag::Diagnostics;
 use crate::formats::native::{Dialect, read_rubric};
 use crate::formats::node::Node;
 use crate::model::{GroundTruth, GroundTruthError, Item, Rubric};

@@ -11,7 +11,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::jsonl::LineParser;
-use crate::formats::diag::Diagnostic;
+use crate::core::diag::Diagnostic;
 use crate::model::Item;
 
 const MAGIC_JSONL: &[u8; 8] = b"RBIDX001";
@@ -165,7 +165,7 @@ impl LineIndex {
         if let Some(parent) = index_path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        crate::store::AtomicFile::write_whole(index_path, &out)
+        crate::core::atomic::AtomicFile::write_whole(index_path, &out)
     }
 
     /// The saved index if valid, else a fresh one (saved for next time).
@@ -262,7 +262,7 @@ impl LineIndex {
                 Ok(false) => break,
                 Err(e) => out.push(Err(Diagnostic::at(
                     file,
-                    crate::formats::diag::Pos::new(line, 1),
+                    crate::core::diag::Pos::new(line, 1),
                     format!("not valid CSV: {e}"),
                 ))),
             }

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use super::fields::{in_rubric_lib_layout, item_from_object, kind, read_item_rubric};
 use super::jsonl::strip_position;
 use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
-use crate::formats::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
+use crate::core::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
 use crate::formats::native::{Dialect, read_rubric};
 use crate::formats::{LoadedRubric, json, read_text};
 use crate::model::{Item, Rubric};

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::fields::{in_rubric_lib_layout, item_from_object, kind, read_item_rubric};
 use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
-use crate::formats::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
+use crate::core::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
 use crate::formats::{json, text::utf8};
 use crate::model::Item;
 

@@ -12,7 +12,7 @@ pub mod write;
 use std::path::Path;
 
 use super::LoadedRubric;
-use super::diag::{Diagnostic, Diagnostics};
+use crate::core::diag::{Diagnostic, Diagnostics};
 use crate::model::Item;
 
 pub use fields::{SUBMISSION_KEYS, inherit, item_from_object, kind as kind_of, parse_ground_truth};

@@ -2,7 +2,7 @@
 
 use serde_json::Map;
 
-use crate::formats::diag::Pos;
+use crate::core::diag::Pos;
 use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::node::{Node, NodeValue};
 use crate::model::{

@@ -1,6 +1,6 @@
 //! Node tree → [`Rubric`], collecting every problem with its location.
 
-use crate::formats::diag::Diagnostics;
+use crate::core::diag::Diagnostics;
 use crate::formats::fields::{Ctx, Fields, string_of};
 use crate::formats::node::{Node, NodeValue};
 use crate::formats::source::{SourceMap, read_validated};

@@ -308,7 +308,7 @@ impl<'a> Apis<'a> {
 pub fn api_for(config: &crate::store::WorkspaceConfig, model: &str) -> Result<BatchApi, Error> {
     let spec = config
         .resolve_model(model, &|k| std::env::var(k).ok())
-        .map_err(|e| Error::input(e.to_string()))?;
+        .map_err(Error::from)?;
     BatchApi::new(
         &spec,
         config
@@ -316,5 +316,5 @@ pub fn api_for(config: &crate::store::WorkspaceConfig, model: &str) -> Result<Ba
             .max_reply_bytes
             .unwrap_or(crate::llm::DEFAULT_MAX_REPLY_BYTES),
     )
-    .map_err(|e| Error::input(e.to_string()))
+    .map_err(Error::from)
 }

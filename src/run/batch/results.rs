@@ -133,13 +133,13 @@ pub fn read(path: &Path, each: &mut dyn FnMut(&str, Answer, u64, usize)) -> Resu
 
 /// Writes answers to a results file as they come (committed by [`Writer::commit`]).
 pub struct Writer {
-    file: crate::store::AtomicFile,
+    file: crate::core::atomic::AtomicFile,
 }
 
 impl Writer {
     pub fn create(path: &Path) -> std::io::Result<Self> {
         Ok(Self {
-            file: crate::store::AtomicFile::create(path)?,
+            file: crate::core::atomic::AtomicFile::create(path)?,
         })
     }
 
@@ -202,6 +202,6 @@ mod tests {
         let path = dir.path().join("r.jsonl");
         std::fs::write(&path, "{\"id\":\"a-0\",\"text\":\"x\"}\n{\"id\":\n").unwrap();
         let e = read(&path, &mut |_, _, _, _| {}).unwrap_err();
-        assert!(e.message.contains("r.jsonl:2:"), "{e}");
+        assert!(e.to_string().contains("r.jsonl:2:"), "{e}");
     }
 }

@@ -5,8 +5,6 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::history::{self, Event};
 use super::{RegistryError, Result, Version};
 use crate::formats::native::rubric_to_yaml;
@@ -169,32 +167,12 @@ pub(super) fn lock(dir: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// Makes a folder's new or removed entries durable, where the platform allows.
-pub(super) fn sync_dir(dir: Option<&Path>) {
-    if let Some(d) = dir.filter(|d| !d.as_os_str().is_empty())
-        && let Ok(f) = File::open(d)
-    {
-        let _ = f.sync_all();
-    }
-}
-
 pub(super) fn file_time(path: &Path) -> jiff::Timestamp {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()
         .and_then(|t| jiff::Timestamp::try_from(t).ok())
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-}
-
-/// SHA-256 of a snapshot text, as lowercase hex.
-pub fn sha256_hex(text: &str) -> String {
-    use std::fmt::Write as _;
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 pub(super) fn short(hash: &str) -> &str {

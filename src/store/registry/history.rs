@@ -78,7 +78,7 @@ pub fn append(path: &Path, event: &Event) -> io::Result<()> {
     let mut line = serde_json::to_string(event).map_err(io::Error::other)?;
     line.push('\n');
     let created = !path.exists();
-    let mut f = crate::store::open_no_follow(
+    let mut f = crate::core::atomic::open_no_follow(
         path,
         OpenOptions::new().read(true).append(true).create(true),
     )?;
@@ -86,7 +86,7 @@ pub fn append(path: &Path, event: &Event) -> io::Result<()> {
     f.write_all(line.as_bytes())?;
     f.sync_data()?;
     if created {
-        super::files::sync_dir(path.parent());
+        crate::core::atomic::sync_dir(path.parent());
     }
     Ok(())
 }

@@ -1,3 +1,4 @@
+use crate::core::hash::sha256_hex;
 use std::io::Write as _;
 
 use super::*;

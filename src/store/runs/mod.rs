@@ -3,6 +3,7 @@
 //! A run cut at any byte (kill -9, power loss) is read back without its torn last line and
 //! resumed by grading exactly the cells the journal lacks.
 
+use crate::store::StoreError;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader};
@@ -19,7 +20,7 @@ pub use batches::{BATCHES, BatchRecord, BatchStage, OtherBatch};
 pub use stream::{CellStream, ItemCells};
 pub use writer::RunWriter;
 
-use super::AtomicFile;
+use crate::core::atomic::AtomicFile;
 use crate::model::CriterionResult;
 
 pub const MANIFEST: &str = "manifest.json";
@@ -160,31 +161,6 @@ struct Header {
     rubric_hash: String,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        /// The cause, kept (its kind tells a full disk from a refused permission).
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Corrupt(String),
-    #[error("no run '{0}' in this workspace; `rubricate runs list` shows them")]
-    NotFound(String),
-    #[error("run {0} is being written by another process (it holds {1})")]
-    Busy(String, String),
-}
-
-fn io(path: &Path, e: &std::io::Error) -> RunError {
-    RunError::Io {
-        path: path.display().to_string(),
-        // Borrowed where it is seen: the same kind and message, owned here.
-        source: std::io::Error::new(e.kind(), e.to_string()),
-    }
-}
-
 /// A new run id: the start time, sortable, and four random hex digits.
 pub fn new_run_id() -> String {
     let now = jiff::Zoned::now();
@@ -197,32 +173,8 @@ pub fn new_run_id() -> String {
 }
 
 /// SHA-256 hex of a file, read in chunks.
-pub fn file_hash(path: &Path) -> Result<String, RunError> {
-    use sha2::{Digest, Sha256};
-    let mut f = File::open(path).map_err(|e| io(path, &e))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| io(path, &e))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(hex(&h.finalize()))
-}
-
-pub fn text_hash(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    hex(&Sha256::digest(text.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+pub fn file_hash(path: &Path) -> Result<String, StoreError> {
+    crate::core::hash::sha256_file_hex(path).map_err(|e| StoreError::io(path, e))
 }
 
 /// A run's folder.
@@ -237,14 +189,14 @@ impl RunDir {
     }
 
     /// Finds a run by id or by a unique prefix of it.
-    pub fn find(runs: &Path, id: &str) -> Result<Self, RunError> {
-        crate::store::names::check("run id", id).map_err(|e| RunError::Corrupt(e.to_string()))?;
+    pub fn find(runs: &Path, id: &str) -> Result<Self, StoreError> {
+        crate::store::names::check("run id", id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let exact = runs.join(id);
         if exact.join(MANIFEST).is_file() {
             return Ok(Self { dir: exact });
         }
         let matches: Vec<PathBuf> = std::fs::read_dir(runs)
-            .map_err(|e| io(runs, &e))?
+            .map_err(|e| StoreError::io(runs, e))?
             .filter_map(Result::ok)
             .map(|e| e.path())
             .filter(|p| {
@@ -255,8 +207,8 @@ impl RunDir {
             .collect();
         match matches.as_slice() {
             [one] => Ok(Self { dir: one.clone() }),
-            [] => Err(RunError::NotFound(id.to_owned())),
-            _ => Err(RunError::Corrupt(format!(
+            [] => Err(StoreError::RunNotFound(id.to_owned())),
+            _ => Err(StoreError::Corrupt(format!(
                 "'{id}' matches {} runs; give more of the id",
                 matches.len()
             ))),
@@ -273,32 +225,32 @@ impl RunDir {
 
     /// Replaces the manifest, under its own lock: every writer of it holds the lock, so a
     /// temporary file of it found then was left by a writer that died — it is removed.
-    pub fn write_manifest(&self, m: &Manifest) -> Result<(), RunError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, &e))?;
+    pub fn write_manifest(&self, m: &Manifest) -> Result<(), StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
         let path = self.manifest_path();
         let text = serde_json::to_string_pretty(m)
-            .map_err(|e| RunError::Corrupt(format!("cannot write the manifest: {e}")))?;
+            .map_err(|e| StoreError::Corrupt(format!("cannot write the manifest: {e}")))?;
         let lock_path = self.dir.join(MANIFEST_LOCK);
-        let lock = crate::store::open_no_follow(
+        let lock = crate::core::atomic::open_no_follow(
             &lock_path,
             OpenOptions::new().create(true).truncate(false).write(true),
         )
-        .map_err(|e| io(&lock_path, &e))?;
-        lock.lock().map_err(|e| io(&lock_path, &e))?;
+        .map_err(|e| StoreError::io(&lock_path, e))?;
+        lock.lock().map_err(|e| StoreError::io(&lock_path, e))?;
         let prefix = format!(".{MANIFEST}.");
         crate::core::stale::remove_temps_older_than(
             &self.dir,
             |n| crate::core::stale::is_temp(n, &prefix),
             std::time::Duration::ZERO,
         );
-        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| io(&path, &e))
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| StoreError::io(&path, e))
     }
 
-    pub fn read_manifest(&self) -> Result<Manifest, RunError> {
+    pub fn read_manifest(&self) -> Result<Manifest, StoreError> {
         let path = self.manifest_path();
-        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, &e))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;
         let m: Manifest = serde_json::from_str(&text).map_err(|e| {
-            RunError::Corrupt(format!(
+            StoreError::Corrupt(format!(
                 "{}:{}:{}: the run manifest is damaged ({e}); the run cannot be read or resumed",
                 path.display(),
                 e.line(),
@@ -311,7 +263,7 @@ impl RunDir {
             .file_name()
             .is_none_or(|n| n.to_string_lossy() != m.id)
         {
-            return Err(RunError::Corrupt(format!(
+            return Err(StoreError::Corrupt(format!(
                 "{}: its id '{}' is not its folder's name; the run cannot be read or resumed",
                 path.display(),
                 m.id.escape_debug()
@@ -321,32 +273,32 @@ impl RunDir {
     }
 
     /// Takes the run's lock (one writer at a time), held while the returned file lives.
-    pub fn lock(&self) -> Result<File, RunError> {
+    pub fn lock(&self) -> Result<File, StoreError> {
         self.lock_named(LOCK)
     }
 
     /// Takes the run's batch lock (one process submits and polls at a time).
-    pub fn batch_lock(&self) -> Result<File, RunError> {
+    pub fn batch_lock(&self) -> Result<File, StoreError> {
         self.lock_named(BATCH_LOCK)
     }
 
-    fn lock_named(&self, name: &str) -> Result<File, RunError> {
+    fn lock_named(&self, name: &str) -> Result<File, StoreError> {
         let path = self.dir.join(name);
-        let f = crate::store::open_no_follow(
+        let f = crate::core::atomic::open_no_follow(
             &path,
             OpenOptions::new().create(true).truncate(false).write(true),
         )
-        .map_err(|e| io(&path, &e))?;
+        .map_err(|e| StoreError::io(&path, e))?;
         match f.try_lock() {
             Ok(()) => Ok(f),
-            Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::RunBusy(
                 self.dir
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default(),
                 path.display().to_string(),
             )),
-            Err(std::fs::TryLockError::Error(e)) => Err(io(&path, &e)),
+            Err(std::fs::TryLockError::Error(e)) => Err(StoreError::io(&path, e)),
         }
     }
 
@@ -354,12 +306,12 @@ impl RunDir {
     /// wins); a torn last line is ignored. Returns the cells and the byte length of the valid part.
     ///
     /// Holds every cell in memory: readers of whole runs use [`RunDir::stream_cells`].
-    pub fn read_cells(&self, m: &Manifest) -> Result<(Cells, u64), RunError> {
+    pub fn read_cells(&self, m: &Manifest) -> Result<(Cells, u64), StoreError> {
         let path = self.results_path();
         let file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((BTreeMap::new(), 0)),
-            Err(e) => return Err(io(&path, &e)),
+            Err(e) => return Err(StoreError::io(&path, e)),
         };
         let mut reader = BufReader::new(file);
         let mut cells = BTreeMap::new();
@@ -370,7 +322,7 @@ impl RunDir {
             line.clear();
             let n = reader
                 .read_until(b'\n', &mut line)
-                .map_err(|e| io(&path, &e))?;
+                .map_err(|e| StoreError::io(&path, e))?;
             if n == 0 {
                 break;
             }
@@ -392,15 +344,15 @@ impl RunDir {
 }
 
 /// Checks a journal's first line against the run's manifest.
-fn check_header(line: &[u8], path: &Path, m: &Manifest) -> Result<(), RunError> {
+fn check_header(line: &[u8], path: &Path, m: &Manifest) -> Result<(), StoreError> {
     let h: Header = serde_json::from_slice(line).map_err(|e| {
-        RunError::Corrupt(format!(
+        StoreError::Corrupt(format!(
             "{}:1: not a results journal header ({e})",
             path.display()
         ))
     })?;
     if h.rubric_hash != m.rubric_hash || h.run != m.id {
-        return Err(RunError::Corrupt(format!(
+        return Err(StoreError::Corrupt(format!(
             "{}:1: these results belong to run {} with rubric hash {}…, not to run {} with rubric {}@{} (hash {}…); the results file is from another run or rubric version",
             path.display(),
             h.run,
@@ -415,12 +367,12 @@ fn check_header(line: &[u8], path: &Path, m: &Manifest) -> Result<(), RunError> 
 }
 
 /// One journal line (number `number`) as a cell.
-fn parse_cell(line: &[u8], path: &Path, number: usize) -> Result<Cell, RunError> {
+fn parse_cell(line: &[u8], path: &Path, number: usize) -> Result<Cell, StoreError> {
     serde_json::from_slice(line).map_err(|e| not_a_result(path, number, &e))
 }
 
-fn not_a_result(path: &Path, number: usize, e: &serde_json::Error) -> RunError {
-    RunError::Corrupt(format!(
+fn not_a_result(path: &Path, number: usize, e: &serde_json::Error) -> StoreError {
+    StoreError::Corrupt(format!(
         "{}:{number}: not a result line ({e}); the results file is damaged",
         path.display()
     ))
@@ -485,7 +437,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Every run's manifest, oldest first (by start time); damaged ones are returned as errors, last.
-pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, RunError>> {
+pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, StoreError>> {
     let Ok(entries) = std::fs::read_dir(runs) else {
         return Vec::new();
     };
@@ -495,7 +447,7 @@ pub fn list_runs(runs: &Path) -> Vec<Result<Manifest, RunError>> {
         .filter(|p| p.join(MANIFEST).is_file())
         .collect();
     dirs.sort();
-    let mut all: Vec<Result<Manifest, RunError>> = dirs
+    let mut all: Vec<Result<Manifest, StoreError>> = dirs
         .into_iter()
         .map(|dir| RunDir { dir }.read_manifest())
         .collect();

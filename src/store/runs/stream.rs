@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{Cell, Manifest, RunDir, RunError, check_header, io, not_a_result, parse_cell};
+use super::{Cell, Manifest, RunDir, check_header, not_a_result, parse_cell};
+use crate::store::StoreError;
 
 impl RunDir {
     /// Streams the journal item by item, in item (dataset) order, each item with its
@@ -26,18 +27,22 @@ impl RunDir {
     /// Errors are those of `read_cells`, with the same messages; a line that is not a
     /// result at all is reported before the stream starts, any other damage when the
     /// stream reaches it.
-    pub fn stream_cells(&self, m: &Manifest) -> Result<CellStream, RunError> {
+    pub fn stream_cells(&self, m: &Manifest) -> Result<CellStream, StoreError> {
         self.stream_cells_with(m, MAX_CURSORS)
     }
 
-    fn stream_cells_with(&self, m: &Manifest, max_cursors: usize) -> Result<CellStream, RunError> {
+    fn stream_cells_with(
+        &self,
+        m: &Manifest,
+        max_cursors: usize,
+    ) -> Result<CellStream, StoreError> {
         let path = self.results_path();
         let file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(CellStream::empty(path));
             }
-            Err(e) => return Err(io(&path, &e)),
+            Err(e) => return Err(StoreError::io(&path, e)),
         };
         let (segments, valid) = scan(file, &path, m)?;
         let mut by_size: Vec<usize> = (0..segments.len()).collect();
@@ -60,17 +65,17 @@ impl RunDir {
                 continue;
             }
             if sweep.is_none() {
-                let f = File::open(&stream.path).map_err(|e| io(&stream.path, &e))?;
+                let f = File::open(&stream.path).map_err(|e| StoreError::io(&stream.path, e))?;
                 sweep = Some((BufReader::with_capacity(64 * 1024, f), 0));
             }
             let Some((reader, at)) = sweep.as_mut() else {
                 continue;
             };
             let skip = i64::try_from(segment.offset - *at)
-                .map_err(|_| RunError::Corrupt("the results file is too large".into()))?;
+                .map_err(|_| StoreError::Corrupt("the results file is too large".into()))?;
             reader
                 .seek_relative(skip)
-                .map_err(|e| io(&stream.path, &e))?;
+                .map_err(|e| StoreError::io(&stream.path, e))?;
             *at = segment.offset;
             let mut buf = Vec::new();
             for number in segment.line..segment.line + segment.lines {
@@ -140,7 +145,7 @@ impl CellStream {
 }
 
 impl Iterator for CellStream {
-    type Item = Result<ItemCells, RunError>;
+    type Item = Result<ItemCells, StoreError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.ended {
@@ -198,10 +203,10 @@ struct Cursor {
 }
 
 impl Cursor {
-    fn open(path: &Path, segment: usize, s: Segment) -> Result<Self, RunError> {
-        let mut file = File::open(path).map_err(|e| io(path, &e))?;
+    fn open(path: &Path, segment: usize, s: Segment) -> Result<Self, StoreError> {
+        let mut file = File::open(path).map_err(|e| StoreError::io(path, e))?;
         file.seek(SeekFrom::Start(s.offset))
-            .map_err(|e| io(path, &e))?;
+            .map_err(|e| StoreError::io(path, e))?;
         Ok(Self {
             segment,
             reader: BufReader::with_capacity(64 * 1024, file),
@@ -213,7 +218,7 @@ impl Cursor {
     }
 
     /// Reads the segment's next cell into `next` (`None` at its end).
-    fn advance(&mut self, path: &Path) -> Result<(), RunError> {
+    fn advance(&mut self, path: &Path) -> Result<(), StoreError> {
         self.next = None;
         if self.left == 0 {
             return Ok(());
@@ -233,11 +238,13 @@ fn read_cell(
     buf: &mut Vec<u8>,
     path: &Path,
     number: usize,
-) -> Result<(Cell, usize), RunError> {
+) -> Result<(Cell, usize), StoreError> {
     buf.clear();
-    let n = reader.read_until(b'\n', buf).map_err(|e| io(path, &e))?;
+    let n = reader
+        .read_until(b'\n', buf)
+        .map_err(|e| StoreError::io(path, e))?;
     if n == 0 || buf.last() != Some(&b'\n') {
-        return Err(RunError::Corrupt(format!(
+        return Err(StoreError::Corrupt(format!(
             "{}:{number}: the results file was cut while it was read",
             path.display()
         )));
@@ -247,7 +254,7 @@ fn read_cell(
 
 /// The first pass over a journal: checks its header and every line's item, and returns
 /// its segments and the byte length of its valid part (a torn last line is left out).
-fn scan(file: File, path: &Path, m: &Manifest) -> Result<(Vec<Segment>, u64), RunError> {
+fn scan(file: File, path: &Path, m: &Manifest) -> Result<(Vec<Segment>, u64), StoreError> {
     /// All the first pass needs of a line (the rest is read by the stream).
     #[derive(Deserialize)]
     struct Probe {
@@ -263,7 +270,7 @@ fn scan(file: File, path: &Path, m: &Manifest) -> Result<(Vec<Segment>, u64), Ru
         line.clear();
         let n = reader
             .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, &e))?;
+            .map_err(|e| StoreError::io(path, e))?;
         if n == 0 {
             break;
         }

@@ -7,8 +7,9 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::{Cell, Header, Manifest, RunDir, RunError, SYNC_EVERY, io};
+use super::{Cell, Header, Manifest, RunDir, SYNC_EVERY};
 use crate::model::CriterionResult;
+use crate::store::StoreError;
 
 /// Appends cells to a run's journal: flushed to the OS per item, synced every
 /// [`SYNC_EVERY`] and at the end. Holds the run's lock.
@@ -54,37 +55,38 @@ impl Throttle {
 
 impl RunWriter {
     /// Starts the journal of a new run (after its manifest is written).
-    pub fn create(run: &RunDir, m: &Manifest) -> Result<Self, RunError> {
+    pub fn create(run: &RunDir, m: &Manifest) -> Result<Self, StoreError> {
         let lock = run.lock()?;
         let path = run.results_path();
-        let mut file = crate::store::open_no_follow(
+        let mut file = crate::core::atomic::open_no_follow(
             &path,
             OpenOptions::new().create(true).truncate(true).write(true),
         )
-        .map_err(|e| io(&path, &e))?;
+        .map_err(|e| StoreError::io(&path, e))?;
         let header = serde_json::to_string(&Header {
             run: m.id.clone(),
             rubric_hash: m.rubric_hash.clone(),
         })
-        .map_err(|e| RunError::Corrupt(e.to_string()))?;
-        writeln!(file, "{header}").map_err(|e| io(&path, &e))?;
-        file.sync_all().map_err(|e| io(&path, &e))?;
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        writeln!(file, "{header}").map_err(|e| StoreError::io(&path, e))?;
+        file.sync_all().map_err(|e| StoreError::io(&path, e))?;
         Ok(Self::wrap(file, path, lock))
     }
 
     /// Reopens a journal to resume it: the torn tail (past `valid` bytes) is cut first, so
     /// new lines never follow half a line.
-    pub fn reopen(run: &RunDir, m: &Manifest, valid: u64) -> Result<Self, RunError> {
+    pub fn reopen(run: &RunDir, m: &Manifest, valid: u64) -> Result<Self, StoreError> {
         let lock = run.lock()?;
         let path = run.results_path();
         if valid == 0 {
             drop(lock);
             return Self::create(run, m);
         }
-        let mut file = crate::store::open_no_follow(&path, OpenOptions::new().write(true))
-            .map_err(|e| io(&path, &e))?;
-        file.set_len(valid).map_err(|e| io(&path, &e))?;
-        file.seek(SeekFrom::End(0)).map_err(|e| io(&path, &e))?;
+        let mut file = crate::core::atomic::open_no_follow(&path, OpenOptions::new().write(true))
+            .map_err(|e| StoreError::io(&path, e))?;
+        file.set_len(valid).map_err(|e| StoreError::io(&path, e))?;
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| StoreError::io(&path, e))?;
         Ok(Self::wrap(file, path, lock))
     }
 
@@ -104,7 +106,7 @@ impl RunWriter {
         item: usize,
         item_id: &str,
         results: &[CriterionResult],
-    ) -> Result<(), RunError> {
+    ) -> Result<(), StoreError> {
         let mut bytes = 0;
         for r in results {
             let cell = Cell {
@@ -113,11 +115,13 @@ impl RunWriter {
                 result: r.clone(),
             };
             let line =
-                serde_json::to_string(&cell).map_err(|e| RunError::Corrupt(e.to_string()))?;
-            writeln!(self.file, "{line}").map_err(|e| io(&self.path, &e))?;
+                serde_json::to_string(&cell).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            writeln!(self.file, "{line}").map_err(|e| StoreError::io(&self.path, e))?;
             bytes += line.len() + 1;
         }
-        self.file.flush().map_err(|e| io(&self.path, &e))?;
+        self.file
+            .flush()
+            .map_err(|e| StoreError::io(&self.path, e))?;
         if let Some(t) = self.throttle.as_mut() {
             t.pace(bytes);
         }
@@ -125,17 +129,19 @@ impl RunWriter {
             self.file
                 .get_ref()
                 .sync_data()
-                .map_err(|e| io(&self.path, &e))?;
+                .map_err(|e| StoreError::io(&self.path, e))?;
             self.last_sync = Instant::now();
         }
         Ok(())
     }
 
-    pub fn finish(mut self) -> Result<(), RunError> {
-        self.file.flush().map_err(|e| io(&self.path, &e))?;
+    pub fn finish(mut self) -> Result<(), StoreError> {
+        self.file
+            .flush()
+            .map_err(|e| StoreError::io(&self.path, e))?;
         self.file
             .get_ref()
             .sync_all()
-            .map_err(|e| io(&self.path, &e))
+            .map_err(|e| StoreError::io(&self.path, e))
     }
 }

@@ -89,12 +89,7 @@ impl AtomicFile {
                 let temp = temp.into_inner().map_err(io::IntoInnerError::into_error)?;
                 temp.as_file().sync_all()?;
                 temp.persist(&path).map_err(|e| e.error)?;
-                if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    // Persist the rename itself; not every platform lets a directory be opened.
-                    if let Ok(d) = File::open(dir) {
-                        let _ = d.sync_all();
-                    }
-                }
+                sync_dir(path.parent());
                 Ok(())
             }
         }
@@ -150,6 +145,16 @@ pub fn open_no_follow(path: &Path, options: &OpenOptions) -> io::Result<File> {
         ));
     }
     options.open(path)
+}
+
+/// Makes a folder's new, renamed or removed entries durable (a rename is only kept across a
+/// crash once its folder is synced). Best effort: not every platform lets a folder be opened.
+pub fn sync_dir(dir: Option<&Path>) {
+    if let Some(d) = dir.filter(|d| !d.as_os_str().is_empty())
+        && let Ok(f) = File::open(d)
+    {
+        let _ = f.sync_all();
+    }
 }
 
 // An uncommitted file is abandoned when dropped: the temporary file is removed (by
