@@ -158,8 +158,7 @@ fn restore() {
 
 /// Logs go to `<state dir>/rubricate.log` (`RUBRICATE_LOG` sets the level).
 fn start_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
-    let dir = directories::ProjectDirs::from("", "", "rubricate")
-        .map(|d| d.state_dir().unwrap_or(d.cache_dir()).to_path_buf())?;
+    let dir = crate::core::dirs::state_dir()?;
     std::fs::create_dir_all(&dir).ok()?;
     let (writer, guard) =
         tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "rubricate.log"));
