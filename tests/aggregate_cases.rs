@@ -1,16 +1,22 @@
 //! Table tests pinning every public acceptance case of `design/SCORING.md` (metrics
-//! excepted), plus the aggregation knobs, reconciliation, ensembles and feedback text.
+//! excepted), plus the aggregation knobs, reconciliation and feedback text
+//! (ensembles: `ensemble_cases.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/scoring.rs"]
+mod scoring;
+
 use rubricate::engine::aggregate::{
-    Aggregate, EnsembleRule, Input, OptionRule, Outcome, aggregate, aggregate_results,
-    ensemble_binary, ensemble_options, holistic, inputs_for, reaches, reconcile_double_pass,
+    Aggregate, Input, Outcome, aggregate, aggregate_results, holistic, inputs_for, reaches,
+    reconcile_double_pass,
 };
 use rubricate::engine::feedback::summary;
 use rubricate::model::{
     AbstainPolicy, AggregateMode, Criterion, CriterionResult, ErrorPolicy, Failure, FailureKind,
-    Gate, Kind, Level, MethodKind, OptionChoice, OptionScale, Rubric, Scale, Scoring, Verdict,
+    Gate, Kind, Level, MethodKind, OptionScale, Rubric, Scale, Scoring, Verdict,
 };
+
+use scoring::{na, option, verdict};
 
 const TOL: f64 = 1e-6;
 
@@ -28,16 +34,6 @@ fn assert_close(actual: Option<f64>, expected: f64, what: &str) {
         close(actual, expected),
         "{what}: expected {expected}, got {actual}"
     );
-}
-
-/// `M` = MET, `U` = UNMET, `A` = `CANNOT_ASSESS`.
-fn verdict(code: char) -> Verdict {
-    match code {
-        'M' => Verdict::Met,
-        'U' => Verdict::Unmet,
-        'A' => Verdict::CannotAssess,
-        other => panic!("unknown verdict code {other}"),
-    }
 }
 
 fn verdicts(codes: &str) -> Vec<Verdict> {
@@ -429,22 +425,6 @@ fn scale_values_are_linear_and_clamped() {
     assert_eq!(dims.value_of(&Verdict::Score(5.0)), Ok(Some(1.0)));
     assert!(dims.value_of(&Verdict::Score(f64::NAN)).is_err());
     assert_eq!(dims.value_of(&Verdict::CannotAssess), Ok(None));
-}
-
-fn option(label: &str, value: f64) -> OptionChoice {
-    OptionChoice {
-        label: label.into(),
-        value,
-        na: false,
-    }
-}
-
-fn na(label: &str) -> OptionChoice {
-    OptionChoice {
-        label: label.into(),
-        value: 0.0,
-        na: true,
-    }
 }
 
 #[test]
@@ -978,261 +958,6 @@ fn reversed_double_pass_all_combinations() {
             );
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// binary ensembles
-
-fn votes(codes: &str) -> Vec<(Verdict, f64)> {
-    verdicts(codes).into_iter().map(|v| (v, 1.0)).collect()
-}
-
-#[track_caller]
-fn assert_ensemble(
-    weight: f64,
-    votes: &[(Verdict, f64)],
-    rule: EnsembleRule,
-    expected: char,
-    agreement: Option<f64>,
-) {
-    let (v, a) = ensemble_binary(weight, votes, rule);
-    assert_eq!(v, verdict(expected), "{rule:?} w={weight} {votes:?}");
-    if let Some(expected_agreement) = agreement {
-        assert!(
-            close(a, expected_agreement),
-            "{rule:?} w={weight} {votes:?}: agreement {a}, expected {expected_agreement}"
-        );
-    }
-}
-
-#[test]
-fn majority_ensemble() {
-    use EnsembleRule::Majority;
-    assert_eq!(EnsembleRule::default(), Majority);
-    assert_ensemble(1.0, &votes("MMU"), Majority, 'M', Some(2.0 / 3.0));
-    assert_ensemble(1.0, &votes("UUM"), Majority, 'U', Some(2.0 / 3.0));
-    assert_ensemble(-1.0, &votes("UUM"), Majority, 'U', Some(2.0 / 3.0));
-    assert_ensemble(1.0, &votes("MMM"), Majority, 'M', Some(1.0));
-    // ties go to the worst case for the sign
-    assert_ensemble(1.0, &votes("MU"), Majority, 'U', Some(0.5));
-    assert_ensemble(0.0, &votes("MU"), Majority, 'U', Some(0.5));
-    assert_ensemble(-1.0, &votes("MU"), Majority, 'M', Some(0.5));
-    // abstaining votes are set aside (M beats U 2–1 despite 3 abstentions) …
-    assert_ensemble(1.0, &votes("MMUAAA"), Majority, 'M', None);
-    // … so a 1–1 with an abstention is still a tie
-    assert_ensemble(1.0, &votes("MUA"), Majority, 'U', None);
-    assert_ensemble(-1.0, &votes("MUA"), Majority, 'M', None);
-    // all abstain → abstain
-    assert_ensemble(1.0, &votes("AAA"), Majority, 'A', Some(1.0));
-    assert_ensemble(-1.0, &votes("A"), Majority, 'A', Some(1.0));
-    assert_ensemble(1.0, &[], Majority, 'A', None);
-}
-
-#[test]
-fn agreement_is_the_share_of_votes_equal_to_the_verdict() {
-    // Reading pinned here: the share is over all votes cast, abstentions included.
-    assert_ensemble(1.0, &votes("MMUA"), EnsembleRule::Majority, 'M', Some(0.5));
-    assert_ensemble(
-        1.0,
-        &votes("MAA"),
-        EnsembleRule::Majority,
-        'M',
-        Some(1.0 / 3.0),
-    );
-}
-
-#[test]
-fn weighted_ensemble() {
-    use EnsembleRule::Weighted;
-    let v = |code: char, w: f64| (verdict(code), w);
-    // the weights decide, not the count
-    let heavy_met = [v('M', 1.0), v('U', 0.4), v('U', 0.4)];
-    assert_ensemble(1.0, &heavy_met, Weighted, 'M', None);
-    assert_ensemble(1.0, &heavy_met, EnsembleRule::Majority, 'U', None);
-    let heavy_unmet = [v('M', 1.0), v('M', 1.0), v('U', 3.0)];
-    assert_ensemble(-1.0, &heavy_unmet, Weighted, 'U', None);
-    // weighted ties go to the worst case for the sign
-    let tie = [v('M', 2.0), v('U', 1.0), v('U', 1.0)];
-    assert_ensemble(1.0, &tie, Weighted, 'U', None);
-    assert_ensemble(-1.0, &tie, Weighted, 'M', None);
-    // abstentions carry no weight
-    let with_abstain = [v('M', 1.0), v('A', 5.0), v('U', 0.5)];
-    assert_ensemble(1.0, &with_abstain, Weighted, 'M', None);
-    assert_ensemble(1.0, &[v('A', 2.0), v('A', 1.0)], Weighted, 'A', None);
-}
-
-#[test]
-fn unanimous_ensemble() {
-    use EnsembleRule::Unanimous;
-    assert_ensemble(1.0, &votes("MMM"), Unanimous, 'M', Some(1.0));
-    assert_ensemble(1.0, &votes("MMU"), Unanimous, 'U', Some(1.0 / 3.0));
-    assert_ensemble(-1.0, &votes("MMU"), Unanimous, 'U', Some(1.0 / 3.0));
-    assert_ensemble(1.0, &votes("MMA"), Unanimous, 'M', Some(2.0 / 3.0));
-    assert_ensemble(1.0, &votes("UA"), Unanimous, 'U', Some(0.5));
-    assert_ensemble(1.0, &votes("AA"), Unanimous, 'A', Some(1.0));
-}
-
-#[test]
-fn any_ensemble() {
-    use EnsembleRule::Any;
-    assert_ensemble(1.0, &votes("UUM"), Any, 'M', Some(1.0 / 3.0));
-    assert_ensemble(-1.0, &votes("UUM"), Any, 'M', Some(1.0 / 3.0));
-    assert_ensemble(1.0, &votes("UUU"), Any, 'U', Some(1.0));
-    assert_ensemble(1.0, &votes("UA"), Any, 'U', Some(0.5));
-    assert_ensemble(1.0, &votes("AMA"), Any, 'M', Some(1.0 / 3.0));
-    assert_ensemble(1.0, &votes("AA"), Any, 'A', Some(1.0));
-}
-
-// ---------------------------------------------------------------------------------------
-// options ensembles
-
-fn quality_options() -> Vec<OptionChoice> {
-    vec![
-        option("Poor", 0.0),
-        option("Fair", 0.5),
-        option("Good", 1.0),
-        na("N/A"),
-    ]
-}
-
-fn labels(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| (*s).to_owned()).collect()
-}
-
-#[track_caller]
-fn assert_options(
-    weight: f64,
-    options: &[OptionChoice],
-    vote_labels: &[&str],
-    rule: OptionRule,
-    expected: Option<&str>,
-    agreement: f64,
-) {
-    let (label, a) = ensemble_options(weight, options, &labels(vote_labels), rule);
-    assert_eq!(
-        label.as_deref(),
-        expected,
-        "{rule:?} w={weight} {vote_labels:?}"
-    );
-    assert!(
-        close(a, agreement),
-        "{rule:?} w={weight} {vote_labels:?}: agreement {a}, expected {agreement}"
-    );
-}
-
-#[test]
-fn options_ensemble_rules() {
-    use OptionRule::{Max, Mean, Median, Min, Mode};
-    let o = quality_options();
-    assert_eq!(OptionRule::default(), Mean);
-    let three = ["Good", "Fair", "Fair"];
-    // mean 2/3 snaps to Fair (0.5), not Good (1.0)
-    assert_options(1.0, &o, &three, Mean, Some("Fair"), 2.0 / 3.0);
-    assert_options(1.0, &o, &three, Median, Some("Fair"), 2.0 / 3.0);
-    assert_options(1.0, &o, &three, Mode, Some("Fair"), 2.0 / 3.0);
-    assert_options(1.0, &o, &three, Min, Some("Fair"), 2.0 / 3.0);
-    assert_options(1.0, &o, &three, Max, Some("Good"), 1.0 / 3.0);
-
-    let split = ["Good", "Poor"];
-    // mean and median 0.5 land on Fair exactly
-    assert_options(1.0, &o, &split, Mean, Some("Fair"), 0.0);
-    assert_options(1.0, &o, &split, Median, Some("Fair"), 0.0);
-    // a mode tie goes to the worse option for the sign
-    assert_options(1.0, &o, &split, Mode, Some("Poor"), 0.5);
-    assert_options(-1.0, &o, &split, Mode, Some("Good"), 0.5);
-    assert_options(1.0, &o, &split, Min, Some("Poor"), 0.5);
-    assert_options(1.0, &o, &split, Max, Some("Good"), 0.5);
-
-    // median of an odd count
-    assert_options(
-        1.0,
-        &o,
-        &["Poor", "Good", "Good"],
-        Median,
-        Some("Good"),
-        2.0 / 3.0,
-    );
-    // mode with a clear winner
-    assert_options(
-        -1.0,
-        &o,
-        &["Poor", "Poor", "Good"],
-        Mode,
-        Some("Poor"),
-        2.0 / 3.0,
-    );
-}
-
-#[test]
-fn options_snap_to_the_nearest_non_na_option_ties_to_the_worse() {
-    use OptionRule::{Mean, Median};
-    let two = vec![option("Bad", 0.0), na("Unsure"), option("Great", 1.0)];
-    // 0.5 is equidistant: the worse for the sign wins
-    assert_options(1.0, &two, &["Great", "Bad"], Mean, Some("Bad"), 0.5);
-    assert_options(0.0, &two, &["Great", "Bad"], Mean, Some("Bad"), 0.5);
-    assert_options(-1.0, &two, &["Great", "Bad"], Mean, Some("Great"), 0.5);
-    assert_options(1.0, &two, &["Great", "Bad"], Median, Some("Bad"), 0.5);
-    assert_options(-1.0, &two, &["Great", "Bad"], Median, Some("Great"), 0.5);
-
-    // NA votes are set aside: mean of (1, 0.5) = 0.75 is a tie between Fair and Good
-    let o = quality_options();
-    assert_options(
-        1.0,
-        &o,
-        &["Good", "N/A", "Fair"],
-        Mean,
-        Some("Fair"),
-        1.0 / 3.0,
-    );
-    assert_options(
-        -1.0,
-        &o,
-        &["Good", "N/A", "Fair"],
-        Mean,
-        Some("Good"),
-        1.0 / 3.0,
-    );
-
-    // snapping is to the nearest option, not to the one below
-    let uneven = vec![option("Low", 0.0), option("Mid", 0.4), option("High", 1.0)];
-    assert_options(1.0, &uneven, &["Low", "High"], Mean, Some("Mid"), 0.0);
-    assert_options(
-        1.0,
-        &uneven,
-        &["Mid", "High", "High"],
-        Mean,
-        Some("High"),
-        2.0 / 3.0,
-    );
-
-    // labels are matched trimmed and case-insensitively
-    assert_options(
-        1.0,
-        &o,
-        &[" good", "GOOD ", "fair"],
-        OptionRule::Mode,
-        Some("Good"),
-        2.0 / 3.0,
-    );
-}
-
-#[test]
-fn options_ensemble_all_abstain() {
-    let o = quality_options();
-    for rule in [
-        OptionRule::Mean,
-        OptionRule::Median,
-        OptionRule::Mode,
-        OptionRule::Min,
-        OptionRule::Max,
-    ] {
-        let (label, _) = ensemble_options(1.0, &o, &labels(&["N/A", "n/a"]), rule);
-        assert_eq!(label, None, "{rule:?}");
-        let (label, _) = ensemble_options(1.0, &o, &[], rule);
-        assert_eq!(label, None, "{rule:?}");
-    }
-    let (_, agreement) = ensemble_options(1.0, &o, &labels(&["N/A", "n/a"]), OptionRule::Mean);
-    assert!(close(agreement, 1.0));
 }
 
 // ---------------------------------------------------------------------------------------
