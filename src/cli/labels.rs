@@ -391,7 +391,7 @@ fn label_op(
 }
 
 /// A verdict as a label stores it: the word, label or level id; a number for scales.
-pub fn verdict_json(v: &Verdict) -> Value {
+fn verdict_json(v: &Verdict) -> Value {
     v.label_value()
 }
 

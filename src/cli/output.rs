@@ -311,7 +311,7 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
     }
 }
 
-pub fn xml_escape(s: &str) -> String {
+fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

@@ -139,7 +139,7 @@ pub fn reaches(score: f64, threshold: f64) -> bool {
 }
 
 /// raw / P when there is positive weight; 1 + raw / N for all-negative rubrics; else 0.
-pub fn normalize_points(raw: f64, positive: f64, negative: f64) -> f64 {
+fn normalize_points(raw: f64, positive: f64, negative: f64) -> f64 {
     if positive > 0.0 {
         (raw / positive).clamp(0.0, 1.0)
     } else if negative > 0.0 {

@@ -481,7 +481,7 @@ pub async fn score_criterion(
 }
 
 /// A MET/UNMET from a check, on a graded criterion, becomes its best/worst answer.
-pub fn fit_verdict(c: &Criterion, v: Verdict) -> Verdict {
+fn fit_verdict(c: &Criterion, v: Verdict) -> Verdict {
     let best = |met: bool| match &c.kind {
         Kind::Binary => None,
         Kind::Levels(levels) => {

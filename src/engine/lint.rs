@@ -286,7 +286,7 @@ fn best_with_gates(rubric: &Rubric) -> Option<f64> {
 }
 
 /// Splits "X and Y" where both sides look like separate checks (three words or more each).
-pub fn double_barrelled(requirement: &str) -> Option<(String, String)> {
+fn double_barrelled(requirement: &str) -> Option<(String, String)> {
     let lower = requirement.to_lowercase();
     for joiner in [" and also ", " as well as ", " and "] {
         if let Some(at) = lower.find(joiner) {

@@ -39,7 +39,7 @@ pub fn score_ground_truth(
 }
 
 /// Scores given verdicts (one per criterion; `None` = not given, an abstention).
-pub fn score_verdicts(
+fn score_verdicts(
     rubric: &Rubric,
     item: &Item,
     verdicts: &[Option<Verdict>],

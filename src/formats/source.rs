@@ -19,7 +19,7 @@ pub fn read_validated(
 }
 
 /// [`read_validated`] for a document several rubrics share (their maps point into it).
-pub fn read_validated_in(
+fn read_validated_in(
     file: &str,
     root: &Arc<Node>,
     read: impl FnOnce(&mut Ctx<'_>, &mut Vec<String>) -> Option<Rubric>,

@@ -225,7 +225,7 @@ impl Client {
         Ok(client)
     }
 
-    pub fn with_provider(
+    fn with_provider(
         id: &str,
         model: &str,
         provider: Arc<dyn Provider>,

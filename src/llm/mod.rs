@@ -180,7 +180,7 @@ pub enum LlmError {
 }
 
 /// `4 MiB`, `512 KiB`, `1000 bytes`.
-pub fn human_bytes(n: usize) -> String {
+fn human_bytes(n: usize) -> String {
     const KIB: usize = 1024;
     const MIB: usize = 1024 * 1024;
     if n >= MIB && n.is_multiple_of(MIB) {

@@ -167,7 +167,7 @@ pub fn spearman(pairs: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// 1-based ranks, ties sharing the mean of the ranks they span.
-pub fn average_ranks(values: &[f64]) -> Vec<f64> {
+fn average_ranks(values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| key(values[a]).total_cmp(&key(values[b])));
     let mut ranks = vec![0.0; values.len()];

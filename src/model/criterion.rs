@@ -44,10 +44,6 @@ impl Criterion {
         }
     }
 
-    pub fn is_penalty(&self) -> bool {
-        self.weight < 0.0
-    }
-
     /// The `min_score` a required criterion must reach: MET for binary criteria, else
     /// any value above zero, unless the rubric says otherwise.
     pub fn gate(&self) -> Gate {

@@ -100,13 +100,6 @@ impl Rubric {
         }
         names
     }
-
-    /// True when any criterion needs an LLM judge.
-    pub fn needs_judge(&self) -> bool {
-        self.criteria
-            .iter()
-            .any(|c| c.method.kind() == super::MethodKind::Judge)
-    }
 }
 
 /// How criterion values become one score (SCORING.md "Aggregation").
@@ -157,6 +150,7 @@ pub enum Summation {
 impl Summation {
     pub const NAMES: &'static [&'static str] = &["sequential", "compensated"];
 
+    /// serde's `skip_serializing_if` (which passes a reference): the default is not written.
     pub fn is_sequential(&self) -> bool {
         *self == Self::Sequential
     }

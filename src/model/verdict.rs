@@ -1,7 +1,6 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{Criterion, Kind, MethodKind, VerdictError};
 
@@ -36,14 +35,6 @@ impl Verdict {
             "UNMET" | "NOT_MET" => Some(Verdict::Unmet),
             "CANNOT_ASSESS" => Some(Verdict::CannotAssess),
             _ => None,
-        }
-    }
-
-    /// The plain JSON form used in CLI output: a string, or a number for scales.
-    pub fn to_plain(&self) -> Value {
-        match self {
-            Verdict::Score(x) => serde_json::json!(x),
-            other => Value::String(other.to_string()),
         }
     }
 }

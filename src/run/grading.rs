@@ -103,7 +103,7 @@ pub struct Ended {
 /// Items a run holds at once between reading and delivering them: four times the items
 /// graded at once, so one slow item (the one the rest wait for, to keep input order) does
 /// not idle the others, and at least 16 quick batches, so grading never waits on the window.
-pub fn in_flight_items(concurrency: usize) -> usize {
+fn in_flight_items(concurrency: usize) -> usize {
     (concurrency.max(1) * 4).max(crate::engine::executor::QUICK_BATCH * 16)
 }
 

@@ -170,7 +170,7 @@ impl Recording {
     }
 
     /// Which cells the journal holds, and the length of its valid part.
-    pub fn done_cells(&self) -> Result<(CellSet, u64), Error> {
+    fn done_cells(&self) -> Result<(CellSet, u64), Error> {
         let mut stream = self.stream()?;
         let mut done = CellSet::new();
         for group in &mut stream {

@@ -37,7 +37,7 @@ impl Status {
     }
 
     /// The moves the review flow allows.
-    pub fn can_move_to(self, to: Status) -> bool {
+    fn can_move_to(self, to: Status) -> bool {
         use Status::{Approved, Draft, InReview, NeedsRevision, PendingReview, Rejected};
         matches!(
             (self, to),
@@ -134,7 +134,7 @@ impl Artifact {
     }
 
     /// SHA-256 of the content as a rubric grades it: what "revised" is measured by.
-    pub fn content_hash(&self) -> String {
+    fn content_hash(&self) -> String {
         crate::core::hash::sha256_hex(self.submission())
     }
 

@@ -30,7 +30,7 @@ struct Trusted {
 
 /// Where trusts are kept: `$XDG_CONFIG_HOME/rubricate/trusted.json` (or the platform's
 /// config folder); `None` when the platform has none.
-pub fn trust_file() -> Option<PathBuf> {
+fn trust_file() -> Option<PathBuf> {
     crate::core::dirs::config_dir().map(|d| d.join("trusted.json"))
 }
 

@@ -137,7 +137,7 @@ impl Workspace {
 }
 
 /// `RUBRICATE_HOME`, else the user's data folder (`directories`).
-pub fn default_dir() -> Option<PathBuf> {
+fn default_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("RUBRICATE_HOME").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }

@@ -35,7 +35,7 @@ pub fn similarity(args: &mut Args<'_>, inner: bool) -> Result<Box<dyn Check>, Sp
 }
 
 /// 1 − distance / longer length; two empty texts are identical.
-pub fn normalized_similarity(a: &str, b: &str) -> f64 {
+fn normalized_similarity(a: &str, b: &str) -> f64 {
     let longer = a.chars().count().max(b.chars().count());
     if longer == 0 {
         return 1.0;

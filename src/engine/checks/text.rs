@@ -328,7 +328,7 @@ pub fn max_sentences(args: &mut Args<'_>) -> Result<Box<dyn Check>, SpecError> {
 }
 
 /// Sentences end at `.`, `!` or `?` followed by white space or the end of the text.
-pub fn sentence_count(text: &str) -> usize {
+fn sentence_count(text: &str) -> usize {
     let mut count = 0;
     let mut in_sentence = false;
     let mut chars = text.chars().peekable();

@@ -8,14 +8,7 @@ use std::fmt::Write as _;
 use super::aggregate::Aggregate;
 use crate::model::{Criterion, CriterionResult, FeedbackStyle, Kind, Rubric, Verdict};
 
-/// One line for one criterion: `Clarity: excellent (score: 1.00)`.
-pub fn criterion_feedback(c: &Criterion, r: Option<&CriterionResult>) -> String {
-    let mut out = String::new();
-    write_criterion_feedback(&mut out, c, r);
-    out
-}
-
-/// [`criterion_feedback`], written onto `out` (the summary's lines, without a string each).
+/// One line for one criterion, written onto `out`: `Clarity: excellent (score: 1.00)`.
 fn write_criterion_feedback(out: &mut String, c: &Criterion, r: Option<&CriterionResult>) {
     out.push_str(&c.name);
     match r.map(|r| (&r.failure, &r.verdict, r.value)) {

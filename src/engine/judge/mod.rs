@@ -236,11 +236,6 @@ impl Panel {
         self
     }
 
-    /// Every distinct judge of the panel.
-    pub fn all_judges(&self) -> impl Iterator<Item = &Arc<Judge>> {
-        self.judges.iter().chain(self.by_model.values())
-    }
-
     /// The judges of one criterion: its own model's, else the ensemble.
     fn voters(&self, c: &Criterion) -> Result<Vec<Arc<Judge>>, Failure> {
         match &c.method {

@@ -77,7 +77,7 @@ pub fn read_reply(c: &Criterion, text: &str) -> Result<(String, Verdict), ReplyE
 }
 
 /// The whole text as JSON, else a fenced `json` code block, else the first balanced `{…}`.
-pub fn json_object(text: &str) -> Option<Value> {
+fn json_object(text: &str) -> Option<Value> {
     let t = text.trim();
     if let Ok(v @ Value::Object(_)) = serde_json::from_str(t) {
         return Some(v);
@@ -114,7 +114,7 @@ pub fn json_object(text: &str) -> Option<Value> {
 }
 
 /// A verdict value from a reply, checked against the criterion.
-pub fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, VerdictError> {
+fn verdict_of(c: &Criterion, raw: &Value) -> Result<Verdict, VerdictError> {
     let verdict = match (raw, &c.kind) {
         (Value::Number(n), Kind::Scale(_)) => Verdict::Score(n.as_f64().unwrap_or(f64::NAN)),
         (Value::Bool(b), Kind::Binary) => {

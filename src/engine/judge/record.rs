@@ -220,7 +220,7 @@ pub fn merge(parts: &[&Invocation], strategy: &str) -> Option<Invocation> {
 /// The probability of a JSON reply's verdict, read from its tokens: the first token of the
 /// value after `"verdict":` (where `MET` and `UNMET`, or one score and another, part). `None`
 /// without tokens, or when the reply has no verdict key.
-pub fn verdict_confidence(tokens: &[(String, f64)]) -> Option<f64> {
+fn verdict_confidence(tokens: &[(String, f64)]) -> Option<f64> {
     if tokens.is_empty() {
         return None;
     }

@@ -52,7 +52,7 @@ pub fn item_json(item: &Item, shared: Option<&Rubric>, style: RubricStyle) -> Va
     Value::Object(m)
 }
 
-pub fn ground_truth_json(gt: &GroundTruth) -> Value {
+fn ground_truth_json(gt: &GroundTruth) -> Value {
     match gt {
         GroundTruth::ByPosition(v) => Value::Array(v.clone()),
         GroundTruth::ById(pairs) => Value::Object(pairs.iter().cloned().collect()),

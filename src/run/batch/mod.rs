@@ -58,7 +58,7 @@ impl Report {
     }
 
     /// Requests in those batches.
-    pub fn requests_in_flight(&self) -> usize {
+    fn requests_in_flight(&self) -> usize {
         self.batches
             .iter()
             .filter(|b| b.in_flight())
@@ -305,7 +305,7 @@ impl<'a> Apis<'a> {
 }
 
 /// The batch API of a judge model.
-pub fn api_for(config: &crate::store::WorkspaceConfig, model: &str) -> Result<BatchApi, Error> {
+fn api_for(config: &crate::store::WorkspaceConfig, model: &str) -> Result<BatchApi, Error> {
     let spec = config
         .resolve_model(model, &|k| std::env::var(k).ok())
         .map_err(Error::from)?;
