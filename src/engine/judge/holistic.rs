@@ -2,7 +2,7 @@
 
 use super::record::{Record, Reply, unreadable};
 use super::{Judge, parse, prompt};
-use crate::llm::{ChatRequest, IfUnreadable, Message, OnPiece, Reading};
+use crate::llm::{ChatRequest, IfUnreadable, OnPiece, Reading};
 use crate::model::{Failure, Invocation, Item, Rubric};
 
 /// A holistic answer: the score out of 100 (or why there is none), the reason, the record.
@@ -27,8 +27,7 @@ pub async fn judge(
     on_piece: Option<OnPiece<'_>>,
 ) -> Holistic {
     let mut request = first_request(judge, rubric, item, sample);
-    let mut messages = request.messages.clone();
-    let mut record = Record::new(judge, "holistic", &messages);
+    let mut record = Record::new(judge, "holistic", &request.messages);
     let done = |record: &Record, outcome: Result<(String, f64), Failure>, response: &str| {
         let (score, reason) = match outcome {
             Ok((reason, x)) => (Ok(x), reason),
@@ -52,19 +51,15 @@ pub async fn judge(
         Ok(Reply::Unreadable { text, problem }) => (text, problem),
         Err(f) => return done(&record, Err(f), ""),
     };
-    messages.push(Message::assistant(parse::quote_reply(&first)));
-    messages.push(Message::user(format!(
-        "Your reply could not be read: {}. Reply again with JSON only: {{\"reason\": \"…\", \"score\": <a number from 0 to 100>}}",
-        parse::short(&problem)
-    )));
-    request.messages = messages;
+    let form = ": {\"reason\": \"…\", \"score\": <a number from 0 to 100>}";
+    let problem = parse::short(&problem);
     match record
-        .call(
+        .repair(
             judge,
-            &request,
+            &mut request,
             on_piece,
-            " (repair request)",
-            IfUnreadable::Return,
+            &first,
+            ("Your reply", &problem, form),
             read,
         )
         .await

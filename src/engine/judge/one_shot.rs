@@ -7,7 +7,7 @@ use super::per_criterion::option_order;
 use super::record::{Record, Reply, merge, share_usage, unreadable};
 use super::{Judge, parse, prompt};
 use crate::engine::aggregate::reconcile_double_pass;
-use crate::llm::{IfUnreadable, Message, OnPiece, Reading};
+use crate::llm::{IfUnreadable, OnPiece, Reading};
 use crate::model::{Criterion, CriterionResult, Item, Kind, Rubric, Verdict};
 
 /// Judges `criteria` in one call; results come back in the order given. With `reversed`
@@ -28,9 +28,8 @@ pub async fn judge(
         mut request,
     } = plan;
     let schema_of = |which: &[usize]| schema(criteria, &formats, which);
-    let mut messages = request.messages.clone();
     let strategy = if reversed { "double_pass" } else { "one_shot" };
-    let mut record = Record::new(judge, strategy, &messages);
+    let mut record = Record::new(judge, strategy, &request.messages);
     let in_order: Vec<&Criterion> = shown.iter().map(|&i| criteria[i]).collect();
     // A reply with nothing readable is sent again like a failed request; one that answers
     // some criteria goes straight to the repair for the rest.
@@ -69,22 +68,19 @@ pub async fn judge(
                 )
             })
             .collect();
-        messages.push(Message::assistant(parse::quote_reply(&first)));
-        messages.push(Message::user(format!(
-            "Part of your reply could not be read: {}. Reply again with JSON only, for these criteria only: {}. Form: {{\"<id>\": {{\"reason\": \"…\", \"verdict\": …}}}}",
-            list.join("; "),
+        let form = format!(
+            ", for these criteria only: {}. Form: {{\"<id>\": {{\"reason\": \"…\", \"verdict\": …}}}}",
             ids.join(", ")
-        )));
-        request.messages = messages;
+        );
         request.schema = Some(schema_of(&missing));
         let asked: Vec<&Criterion> = missing.iter().map(|&i| criteria[i]).collect();
         let repaired = record
-            .call(
+            .repair(
                 judge,
-                &request,
+                &mut request,
                 on_piece,
-                " (repair request)",
-                IfUnreadable::Return,
+                &first,
+                ("Part of your reply", &list.join("; "), &form),
                 |text| reading(&asked, text),
             )
             .await;

@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 
 use super::record::{Record, Reply, unreadable};
 use super::{Judge, parse, prompt};
-use crate::llm::{ChatRequest, IfUnreadable, Message, OnPiece, Reading};
+use crate::llm::{ChatRequest, IfUnreadable, OnPiece, Reading};
 use crate::model::{Criterion, CriterionResult, Failure, Item, Kind, Method, MethodKind, Rubric};
 
 /// Judges one criterion of one item (sample `sample` of it). Never panics; every problem is
@@ -25,8 +25,7 @@ pub async fn judge(
         Ok(r) => r,
         Err(f) => return CriterionResult::failed(&c.id, MethodKind::Judge, f),
     };
-    let mut messages = request.messages.clone();
-    let mut record = Record::new(judge, "per_criterion", &messages);
+    let mut record = Record::new(judge, "per_criterion", &request.messages);
     let read = |text: &str| match parse::read_reply(c, text) {
         Ok(answer) => Reading::Accepted(answer),
         Err(problem) => Reading::Rejected(problem.to_string()),
@@ -43,19 +42,15 @@ pub async fn judge(
         Ok(Reply::Unreadable { text, problem }) => (text, problem),
         Err(f) => return record.fail(c, f),
     };
-    messages.push(Message::assistant(parse::quote_reply(&first)));
-    messages.push(Message::user(format!(
-        "Your reply could not be read: {}. Reply again with JSON only: {{\"reason\": \"…\", \"verdict\": …}}, where {answer}",
-        parse::short(&problem)
-    )));
-    request.messages = messages;
+    let form = format!(": {{\"reason\": \"…\", \"verdict\": …}}, where {answer}");
+    let problem = parse::short(&problem);
     match record
-        .call(
+        .repair(
             judge,
-            &request,
+            &mut request,
             on_piece,
-            " (repair request)",
-            IfUnreadable::Return,
+            &first,
+            ("Your reply", &problem, &form),
             read,
         )
         .await

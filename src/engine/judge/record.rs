@@ -95,6 +95,35 @@ impl Record {
         }
     }
 
+    /// The one repair request: `request` goes again with the unreadable reply quoted back
+    /// and a user turn saying `{what} could not be read: {problems}. Reply again with JSON
+    /// only{form}`; its reply is the last word (an unreadable one is returned, not retried).
+    pub async fn repair<T: Send>(
+        &mut self,
+        judge: &Judge,
+        request: &mut ChatRequest,
+        on_piece: Option<OnPiece<'_>>,
+        unreadable: &str,
+        (what, problems, form): (&str, &str, &str),
+        read: impl Fn(&str) -> Reading<T> + Send + Sync,
+    ) -> Result<Reply<T>, Failure> {
+        request
+            .messages
+            .push(Message::assistant(parse::quote_reply(unreadable)));
+        request.messages.push(Message::user(format!(
+            "{what} could not be read: {problems}. Reply again with JSON only{form}"
+        )));
+        self.call(
+            judge,
+            request,
+            on_piece,
+            " (repair request)",
+            IfUnreadable::Return,
+            read,
+        )
+        .await
+    }
+
     fn count(&mut self, done: &Completion) {
         self.usage.input_tokens += done.response.input_tokens;
         self.usage.output_tokens += done.response.output_tokens;
