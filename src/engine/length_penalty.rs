@@ -29,7 +29,7 @@ pub fn penalty(cfg: &LengthPenalty, text: &str) -> f64 {
     if count >= cfg.max_cap {
         return cfg.penalty_at_cap;
     }
-    #[allow(clippy::cast_precision_loss)]
+    #[allow(clippy::cast_precision_loss)] // word and token counts are far below 2^52
     let frac = (count - cfg.free_budget) as f64 / (cfg.max_cap - cfg.free_budget) as f64;
     cfg.penalty_at_cap * frac.powf(cfg.exponent)
 }

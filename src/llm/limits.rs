@@ -238,7 +238,7 @@ impl Pacer {
             return;
         }
         if let Ok(mut s) = self.state.lock() {
-            #[allow(clippy::cast_precision_loss)]
+            #[allow(clippy::cast_precision_loss)] // token counts are far below 2^52
             let back = (reserved - used) as f64;
             s.tokens = (s.tokens + back).min(self.capacity);
         }

@@ -65,7 +65,7 @@ impl Assignment {
             clippy::cast_possible_truncation,
             clippy::cast_sign_loss,
             clippy::cast_precision_loss
-        )]
+        )] // a share in [0, 1] of a count far below 2^52: the result is in 0..=len
         let shared_count = ((overlap * ids.len() as f64).round() as usize).min(ids.len());
         let mut load = vec![0usize; people.len()];
         let mut owners: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];

@@ -174,7 +174,7 @@ fn binary_verdict(c: &Criterion, counted: &[(&Ballot, f64)], rule: Rule) -> Verd
     let (yes, no) = match rule {
         Rule::Majority => {
             let yes = counted.iter().filter(|(b, _)| met(b)).count();
-            #[allow(clippy::cast_precision_loss)]
+            #[allow(clippy::cast_precision_loss)] // vote counts are small
             (yes as f64, (counted.len() - yes) as f64)
         }
         Rule::Weighted => counted.iter().fold((0.0, 0.0), |(y, n), (b, _)| {

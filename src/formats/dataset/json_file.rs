@@ -111,7 +111,7 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // one item's text, its place in the file and the dataset's field names
 fn read_item(
     file: &str,
     text: &str,
