@@ -223,7 +223,7 @@ fn native_rubrics_keep_what_each_format_holds_and_say_what_it_cannot() {
         .rubric;
     let native = import_text(
         "n.yaml",
-        &rubricate::formats::native::rubric_to_yaml(&r),
+        &rubricate::formats::native::rubric_to_yaml(&r).unwrap(),
         "n",
         Path::new("."),
         Some(Format::Native),

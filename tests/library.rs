@@ -186,7 +186,7 @@ fn written_rubrics_validate_and_read_back_equal() {
             errors.join("\n")
         );
 
-        let yaml = rubric_to_yaml(original);
+        let yaml = rubric_to_yaml(original).unwrap();
         let again = parse_rubric_text("roundtrip.yaml", &yaml, "roundtrip", Path::new("."), None)
             .unwrap_or_else(|d| panic!("{}: the written YAML does not load:\n{d}\n{yaml}", l.file));
         assert_eq!(

@@ -82,7 +82,9 @@ fn convert_file(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, Cl
             )));
         }
         return Ok(Exported {
-            text: syntax.render(&serde_json::Value::Array(list)),
+            text: syntax
+                .render(&serde_json::Value::Array(list))
+                .map_err(|e| CliError::input(format!("{}: {e}", i.file)))?,
             lost: Vec::new(),
             syntax,
         });
@@ -101,7 +103,9 @@ fn convert_file(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, Cl
             let rubrics: Vec<_> = i.rubrics.iter().map(|r| (*r.rubric).clone()).collect();
             let (value, lost) = dataknobs::write(&rubrics);
             Ok(Exported {
-                text: syntax.render(&value),
+                text: syntax
+                    .render(&value)
+                    .map_err(|e| CliError::input(format!("{}: {e}", i.file)))?,
                 lost,
                 syntax,
             })
@@ -157,7 +161,9 @@ fn dataset(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, CliErro
                 lost = crate::formats::autorubric::write(&r.rubric).1;
             }
             Ok(Exported {
-                text: syntax.render(&dataset_json(&header, &i.items, style)),
+                text: syntax
+                    .render(&dataset_json(&header, &i.items, style))
+                    .map_err(|e| CliError::input(format!("{}: {e}", i.file)))?,
                 lost,
                 syntax,
             })
@@ -167,7 +173,9 @@ fn dataset(i: &Imported, to: Format, syntax: Syntax) -> Result<Exported, CliErro
             let r = shared.unwrap_or_else(|| crate::model::Rubric::new("cases", Vec::new()));
             let (value, lost) = agentv::write(&r, &i.items);
             Ok(Exported {
-                text: Syntax::Yaml.render(&value),
+                text: Syntax::Yaml
+                    .render(&value)
+                    .map_err(|e| CliError::input(format!("{}: {e}", i.file)))?,
                 lost,
                 syntax: Syntax::Yaml,
             })

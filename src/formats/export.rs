@@ -32,16 +32,32 @@ impl Syntax {
         if json { Syntax::Json } else { Syntax::Yaml }
     }
 
-    pub fn render(self, value: &Value) -> String {
+    /// The document's text; an error (never an empty document) when it cannot be written.
+    pub fn render(self, value: &Value) -> Result<String, RenderError> {
         match self {
-            Syntax::Json => {
-                let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
-                s.push('\n');
-                s
-            }
-            Syntax::Yaml => yaml_serde::to_string(value).unwrap_or_default(),
+            Syntax::Json => serde_json::to_string_pretty(value)
+                .map(|mut s| {
+                    s.push('\n');
+                    s
+                })
+                .map_err(|e| RenderError {
+                    syntax: "JSON",
+                    message: e.to_string(),
+                }),
+            Syntax::Yaml => yaml_serde::to_string(value).map_err(|e| RenderError {
+                syntax: "YAML",
+                message: e.to_string(),
+            }),
         }
     }
+}
+
+/// A document that could not be written as text (nothing is written in its place).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("could not write it as {syntax}: {message}")]
+pub struct RenderError {
+    syntax: &'static str,
+    message: String,
 }
 
 /// Why a format cannot hold a rubric at all (what it can hold in part is listed as lost).
@@ -49,6 +65,8 @@ impl Syntax {
 pub enum ExportError {
     #[error("{format} scoring rubrics need positive weights; this rubric has none")]
     NoPositiveWeights { format: &'static str },
+    #[error(transparent)]
+    Render(#[from] RenderError),
 }
 
 /// Writes one rubric in `to`'s format; an error says why the format cannot hold it at all.
@@ -68,7 +86,7 @@ pub fn export_rubric(rubric: &Rubric, to: Format, syntax: Syntax) -> Result<Expo
         syntax
     };
     Ok(Exported {
-        text: syntax.render(&value),
+        text: syntax.render(&value)?,
         lost,
         syntax,
     })

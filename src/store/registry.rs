@@ -108,6 +108,8 @@ pub enum RegistryError {
         id: String,
         diagnostics: Diagnostics,
     },
+    #[error("rubric '{id}' cannot be saved: {why}")]
+    Unwritable { id: String, why: String },
 }
 
 type Result<T> = std::result::Result<T, RegistryError>;
@@ -433,7 +435,7 @@ impl Registry {
             let cur_text = read_snapshot_text(id, &dir, cur)?;
             let mut probe = rubric.clone();
             probe.version.clone_from(cur);
-            if rubric_to_yaml(&probe) == cur_text {
+            if rubric_to_yaml(&probe).is_ok_and(|text| text == cur_text) {
                 return Err(RegistryError::Unchanged {
                     id: id.to_owned(),
                     version: rubric.version.clone(),

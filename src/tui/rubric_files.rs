@@ -283,14 +283,13 @@ pub fn diff(ws: &Workspace, id: &str, back: usize) -> Msg {
 /// back and lints it. Every edit is on disk at once: nothing is lost to a crash.
 pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric, seq: u64) -> Msg {
     let draft = draft_path(ws, path);
-    let written = draft
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| {
-            crate::store::AtomicFile::write_whole(
-                &draft,
-                crate::formats::native::rubric_to_yaml(rubric).as_bytes(),
-            )
+    let written = crate::formats::native::rubric_to_yaml(rubric)
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(|text| {
+            draft
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::store::AtomicFile::write_whole(&draft, text.as_bytes()))
         });
     let view = load(ws, path, Some(&draft));
     Msg::RubricLoaded {

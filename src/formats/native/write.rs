@@ -44,8 +44,9 @@ pub fn rubric_to_json(rubric: &Rubric) -> Value {
     Value::Object(m)
 }
 
-pub fn rubric_to_yaml(rubric: &Rubric) -> String {
-    yaml_serde::to_string(&rubric_to_json(rubric)).unwrap_or_default()
+/// The rubric as native YAML; an error (never an empty document) when it cannot be written.
+pub fn rubric_to_yaml(rubric: &Rubric) -> Result<String, crate::formats::export::RenderError> {
+    crate::formats::export::Syntax::Yaml.render(&rubric_to_json(rubric))
 }
 
 fn scoring_json(s: &Scoring) -> Value {
