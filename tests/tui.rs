@@ -980,9 +980,9 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
             .contains("export the items listed")
     );
     ui.press([key('j')]);
-    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
     let view = ui.app.results.items.clone().unwrap();
-    let listed = rubricate::tui::results::item_rows(&run, &view, Some("reset-link")).len();
+    // The positions a pass over the run kept; the export wrote those items.
+    let listed = view.rows.as_ref().expect("a filtered list").len();
     assert!(listed < 50);
     let said = ui.app.message.clone().unwrap();
     assert!(
@@ -2337,10 +2337,12 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
     // What the journal holds, read by the run engine (the UI holds only a compact index).
     let mut truth = std::collections::HashMap::new();
+    let mut at = std::collections::HashMap::new();
     let runs_dir = ui.app_workspace_runs();
     rubricate::run::record::Recording::open(&runs_dir, &run.manifest.id)
         .unwrap()
-        .replay(|_, e| {
+        .replay(|position, e| {
+            at.insert(position, e.target_id.clone());
             let cell = e.results.iter().find(|x| x.criterion_id == "reset-link");
             let failed = e.results.iter().any(|x| x.failure.is_some());
             truth.insert(
@@ -2354,12 +2356,13 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
         })
         .unwrap();
     assert_eq!(truth.len(), run.len());
+    // The ids of the items listed: the list holds dataset positions (none while unfiltered).
     let shown = |ui: &Ui| {
         let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
         let view = ui.app.results.items.clone().unwrap();
-        rubricate::tui::results::item_rows(&run, &view, Some("reset-link"))
-            .into_iter()
-            .map(str::to_owned)
+        assert_eq!(view.filtering, None, "the pass answered");
+        (0..view.row_count(&run))
+            .map(|k| at[&view.position(&run, k).unwrap()].clone())
             .collect::<Vec<_>>()
     };
     assert_eq!(shown(&ui).len(), run.len(), "every item, in dataset order");
@@ -2374,18 +2377,18 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let verdict = view.verdict.clone().expect("a verdict filter");
     let rows = shown(&ui);
     assert!(!rows.is_empty() && rows.len() < run.len());
-    // The list the view draws was worked out in update, for this filter.
-    let cached: Vec<&str> = ui
-        .app
-        .results
-        .items
-        .as_ref()
-        .unwrap()
-        .rows
-        .iter()
-        .map(|&i| run.id(i))
-        .collect();
-    assert_eq!(cached, rows);
+    // The list was worked out by a pass over the run in the runtime: positions only.
+    assert_eq!(
+        ui.app
+            .results
+            .items
+            .as_ref()
+            .unwrap()
+            .rows
+            .as_ref()
+            .map(Vec::len),
+        Some(rows.len())
+    );
     for id in &rows {
         assert_eq!(truth[id].0.as_deref(), Some(verdict.as_str()));
     }
@@ -2479,9 +2482,10 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     ]);
     let a = ui.app.results.compare.as_ref().expect("an earlier run");
     assert_eq!(a.manifest.id, old);
-    // The changed items were worked out in update, not left to every frame.
-    assert_eq!(ui.app.results.moved.len(), 1);
-    assert_eq!(ui.app.results.moved[0].0, "q01");
+    // The changed items were worked out by a pass over both runs, not left to every frame.
+    let moved = &ui.app.shown_comparison().expect("the comparison").moved;
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0].0, "q01");
     let screen = ui.screen();
     assert!(
         screen.contains("1 items changed; regressions first"),
