@@ -9,6 +9,8 @@ use rubricate::tui::app::{App, Effect, Msg, Pane};
 use rubricate::tui::effects::Runtime;
 use rubricate::tui::{build, render_text, settle};
 
+#[path = "support/later_run.rs"]
+mod later_run;
 #[path = "support/levels.rs"]
 mod levels;
 
@@ -2447,31 +2449,9 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     );
     // A later run of the same dataset where q01 lost the reset link (a required gate).
     let runs = std::path::Path::new(&ui.root).join("runs");
-    let old = "20261122-141552-3353";
+    let old = later_run::DEMO_RUN;
     let new = "20261122-160000-beef";
-    std::fs::create_dir_all(runs.join(new)).unwrap();
-    let manifest = std::fs::read_to_string(runs.join(old).join("manifest.json"))
-        .unwrap()
-        .replace(old, new);
-    std::fs::write(runs.join(new).join("manifest.json"), manifest).unwrap();
-    let journal: Vec<String> = std::fs::read_to_string(runs.join(old).join("results.jsonl"))
-        .unwrap()
-        .replace(old, new)
-        .lines()
-        .map(|l| {
-            if l.contains("\"item_id\":\"q01\"") && l.contains("\"criterion_id\":\"reset-link\"") {
-                l.replace("\"verdict\":\"MET\"", "\"verdict\":\"UNMET\"")
-                    .replace("\"value\":1.0", "\"value\":0.0")
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect();
-    std::fs::write(
-        runs.join(new).join("results.jsonl"),
-        journal.join("\n") + "\n",
-    )
-    .unwrap();
+    later_run::later_run(&runs, new, later_run::q01_loses_the_reset_link);
     // Reopen the dataset so the latest run is the new one, then compare with the one before.
     ui.press([
         key('D'),
@@ -2483,9 +2463,38 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     let a = ui.app.results.compare.as_ref().expect("an earlier run");
     assert_eq!(a.manifest.id, old);
     // The changed items were worked out by a pass over both runs, not left to every frame.
-    let moved = &ui.app.shown_comparison().expect("the comparison").moved;
+    let moved = ui
+        .app
+        .shown_comparison()
+        .expect("the comparison")
+        .moved
+        .clone();
     assert_eq!(moved.len(), 1);
     assert_eq!(moved[0].0, "q01");
+    // An answer for two other runs (a comparison asked for before the sides moved) is not
+    // what the screen shows.
+    let other = rubricate::tui::run_scan::Comparison {
+        a: "elsewhere-a".into(),
+        b: "elsewhere-b".into(),
+        moved: vec![("q09".into(), -1.0, true, 8)],
+        ..Default::default()
+    };
+    ui.press([Msg::Compared {
+        a: other.a.clone(),
+        b: other.b.clone(),
+        result: Ok(std::sync::Arc::new(other)),
+    }]);
+    assert_eq!(
+        ui.app.shown_comparison().map(|c| c.moved.clone()),
+        Some(moved.clone())
+    );
+    assert!(!ui.screen().contains("q09"));
+    // Side A read again (`]`: the newest earlier run) is compared again, the same.
+    ui.press([key(']')]);
+    assert_eq!(
+        ui.app.shown_comparison().map(|c| c.moved.clone()),
+        Some(moved)
+    );
     let screen = ui.screen();
     assert!(
         screen.contains("1 items changed; regressions first"),
@@ -3071,4 +3080,73 @@ fn an_untrusted_config_is_said_at_start_with_what_to_run() {
         said.starts_with(&format!("run `rubricate trust {}`", dir.path().display())),
         "{said}"
     );
+}
+
+/// The tag of the item list's pass among effects.
+fn filter_pass(effects: &[Effect]) -> Option<u64> {
+    effects.iter().find_map(|e| match e {
+        Effect::FilterRunItems { tag, .. } => Some(*tag),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('R'), key('i')]);
+    // Unfiltered, the list is the run's items in order: a count, no pass, no positions.
+    let view = ui.app.results.items.clone().unwrap();
+    assert_eq!((view.rows.clone(), view.filtering), (None, None));
+    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    assert_eq!(view.row_count(&run), 50);
+    // v asks the runtime for the matches; until they come, nothing is listed, and says so.
+    let effects = ui.app.update(key('v'));
+    let first = filter_pass(&effects).expect("a pass for the verdict filter");
+    assert!(
+        ui.screen()
+            .contains("reading the run for the items the filter keeps"),
+        "{}",
+        ui.screen()
+    );
+    // The first pass answers only after v asked for the next verdict: its answer is dropped.
+    let late: Vec<Msg> = effects
+        .into_iter()
+        .filter_map(|e| ui.runtime.handle(e))
+        .collect();
+    let effects = ui.app.update(key('v'));
+    let second = filter_pass(&effects).expect("a pass for the next verdict");
+    assert_ne!(first, second);
+    ui.press(late);
+    let view = ui.app.results.items.clone().unwrap();
+    assert_eq!(view.filtering, Some(second));
+    assert_eq!(view.rows.as_deref(), Some(&[][..]));
+    // An answer with a tag no list asked for (another run's pass) is dropped too.
+    ui.press([Msg::RunItemsFiltered {
+        tag: second + 1000,
+        positions: Ok(vec![0, 1, 2]),
+    }]);
+    assert_eq!(
+        ui.app.results.items.as_ref().unwrap().filtering,
+        Some(second)
+    );
+    // The current pass's answer is the list: the items given that verdict, in order.
+    settle(&mut ui.app, &ui.runtime, effects);
+    let view = ui.app.results.items.clone().unwrap();
+    assert_eq!(view.filtering, None);
+    let want = rubricate::tui::run_scan::filter_items(
+        &ui.app_workspace_runs(),
+        &run.manifest.id,
+        &rubricate::tui::run_scan::ItemsQuery {
+            criterion: Some("reset-link".into()),
+            verdict: view.verdict.clone(),
+            failed: false,
+        },
+    )
+    .unwrap();
+    assert!(!want.is_empty());
+    assert_eq!(view.rows, Some(want));
+    // The rows on screen were read from the journal by position: no `…` left.
+    ui.press([code(KeyCode::End)]);
+    let screen = ui.screen();
+    assert!(!screen.contains("reading its reasons"), "{screen}");
 }

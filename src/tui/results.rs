@@ -379,6 +379,17 @@ impl App {
         {
             self.results.comparing = None;
         }
+        let shown = self
+            .results
+            .compare
+            .as_ref()
+            .map(|x| x.manifest.id.as_str())
+            == Some(a)
+            && self.shown_run().is_some_and(|x| x.manifest.id == b);
+        if !shown {
+            // Asked for before a side moved: not what the screen shows.
+            return Vec::new();
+        }
         match result {
             Ok(c) => {
                 if c.mismatched > 0 {
