@@ -3150,3 +3150,52 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
     let screen = ui.screen();
     assert!(!screen.contains("reading its reasons"), "{screen}");
 }
+
+#[test]
+fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let joined = |ui: &Ui| {
+        ui.app
+            .results
+            .stats
+            .join(&run.manifest.id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(joined(&ui).labels_gen, ui.app.labels_gen);
+    // q01's reset link is labelled MET by alice and the judge; UNMET makes them differ.
+    ui.press([key('p'), key('p'), key('p'), key('p')]);
+    assert_eq!(ui.app.label.criterion, 0);
+    let effects = ui.app.update(key('u'));
+    let saved: Vec<Msg> = effects
+        .into_iter()
+        .filter_map(|e| ui.runtime.handle(e))
+        .collect();
+    let mut after = Vec::new();
+    for m in saved {
+        after.extend(ui.app.update(m));
+    }
+    assert!(
+        !after.iter().any(|e| matches!(e, Effect::JoinLabels { .. })),
+        "{after:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, after);
+    let join = joined(&ui);
+    assert_eq!(join.labels_gen, ui.app.labels_gen);
+    // The same as a pass over the run with the labels as they are now.
+    let fresh = rubricate::tui::run_scan::join_labels(
+        &ui.app_workspace_runs(),
+        &run.manifest.id,
+        &ui.app.labels,
+        ui.app.labels_gen,
+    )
+    .unwrap();
+    assert_eq!(join, fresh);
+    assert!(
+        join.disagree.contains(&0),
+        "q01 now differs: {:?}",
+        join.disagree
+    );
+}

@@ -531,8 +531,10 @@ impl App {
             }
             None => format!("saved label {seq}"),
         });
+        let item = key.0.clone();
         Arc::make_mut(&mut self.labels).insert(key, verdict);
         self.labels_gen += 1;
+        self.label_changed(&item);
         Vec::new()
     }
 
@@ -543,11 +545,13 @@ impl App {
         criterion: String,
         verdict: Option<serde_json::Value>,
     ) -> Vec<Effect> {
+        let key = (item, criterion);
         match verdict {
-            Some(v) => Arc::make_mut(&mut self.labels).insert((item, criterion), v),
-            None => Arc::make_mut(&mut self.labels).remove(&(item, criterion)),
+            Some(v) => Arc::make_mut(&mut self.labels).insert(key.clone(), v),
+            None => Arc::make_mut(&mut self.labels).remove(&key),
         };
         self.labels_gen += 1;
+        self.label_changed(&key.0);
         self.label.pending.pop_front();
         self.label.sitting = self.label.sitting.saturating_sub(1);
         self.message = Some("undone".into());

@@ -134,4 +134,28 @@ impl App {
         }
         Vec::new()
     }
+
+    /// A label of `item` changed (the labels' generation moved on): each run's join is
+    /// brought up to date from the item's cells when they are held (the item being
+    /// labelled is).
+    pub(super) fn label_changed(&mut self, item: &str) {
+        let runs = [
+            self.browse.as_ref().and_then(|b| b.run.clone()),
+            self.results.compare.clone(),
+            self.results.compare_b.clone(),
+        ];
+        for run in runs.into_iter().flatten() {
+            let held = self
+                .run_details
+                .items
+                .iter()
+                .filter(|_| self.run_details.run_id == run.manifest.id)
+                .find(|(_, d)| d.id == item);
+            if let Some((&position, d)) = held {
+                self.results
+                    .stats
+                    .patch(&run, &self.labels, self.labels_gen, position, d);
+            }
+        }
+    }
 }

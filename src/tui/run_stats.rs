@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use super::app::Effect;
 use super::data::{Labels, RunData};
+use super::label::label_text;
+use super::run_data::ItemDetail;
 use super::run_scan::LabelJoin;
 use crate::metrics::{MetricsReport, judge_vs_human};
 
@@ -114,6 +116,50 @@ impl StatsCache {
         self.runs.retain(|j| j.join.run_id != run_id);
         self.runs.push(Joined { join, stats });
         Ok(())
+    }
+
+    /// One label changed (generation `labels_gen`) on an item whose cells are held: the
+    /// run's join of the generation before is brought up to date for that item without a
+    /// pass (labelling a large run does not read it again per label). Otherwise the join is
+    /// left to be asked for again.
+    pub fn patch(
+        &mut self,
+        run: &RunData,
+        labels: &Labels,
+        labels_gen: u64,
+        position: usize,
+        item: &ItemDetail,
+    ) {
+        let Some(j) = self
+            .runs
+            .iter_mut()
+            .find(|j| j.join.run_id == run.manifest.id && j.join.labels_gen + 1 == labels_gen)
+        else {
+            return;
+        };
+        let join = Arc::make_mut(&mut j.join);
+        let mut differs = false;
+        for x in &item.cells {
+            let cell = (item.id.clone(), x.criterion_id.clone());
+            match (&x.verdict, labels.get(&cell)) {
+                (Some(v), Some(h)) => {
+                    differs |= label_text(h) != v.to_string();
+                    join.judged.insert(cell, v.clone());
+                }
+                _ => {
+                    join.judged.remove(&cell);
+                }
+            }
+        }
+        match (join.disagree.binary_search(&position), differs) {
+            (Err(at), true) => join.disagree.insert(at, position),
+            (Ok(at), false) => {
+                join.disagree.remove(at);
+            }
+            _ => {}
+        }
+        join.labels_gen = labels_gen;
+        j.stats = Arc::new(run_stats(run, labels, &join.judged));
     }
 
     /// The run's latest join with the labels (perhaps of an older generation while a newer
