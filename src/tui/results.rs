@@ -276,12 +276,15 @@ impl App {
                 runs.push(r);
             }
         }
-        let refs: Vec<&RunData> = runs.iter().map(|r| &**r).collect();
-        effects.extend(
-            self.results
-                .stats
-                .want(&refs, &self.labels, self.labels_gen),
-        );
+        // Joined with the labels where they are shown (Results' agreement, Label's queue).
+        if matches!(self.pane, Pane::Results | Pane::Label) {
+            let refs: Vec<&RunData> = runs.iter().map(|r| &**r).collect();
+            effects.extend(
+                self.results
+                    .stats
+                    .want(&refs, &self.labels, self.labels_gen),
+            );
+        }
         let Some(run) = self.shown_run() else {
             return effects;
         };

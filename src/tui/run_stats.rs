@@ -12,7 +12,7 @@ use super::data::{Labels, RunData};
 use super::label::label_text;
 use super::run_data::ItemDetail;
 use super::run_scan::LabelJoin;
-use crate::metrics::{MetricsReport, judge_vs_human};
+use crate::metrics::{LabelPair, MetricsReport, judge_vs_human};
 
 /// One run's per-criterion figures, by the criterion's position in the run's rubric.
 #[derive(Debug, Clone)]
@@ -25,22 +25,46 @@ pub struct RunStats {
 }
 
 /// A run's figures: its agreement with the labels from `judged` (the judge's verdicts on
-/// the labelled cells; none while the join is under way), the rest from its pass.
+/// the labelled cells; none while the join is under way), the rest from its pass. The
+/// pairs borrow the cells from `judged` (no second map of the labels' keys).
 pub fn run_stats(
     run: &RunData,
     labels: &Labels,
     judged: &BTreeMap<(String, String), crate::model::Verdict>,
 ) -> RunStats {
-    let human = if judged.is_empty() {
-        BTreeMap::new()
-    } else {
-        judge_vs_human::human_verdicts(
-            &run.rubric,
-            labels.iter().map(|(cell, v)| (cell.clone(), v)),
-        )
-    };
+    // In cell order, as `metrics` pairs them.
+    let pairs: Vec<(
+        &(String, String),
+        crate::model::Verdict,
+        &crate::model::Verdict,
+    )> = judged
+        .iter()
+        .filter_map(|(cell, j)| {
+            let c = run.rubric.criteria.iter().find(|c| c.id == cell.1)?;
+            Some((
+                cell,
+                judge_vs_human::label_verdict(c, labels.get(cell)?)?,
+                j,
+            ))
+        })
+        .collect();
+    let report = judge_vs_human::agreement_of(
+        &run.rubric,
+        |criterion| {
+            pairs
+                .iter()
+                .filter(|(cell, _, _)| cell.1 == criterion)
+                .map(|(cell, human, judge)| LabelPair {
+                    item: &cell.0,
+                    human,
+                    judge,
+                })
+                .collect()
+        },
+        None,
+    );
     RunStats {
-        report: judge_vs_human::agreement(&run.rubric, &human, judged, None),
+        report,
         full: run.figures.full.clone(),
         tags: run.figures.tags.clone(),
     }
@@ -160,6 +184,12 @@ impl StatsCache {
         }
         join.labels_gen = labels_gen;
         j.stats = Arc::new(run_stats(run, labels, &join.judged));
+    }
+
+    /// Whether a join is under way (the "labels next" plan waits for it: the two passes
+    /// would hold their work at once).
+    pub fn joining(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     /// The run's latest join with the labels (perhaps of an older generation while a newer
