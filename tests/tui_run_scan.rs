@@ -201,6 +201,7 @@ fn two_runs_are_compared_by_position_and_items_that_differ_are_counted_not_compa
         .map(|(id, _, regression, p)| (id.as_str(), *regression, *p))
         .collect();
     assert_eq!(moved, vec![("q01", true, 0)]);
+    assert_eq!(c.moved_total, 1);
     assert!(c.moved[0].1 < 0.0, "q01's score fell");
     assert_eq!(c.changed.get("reset-link"), Some(&1));
     assert_eq!(c.changed.values().sum::<usize>(), 1);

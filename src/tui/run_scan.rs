@@ -61,14 +61,20 @@ pub struct Comparison {
     pub a: String,
     pub b: String,
     /// The items whose score or pass changed: (id, change, regression, position in the
-    /// dataset), regressions first, then the largest change.
+    /// dataset), regressions first, then the largest change — the first [`MOVED_KEPT`].
     pub moved: Vec<(String, f64, bool, usize)>,
+    /// How many items changed in all.
+    pub moved_total: usize,
     /// Per criterion id, the items whose verdict in B differs from the one they had in A
     /// (items A did not give a verdict on it are not counted).
     pub changed: HashMap<String, usize>,
     /// Positions both runs graded with different items (the dataset changed between them).
     pub mismatched: usize,
 }
+
+/// The most changed items a comparison keeps (in its order): a change of every item of a
+/// huge run lists the ones that matter most, in bounded memory.
+pub const MOVED_KEPT: usize = 10_000;
 
 /// Each item of a run, in dataset order, until `each` says stop (`false`).
 fn each_item(
@@ -243,19 +249,30 @@ pub fn compare(runs_dir: &Path, a: &str, b: &str) -> Result<Comparison, String> 
         x = sa.next().transpose()?;
         y = sb.next().transpose()?;
     }
-    out.moved.sort_by(|p, q| {
+    keep_most_moved(&mut out.moved);
+    Ok(out)
+}
+
+/// Sorts changed items (regressions first, then the largest change, then by id) and keeps
+/// the first [`MOVED_KEPT`].
+fn keep_most_moved(moved: &mut Vec<(String, f64, bool, usize)>) {
+    moved.sort_by(|p, q| {
         q.2.cmp(&p.2)
             .then(q.1.abs().total_cmp(&p.1.abs()))
             .then(p.0.cmp(&q.0))
     });
-    Ok(out)
+    moved.truncate(MOVED_KEPT);
 }
 
 fn compare_item(a: &Side, b: &Side, out: &mut Comparison) {
     let d = b.score.unwrap_or(0.0) - a.score.unwrap_or(0.0);
     if d.abs() > 1e-12 || a.passed != b.passed {
         let regression = a.passed && !b.passed;
+        out.moved_total += 1;
         out.moved.push((b.id.clone(), d, regression, b.position));
+        if out.moved.len() >= 2 * MOVED_KEPT {
+            keep_most_moved(&mut out.moved);
+        }
     }
     for (criterion, va) in &a.verdicts {
         let after = b
@@ -266,5 +283,28 @@ fn compare_item(a: &Side, b: &Side, out: &mut Comparison) {
         if after != Some(va) {
             *out.changed.entry(criterion.clone()).or_insert(0) += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MOVED_KEPT, keep_most_moved};
+
+    #[test]
+    fn a_comparison_keeps_the_regressions_and_largest_changes_first_and_no_more() {
+        #[allow(clippy::cast_precision_loss)]
+        let mut moved: Vec<(String, f64, bool, usize)> = (0..2 * MOVED_KEPT + 5)
+            .map(|i| (format!("item-{i:06}"), i as f64 / 1e6, i % 1000 == 7, i))
+            .collect();
+        keep_most_moved(&mut moved);
+        assert_eq!(moved.len(), MOVED_KEPT);
+        // Every regression (items 7, 1007 … 19007) first, the largest change first.
+        let regressions = 20;
+        assert!(moved[..regressions].iter().all(|m| m.2));
+        assert_eq!(moved[0].3, 19_007);
+        // Then the other largest changes, in order.
+        assert!(!moved[regressions].2);
+        assert_eq!(moved[regressions].3, 2 * MOVED_KEPT + 4);
+        assert!(moved.windows(2).skip(regressions).all(|w| w[0].1 >= w[1].1));
     }
 }

@@ -138,7 +138,15 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
     };
     let moved = &comparison.moved;
     let mut lines = vec![Line::styled(
-        format!("{} items changed; regressions first", moved.len()),
+        if comparison.moved_total > moved.len() {
+            format!(
+                "{} items changed; regressions first (the {} that changed most listed)",
+                comparison.moved_total,
+                moved.len()
+            )
+        } else {
+            format!("{} items changed; regressions first", moved.len())
+        },
         app.theme.header,
     )];
     let rows = usize::from(items.height.saturating_sub(3)).max(1);
