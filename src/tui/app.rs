@@ -330,6 +330,8 @@ impl App {
                         !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
                     });
                     b.run = run;
+                    // Items read of an earlier state of the run (it may have grown) go.
+                    self.run_details = super::data::RunDetails::default();
                     b.opened = true;
                     if rubric.is_some() {
                         b.rubric = rubric;

@@ -48,8 +48,19 @@ pub struct ItemsView {
     pub rows: Option<Vec<usize>>,
     /// The pass under way for the list (its tag): answers of older ones are dropped.
     pub filtering: Option<u64>,
-    /// What `rows` are for: the run, criterion, filters.
-    rows_for: Option<(String, Option<String>, Option<String>, bool)>,
+    /// What `rows` are for.
+    rows_for: Option<RowsFor>,
+}
+
+/// What an item list was worked out for: the run (and its size: a continued run grows),
+/// the criterion selected and the filters.
+#[derive(Debug, Clone, PartialEq)]
+struct RowsFor {
+    run: String,
+    items: usize,
+    criterion: Option<String>,
+    verdict: Option<String>,
+    failed: bool,
 }
 
 impl ItemsView {
@@ -312,12 +323,13 @@ impl App {
         let Some(view) = self.results.items.as_mut() else {
             return effects;
         };
-        let key = (
-            run.manifest.id.clone(),
-            criterion.clone(),
-            view.verdict.clone(),
-            view.failed,
-        );
+        let key = RowsFor {
+            run: run.manifest.id.clone(),
+            items: run.len(),
+            criterion: criterion.clone(),
+            verdict: view.verdict.clone(),
+            failed: view.failed,
+        };
         if view.rows_for.as_ref() == Some(&key) {
             return effects;
         }
