@@ -1321,6 +1321,10 @@ fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     assert_eq!(b.filter.name(), "confusion cell");
     // asks-password: alice said MET where the check said UNMET on 6 items.
     assert_eq!(b.row_count(), 6);
+    // Worked out by a pass over the run joined with the labels: positions only, no item
+    // (nor every item's id) read for it.
+    assert!(b.ids.is_empty(), "{} ids kept", b.ids.len());
+    assert_eq!(b.total, Some(50));
 }
 
 #[test]

@@ -175,8 +175,18 @@ impl App {
 
     /// Whether the item at `position` passes the open dataset's filter.
     pub(super) fn passes(b: &Browse, labels: &Labels, position: usize) -> bool {
+        match b.filter {
+            Filter::All => return true,
+            // Kept by the run's pass in the scan (`run_filter`); without a run, none.
+            Filter::Failed
+            | Filter::ScoreLow
+            | Filter::ScoreHigh
+            | Filter::Cell { .. }
+            | Filter::Disagreement => return b.run.is_some(),
+            Filter::Unlabelled | Filter::Labelled => {}
+        }
         let Some(id) = b.ids.get(position) else {
-            return b.filter == Filter::All;
+            return false;
         };
         let criteria: Vec<&str> = b
             .rubric
@@ -187,16 +197,10 @@ impl App {
             .iter()
             .filter(|c| labels.contains_key(&(id.clone(), (**c).to_owned())))
             .count();
-        match b.filter {
-            Filter::All => true,
-            Filter::Unlabelled => labelled < criteria.len().max(1),
-            Filter::Labelled => labelled > 0 && labelled == criteria.len(),
-            // Kept by the run's pass in the scan (`run_filter`); without a run, none.
-            Filter::Failed
-            | Filter::ScoreLow
-            | Filter::ScoreHigh
-            | Filter::Cell { .. }
-            | Filter::Disagreement => b.run.is_some(),
+        if b.filter == Filter::Unlabelled {
+            labelled < criteria.len().max(1)
+        } else {
+            labelled > 0 && labelled == criteria.len()
         }
     }
 
@@ -423,8 +427,11 @@ impl App {
             && b.scan_tag == tag
         {
             b.scanning = None;
+            // A filter on the run alone reads no item (its pass gives the positions).
+            if !ids.is_empty() || b.total.is_none() {
+                b.total = Some(ids.len());
+            }
             b.ids = ids;
-            b.total = Some(b.ids.len());
             let keep = |p: &usize| Self::passes(b, &self.labels, *p);
             let rows: Vec<usize> = matches.into_iter().filter(keep).collect();
             b.rows = Some(rows);

@@ -175,6 +175,18 @@ impl Runtime {
             },
             None => None,
         };
+        // A filter on the run alone: its positions are the list, no item is read (nor
+        // every item's id kept).
+        let kept = match kept {
+            Some(matches) if needle.is_empty() => {
+                return Some(Msg::Scanned {
+                    tag,
+                    matches,
+                    ids: Vec::new(),
+                });
+            }
+            kept => kept,
+        };
         let items = match open_dataset(&d.path, ReadOptions::default()) {
             Ok(ds) => ds.items,
             Err(e) => return Some(Msg::Error(e.to_string())),
