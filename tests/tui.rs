@@ -9,6 +9,8 @@ use rubricate::tui::app::{App, Effect, Msg, Pane};
 use rubricate::tui::effects::Runtime;
 use rubricate::tui::{build, render_text, settle};
 
+#[path = "support/later_run.rs"]
+mod later_run;
 #[path = "support/levels.rs"]
 mod levels;
 
@@ -980,9 +982,9 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
             .contains("export the items listed")
     );
     ui.press([key('j')]);
-    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
     let view = ui.app.results.items.clone().unwrap();
-    let listed = rubricate::tui::results::item_rows(&run, &view, Some("reset-link")).len();
+    // The positions a pass over the run kept; the export wrote those items.
+    let listed = view.rows.as_ref().expect("a filtered list").len();
     assert!(listed < 50);
     let said = ui.app.message.clone().unwrap();
     assert!(
@@ -1319,6 +1321,10 @@ fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     assert_eq!(b.filter.name(), "confusion cell");
     // asks-password: alice said MET where the check said UNMET on 6 items.
     assert_eq!(b.row_count(), 6);
+    // Worked out by a pass over the run joined with the labels: positions only, no item
+    // (nor every item's id) read for it.
+    assert!(b.ids.is_empty(), "{} ids kept", b.ids.len());
+    assert_eq!(b.total, Some(50));
 }
 
 #[test]
@@ -2337,10 +2343,12 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
     // What the journal holds, read by the run engine (the UI holds only a compact index).
     let mut truth = std::collections::HashMap::new();
+    let mut at = std::collections::HashMap::new();
     let runs_dir = ui.app_workspace_runs();
     rubricate::run::record::Recording::open(&runs_dir, &run.manifest.id)
         .unwrap()
-        .replay(|_, e| {
+        .replay(|position, e| {
+            at.insert(position, e.target_id.clone());
             let cell = e.results.iter().find(|x| x.criterion_id == "reset-link");
             let failed = e.results.iter().any(|x| x.failure.is_some());
             truth.insert(
@@ -2354,12 +2362,13 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
         })
         .unwrap();
     assert_eq!(truth.len(), run.len());
+    // The ids of the items listed: the list holds dataset positions (none while unfiltered).
     let shown = |ui: &Ui| {
         let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
         let view = ui.app.results.items.clone().unwrap();
-        rubricate::tui::results::item_rows(&run, &view, Some("reset-link"))
-            .into_iter()
-            .map(str::to_owned)
+        assert_eq!(view.filtering, None, "the pass answered");
+        (0..view.row_count(&run))
+            .map(|k| at[&view.position(&run, k).unwrap()].clone())
             .collect::<Vec<_>>()
     };
     assert_eq!(shown(&ui).len(), run.len(), "every item, in dataset order");
@@ -2374,18 +2383,18 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let verdict = view.verdict.clone().expect("a verdict filter");
     let rows = shown(&ui);
     assert!(!rows.is_empty() && rows.len() < run.len());
-    // The list the view draws was worked out in update, for this filter.
-    let cached: Vec<&str> = ui
-        .app
-        .results
-        .items
-        .as_ref()
-        .unwrap()
-        .rows
-        .iter()
-        .map(|&i| run.id(i))
-        .collect();
-    assert_eq!(cached, rows);
+    // The list was worked out by a pass over the run in the runtime: positions only.
+    assert_eq!(
+        ui.app
+            .results
+            .items
+            .as_ref()
+            .unwrap()
+            .rows
+            .as_ref()
+            .map(Vec::len),
+        Some(rows.len())
+    );
     for id in &rows {
         assert_eq!(truth[id].0.as_deref(), Some(verdict.as_str()));
     }
@@ -2444,31 +2453,9 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     );
     // A later run of the same dataset where q01 lost the reset link (a required gate).
     let runs = std::path::Path::new(&ui.root).join("runs");
-    let old = "20261122-141552-3353";
+    let old = later_run::DEMO_RUN;
     let new = "20261122-160000-beef";
-    std::fs::create_dir_all(runs.join(new)).unwrap();
-    let manifest = std::fs::read_to_string(runs.join(old).join("manifest.json"))
-        .unwrap()
-        .replace(old, new);
-    std::fs::write(runs.join(new).join("manifest.json"), manifest).unwrap();
-    let journal: Vec<String> = std::fs::read_to_string(runs.join(old).join("results.jsonl"))
-        .unwrap()
-        .replace(old, new)
-        .lines()
-        .map(|l| {
-            if l.contains("\"item_id\":\"q01\"") && l.contains("\"criterion_id\":\"reset-link\"") {
-                l.replace("\"verdict\":\"MET\"", "\"verdict\":\"UNMET\"")
-                    .replace("\"value\":1.0", "\"value\":0.0")
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect();
-    std::fs::write(
-        runs.join(new).join("results.jsonl"),
-        journal.join("\n") + "\n",
-    )
-    .unwrap();
+    later_run::later_run(&runs, new, later_run::q01_loses_the_reset_link);
     // Reopen the dataset so the latest run is the new one, then compare with the one before.
     ui.press([
         key('D'),
@@ -2479,9 +2466,39 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     ]);
     let a = ui.app.results.compare.as_ref().expect("an earlier run");
     assert_eq!(a.manifest.id, old);
-    // The changed items were worked out in update, not left to every frame.
-    assert_eq!(ui.app.results.moved.len(), 1);
-    assert_eq!(ui.app.results.moved[0].0, "q01");
+    // The changed items were worked out by a pass over both runs, not left to every frame.
+    let moved = ui
+        .app
+        .shown_comparison()
+        .expect("the comparison")
+        .moved
+        .clone();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0].0, "q01");
+    // An answer for two other runs (a comparison asked for before the sides moved) is not
+    // what the screen shows.
+    let other = rubricate::tui::run_scan::Comparison {
+        a: "elsewhere-a".into(),
+        b: "elsewhere-b".into(),
+        moved: vec![("q09".into(), -1.0, true, 8)],
+        ..Default::default()
+    };
+    ui.press([Msg::Compared {
+        a: other.a.clone(),
+        b: other.b.clone(),
+        result: Ok(std::sync::Arc::new(other)),
+    }]);
+    assert_eq!(
+        ui.app.shown_comparison().map(|c| c.moved.clone()),
+        Some(moved.clone())
+    );
+    assert!(!ui.screen().contains("q09"));
+    // Side A read again (`]`: the newest earlier run) is compared again, the same.
+    ui.press([key(']')]);
+    assert_eq!(
+        ui.app.shown_comparison().map(|c| c.moved.clone()),
+        Some(moved)
+    );
     let screen = ui.screen();
     assert!(
         screen.contains("1 items changed; regressions first"),
@@ -3066,5 +3083,123 @@ fn an_untrusted_config_is_said_at_start_with_what_to_run() {
     assert!(
         said.starts_with(&format!("run `rubricate trust {}`", dir.path().display())),
         "{said}"
+    );
+}
+
+/// The tag of the item list's pass among effects.
+fn filter_pass(effects: &[Effect]) -> Option<u64> {
+    effects.iter().find_map(|e| match e {
+        Effect::FilterRunItems { tag, .. } => Some(*tag),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('R'), key('i')]);
+    // Unfiltered, the list is the run's items in order: a count, no pass, no positions.
+    let view = ui.app.results.items.clone().unwrap();
+    assert_eq!((view.rows.clone(), view.filtering), (None, None));
+    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    assert_eq!(view.row_count(&run), 50);
+    // v asks the runtime for the matches; until they come, nothing is listed, and says so.
+    let effects = ui.app.update(key('v'));
+    let first = filter_pass(&effects).expect("a pass for the verdict filter");
+    assert!(
+        ui.screen()
+            .contains("reading the run for the items the filter keeps"),
+        "{}",
+        ui.screen()
+    );
+    // The first pass answers only after v asked for the next verdict: its answer is dropped.
+    let late: Vec<Msg> = effects
+        .into_iter()
+        .filter_map(|e| ui.runtime.handle(e))
+        .collect();
+    let effects = ui.app.update(key('v'));
+    let second = filter_pass(&effects).expect("a pass for the next verdict");
+    assert_ne!(first, second);
+    ui.press(late);
+    let view = ui.app.results.items.clone().unwrap();
+    assert_eq!(view.filtering, Some(second));
+    assert_eq!(view.rows.as_deref(), Some(&[][..]));
+    // An answer with a tag no list asked for (another run's pass) is dropped too.
+    ui.press([Msg::RunItemsFiltered {
+        tag: second + 1000,
+        positions: Ok(vec![0, 1, 2]),
+    }]);
+    assert_eq!(
+        ui.app.results.items.as_ref().unwrap().filtering,
+        Some(second)
+    );
+    // The current pass's answer is the list: the items given that verdict, in order.
+    settle(&mut ui.app, &ui.runtime, effects);
+    let view = ui.app.results.items.clone().unwrap();
+    assert_eq!(view.filtering, None);
+    let want = rubricate::tui::run_scan::filter_items(
+        &ui.app_workspace_runs(),
+        &run.manifest.id,
+        &rubricate::tui::run_scan::ItemsQuery {
+            criterion: Some("reset-link".into()),
+            verdict: view.verdict.clone(),
+            failed: false,
+        },
+    )
+    .unwrap();
+    assert!(!want.is_empty());
+    assert_eq!(view.rows, Some(want));
+    // The rows on screen were read from the journal by position: no `…` left.
+    ui.press([code(KeyCode::End)]);
+    let screen = ui.screen();
+    assert!(!screen.contains("reading its reasons"), "{screen}");
+}
+
+#[test]
+fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let joined = |ui: &Ui| {
+        ui.app
+            .results
+            .stats
+            .join(&run.manifest.id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(joined(&ui).labels_gen, ui.app.labels_gen);
+    // q01's reset link is labelled MET by alice and the judge; UNMET makes them differ.
+    ui.press([key('p'), key('p'), key('p'), key('p')]);
+    assert_eq!(ui.app.label.criterion, 0);
+    let effects = ui.app.update(key('u'));
+    let saved: Vec<Msg> = effects
+        .into_iter()
+        .filter_map(|e| ui.runtime.handle(e))
+        .collect();
+    let mut after = Vec::new();
+    for m in saved {
+        after.extend(ui.app.update(m));
+    }
+    assert!(
+        !after.iter().any(|e| matches!(e, Effect::JoinLabels { .. })),
+        "{after:?}"
+    );
+    settle(&mut ui.app, &ui.runtime, after);
+    let join = joined(&ui);
+    assert_eq!(join.labels_gen, ui.app.labels_gen);
+    // The same as a pass over the run with the labels as they are now.
+    let fresh = rubricate::tui::run_scan::join_labels(
+        &ui.app_workspace_runs(),
+        &run.manifest.id,
+        &ui.app.labels,
+        ui.app.labels_gen,
+    )
+    .unwrap();
+    assert_eq!(join, fresh);
+    assert!(
+        join.disagree.contains(&0),
+        "q01 now differs: {:?}",
+        join.disagree
     );
 }

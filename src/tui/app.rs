@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crossterm::event::KeyEventKind;
 
@@ -76,7 +77,9 @@ pub struct App {
     pub datasets: Vec<DatasetInfo>,
     pub selected: usize,
     pub browse: Option<Browse>,
-    pub labels: Labels,
+    /// Shared with the runtime's joins of the run with them (copied on write only while one
+    /// is under way).
+    pub labels: Arc<Labels>,
     /// Counts changes to `labels`, so figures worked out from them know when to redo it.
     pub labels_gen: u64,
     pub label: LabelState,
@@ -146,7 +149,7 @@ impl App {
             datasets,
             selected: 0,
             browse: None,
-            labels: Labels::new(),
+            labels: Arc::default(),
             labels_gen: 0,
             label: LabelState::default(),
             results: super::results::ResultsState::default(),
@@ -255,7 +258,7 @@ impl App {
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
         let mut effects = self.apply(msg);
-        self.refresh_item_rows();
+        effects.extend(self.want_results());
         effects.extend(self.want_run_details());
         effects.extend(self.want_label_plan());
         effects.extend(self.want_calibration());
@@ -327,11 +330,13 @@ impl App {
                         !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
                     });
                     b.run = run;
+                    // Items read of an earlier state of the run (it may have grown) go.
+                    self.run_details = super::data::RunDetails::default();
                     b.opened = true;
                     if rubric.is_some() {
                         b.rubric = rubric;
                     }
-                    self.labels = labels;
+                    self.labels = Arc::new(labels);
                     self.labels_gen += 1;
                     self.notes = notes;
                     self.annotators = annotators;
@@ -407,6 +412,13 @@ impl App {
                 positions,
                 items,
             } => self.run_details_read(run_id, &positions, items),
+            Msg::LabelsJoined {
+                run_id,
+                labels_gen,
+                join,
+            } => self.labels_joined(&run_id, labels_gen, join),
+            Msg::RunItemsFiltered { tag, positions } => self.run_items_filtered(tag, positions),
+            Msg::Compared { a, b, result } => self.compared(&a, &b, result),
             Msg::RubricLoaded {
                 view,
                 message,

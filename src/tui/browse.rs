@@ -4,8 +4,9 @@
 
 use super::app::{App, Effect, MARGIN, PAGE};
 use super::data::{Labels, RunData};
+use super::effect::RunScan;
 use super::keymap::Action;
-use super::label::label_text;
+use super::run_scan::RunFilter;
 use crate::model::{Item, Rubric};
 use std::sync::Arc;
 
@@ -168,13 +169,24 @@ impl App {
             tag,
             dataset: b.dataset,
             query,
+            run: Self::run_filter(b, &self.labels),
         }]
     }
 
     /// Whether the item at `position` passes the open dataset's filter.
     pub(super) fn passes(b: &Browse, labels: &Labels, position: usize) -> bool {
+        match b.filter {
+            Filter::All => return true,
+            // Kept by the run's pass in the scan (`run_filter`); without a run, none.
+            Filter::Failed
+            | Filter::ScoreLow
+            | Filter::ScoreHigh
+            | Filter::Cell { .. }
+            | Filter::Disagreement => return b.run.is_some(),
+            Filter::Unlabelled | Filter::Labelled => {}
+        }
         let Some(id) = b.ids.get(position) else {
-            return b.filter == Filter::All;
+            return false;
         };
         let criteria: Vec<&str> = b
             .rubric
@@ -185,44 +197,42 @@ impl App {
             .iter()
             .filter(|c| labels.contains_key(&(id.clone(), (**c).to_owned())))
             .count();
-        let result = b.run.as_ref().and_then(|r| Some((r.as_ref(), r.find(id)?)));
-        match b.filter {
-            Filter::All => true,
-            Filter::Unlabelled => labelled < criteria.len().max(1),
-            Filter::Labelled => labelled > 0 && labelled == criteria.len(),
-            // Any cell the judge or a check could not grade (an item can be complete, with
-            // its failures handled by the rubric's error policy, and still have some).
-            Filter::Failed => result.is_some_and(|(r, i)| r.any_failure(i)),
-            Filter::ScoreLow => result
-                .and_then(|(r, i)| r.score(i))
-                .is_some_and(|x| x < 0.5),
-            Filter::ScoreHigh => result
-                .and_then(|(r, i)| r.score(i))
-                .is_some_and(|x| x >= 0.5),
+        if b.filter == Filter::Unlabelled {
+            labelled < criteria.len().max(1)
+        } else {
+            labelled > 0 && labelled == criteria.len()
+        }
+    }
+
+    /// The open dataset's filter as a pass over its run joined with the labels, when it
+    /// depends on the run.
+    fn run_filter(b: &Browse, labels: &Arc<Labels>) -> Option<RunScan> {
+        let filter = match b.filter {
+            Filter::All | Filter::Unlabelled | Filter::Labelled => return None,
+            Filter::Failed => RunFilter::Failed,
+            Filter::ScoreLow => RunFilter::ScoreLow,
+            Filter::ScoreHigh => RunFilter::ScoreHigh,
+            Filter::Disagreement => RunFilter::Disagreement,
             Filter::Cell { criterion, cell } => {
-                let Some(c) = b.rubric.as_ref().and_then(|r| r.criteria.get(criterion)) else {
-                    return false;
-                };
-                let human = labels.get(&(id.clone(), c.id.clone())).map(label_text);
-                let judge = result
-                    .and_then(|(r, i)| r.cell_of(i, &c.id).verdict())
-                    .map(ToString::to_string);
-                let (want_h, want_j) = match cell {
+                let c = b.rubric.as_ref()?.criteria.get(criterion)?;
+                let (human, judge) = match cell {
                     0 => ("MET", "MET"),
                     1 => ("MET", "UNMET"),
                     2 => ("UNMET", "MET"),
                     _ => ("UNMET", "UNMET"),
                 };
-                human.as_deref() == Some(want_h) && judge.as_deref() == Some(want_j)
+                RunFilter::Cell {
+                    criterion: c.id.clone(),
+                    human: human.to_owned(),
+                    judge: judge.to_owned(),
+                }
             }
-            Filter::Disagreement => result.is_some_and(|(r, i)| {
-                r.verdicts_of(i).any(|(criterion, v)| {
-                    labels
-                        .get(&(id.clone(), criterion.to_owned()))
-                        .is_some_and(|h| label_text(h) != v.to_string())
-                })
-            }),
-        }
+        };
+        Some(RunScan {
+            run_id: b.run.as_ref()?.manifest.id.clone(),
+            filter,
+            labels: Arc::clone(labels),
+        })
     }
 
     /// Moves the cursor by `delta` rows and asks for the items the view now needs.
@@ -417,8 +427,11 @@ impl App {
             && b.scan_tag == tag
         {
             b.scanning = None;
+            // A filter on the run alone reads no item (its pass gives the positions).
+            if !ids.is_empty() || b.total.is_none() {
+                b.total = Some(ids.len());
+            }
             b.ids = ids;
-            b.total = Some(b.ids.len());
             let keep = |p: &usize| Self::passes(b, &self.labels, *p);
             let rows: Vec<usize> = matches.into_iter().filter(keep).collect();
             b.rows = Some(rows);

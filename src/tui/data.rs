@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::run_data::{RunBuilder, shown};
-use crate::model::{CriterionResult, Rubric};
+use super::run_data::{ItemDetail, RunBuilder};
+use crate::model::Rubric;
 use crate::store::Workspace;
 use crate::store::datasets::Datasets;
 use crate::store::labels::{self, dataset_key};
@@ -25,7 +25,7 @@ pub struct DatasetInfo {
     pub items: Option<usize>,
 }
 
-pub use super::run_data::{CellView, RunData, RunDetails};
+pub use super::run_data::{RunData, RunDetails};
 
 /// Labels by (item id, criterion id) → verdict text or number.
 pub type Labels = BTreeMap<(String, String), serde_json::Value>;
@@ -87,13 +87,14 @@ pub fn earlier_run(ws: &Workspace, dataset: &Path, back: usize) -> Option<RunDat
     load_run(&ws.runs_dir(), m)
 }
 
-/// A saved run's results, item by item, replayed by the run engine (the run's rubric, or
-/// each item's own) into the compact rows the UI holds. A run of items' own rubrics shows
-/// their criteria by id, in the order they first appear.
+/// A saved run's figures, from one pass over its journal replayed by the run engine (the
+/// run's rubric, or each item's own): nothing per item is kept. A run of items' own rubrics
+/// shows their criteria by id, in the order they first appear.
 pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
     let rec = crate::run::record::Recording::open(runs_dir, &m.id).ok()?;
     let mut evaluations = rec.evaluations().ok()?;
-    let mut builder: Option<RunBuilder> = None;
+    let rubric_id = m.rubric_id.clone();
+    let mut builder = RunBuilder::new(m, Arc::new(Rubric::new(rubric_id.clone(), Vec::new())));
     let mut first: Option<Arc<Rubric>> = None;
     let mut union: Vec<crate::model::Criterion> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -101,43 +102,35 @@ pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
     while let Some(next) = evaluations.next() {
         let (position, e) = next.ok()?;
         if let Some(r) = evaluations.last_rubric() {
-            let grew = r.criteria.iter().fold(false, |grew, c| {
-                if seen.insert(c.id.clone()) {
-                    union.push(c.clone());
-                    return true;
-                }
-                grew
-            });
             match &first {
                 Some(f) if Arc::ptr_eq(f, r) => {}
                 Some(_) => shared = false,
                 None => first = Some(Arc::clone(r)),
             }
-            let b = builder.get_or_insert_with(|| RunBuilder::new(m.clone(), Arc::clone(r)));
-            if !shared && grew {
-                b.widen(Arc::new(Rubric::new(m.rubric_id.clone(), union.clone())));
+            if !shared || union.is_empty() {
+                for c in &r.criteria {
+                    if seen.insert(c.id.clone()) {
+                        union.push(c.clone());
+                    }
+                }
             }
         }
-        if let Some(b) = &mut builder {
-            b.add(position, &e)?;
-        }
+        builder.add(position, &e);
     }
-    let rubric = match first {
+    builder.set_rubric(match first {
         Some(r) if shared => r,
-        _ => Arc::new(Rubric::new(m.rubric_id.clone(), union)),
-    };
-    let mut builder = builder.unwrap_or_else(|| RunBuilder::new(m, Arc::clone(&rubric)));
-    builder.widen(rubric);
-    builder.finish()
+        _ => Arc::new(Rubric::new(rubric_id, union)),
+    });
+    Some(builder.finish())
 }
 
-/// The cells of a run's items at `positions` (the few on screen), read from its journal:
-/// by position, the item's id and its cells as the UI shows them.
+/// The items of a run at `positions` (the few on screen), read from its journal: by
+/// position, the item as the UI shows it.
 pub fn run_details(
     runs_dir: &Path,
     run_id: &str,
     positions: &[usize],
-) -> Result<HashMap<usize, (String, Vec<CriterionResult>)>, crate::run::Error> {
+) -> Result<HashMap<usize, ItemDetail>, crate::run::Error> {
     let wanted: std::collections::HashSet<usize> = positions.iter().copied().collect();
     let rec = crate::run::record::Recording::open(runs_dir, run_id)?;
     let mut out = HashMap::new();
@@ -145,10 +138,7 @@ pub fn run_details(
     for next in rec.evaluations()? {
         let (position, e) = next?;
         if wanted.contains(&position) {
-            out.insert(
-                position,
-                (e.target_id, e.results.into_iter().map(shown).collect()),
-            );
+            out.insert(position, ItemDetail::of(e));
         }
         // Items come in dataset order: past the last one asked for, nothing is wanted.
         if position >= last {

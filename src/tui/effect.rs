@@ -97,8 +97,8 @@ pub enum Effect {
     ExportRun {
         run_id: String,
         format: super::export::ExportFormat,
-        /// Only these items (the filtered list shown), when given.
-        only: Option<std::collections::BTreeSet<String>>,
+        /// Only the items at these dataset positions (the filtered list shown), when given.
+        only: Option<Vec<usize>>,
     },
     /// Reads a rubric (the draft being edited, when given) and lints it.
     LoadRubric {
@@ -180,6 +180,26 @@ pub enum Effect {
         tag: u64,
         dataset: usize,
         query: String,
+        /// A filter on the dataset's run (with the labels it joins), applied as it is read.
+        run: Option<RunScan>,
+    },
+    /// Joins a run with the annotator's labels (generation `labels_gen`): the judge's
+    /// verdicts on labelled cells and where they differ.
+    JoinLabels {
+        run_id: String,
+        labels: std::sync::Arc<super::data::Labels>,
+        labels_gen: u64,
+    },
+    /// The dataset positions of the run's items the Results list keeps.
+    FilterRunItems {
+        tag: u64,
+        run_id: String,
+        query: super::run_scan::ItemsQuery,
+    },
+    /// Two runs compared item by item (A, then B).
+    CompareRuns {
+        a: String,
+        b: String,
     },
     SaveLabel {
         dataset: usize,
@@ -246,4 +266,12 @@ impl Effect {
                 | Effect::Adopt { .. }
         )
     }
+}
+
+/// A Datasets filter on a run, joined with the labels, for a scan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunScan {
+    pub run_id: String,
+    pub filter: super::run_scan::RunFilter,
+    pub labels: std::sync::Arc<super::data::Labels>,
 }

@@ -88,7 +88,7 @@ impl Runtime {
                 format,
                 only,
             } => Some(
-                match super::export::export(&self.ws, &run_id, format, only.as_ref()) {
+                match super::export::export(&self.ws, &run_id, format, only.as_deref()) {
                     Ok(said) => Msg::Info(said),
                     Err(e) => Msg::Error(format!("not exported: {e}")),
                 },
@@ -375,7 +375,32 @@ impl Runtime {
                 tag,
                 dataset,
                 query,
-            } => self.scan(tag, dataset, &query),
+                run,
+            } => self.scan(tag, dataset, &query, run.as_ref()),
+            Effect::JoinLabels {
+                run_id,
+                labels,
+                labels_gen,
+            } => Some(Msg::LabelsJoined {
+                join: super::run_scan::join_labels(
+                    &self.ws.runs_dir(),
+                    &run_id,
+                    &labels,
+                    labels_gen,
+                )
+                .map(Arc::new),
+                run_id,
+                labels_gen,
+            }),
+            Effect::FilterRunItems { tag, run_id, query } => Some(Msg::RunItemsFiltered {
+                tag,
+                positions: super::run_scan::filter_items(&self.ws.runs_dir(), &run_id, &query),
+            }),
+            Effect::CompareRuns { a, b } => Some(Msg::Compared {
+                result: super::run_scan::compare(&self.ws.runs_dir(), &a, &b).map(Arc::new),
+                a,
+                b,
+            }),
             Effect::SaveLabel {
                 dataset,
                 item,

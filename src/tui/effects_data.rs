@@ -152,9 +152,41 @@ impl Runtime {
         Ok(Msg::Window { tag, total, items })
     }
 
-    pub(super) fn scan(&self, tag: u64, dataset: usize, query: &str) -> Option<Msg> {
+    /// Reads every item once: its id, and whether its submission holds `query` — and, with
+    /// a filter on the run, whether the run's pass (done first, positions only) kept it.
+    pub(super) fn scan(
+        &self,
+        tag: u64,
+        dataset: usize,
+        query: &str,
+        run: Option<&super::effect::RunScan>,
+    ) -> Option<Msg> {
         let d = &self.dataset(dataset)?;
         let needle = query.to_lowercase();
+        let kept = match run {
+            Some(r) => match super::run_scan::filter_run(
+                &self.ws.runs_dir(),
+                &r.run_id,
+                &r.filter,
+                &r.labels,
+            ) {
+                Ok(kept) => Some(kept),
+                Err(e) => return Some(Msg::Error(format!("run {}: {e}", r.run_id))),
+            },
+            None => None,
+        };
+        // A filter on the run alone: its positions are the list, no item is read (nor
+        // every item's id kept).
+        let kept = match kept {
+            Some(matches) if needle.is_empty() => {
+                return Some(Msg::Scanned {
+                    tag,
+                    matches,
+                    ids: Vec::new(),
+                });
+            }
+            kept => kept,
+        };
         let items = match open_dataset(&d.path, ReadOptions::default()) {
             Ok(ds) => ds.items,
             Err(e) => return Some(Msg::Error(e.to_string())),
@@ -181,7 +213,8 @@ impl Runtime {
                 ids.push(String::new());
                 continue;
             };
-            if needle.is_empty() || item.submission.to_lowercase().contains(&needle) {
+            let in_run = kept.as_ref().is_none_or(|k| k.binary_search(&i).is_ok());
+            if in_run && (needle.is_empty() || item.submission.to_lowercase().contains(&needle)) {
                 matches.push(i);
             }
             ids.push(item.id);

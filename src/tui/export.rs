@@ -27,13 +27,14 @@ impl ExportFormat {
     }
 }
 
-/// Writes the run — only the items in `only` when given (the Results pane's filtered list,
+/// Writes the run — only the items at the (sorted) dataset positions `only` when given (the
+/// Results pane's filtered list,
 /// to `exports/<run-id>-filtered.<ext>`) — and says where (or why not).
 pub fn export(
     ws: &Workspace,
     run_id: &str,
     format: ExportFormat,
-    only: Option<&std::collections::BTreeSet<String>>,
+    only: Option<&[usize]>,
 ) -> Result<String, String> {
     let rec = Recording::open(&ws.runs_dir(), run_id).map_err(|e| e.to_string())?;
     let rubric = rec.rubric().map_err(|e| e.to_string())?;
@@ -63,8 +64,8 @@ pub fn export(
         return Err(format!("{}: {e}", path.display()));
     }
     let replay = rec
-        .replay(|_, e| {
-            if failed.is_some() || only.is_some_and(|ids| !ids.contains(&e.target_id)) {
+        .replay(|position, e| {
+            if failed.is_some() || only.is_some_and(|ps| ps.binary_search(&position).is_err()) {
                 return;
             }
             written_items += 1;

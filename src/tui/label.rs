@@ -367,17 +367,14 @@ impl App {
                 Queue::DisagreementsFirst if self.adjudicating() => criteria
                     .iter()
                     .any(|c| self.peers_differ(&id, &c.id) && !self.answered(&id, &c.id)),
+                // Where the run joined with the labels found them differing (the join is
+                // worked out again in the runtime as the labels change).
                 Queue::DisagreementsFirst => b
                     .run
                     .as_ref()
-                    .and_then(|r| Some((r, r.find(&id)?)))
-                    .is_some_and(|(r, i)| {
-                        r.verdicts_of(i).any(|(criterion, v)| {
-                            self.labels
-                                .get(&(id.clone(), criterion.to_owned()))
-                                .is_some_and(|h| label_text(h) != v.to_string())
-                        })
-                    }),
+                    .and_then(|r| self.results.stats.join(&r.manifest.id))
+                    .zip(position)
+                    .is_some_and(|(j, p)| j.disagree.binary_search(&p).is_ok()),
                 Queue::InOrder => true,
             }
         };
@@ -534,8 +531,10 @@ impl App {
             }
             None => format!("saved label {seq}"),
         });
-        self.labels.insert(key, verdict);
+        let item = key.0.clone();
+        Arc::make_mut(&mut self.labels).insert(key, verdict);
         self.labels_gen += 1;
+        self.label_changed(&item);
         Vec::new()
     }
 
@@ -546,11 +545,13 @@ impl App {
         criterion: String,
         verdict: Option<serde_json::Value>,
     ) -> Vec<Effect> {
+        let key = (item, criterion);
         match verdict {
-            Some(v) => self.labels.insert((item, criterion), v),
-            None => self.labels.remove(&(item, criterion)),
+            Some(v) => Arc::make_mut(&mut self.labels).insert(key.clone(), v),
+            None => Arc::make_mut(&mut self.labels).remove(&key),
         };
         self.labels_gen += 1;
+        self.label_changed(&key.0);
         self.label.pending.pop_front();
         self.label.sitting = self.label.sitting.saturating_sub(1);
         self.message = Some("undone".into());

@@ -21,7 +21,11 @@ impl App {
     /// Asks for the "labels next" plan again while Label or Results is shown and the one
     /// held is for other labels, another dataset or annotator (one at a time).
     pub(super) fn want_label_plan(&mut self) -> Vec<Effect> {
-        if self.label.planning || !matches!(self.pane, Pane::Label | Pane::Results) {
+        // After the runs' joins with the labels: two passes at once would hold both.
+        if self.label.planning
+            || self.results.stats.joining()
+            || !matches!(self.pane, Pane::Label | Pane::Results)
+        {
             return Vec::new();
         }
         let Some(b) = self.browse.as_ref().filter(|b| b.run.is_some()) else {

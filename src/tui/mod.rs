@@ -39,6 +39,7 @@ pub mod rubrics;
 mod run;
 pub mod run_data;
 mod run_details;
+pub mod run_scan;
 mod run_stats;
 pub mod theme;
 pub mod ui_state;

@@ -135,10 +135,24 @@ pub enum Msg {
     RunDetails {
         run_id: String,
         positions: Vec<usize>,
-        items: Result<
-            std::collections::HashMap<usize, (String, Vec<crate::model::CriterionResult>)>,
-            String,
-        >,
+        items: Result<std::collections::HashMap<usize, super::run_data::ItemDetail>, String>,
+    },
+    /// A run joined with the labels of generation `labels_gen`.
+    LabelsJoined {
+        run_id: String,
+        labels_gen: u64,
+        join: Result<Arc<super::run_scan::LabelJoin>, String>,
+    },
+    /// The positions the Results list keeps (for the pass tagged `tag`).
+    RunItemsFiltered {
+        tag: u64,
+        positions: Result<Vec<usize>, String>,
+    },
+    /// Runs A and B compared.
+    Compared {
+        a: String,
+        b: String,
+        result: Result<Arc<super::run_scan::Comparison>, String>,
     },
     /// The workspace's artifacts (after a load, a review or a decision), and what happened.
     Artifacts {

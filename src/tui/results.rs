@@ -5,6 +5,10 @@
 use super::app::{App, Effect, Filter, PAGE, Pane};
 use super::data::RunData;
 use super::keymap::Action;
+use super::run_scan::{Comparison, ItemsQuery};
+use std::sync::Arc;
+
+pub use super::run_data::verdict_text;
 
 /// The Results pane's state: the criterion selected, the item list, a comparison.
 #[derive(Debug, Default, Clone)]
@@ -14,18 +18,18 @@ pub struct ResultsState {
     /// The list of the run's items (`i`, `v`, `F`), while it is shown.
     pub items: Option<ItemsView>,
     /// The run the latest is compared with (A; the latest is B), and how far back it is.
-    pub compare: Option<std::sync::Arc<RunData>>,
+    pub compare: Option<Arc<RunData>>,
     pub compare_back: usize,
     /// Side B of a comparison when it is not the latest run, and how far back it is.
-    pub compare_b: Option<std::sync::Arc<RunData>>,
+    pub compare_b: Option<Arc<RunData>>,
     pub compare_b_back: usize,
     /// The changed item selected in a comparison.
     pub compare_cursor: usize,
-    /// A comparison's changed items (id, change, regression), worked out in `update` when
-    /// either side changes, and the two runs (by identity) they were worked out for.
-    pub moved: Vec<(String, f64, bool)>,
-    pub moved_for: Option<(usize, usize)>,
-    /// The criteria tables' figures for the runs on screen.
+    /// The comparison of the two runs shown, from a pass over both in the runtime.
+    pub comparison: Option<Arc<Comparison>>,
+    /// A comparison asked for (runs A and B) and not answered yet.
+    pub comparing: Option<(String, String)>,
+    /// The runs' joins with the labels and the criteria tables' figures.
     pub stats: super::run_stats::StatsCache,
     /// The Calibrate view (`K`), while it is open.
     pub calibrate: Option<super::calibrate::CalibrateView>,
@@ -39,44 +43,44 @@ pub struct ItemsView {
     pub verdict: Option<String>,
     /// Only items with a cell that could not be graded.
     pub failed: bool,
-    /// The rows listed (indices of the run's items), worked out in `update` when what
-    /// they depend on changes — never per frame (a run may hold a million items).
-    pub rows: Vec<usize>,
-    /// What `rows` were worked out for: the run (by identity), criterion, filters.
-    rows_for: Option<(usize, Option<String>, Option<String>, bool)>,
+    /// The dataset positions of the items listed, from a pass over the run in the runtime
+    /// (a few bytes per match); `None`: every item of the run, item `k` at position `k`.
+    pub rows: Option<Vec<usize>>,
+    /// The pass under way for the list (its tag): answers of older ones are dropped.
+    pub filtering: Option<u64>,
+    /// What `rows` are for.
+    rows_for: Option<RowsFor>,
 }
 
-/// A cell's verdict as the list shows it (`FAILED` for a cell that could not be graded).
-pub fn verdict_text(x: &crate::model::CriterionResult) -> String {
-    match (&x.verdict, &x.failure) {
-        (Some(v), _) => v.to_string(),
-        (None, Some(_)) => "FAILED".to_owned(),
-        (None, None) => "-".to_owned(),
+/// What an item list was worked out for: the run (and its size: a continued run grows),
+/// the criterion selected and the filters.
+#[derive(Debug, Clone, PartialEq)]
+struct RowsFor {
+    run: String,
+    items: usize,
+    criterion: Option<String>,
+    verdict: Option<String>,
+    failed: bool,
+}
+
+impl ItemsView {
+    /// How many items the list shows.
+    pub fn row_count(&self, run: &RunData) -> usize {
+        self.rows.as_ref().map_or(run.len(), Vec::len)
     }
-}
 
-/// The run's items the list shows, in dataset order.
-pub fn item_rows<'a>(run: &'a RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<&'a str> {
-    positions(run, view, criterion)
-        .into_iter()
-        .map(|i| run.id(i))
-        .collect()
-}
+    /// The dataset position of the item at `row`.
+    pub fn position(&self, run: &RunData, row: usize) -> Option<usize> {
+        match &self.rows {
+            Some(rows) => rows.get(row).copied(),
+            None => (row < run.len()).then_some(row),
+        }
+    }
 
-/// The indices of the run's items the list shows.
-fn positions(run: &RunData, view: &ItemsView, criterion: Option<&str>) -> Vec<usize> {
-    let c = criterion.and_then(|c| run.criterion(c));
-    (0..run.len())
-        .filter(|&i| {
-            let failed = !view.failed || run.any_failure(i);
-            let verdict = match (&view.verdict, c) {
-                (Some(want), Some(c)) => run.cell(i, c).text().as_ref() == Some(want),
-                (Some(_), None) => criterion.is_none(),
-                _ => true,
-            };
-            failed && verdict
-        })
-        .collect()
+    /// Whether it keeps only some items (a verdict or failures).
+    pub fn filtered(&self) -> bool {
+        self.verdict.is_some() || self.failed
+    }
 }
 
 /// Every verdict the judge gave on a criterion in the run, each once, in order.
@@ -84,26 +88,6 @@ pub fn verdicts(run: &RunData, criterion: &str) -> Vec<String> {
     run.criterion(criterion)
         .map(|c| run.verdict_texts(c))
         .unwrap_or_default()
-}
-
-/// The items whose score or pass changed from run A to B: (id, change, regression),
-/// regressions first, then the largest change.
-pub fn moved<'a>(a: &RunData, b: &'a RunData) -> Vec<(&'a str, f64, bool)> {
-    let mut moved: Vec<(&str, f64, bool)> = (0..b.len())
-        .filter_map(|ib| {
-            let id = b.id(ib);
-            let ia = a.find(id)?;
-            let d = b.score(ib).unwrap_or(0.0) - a.score(ia).unwrap_or(0.0);
-            let regression = a.passed(ia) && !b.passed(ib);
-            (d.abs() > 1e-12 || a.passed(ia) != b.passed(ib)).then_some((id, d, regression))
-        })
-        .collect();
-    moved.sort_by(|p, q| {
-        q.2.cmp(&p.2)
-            .then(q.1.abs().total_cmp(&p.1.abs()))
-            .then(p.0.cmp(q.0))
-    });
-    moved
 }
 
 impl App {
@@ -229,7 +213,7 @@ impl App {
     pub(super) fn earlier_run(
         &mut self,
         back: usize,
-        run: Option<std::sync::Arc<RunData>>,
+        run: Option<Arc<RunData>>,
         b: bool,
     ) -> Vec<Effect> {
         match (run, b) {
@@ -271,22 +255,12 @@ impl App {
             self.message = Some("not exported".into());
             return Vec::new();
         };
-        let only = self
-            .results
-            .items
-            .as_ref()
-            .filter(|v| v.verdict.is_some() || v.failed)
-            .map(|v| {
-                let criterion = run
-                    .rubric
-                    .criteria
-                    .get(self.results.cursor)
-                    .map(|c| c.id.as_str());
-                item_rows(&run, v, criterion)
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect()
-            });
+        let view = self.results.items.as_ref().filter(|v| v.filtered());
+        if view.is_some_and(|v| v.filtering.is_some()) {
+            self.message = Some("the list is still being worked out: export once it shows".into());
+            return Vec::new();
+        }
+        let only = view.and_then(|v| v.rows.clone());
         self.message = Some("exporting…".into());
         vec![Effect::ExportRun {
             run_id: run.manifest.id.clone(),
@@ -295,31 +269,49 @@ impl App {
         }]
     }
 
-    /// Works the item list's rows (and a comparison's changed items) out again when the
-    /// run, the criterion or a filter changed since they were (after every message: a
-    /// comparison of keys otherwise).
-    pub(super) fn refresh_item_rows(&mut self) {
-        let Some(run) = self.shown_run() else {
-            return;
-        };
-        if self.pane == Pane::Results {
-            let a = self.results.compare.clone();
-            let runs: Vec<&RunData> = a.as_deref().into_iter().chain([&*run]).collect();
-            self.results
-                .stats
-                .refresh(&runs, &self.labels, self.labels_gen);
+    /// The passes the Results pane needs and has not asked for: each run's join with the
+    /// labels, the comparison of the two runs shown, the item list's matches (after every
+    /// message: a comparison of keys otherwise).
+    pub(super) fn want_results(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let mut runs: Vec<Arc<RunData>> = Vec::new();
+        for r in [
+            self.browse.as_ref().and_then(|b| b.run.clone()),
+            self.results.compare.clone(),
+            self.results.compare_b.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !runs.iter().any(|x| x.manifest.id == r.manifest.id) {
+                runs.push(r);
+            }
         }
-        if let Some(a) = self.results.compare.clone() {
-            let key = (
-                std::sync::Arc::as_ptr(&a) as usize,
-                std::sync::Arc::as_ptr(&run) as usize,
+        // Joined with the labels where they are shown (Results' agreement, Label's queue).
+        if matches!(self.pane, Pane::Results | Pane::Label) {
+            let refs: Vec<&RunData> = runs.iter().map(|r| &**r).collect();
+            effects.extend(
+                self.results
+                    .stats
+                    .want(&refs, &self.labels, self.labels_gen),
             );
-            if self.results.moved_for != Some(key) {
-                self.results.moved = moved(&a, &run)
-                    .into_iter()
-                    .map(|(id, d, r)| (id.to_owned(), d, r))
-                    .collect();
-                self.results.moved_for = Some(key);
+        }
+        let Some(run) = self.shown_run() else {
+            return effects;
+        };
+        if let Some(a) = &self.results.compare {
+            let pair = (a.manifest.id.clone(), run.manifest.id.clone());
+            let have = self
+                .results
+                .comparison
+                .as_ref()
+                .is_some_and(|c| (c.a.as_str(), c.b.as_str()) == (&pair.0[..], &pair.1[..]));
+            if !have && self.results.comparing.as_ref() != Some(&pair) {
+                self.results.comparing = Some(pair.clone());
+                effects.push(Effect::CompareRuns {
+                    a: pair.0,
+                    b: pair.1,
+                });
             }
         }
         let criterion = run
@@ -327,24 +319,120 @@ impl App {
             .criteria
             .get(self.results.cursor)
             .map(|c| c.id.clone());
+        let tag = self.new_tag();
         let Some(view) = self.results.items.as_mut() else {
-            return;
+            return effects;
         };
-        let key = (
-            std::sync::Arc::as_ptr(&run) as usize,
-            criterion.clone(),
-            view.verdict.clone(),
-            view.failed,
-        );
-        if view.rows_for.as_ref() != Some(&key) {
-            view.rows = positions(&run, view, criterion.as_deref());
-            view.rows_for = Some(key);
+        let key = RowsFor {
+            run: run.manifest.id.clone(),
+            items: run.len(),
+            criterion: criterion.clone(),
+            verdict: view.verdict.clone(),
+            failed: view.failed,
+        };
+        if view.rows_for.as_ref() == Some(&key) {
+            return effects;
         }
+        view.rows_for = Some(key);
+        if !view.filtered() && run.dense {
+            view.rows = None;
+            view.filtering = None;
+            return effects;
+        }
+        // Nothing listed until the pass answers.
+        view.rows = Some(Vec::new());
+        view.filtering = Some(tag);
+        effects.push(Effect::FilterRunItems {
+            tag,
+            run_id: run.manifest.id.clone(),
+            query: ItemsQuery {
+                criterion,
+                verdict: view.verdict.clone(),
+                failed: view.failed,
+            },
+        });
+        effects
+    }
+
+    /// The item list's matches came back (dropped when the list asked for others since).
+    pub(super) fn run_items_filtered(
+        &mut self,
+        tag: u64,
+        positions: Result<Vec<usize>, String>,
+    ) -> Vec<Effect> {
+        let Some(view) = self
+            .results
+            .items
+            .as_mut()
+            .filter(|v| v.filtering == Some(tag))
+        else {
+            return Vec::new();
+        };
+        view.filtering = None;
+        match positions {
+            Ok(positions) => {
+                view.cursor = view.cursor.min(positions.len().saturating_sub(1));
+                view.rows = Some(positions);
+            }
+            Err(e) => self.message = Some(format!("could not list the run's items: {e}")),
+        }
+        Vec::new()
+    }
+
+    /// A comparison came back: shown while its two runs are the ones on screen.
+    pub(super) fn compared(
+        &mut self,
+        a: &str,
+        b: &str,
+        result: Result<Arc<Comparison>, String>,
+    ) -> Vec<Effect> {
+        if self
+            .results
+            .comparing
+            .as_ref()
+            .is_some_and(|(x, y)| x == a && y == b)
+        {
+            self.results.comparing = None;
+        }
+        let shown = self
+            .results
+            .compare
+            .as_ref()
+            .map(|x| x.manifest.id.as_str())
+            == Some(a)
+            && self.shown_run().is_some_and(|x| x.manifest.id == b);
+        if !shown {
+            // Asked for before a side moved: not what the screen shows.
+            return Vec::new();
+        }
+        match result {
+            Ok(c) => {
+                if c.mismatched > 0 {
+                    self.message = Some(format!(
+                        "{} positions hold different items in the two runs (the dataset changed between them): those are not compared",
+                        c.mismatched
+                    ));
+                }
+                self.results.comparison = Some(c);
+            }
+            Err(e) => self.message = Some(format!("could not compare the runs: {e}")),
+        }
+        Vec::new()
+    }
+
+    /// The comparison of the two runs shown, when it has been worked out.
+    pub fn shown_comparison(&self) -> Option<&Comparison> {
+        let a = self.results.compare.as_ref()?;
+        let b = self.shown_run()?;
+        self.results
+            .comparison
+            .as_deref()
+            .filter(|c| c.a == a.manifest.id && c.b == b.manifest.id)
     }
 
     /// The run shown: side B of a comparison (or the run chosen with `{` `}`), else the
     /// dataset's latest.
-    pub(super) fn shown_run(&self) -> Option<std::sync::Arc<RunData>> {
+    pub(super) fn shown_run(&self) -> Option<Arc<RunData>> {
         self.results
             .compare_b
             .clone()
@@ -353,10 +441,10 @@ impl App {
 
     /// Keys of a comparison: the changed items move and open.
     fn compare_action(&mut self, action: Action) -> Option<Vec<Effect>> {
-        let b = self.shown_run()?;
         self.results.compare.as_ref()?;
-        self.refresh_item_rows();
-        let last = self.results.moved.len().saturating_sub(1);
+        let last = self
+            .shown_comparison()
+            .map_or(0, |c| c.moved.len().saturating_sub(1));
         match action {
             Action::Down => {
                 self.results.compare_cursor = (self.results.compare_cursor + 1).min(last);
@@ -371,13 +459,11 @@ impl App {
                 self.results.compare_cursor = self.results.compare_cursor.saturating_sub(PAGE);
             }
             Action::Open => {
-                let id = self
-                    .results
+                let (id, _, _, position) = self
+                    .shown_comparison()?
                     .moved
                     .get(self.results.compare_cursor)?
-                    .0
                     .clone();
-                let position = b.position(b.find(&id)?)?;
                 return Some(self.open_item(&id, position));
             }
             _ => return None,
@@ -394,9 +480,8 @@ impl App {
             .criteria
             .get(self.results.cursor)
             .map(|c| c.id.clone());
-        self.refresh_item_rows();
         let view = self.results.items.as_mut()?;
-        let last = view.rows.len().saturating_sub(1);
+        let last = view.row_count(&run).saturating_sub(1);
         match action {
             Action::Items | Action::Back => self.results.items = None,
             Action::Down => view.cursor = (view.cursor + 1).min(last),
@@ -420,8 +505,11 @@ impl App {
                 view.cursor = 0;
             }
             Action::Open => {
-                let i = *view.rows.get(view.cursor)?;
-                let (id, position) = (run.id(i).to_owned(), run.position(i)?);
+                let position = view.position(&run, view.cursor)?;
+                let id = self
+                    .run_details
+                    .at(&run, position)
+                    .map_or_else(|| format!("item {}", position + 1), |d| d.id.clone());
                 return Some(self.open_item(&id, position));
             }
             _ => return None,

@@ -1,14 +1,18 @@
 //! The figures the Results pane's criteria tables show for a run — each criterion's
 //! full-marks rate and its agreement with the annotator's labels (the report `rubricate
-//! metrics` prints), and between two runs how many verdicts changed per criterion. Worked
-//! out in `update` when the run or the labels change, never per frame: a run may hold a
-//! million items.
+//! metrics` prints). The agreement comes from the run joined with the labels by a pass in
+//! the runtime ([`LabelJoin`]: the judge's verdicts on the labelled cells only); it is asked
+//! for when the run or the labels change, and worked into figures once when it arrives.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::app::Effect;
 use super::data::{Labels, RunData};
-use crate::metrics::{MetricsReport, judge_vs_human};
+use super::label::label_text;
+use super::run_data::ItemDetail;
+use super::run_scan::LabelJoin;
+use crate::metrics::{LabelPair, MetricsReport, judge_vs_human};
 
 /// One run's per-criterion figures, by the criterion's position in the run's rubric.
 #[derive(Debug, Clone)]
@@ -20,120 +24,191 @@ pub struct RunStats {
     pub tags: Vec<crate::run::TagScore>,
 }
 
-/// Works a run's figures out: the judge's verdicts on the labelled cells (found by id,
-/// one look-up per label), then the metrics report. The rest was worked out as the run
-/// was read.
-pub fn run_stats(run: &RunData, labels: &Labels) -> RunStats {
-    let mut judged = std::collections::BTreeMap::new();
-    for (item, criterion) in labels.keys() {
-        let Some(i) = run.find(item) else { continue };
-        if let Some(v) = run.cell_of(i, criterion).verdict() {
-            judged.insert((item.clone(), criterion.clone()), v.clone());
-        }
-    }
-    let human = judge_vs_human::human_verdicts(
+/// A run's figures: its agreement with the labels from `judged` (the judge's verdicts on
+/// the labelled cells; none while the join is under way), the rest from its pass. The
+/// pairs borrow the cells from `judged` (no second map of the labels' keys).
+pub fn run_stats(
+    run: &RunData,
+    labels: &Labels,
+    judged: &BTreeMap<(String, String), crate::model::Verdict>,
+) -> RunStats {
+    // In cell order, as `metrics` pairs them.
+    let pairs: Vec<(
+        &(String, String),
+        crate::model::Verdict,
+        &crate::model::Verdict,
+    )> = judged
+        .iter()
+        .filter_map(|(cell, j)| {
+            let c = run.rubric.criteria.iter().find(|c| c.id == cell.1)?;
+            Some((
+                cell,
+                judge_vs_human::label_verdict(c, labels.get(cell)?)?,
+                j,
+            ))
+        })
+        .collect();
+    let report = judge_vs_human::agreement_of(
         &run.rubric,
-        labels.iter().map(|(cell, v)| (cell.clone(), v)),
+        |criterion| {
+            pairs
+                .iter()
+                .filter(|(cell, _, _)| cell.1 == criterion)
+                .map(|(cell, human, judge)| LabelPair {
+                    item: &cell.0,
+                    human,
+                    judge,
+                })
+                .collect()
+        },
+        None,
     );
     RunStats {
-        report: judge_vs_human::agreement(&run.rubric, &human, &judged, None),
+        report,
         full: run.figures.full.clone(),
         tags: run.figures.tags.clone(),
     }
 }
 
-/// Per criterion id, the items whose verdict in `b` differs from the one they had in `a`
-/// (items `a` did not grade on it are not counted).
-pub fn changed_verdicts(a: &RunData, b: &RunData) -> Changed {
-    let mut changed = HashMap::new();
-    // Each of A's criteria, by its position in B's rubric.
-    let in_b: Vec<Option<usize>> = a
-        .rubric
-        .criteria
-        .iter()
-        .map(|c| b.criterion(&c.id))
-        .collect();
-    for ib in 0..b.len() {
-        let Some(ia) = a.find(b.id(ib)) else {
-            continue;
-        };
-        for (ca, c) in a.rubric.criteria.iter().enumerate() {
-            let Some(va) = a.cell(ia, ca).verdict() else {
-                continue;
-            };
-            let after = in_b[ca].and_then(|cb| b.cell(ib, cb).verdict());
-            if after != Some(va) {
-                *changed.entry(c.id.clone()).or_insert(0) += 1;
-            }
-        }
-    }
-    changed
+/// A run's join with the labels and the figures worked out from it.
+#[derive(Debug, Clone)]
+struct Joined {
+    join: Arc<LabelJoin>,
+    stats: Arc<RunStats>,
 }
 
-/// Per criterion id, how many verdicts changed between two runs.
-pub type Changed = HashMap<String, usize>;
-
-/// A run as a cache key: its identity (runs are shared, never changed in place) and the
-/// labels' generation.
-type Key = (usize, u64);
-
-fn key(run: &RunData, labels_gen: u64) -> Key {
-    (std::ptr::from_ref(run) as usize, labels_gen)
-}
-
-/// The figures of the runs on screen (the run shown and, comparing, side A).
+/// The joins of the runs the UI shows (the dataset's latest, both sides of a comparison)
+/// with the labels, and their figures.
 #[derive(Debug, Default, Clone)]
 pub struct StatsCache {
-    runs: Vec<(Key, Arc<RunStats>)>,
-    changed: Option<((usize, usize), Arc<Changed>)>,
+    runs: Vec<Joined>,
+    /// Joins asked for and not answered yet: (run, labels' generation).
+    pending: Vec<(String, u64)>,
+    /// A join that failed (not asked again for that generation).
+    failed: Option<(String, u64)>,
 }
 
 impl StatsCache {
-    /// Works out what is missing for `runs` (and, with two, what changed from the first to
-    /// the second); drops what is no longer shown.
-    pub fn refresh(&mut self, runs: &[&RunData], labels: &Labels, labels_gen: u64) {
-        let mut kept = Vec::with_capacity(runs.len());
+    /// The joins to ask for: each of `runs` without one for this generation of the labels
+    /// (one at a time per run: a newer generation is asked for when the older answers).
+    /// Joins of runs no longer shown are dropped.
+    pub fn want(
+        &mut self,
+        runs: &[&RunData],
+        labels: &Arc<Labels>,
+        labels_gen: u64,
+    ) -> Vec<Effect> {
+        self.runs
+            .retain(|j| runs.iter().any(|r| r.manifest.id == j.join.run_id));
+        let mut out = Vec::new();
         for run in runs {
-            let k = key(run, labels_gen);
-            let stats = self
+            let id = &run.manifest.id;
+            let fresh = self
                 .runs
                 .iter()
-                .find(|(have, _)| *have == k)
-                .map_or_else(|| Arc::new(run_stats(run, labels)), |(_, s)| Arc::clone(s));
-            kept.push((k, stats));
-        }
-        self.runs = kept;
-        if let [a, b] = runs {
-            let k = (
-                std::ptr::from_ref(*a) as usize,
-                std::ptr::from_ref(*b) as usize,
-            );
-            if self.changed.as_ref().map(|(have, _)| *have) != Some(k) {
-                self.changed = Some((k, Arc::new(changed_verdicts(a, b))));
+                .any(|j| j.join.run_id == *id && j.join.labels_gen == labels_gen);
+            let asked = self.pending.iter().any(|(r, _)| r == id);
+            let failed = self.failed.as_ref() == Some(&(id.clone(), labels_gen));
+            if fresh || asked || failed {
+                continue;
             }
-        } else {
-            self.changed = None;
+            self.pending.push((id.clone(), labels_gen));
+            out.push(Effect::JoinLabels {
+                run_id: id.clone(),
+                labels: Arc::clone(labels),
+                labels_gen,
+            });
         }
+        out
     }
 
-    /// A run's figures, worked out now if `update` has not (they are never stale).
-    pub fn stats(&self, run: &RunData, labels: &Labels, labels_gen: u64) -> Arc<RunStats> {
-        let k = key(run, labels_gen);
+    /// A join came back: kept (with its figures) while `run` is its run.
+    pub fn joined(
+        &mut self,
+        run: Option<&RunData>,
+        labels: &Labels,
+        run_id: &str,
+        labels_gen: u64,
+        join: Result<Arc<LabelJoin>, String>,
+    ) -> Result<(), String> {
+        self.pending.retain(|(r, _)| r != run_id);
+        let join = join.inspect_err(|_| self.failed = Some((run_id.to_owned(), labels_gen)))?;
+        let Some(run) = run.filter(|r| r.manifest.id == run_id) else {
+            return Ok(());
+        };
+        let stats = Arc::new(run_stats(run, labels, &join.judged));
+        self.runs.retain(|j| j.join.run_id != run_id);
+        self.runs.push(Joined { join, stats });
+        Ok(())
+    }
+
+    /// One label changed (generation `labels_gen`) on an item whose cells are held: the
+    /// run's join of the generation before is brought up to date for that item without a
+    /// pass (labelling a large run does not read it again per label). Otherwise the join is
+    /// left to be asked for again.
+    pub fn patch(
+        &mut self,
+        run: &RunData,
+        labels: &Labels,
+        labels_gen: u64,
+        position: usize,
+        item: &ItemDetail,
+    ) {
+        let Some(j) = self
+            .runs
+            .iter_mut()
+            .find(|j| j.join.run_id == run.manifest.id && j.join.labels_gen + 1 == labels_gen)
+        else {
+            return;
+        };
+        let join = Arc::make_mut(&mut j.join);
+        let mut differs = false;
+        for x in &item.cells {
+            let cell = (item.id.clone(), x.criterion_id.clone());
+            match (&x.verdict, labels.get(&cell)) {
+                (Some(v), Some(h)) => {
+                    differs |= label_text(h) != v.to_string();
+                    join.judged.insert(cell, v.clone());
+                }
+                _ => {
+                    join.judged.remove(&cell);
+                }
+            }
+        }
+        match (join.disagree.binary_search(&position), differs) {
+            (Err(at), true) => join.disagree.insert(at, position),
+            (Ok(at), false) => {
+                join.disagree.remove(at);
+            }
+            _ => {}
+        }
+        join.labels_gen = labels_gen;
+        j.stats = Arc::new(run_stats(run, labels, &join.judged));
+    }
+
+    /// Whether a join is under way (the "labels next" plan waits for it: the two passes
+    /// would hold their work at once).
+    pub fn joining(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The run's latest join with the labels (perhaps of an older generation while a newer
+    /// one is under way).
+    pub fn join(&self, run_id: &str) -> Option<&LabelJoin> {
         self.runs
             .iter()
-            .find(|(have, _)| *have == k)
-            .map_or_else(|| Arc::new(run_stats(run, labels)), |(_, s)| Arc::clone(s))
+            .find(|j| j.join.run_id == run_id)
+            .map(|j| &*j.join)
     }
 
-    /// What changed from `a` to `b`, per criterion id.
-    pub fn changed(&self, a: &RunData, b: &RunData) -> Arc<Changed> {
-        let k = (
-            std::ptr::from_ref(a) as usize,
-            std::ptr::from_ref(b) as usize,
-        );
-        match &self.changed {
-            Some((have, c)) if *have == k => Arc::clone(c),
-            _ => Arc::new(changed_verdicts(a, b)),
-        }
+    /// A run's figures: from its latest join, or without agreement until one arrives.
+    pub fn stats(&self, run: &RunData, labels: &Labels) -> Arc<RunStats> {
+        self.runs
+            .iter()
+            .find(|j| j.join.run_id == run.manifest.id)
+            .map_or_else(
+                || Arc::new(run_stats(run, labels, &BTreeMap::new())),
+                |j| Arc::clone(&j.stats),
+            )
     }
 }

@@ -10,7 +10,6 @@ use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 
 use super::preview;
 use crate::tui::app::{App, Browse, Pane, label_text};
-use crate::tui::data::CellView;
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     match &app.browse {
@@ -154,17 +153,15 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
             };
             match b.window.get(&p) {
                 Some(item) => {
-                    let score = b
-                        .run
-                        .as_ref()
-                        .and_then(|r| Some((r, r.find(&item.id)?)))
-                        .map_or_else(
-                            || "-".into(),
-                            |(r, i)| {
-                                r.score(i)
-                                    .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))
-                            },
-                        );
+                    // Read from the run's journal for the rows on screen.
+                    let score = match &b.run {
+                        Some(r) => match app.run_details.item(r, p, &item.id) {
+                            Some(d) => d.score_text(),
+                            None if app.run_details.covers(&r.manifest.id, &[p]) => "-".into(),
+                            None => "…".into(),
+                        },
+                        None => "-".into(),
+                    };
                     Row::new(vec![
                         item.id.clone(),
                         preview(&item.submission, preview_width),
@@ -242,19 +239,22 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
         left,
     );
     let mut side = Vec::new();
+    // The open item of the latest run, read from its journal by position.
+    let position = b.position(b.cursor);
     let result = b
         .run
         .as_ref()
-        .and_then(|r| Some((r.as_ref(), r.find(&item.id)?)));
-    if let Some((r, i)) = result {
+        .zip(position)
+        .and_then(|(r, p)| app.run_details.item(r, p, &item.id));
+    if let Some(d) = result {
         side.push(Line::styled(
-            format!(
-                "LATEST RUN: {}",
-                r.score(i)
-                    .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0))
-            ),
+            format!("LATEST RUN: {}", d.score_text()),
             app.theme.header,
         ));
+    } else if b.run.as_ref().zip(position).is_some_and(|(r, p)| {
+        app.run_details.at(r, p).is_none() && !app.run_details.covers(&r.manifest.id, &[p])
+    }) {
+        side.push(Line::styled("LATEST RUN: …", app.theme.header));
     }
     if let Some(rubric) = app.labelling_rubric() {
         // What the dataset file says (its ground truth), as `rubricate score` reads it.
@@ -270,25 +270,15 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                 .labels
                 .get(&(item.id.clone(), c.id.clone()))
                 .map_or_else(|| "—".into(), label_text);
-            // The verdict is held; the reason is read from the journal for the open item.
-            let judged = result.and_then(|(r, i)| {
-                let cell = r.cell_of(i, &c.id);
-                let reason = |failed: bool| match app.run_details.cell(r, i, &c.id) {
-                    Some(x) if failed => x
-                        .failure
-                        .as_ref()
-                        .map_or_else(String::new, |fl| fl.message.clone()),
-                    Some(x) => x.reason.clone(),
-                    None if app.run_details.of(r, i).is_none() => "…".to_owned(),
-                    None => String::new(),
-                };
-                match cell {
-                    CellView::Missing => None,
-                    CellView::Verdict(v) => Some((v.to_string(), reason(false))),
-                    CellView::Failed => Some(("failed".into(), reason(true))),
-                    CellView::Empty => Some(("—".into(), String::new())),
-                }
-            });
+            // The judge's verdict and reason, read from the journal for the open item.
+            let judged =
+                result
+                    .and_then(|d| d.cell(&c.id))
+                    .map(|x| match (&x.verdict, &x.failure) {
+                        (Some(v), _) => (v.to_string(), x.reason.clone()),
+                        (None, Some(fl)) => ("failed".into(), fl.message.clone()),
+                        (None, None) => ("—".into(), String::new()),
+                    });
             side.push(Line::raw(c.name.clone()));
             match judged {
                 Some((v, reason)) => {

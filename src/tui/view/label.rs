@@ -54,10 +54,12 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .labelling_rubric()
         .map(|r| App::file_verdicts(item, &r))
         .unwrap_or_default();
+    // The judge's verdicts on the item, read from the run's journal by position.
     let result = b
         .run
         .as_ref()
-        .and_then(|r| Some((r.as_ref(), r.find(&item.id)?)));
+        .zip(b.position(b.cursor))
+        .and_then(|(r, p)| app.run_details.item(r, p, &item.id));
     let labelled_all = criteria
         .iter()
         .all(|c| app.labels.contains_key(&(item.id.clone(), c.id.clone())));
@@ -77,7 +79,8 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             .get(&(item.id.clone(), c.id.clone()))
             .map(label_text);
         let judge = result
-            .and_then(|(r, i)| r.cell_of(i, &c.id).verdict())
+            .and_then(|d| d.cell(&c.id))
+            .and_then(|x| x.verdict.as_ref())
             .map(ToString::to_string);
         let reveal = !app.label.blind || labelled_all;
         let disagree = reveal && human.is_some() && judge.is_some() && human != judge;

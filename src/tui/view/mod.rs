@@ -8,6 +8,7 @@ mod grade;
 pub mod label;
 mod palette;
 mod results;
+mod results_items;
 pub(crate) mod review;
 mod rubrics;
 

@@ -15,9 +15,10 @@ use crate::tui::run_data::RunFigures;
 use crate::tui::run_stats::RunStats;
 use std::fmt::Write as _;
 
-/// A run's per-criterion figures, as `update` worked them out.
+/// A run's per-criterion figures, as they were worked out when its join with the labels
+/// came back.
 fn stats(app: &App, run: &RunData) -> std::sync::Arc<RunStats> {
-    app.results.stats.stats(run, &app.labels, app.labels_gen)
+    app.results.stats.stats(run, &app.labels)
 }
 
 /// κ of a criterion (quadratic-weighted for ordered kinds), where it is defined.
@@ -84,7 +85,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
     );
     let (sa, sb) = (stats(app, a), stats(app, b));
     let (ra, rb) = (&sa.report, &sb.report);
-    let changed_by = app.results.stats.changed(a, b);
+    let comparison = app.shown_comparison();
     let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
     let mut lines = vec![Line::styled(
         format!(
@@ -97,7 +98,10 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         let ia = a.rubric.criteria.iter().position(|x| x.id == c.id);
         let fa = ia.and_then(|i| sa.full.get(i)).copied().unwrap_or(0.0);
         let fb = sb.full.get(i).copied().unwrap_or(0.0);
-        let changed = changed_by.get(&c.id).copied().unwrap_or(0);
+        let changed = comparison.map_or_else(
+            || "…".to_owned(),
+            |x| x.changed.get(&c.id).copied().unwrap_or(0).to_string(),
+        );
         lines.push(Line::raw(format!(
             "{:<22} {:>6.0}% {:>6.0}% {:>+7.1} {} {} {:>8}",
             crate::tui::view::preview(&c.name, 22),
@@ -123,23 +127,26 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         );
         return;
     }
-    // Worked out in `update` for these two runs; anything else is worked out here.
-    let key = (
-        std::ptr::from_ref(a) as usize,
-        std::ptr::from_ref(b) as usize,
-    );
-    let computed: Vec<(String, f64, bool)>;
-    let moved: &[(String, f64, bool)] = if app.results.moved_for == Some(key) {
-        &app.results.moved
-    } else {
-        computed = crate::tui::results::moved(a, b)
-            .into_iter()
-            .map(|(id, d, r)| (id.to_owned(), d, r))
-            .collect();
-        &computed
+    // Worked out by a pass over both runs in the runtime.
+    let Some(comparison) = comparison else {
+        f.render_widget(
+            Paragraph::new("comparing the runs item by item…")
+                .block(Block::new().borders(Borders::ALL).title(" Items ")),
+            items,
+        );
+        return;
     };
+    let moved = &comparison.moved;
     let mut lines = vec![Line::styled(
-        format!("{} items changed; regressions first", moved.len()),
+        if comparison.moved_total > moved.len() {
+            format!(
+                "{} items changed; regressions first (the {} that changed most listed)",
+                comparison.moved_total,
+                moved.len()
+            )
+        } else {
+            format!("{} items changed; regressions first", moved.len())
+        },
         app.theme.header,
     )];
     let rows = usize::from(items.height.saturating_sub(3)).max(1);
@@ -148,7 +155,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         .compare_cursor
         .min(moved.len().saturating_sub(1));
     let first = (selected + 1).saturating_sub(rows);
-    for (i, (id, d, regression)) in moved.iter().enumerate().skip(first).take(rows) {
+    for (i, (id, d, regression, _)) in moved.iter().enumerate().skip(first).take(rows) {
         let style = if i == selected {
             app.theme.selected
         } else if *regression {
@@ -173,123 +180,6 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
                 .title(" Items (↑/↓ · enter opens the item) "),
         ),
         items,
-    );
-}
-
-/// The run's items (filtered), the selected one's verdicts and reasons below.
-fn item_list(
-    app: &App,
-    run: &RunData,
-    view: &crate::tui::results::ItemsView,
-    f: &mut Frame<'_>,
-    list: Rect,
-    detail: Rect,
-) {
-    let c = app.results.cursor;
-    let criterion = run.rubric.criteria.get(c);
-    // Worked out in `update` (`refresh_item_rows`); only the visible ones are read here.
-    let rows = &view.rows;
-    let mut filter = Vec::new();
-    if let (Some(v), Some(c)) = (&view.verdict, criterion) {
-        filter.push(format!("{} = {v}", c.id));
-    }
-    if view.failed {
-        filter.push("failed cells".to_owned());
-    }
-    let title = format!(
-        " Items {}/{}{} (v verdict · F failed · enter open · i criteria) ",
-        rows.len(),
-        run.len(),
-        if filter.is_empty() {
-            String::new()
-        } else {
-            format!(" · {}", filter.join(" · "))
-        }
-    );
-    let mut lines = vec![Line::styled(
-        format!(
-            "  {:<16} {:>6} {:<5} {:<14} REASON",
-            "ITEM",
-            "SCORE",
-            "PASS",
-            criterion.map_or("", |c| c.id.as_str())
-        ),
-        app.theme.header,
-    )];
-    let height = usize::from(list.height.saturating_sub(3)).max(1);
-    let selected = view.cursor.min(rows.len().saturating_sub(1));
-    let first = (selected + 1).saturating_sub(height);
-    let width = usize::from(list.width.saturating_sub(2));
-    let details = &app.run_details;
-    for k in first..(first + height).min(rows.len()) {
-        let Some(&i) = rows.get(k) else { continue };
-        // The reason is read from the journal for the rows on screen: `…` until it is.
-        let reason = match criterion {
-            Some(c) => match details.of(run, i) {
-                Some(cells) => cells
-                    .iter()
-                    .find(|x| x.criterion_id == c.id)
-                    .map_or_else(String::new, |x| x.reason.clone()),
-                None => "…".to_owned(),
-            },
-            None => String::new(),
-        };
-        let text = format!(
-            "{}{:<16} {:>6} {:<5} {:<14} {reason}",
-            if k == selected { "▶ " } else { "  " },
-            crate::tui::view::preview(run.id(i), 16),
-            run.score(i)
-                .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
-            if run.passed(i) { "pass" } else { "FAIL" },
-            run.cell(i, c).text().unwrap_or_else(|| "-".to_owned()),
-        );
-        let line = crate::tui::view::cut(&text, width);
-        lines.push(if k == selected {
-            Line::styled(line, app.theme.selected)
-        } else {
-            Line::raw(line)
-        });
-    }
-    if rows.is_empty() {
-        lines.push(Line::raw("no item passes the filter (v, F change it)"));
-    }
-    f.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)),
-        list,
-    );
-    // The selected item: every criterion's verdict and reason (its feedback).
-    let mut lines = Vec::new();
-    let chosen = rows.get(selected).copied();
-    if let Some(i) = chosen {
-        let width = usize::from(detail.width.saturating_sub(2));
-        let cells = details.of(run, i);
-        if cells.is_none() {
-            lines.push(Line::raw("reading its reasons…"));
-        }
-        for (k, c) in run.rubric.criteria.iter().enumerate() {
-            let Some(verdict) = run.cell(i, k).text() else {
-                continue;
-            };
-            let reason = cells
-                .and_then(|cells| cells.iter().find(|x| x.criterion_id == c.id))
-                .map_or_else(String::new, |x| {
-                    x.failure
-                        .as_ref()
-                        .map_or_else(|| x.reason.clone(), |f| f.message.clone())
-                });
-            lines.push(Line::raw(crate::tui::view::cut(
-                &format!("{:<14} {verdict:<9} {reason}", c.id),
-                width,
-            )));
-        }
-    }
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::new()
-                .borders(Borders::ALL)
-                .title(format!(" {} ", chosen.map_or("", |i| run.id(i)))),
-        ),
-        detail,
     );
 }
 
@@ -399,7 +289,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 middle.width,
                 middle.height + bottom.height,
             ));
-        item_list(app, run, view, f, list, detail);
+        super::results_items::item_list(app, run, view, f, list, detail);
         return;
     }
 
