@@ -388,16 +388,20 @@ impl Runtime {
                     &labels,
                     labels_gen,
                 )
-                .map(Arc::new),
+                .map(Arc::new)
+                .map_err(|e| e.to_string()),
                 run_id,
                 labels_gen,
             }),
             Effect::FilterRunItems { tag, run_id, query } => Some(Msg::RunItemsFiltered {
                 tag,
-                positions: super::run_scan::filter_items(&self.ws.runs_dir(), &run_id, &query),
+                positions: super::run_scan::filter_items(&self.ws.runs_dir(), &run_id, &query)
+                    .map_err(|e| e.to_string()),
             }),
             Effect::CompareRuns { a, b } => Some(Msg::Compared {
-                result: super::run_scan::compare(&self.ws.runs_dir(), &a, &b).map(Arc::new),
+                result: super::run_scan::compare(&self.ws.runs_dir(), &a, &b)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string()),
                 a,
                 b,
             }),

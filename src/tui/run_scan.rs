@@ -81,10 +81,10 @@ fn each_item(
     runs_dir: &Path,
     run_id: &str,
     mut each: impl FnMut(usize, Evaluation) -> bool,
-) -> Result<(), String> {
-    let rec = Recording::open(runs_dir, run_id).map_err(|e| e.message)?;
-    for next in rec.evaluations().map_err(|e| e.message)? {
-        let (position, e) = next.map_err(|e| e.message)?;
+) -> Result<(), crate::run::Error> {
+    let rec = Recording::open(runs_dir, run_id)?;
+    for next in rec.evaluations()? {
+        let (position, e) = next?;
         if !each(position, e) {
             break;
         }
@@ -99,7 +99,7 @@ pub fn join_labels(
     run_id: &str,
     labels: &Labels,
     labels_gen: u64,
-) -> Result<LabelJoin, String> {
+) -> Result<LabelJoin, crate::run::Error> {
     let labelled: HashSet<&str> = labels.keys().map(|(item, _)| item.as_str()).collect();
     let mut join = LabelJoin {
         run_id: run_id.to_owned(),
@@ -128,7 +128,11 @@ pub fn join_labels(
 }
 
 /// The positions of the run's items the Results list keeps.
-pub fn filter_items(runs_dir: &Path, run_id: &str, q: &ItemsQuery) -> Result<Vec<usize>, String> {
+pub fn filter_items(
+    runs_dir: &Path,
+    run_id: &str,
+    q: &ItemsQuery,
+) -> Result<Vec<usize>, crate::run::Error> {
     let mut out = Vec::new();
     each_item(runs_dir, run_id, |position, e| {
         let failed = !q.failed || e.results.iter().any(|x| x.failure.is_some());
@@ -154,7 +158,7 @@ pub fn filter_run(
     run_id: &str,
     filter: &RunFilter,
     labels: &Labels,
-) -> Result<Vec<usize>, String> {
+) -> Result<Vec<usize>, crate::run::Error> {
     let mut out = Vec::new();
     each_item(runs_dir, run_id, |position, e| {
         let label = |criterion: &str| labels.get(&(e.target_id.clone(), criterion.to_owned()));
@@ -219,11 +223,11 @@ impl Side {
 /// Runs A and B item by item. Both journals are in dataset order: they are read in step
 /// and joined by position (an item only one of them graded is skipped); where the two
 /// items at a position differ in id, they are counted as mismatched, not compared.
-pub fn compare(runs_dir: &Path, a: &str, b: &str) -> Result<Comparison, String> {
-    let open = |id: &str| -> Result<_, String> {
-        let rec = Recording::open(runs_dir, id).map_err(|e| e.message)?;
-        let items = rec.evaluations().map_err(|e| e.message)?;
-        Ok(items.map(|next| next.map(|(p, e)| Side::of(p, e)).map_err(|e| e.message)))
+pub fn compare(runs_dir: &Path, a: &str, b: &str) -> Result<Comparison, crate::run::Error> {
+    let open = |id: &str| -> Result<_, crate::run::Error> {
+        let rec = Recording::open(runs_dir, id)?;
+        let items = rec.evaluations()?;
+        Ok(items.map(|next| next.map(|(p, e)| Side::of(p, e))))
     };
     let (mut sa, mut sb) = (open(a)?, open(b)?);
     let mut out = Comparison {
