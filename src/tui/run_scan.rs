@@ -3,7 +3,7 @@
 //! produces — the judge's verdicts on the labelled cells, the positions of the items a
 //! filter keeps, the changed items of a comparison. Memory follows the answer, not the run.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::data::Labels;
@@ -18,10 +18,74 @@ pub struct LabelJoin {
     pub run_id: String,
     /// The labels' generation it was worked out for.
     pub labels_gen: u64,
-    /// The judge's verdict on each labelled cell it gave one on: O(labels).
-    pub judged: BTreeMap<(String, String), Verdict>,
+    /// Per labelled item, the judge's verdicts: O(labelled items), a code per criterion.
+    items: HashMap<String, JudgedItem>,
+    /// The criteria met, in the order of an item's codes.
+    criteria: Vec<String>,
+    /// Per criterion, the verdicts met (a code is an index into them).
+    verdicts: Vec<Vec<Verdict>>,
     /// The positions of the items where a label differs from the judge's verdict, in order.
     pub disagree: Vec<usize>,
+}
+
+/// A labelled item's position and, per criterion of the join, its verdict's code.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct JudgedItem {
+    position: usize,
+    codes: Vec<u16>,
+}
+
+/// No verdict (no cell, a failed one, or more distinct verdicts than a code holds).
+const NO_VERDICT: u16 = u16::MAX;
+
+impl LabelJoin {
+    /// Whether no labelled item of the run was found.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The judge's verdict on a cell of a labelled item.
+    pub fn verdict(&self, item: &str, criterion: &str) -> Option<&Verdict> {
+        let c = self.criteria.iter().position(|x| x == criterion)?;
+        let code = *self.items.get(item)?.codes.get(c)?;
+        self.verdicts.get(c)?.get(usize::from(code))
+    }
+
+    /// Takes in a labelled item's cells (at dataset `position`): its verdicts replace what
+    /// was held for it; whether a label differs from one of them.
+    pub(super) fn add_item<'a>(
+        &mut self,
+        position: usize,
+        id: &str,
+        cells: impl IntoIterator<Item = (&'a str, Option<&'a Verdict>)>,
+        labels: &Labels,
+    ) -> bool {
+        let mut codes = vec![NO_VERDICT; self.criteria.len()];
+        let mut differs = false;
+        for (criterion, verdict) in cells {
+            let c = if let Some(c) = self.criteria.iter().position(|x| x == criterion) {
+                c
+            } else {
+                self.criteria.push(criterion.to_owned());
+                self.verdicts.push(Vec::new());
+                self.criteria.len() - 1
+            };
+            codes.resize(self.criteria.len(), NO_VERDICT);
+            let Some(v) = verdict else { continue };
+            let known = &mut self.verdicts[c];
+            let code = known.iter().position(|k| k == v).unwrap_or_else(|| {
+                known.push(v.clone());
+                known.len() - 1
+            });
+            codes[c] = u16::try_from(code).unwrap_or(NO_VERDICT);
+            if let Some(h) = labels.get(&(id.to_owned(), criterion.to_owned())) {
+                differs |= label_text(h) != v.to_string();
+            }
+        }
+        self.items
+            .insert(id.to_owned(), JudgedItem { position, codes });
+        differs
+    }
 }
 
 /// Which items of a run the Results pane's list keeps.
@@ -110,16 +174,11 @@ pub fn join_labels(
         if !labelled.contains(e.target_id.as_str()) {
             return true;
         }
-        let mut differs = false;
-        for x in e.results {
-            let Some(v) = x.verdict else { continue };
-            let cell = (e.target_id.clone(), x.criterion_id);
-            if let Some(h) = labels.get(&cell) {
-                differs |= label_text(h) != v.to_string();
-                join.judged.insert(cell, v);
-            }
-        }
-        if differs {
+        let cells = e
+            .results
+            .iter()
+            .map(|x| (x.criterion_id.as_str(), x.verdict.as_ref()));
+        if join.add_item(position, &e.target_id, cells, labels) {
             join.disagree.push(position);
         }
         true

@@ -4,12 +4,10 @@
 //! the runtime ([`LabelJoin`]: the judge's verdicts on the labelled cells only); it is asked
 //! for when the run or the labels change, and worked into figures once when it arrives.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::app::Effect;
 use super::data::{Labels, RunData};
-use super::label::label_text;
 use super::run_data::ItemDetail;
 use super::run_scan::LabelJoin;
 use crate::metrics::{LabelPair, MetricsReport, judge_vs_human};
@@ -24,30 +22,27 @@ pub struct RunStats {
     pub tags: Vec<crate::run::TagScore>,
 }
 
-/// A run's figures: its agreement with the labels from `judged` (the judge's verdicts on
-/// the labelled cells; none while the join is under way), the rest from its pass. The
-/// pairs borrow the cells from `judged` (no second map of the labels' keys).
-pub fn run_stats(
-    run: &RunData,
-    labels: &Labels,
-    judged: &BTreeMap<(String, String), crate::model::Verdict>,
-) -> RunStats {
+/// A run's figures: its agreement with the labels from its join with them (the judge's
+/// verdicts on the labelled items; none while the join is under way), the rest from its
+/// pass. The pairs borrow the cells from the labels (no second map of their keys).
+pub fn run_stats(run: &RunData, labels: &Labels, join: Option<&LabelJoin>) -> RunStats {
     // In cell order, as `metrics` pairs them.
     let pairs: Vec<(
         &(String, String),
         crate::model::Verdict,
         &crate::model::Verdict,
-    )> = judged
-        .iter()
-        .filter_map(|(cell, j)| {
-            let c = run.rubric.criteria.iter().find(|c| c.id == cell.1)?;
-            Some((
-                cell,
-                judge_vs_human::label_verdict(c, labels.get(cell)?)?,
-                j,
-            ))
+    )> = join
+        .map(|join| {
+            labels
+                .iter()
+                .filter_map(|(cell, h)| {
+                    let j = join.verdict(&cell.0, &cell.1)?;
+                    let c = run.rubric.criteria.iter().find(|c| c.id == cell.1)?;
+                    Some((cell, judge_vs_human::label_verdict(c, h)?, j))
+                })
+                .collect()
         })
-        .collect();
+        .unwrap_or_default();
     let report = judge_vs_human::agreement_of(
         &run.rubric,
         |criterion| {
@@ -136,7 +131,7 @@ impl StatsCache {
         let Some(run) = run.filter(|r| r.manifest.id == run_id) else {
             return Ok(());
         };
-        let stats = Arc::new(run_stats(run, labels, &join.judged));
+        let stats = Arc::new(run_stats(run, labels, Some(&join)));
         self.runs.retain(|j| j.join.run_id != run_id);
         self.runs.push(Joined { join, stats });
         Ok(())
@@ -162,19 +157,11 @@ impl StatsCache {
             return;
         };
         let join = Arc::make_mut(&mut j.join);
-        let mut differs = false;
-        for x in &item.cells {
-            let cell = (item.id.clone(), x.criterion_id.clone());
-            match (&x.verdict, labels.get(&cell)) {
-                (Some(v), Some(h)) => {
-                    differs |= label_text(h) != v.to_string();
-                    join.judged.insert(cell, v.clone());
-                }
-                _ => {
-                    join.judged.remove(&cell);
-                }
-            }
-        }
+        let cells = item
+            .cells
+            .iter()
+            .map(|x| (x.criterion_id.as_str(), x.verdict.as_ref()));
+        let differs = join.add_item(position, &item.id, cells, labels);
         match (join.disagree.binary_search(&position), differs) {
             (Err(at), true) => join.disagree.insert(at, position),
             (Ok(at), false) => {
@@ -183,7 +170,7 @@ impl StatsCache {
             _ => {}
         }
         join.labels_gen = labels_gen;
-        j.stats = Arc::new(run_stats(run, labels, &join.judged));
+        j.stats = Arc::new(run_stats(run, labels, Some(join)));
     }
 
     /// Whether a join is under way (the "labels next" plan waits for it: the two passes
@@ -207,7 +194,7 @@ impl StatsCache {
             .iter()
             .find(|j| j.join.run_id == run.manifest.id)
             .map_or_else(
-                || Arc::new(run_stats(run, labels, &BTreeMap::new())),
+                || Arc::new(run_stats(run, labels, None)),
                 |j| Arc::clone(&j.stats),
             )
     }
