@@ -7,6 +7,11 @@
 //! where tmux is missing).
 #![allow(clippy::expect_used, clippy::cast_precision_loss)]
 
+#[path = "support/tui_child.rs"]
+mod tui_child;
+
+use tui_child::tmux;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -128,19 +133,6 @@ fn first_frame_in_process() {
     );
 }
 
-fn tmux(socket: &str, args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .arg("-L")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("tmux");
-    if !out.status.success() && args[0] != "kill-server" {
-        eprintln!("tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 fn cpu_ticks(pid: &str) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 2..];
@@ -176,22 +168,7 @@ fn real_binary() {
         );
         let t = Instant::now();
         // The server must start with the bench's own stdin (as a person's shell would).
-        let started = Command::new("tmux")
-            .args([
-                "-L",
-                &socket,
-                "new-session",
-                "-d",
-                "-s",
-                "b",
-                "-x",
-                "120",
-                "-y",
-                "40",
-                &cmd,
-            ])
-            .status()
-            .is_ok_and(|s| s.success());
+        let started = tui_child::start_session(&socket, &cmd);
         if !started {
             println!("tmux could not start a session here: real-binary figures skipped");
             return;

@@ -30,6 +30,22 @@ fn demo(name: &str, home: &Path, width: u16, height: u16) -> Tmux {
     Tmux::start(name, Path::new("/"), width, height, &command)
 }
 
+/// From the first screen to the first item in Label, once its rubric is read (a key
+/// before that says so and labels nothing).
+fn open_label(t: &Tmux) {
+    t.wait_for("support-answers");
+    t.keys(&["Enter"]);
+    t.wait_for("q01");
+    t.keys(&["L"]);
+    label_shown(t, "q01 (1 of 50)");
+}
+
+/// Waits for the Label pane on `title`, with its rubric read: keys label from then on.
+fn label_shown(t: &Tmux, title: &str) {
+    t.wait_for(title);
+    t.wait_for("keys: m MET");
+}
+
 fn journal(home: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(home.join("labels/support-answers/pat.jsonl"))
         .unwrap_or_default()
@@ -47,13 +63,7 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
     let home = dir.path().join("home");
 
     let t = demo("label", &home, 120, 40);
-    t.wait_for("support-answers");
-    t.keys(&["Enter"]);
-    t.wait_for("q01");
-    t.keys(&["L"]);
-    t.wait_for("q01 (1 of 50)");
-    // Keys label once the rubric is read (before, they say so and label nothing).
-    t.wait_for("keys: m MET");
+    open_label(&t);
     for (key, seq) in [("m", 1), ("u", 2), ("m", 3)] {
         t.keys(&[key]);
         t.wait_for(&format!("saved label {seq}"));
@@ -83,9 +93,7 @@ fn label_three_criteria_by_keyboard_then_survive_a_kill() {
     // Killed right after the screen says a label is saved: the label is on disk.
     // The UI comes back where it was left: labelling support-answers.
     let t = demo("kill", &home, 120, 40);
-    t.wait_for("q01 (1 of 50)");
-    // Keys label once the rubric is read (before, they say so and label nothing).
-    t.wait_for("keys: m MET");
+    label_shown(&t, "q01 (1 of 50)");
     t.keys(&["c"]);
     t.wait_for("saved label 4");
     let pid = t.pid();
@@ -114,8 +122,7 @@ fn a_new_item_starts_at_its_first_unanswered_criterion_and_the_focus_stays_in_vi
         t.keys(&["Down"]);
     }
     t.keys(&["L"]);
-    t.wait_for("q33 (33 of 50)");
-    t.wait_for("keys: m MET");
+    label_shown(&t, "q33 (33 of 50)");
     t.keys(&["m"]);
     t.wait_for("saved label 1");
     t.wait_for("▶ Gives steps");
@@ -228,13 +235,7 @@ fn quit_pressed_while_a_label_is_being_written_waits_for_it_and_the_label_is_on_
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let t = demo("quit-pending", &home, 80, 24);
-    t.wait_for("support-answers");
-    t.keys(&["Enter"]);
-    t.wait_for("q01");
-    t.keys(&["L"]);
-    t.wait_for("q01 (1 of 50)");
-    // Keys label once the rubric is read (before, they say so and label nothing).
-    t.wait_for("keys: m MET");
+    open_label(&t);
     // Three labels and quit in one burst: q arrives before the disk confirms them. One q
     // is enough — the UI quits by itself once the last one is written.
     t.type_text("mucq");
@@ -314,13 +315,7 @@ fn labelling_thirty_items_then_going_back_to_a_half_labelled_one_never_replaces_
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let t = demo("advance", &home, 80, 24);
-    t.wait_for("support-answers");
-    t.keys(&["Enter"]);
-    t.wait_for("q01");
-    t.keys(&["L"]);
-    t.wait_for("q01 (1 of 50)");
-    // Keys label once the rubric is read (before, they say so and label nothing).
-    t.wait_for("keys: m MET");
+    open_label(&t);
     // Thirty items in a row, four criteria each, typed as a person types them.
     for item in 1..=30 {
         t.type_text("mumc");
@@ -395,8 +390,7 @@ fn sigterm_and_sighup_quit_as_q_does_with_every_label_on_disk() {
             t.wait_for("q01");
             t.keys(&["L"]);
         }
-        t.wait_for("(1 of 50)");
-        t.wait_for("keys: m MET");
+        label_shown(&t, "(1 of 50)");
         t.type_text("mu");
         let want = 2 * (round + 1);
         t.wait_for(&format!("label {want}"));

@@ -18,7 +18,8 @@ pub struct Shown {
     pub failed: Option<String>,
 }
 
-fn tmux(socket: &str, args: &[&str]) -> String {
+/// Runs a tmux command on `socket`'s server; its standard output.
+pub fn tmux(socket: &str, args: &[&str]) -> String {
     let out = Command::new("tmux")
         .arg("-L")
         .arg(socket)
@@ -50,6 +51,27 @@ fn keys(socket: &str, keys: &[&str]) {
     }
 }
 
+/// Starts `cmd` in a detached 120×40 session `b` on `socket`'s server (with the caller's own
+/// stdin, as a person's shell would); whether tmux could.
+pub fn start_session(socket: &str, cmd: &str) -> bool {
+    Command::new("tmux")
+        .args([
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            cmd,
+        ])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Opens the workspace at `ws` in the UI and walks to the first dataset's run's items.
 pub fn results_items(bin: &Path, ws: &Path) -> Shown {
     let socket = format!("rubricate-membench-{}", std::process::id());
@@ -59,22 +81,7 @@ pub fn results_items(bin: &Path, ws: &Path) -> Shown {
         bin.display()
     );
     let start = Instant::now();
-    let started = Command::new("tmux")
-        .args([
-            "-L",
-            &socket,
-            "new-session",
-            "-d",
-            "-s",
-            "b",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            &cmd,
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
+    let started = start_session(&socket, &cmd);
     if !started {
         return Shown {
             wall: start.elapsed(),
