@@ -52,7 +52,7 @@ fn frames(lines: usize) {
     write_jsonl(&dir.path().join("datasets/big.jsonl"), lines);
     let ws = Workspace::at(&ws.root).expect("ws");
     let mut app = build(&ws).expect("app");
-    let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
+    let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
     let e = app.update(Msg::Resize(200, 60));
     settle(&mut app, &runtime, e);
     let start = Instant::now();
@@ -68,7 +68,7 @@ fn frames(lines: usize) {
     println!(
         "{lines} items: index built and first window read in {:.0} ms; cursor at item {}",
         open.as_secs_f64() * 1000.0,
-        app.browse.as_ref().map_or(0, |b| b.cursor + 1)
+        app.shared.browse.as_ref().map_or(0, |b| b.cursor + 1)
     );
     println!(
         "{:<22} {:>12} {:>12} {:>10}",
@@ -218,7 +218,7 @@ fn grade_stream(cells: usize) {
     rubricate::store::workspace::create_demo(dir.path()).expect("demo");
     let ws = Workspace::at(dir.path()).expect("ws");
     let mut app = build(&ws).expect("app");
-    let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
+    let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
     let e = app.update(Msg::Resize(200, 60));
     settle(&mut app, &runtime, e);
     let e = app.update(key(KeyCode::Enter));

@@ -50,7 +50,7 @@ impl Ui {
         prepare(dir.path());
         let ws = Workspace::at(dir.path()).unwrap();
         let mut app = build(&ws).unwrap();
-        let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
+        let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
         let effects = app.update(Msg::Resize(w, h));
         settle(&mut app, &runtime, effects);
         let root = dir.path().display().to_string();
@@ -77,7 +77,7 @@ impl Ui {
     }
 
     fn screen(&self) -> String {
-        let (w, h) = self.app.size;
+        let (w, h) = self.app.shared.size;
         render_text(&self.app, w, h)
             .replace(&self.root, "[workspace]")
             .lines()
@@ -114,7 +114,7 @@ fn opening_a_dataset_reads_only_a_window_and_stale_answers_are_dropped() {
         total: 50,
         items: vec![(0, rubricate::model::Item::default())],
     });
-    assert!(app.browse.as_ref().unwrap().window.is_empty());
+    assert!(app.shared.browse.as_ref().unwrap().window.is_empty());
     app.update(Msg::Window {
         tag,
         total: 50,
@@ -126,13 +126,13 @@ fn opening_a_dataset_reads_only_a_window_and_stale_answers_are_dropped() {
             },
         )],
     });
-    assert_eq!(app.browse.as_ref().unwrap().total, Some(50));
+    assert_eq!(app.shared.browse.as_ref().unwrap().total, Some(50));
 }
 
 /// The item the cursor is on.
 fn current(ui: &Ui) -> String {
     ui.app
-        .browse
+        .shared.browse
         .as_ref()
         .unwrap()
         .current()
@@ -164,13 +164,13 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     );
     // Every other criterion of q01 has alice's label: on to the next item, never onto an
     // answered criterion (the next key would replace its label).
-    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q02");
+    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "q02");
     // Not yet on disk: quitting waits for it (esc stays).
     ui.app.update(key('q'));
     assert!(!ui.app.quit);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("quitting when they are saved")
@@ -184,7 +184,7 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     assert!(ui.app.update(key('3')).is_empty());
     // A label that replaces another one (the focus put on it by hand) says so.
     ui.press([key('p'), key('u')]);
-    let said = ui.app.message.clone().unwrap_or_default();
+    let said = ui.app.shared.message.clone().unwrap_or_default();
     assert!(
         said.contains("q01 'reset-link' was MET, now UNMET (z undoes)"),
         "{said}"
@@ -193,7 +193,7 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     ui.press([key('z')]);
     assert_eq!(
         ui.app
-            .labels
+            .shared.labels
             .get(&("q01".into(), "reset-link".into()))
             .unwrap(),
         "MET"
@@ -208,7 +208,7 @@ fn the_last_criterion_moves_to_the_next_item_in_the_queue() {
     ui.press([code(KeyCode::Enter), key('L'), key('o')]);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("unlabelled first")
@@ -228,12 +228,12 @@ fn the_labels_next_queue_follows_the_plan_and_its_stop_rule_moves_with_each_labe
     ui.press([key('o'), key('o'), key('o')]);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("where it matters"),
         "{:?}",
-        ui.app.message
+        ui.app.shared.message
     );
     // The plan is `rubricate labels next`'s, worked out in the background.
     let plan = ui
@@ -286,7 +286,7 @@ fn labels_typed_faster_than_the_disk_never_send_the_queue_back() {
     let n = ui.app.label_criteria().len();
     let current = |ui: &Ui| {
         ui.app
-            .browse
+            .shared.browse
             .as_ref()
             .unwrap()
             .current()
@@ -413,7 +413,7 @@ fn with_autorubric_essays() -> Ui {
     });
     let at = ui
         .app
-        .datasets
+        .shared.datasets
         .iter()
         .position(|d| d.name == "essays")
         .unwrap();
@@ -494,7 +494,7 @@ fn the_grade_pane_grades_an_autorubric_dataset_with_its_own_rubric() {
     );
     settle(&mut ui.app, &ui.runtime, effects);
     let estimate = ui.app.grade.estimate.clone().unwrap_or_default();
-    let said = ui.app.message.clone().unwrap_or_default();
+    let said = ui.app.shared.message.clone().unwrap_or_default();
     assert!(!said.contains("pass --rubric"), "{said}");
     assert!(
         estimate.contains("no criterion is judged"),
@@ -537,12 +537,12 @@ fn blind_mode_holds_the_item_until_the_reveal_is_seen_and_queues_wrap() {
     );
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap_or_default()
             .contains("wrapped to the top"),
         "{:?}",
-        ui.app.message
+        ui.app.shared.message
     );
     settle(&mut ui.app, &ui.runtime, effects);
 }
@@ -560,11 +560,11 @@ fn the_annotator_is_chosen_among_the_workspaces_journals_and_remembered() {
         .collect();
     std::fs::write(journals.join("bob.jsonl"), bob).unwrap();
     ui.press([code(KeyCode::Enter), key('L')]);
-    assert_eq!(ui.app.annotator, "alice");
-    assert_eq!(ui.app.labels.len(), 128);
+    assert_eq!(ui.app.shared.annotator, "alice");
+    assert_eq!(ui.app.shared.labels.len(), 128);
     ui.press([key('a')]);
-    assert_eq!(ui.app.annotator, "bob");
-    assert_eq!(ui.app.labels.len(), 8, "bob's labels are shown");
+    assert_eq!(ui.app.shared.annotator, "bob");
+    assert_eq!(ui.app.shared.labels.len(), 8, "bob's labels are shown");
     assert!(ui.screen().contains("annotator bob"));
     // Remembered: written when chosen, and what the sitting leaves.
     let ws = rubricate::store::Workspace::at(std::path::Path::new(&ui.root)).unwrap();
@@ -576,7 +576,7 @@ fn the_annotator_is_chosen_among_the_workspaces_journals_and_remembered() {
     assert_eq!(state.dataset.as_deref(), Some("support-answers"));
     assert_eq!(state.pane.as_deref(), Some("Label"));
     ui.press([key('a')]);
-    assert_eq!(ui.app.annotator, "alice", "round the journals");
+    assert_eq!(ui.app.shared.annotator, "alice", "round the journals");
 }
 
 #[test]
@@ -604,7 +604,7 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     }
     std::fs::write(journals.join("bob.jsonl"), bob).unwrap();
     ui.press([code(KeyCode::Enter), key('L'), key('A')]);
-    assert_eq!(ui.app.annotator, "adjudicated");
+    assert_eq!(ui.app.shared.annotator, "adjudicated");
     assert!(ui.app.adjudicating());
     assert_eq!(
         ui.app.label.criterion, 1,
@@ -616,7 +616,7 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
         "quitting now comes back as alice"
     );
     assert_eq!(
-        ui.app.peers.keys().collect::<Vec<_>>(),
+        ui.app.shared.peers.keys().collect::<Vec<_>>(),
         ["alice", "bob"],
         "every annotator's labels are read"
     );
@@ -625,7 +625,7 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     assert!(screen.contains("≠ DIFFER"), "{screen}");
     // Disagreements first, adjudicating: the items where the annotators differ.
     ui.press([key('o'), key('o'), key('n')]);
-    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q02");
+    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "q02");
     assert!(ui.screen().contains("≠ DIFFER"), "{}", ui.screen());
     ui.press([key('u')]);
     let settled = std::fs::read_to_string(journals.join("adjudicated.jsonl")).unwrap();
@@ -641,13 +641,13 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     assert!(screen.contains("judge~alice"), "{screen}");
     // Back to alice; adjudicating was never remembered as who the user is.
     ui.press([key('L'), key('A')]);
-    assert_eq!(ui.app.annotator, "alice");
+    assert_eq!(ui.app.shared.annotator, "alice");
     let ws = rubricate::store::Workspace::at(std::path::Path::new(&ui.root)).unwrap();
     assert_ne!(
         rubricate::tui::ui_state::load(&ws).annotator.as_deref(),
         Some("adjudicated")
     );
-    assert!(ui.app.peers.is_empty());
+    assert!(ui.app.shared.peers.is_empty());
 }
 
 #[test]
@@ -697,7 +697,7 @@ fn calibrate_ranks_the_datasets_runs_and_adopts_the_selected_judge() {
         .unwrap();
     ui.press((0..at).map(|_| key('j')));
     ui.press([key('A')]);
-    let said = ui.app.message.clone().unwrap_or_default();
+    let said = ui.app.shared.message.clone().unwrap_or_default();
     assert!(
         said.contains("adopted: support-answer@1.1.0 now judges with openai/gpt-test"),
         "{said}"
@@ -713,7 +713,7 @@ fn calibrate_ranks_the_datasets_runs_and_adopts_the_selected_judge() {
     let before = ranked.labelled;
     ui.press([key('K'), key('L')]);
     ui.press((0..32).map(|_| key('n')));
-    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "q33");
+    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "q33");
     ui.press([key('m'), key('m'), key('m'), key('m'), key('R'), key('K')]);
     let again = match &ui.app.results.calibrate.as_ref().unwrap().ranked {
         Some(Ok(c)) => c.labelled,
@@ -732,7 +732,7 @@ fn results_show_agreement_for_levels_as_rubricate_metrics_does() {
     // the 3×3 confusion.
     let ws = Workspace::at(root).unwrap();
     let mut app = build(&ws).unwrap();
-    let runtime = Runtime::new(ws.clone(), app.datasets.clone(), app.annotator.clone());
+    let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
     let effects = app.update(Msg::Resize(120, 40));
     settle(&mut app, &runtime, effects);
     let effects = app.update(code(KeyCode::Enter));
@@ -792,9 +792,9 @@ fn ctrl_u_clears_a_typed_line_and_messages_stay_with_their_pane() {
     ui.press([code(KeyCode::Enter)]);
     assert_eq!(ui.app.grade.judge.as_deref(), Some("x/y"));
     // A message said in one pane is not carried into the next.
-    ui.app.message = Some("something about grading".into());
+    ui.app.shared.message = Some("something about grading".into());
     ui.press([key('L')]);
-    assert_ne!(ui.app.message.as_deref(), Some("something about grading"));
+    assert_ne!(ui.app.shared.message.as_deref(), Some("something about grading"));
 }
 
 #[test]
@@ -818,7 +818,7 @@ fn a_labels_note_is_shown_under_it() {
     ui.press([key('D'), code(KeyCode::Esc), code(KeyCode::Enter), key('L')]);
     assert_eq!(
         ui.app
-            .notes
+            .shared.notes
             .get(&("q33".to_owned(), "reset-link".to_owned()))
             .map(String::as_str),
         Some("the link is only hinted at")
@@ -871,7 +871,7 @@ fn tabs_name_their_keys_and_a_click_opens_one() {
 fn the_first_start_says_what_is_where() {
     for (w, h) in [(120, 40), (80, 24)] {
         let mut ui = Ui::new(w, h);
-        ui.app.first_start = true;
+        ui.app.shared.first_start = true;
         let screen = ui.screen();
         assert!(
             screen.contains("This workspace holds 1 dataset and 2 rubric files"),
@@ -880,7 +880,7 @@ fn the_first_start_says_what_is_where() {
         insta::assert_snapshot!(format!("overview_{w}x{h}"), screen);
         // It is a part of the Datasets pane, not a dialog: keys work as ever.
         ui.press([code(KeyCode::Enter)]);
-        assert!(ui.app.browse.is_some());
+        assert!(ui.app.shared.browse.is_some());
     }
 }
 
@@ -923,12 +923,12 @@ fn a_dataset_added_while_the_ui_runs_shows_up_in_the_list() {
     .unwrap();
     // Back on the list: the new file is there, after the ones already known.
     ui.press([code(KeyCode::Esc)]);
-    assert_eq!(ui.app.datasets.len(), 2);
-    assert_eq!(ui.app.datasets[1].name, "extra");
+    assert_eq!(ui.app.shared.datasets.len(), 2);
+    assert_eq!(ui.app.shared.datasets[1].name, "extra");
     assert!(ui.screen().contains("extra"));
     // And it opens like any other (the runtime knows it at the same position).
     ui.press([code(KeyCode::Down), code(KeyCode::Enter)]);
-    assert_eq!(ui.app.browse.as_ref().unwrap().current().unwrap().id, "e1");
+    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "e1");
 }
 
 #[test]
@@ -938,7 +938,7 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     let root = std::path::PathBuf::from(&ui.root);
     for (k, ext) in [('c', "csv"), ('j', "jsonl"), ('m', "md")] {
         ui.press([key('x'), key(k)]);
-        let said = ui.app.message.clone().unwrap_or_default();
+        let said = ui.app.shared.message.clone().unwrap_or_default();
         assert!(
             said.starts_with("exported 50 items of run 20261122-141552-3353 to exports/"),
             "{said}"
@@ -971,12 +971,12 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     }
     // Anything else at the question exports nothing.
     ui.press([key('x'), code(KeyCode::Esc)]);
-    assert_eq!(ui.app.message.as_deref(), Some("not exported"));
+    assert_eq!(ui.app.shared.message.as_deref(), Some("not exported"));
     // The filtered item list exports only what it lists.
     ui.press([key('i'), key('v'), key('x')]);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("export the items listed")
@@ -986,7 +986,7 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     // The positions a pass over the run kept; the export wrote those items.
     let listed = view.rows.as_ref().expect("a filtered list").len();
     assert!(listed < 50);
-    let said = ui.app.message.clone().unwrap();
+    let said = ui.app.shared.message.clone().unwrap();
     assert!(
         said.starts_with(&format!("exported {listed} of 50 items of run")),
         "{said}"
@@ -1021,7 +1021,7 @@ fn results_shows_any_run_of_the_dataset_with_braces() {
     ui.press([key('{')]);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("no run that far back")
@@ -1246,7 +1246,7 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
         .map(|i| format!(r#"{{"id":"x{i:02}","prompt":"p","submission":"answer {i}"}}"#))
         .collect();
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let before = ui.app.datasets.len();
+    let before = ui.app.shared.datasets.len();
     ui.press([key('o')]);
     assert!(ui.app.path_prompt.is_some());
     let typed = format!("{}/outs", elsewhere.path().display());
@@ -1259,8 +1259,8 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
     assert!(ui.screen().contains("open a dataset file:"));
     ui.press([code(KeyCode::Enter)]);
     assert!(ui.app.path_prompt.is_none());
-    assert_eq!(ui.app.datasets.len(), before + 1);
-    let b = ui.app.browse.as_ref().expect("opened");
+    assert_eq!(ui.app.shared.datasets.len(), before + 1);
+    let b = ui.app.shared.browse.as_ref().expect("opened");
     assert_eq!(b.dataset, before);
     assert_eq!(b.total, Some(30));
     assert!(ui.screen().contains("x00"), "{}", ui.screen());
@@ -1279,7 +1279,7 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
         ui.press([key(c)]);
     }
     ui.press([code(KeyCode::Enter)]);
-    assert_eq!(ui.app.datasets.len(), before + 1);
+    assert_eq!(ui.app.shared.datasets.len(), before + 1);
     ui.press([
         code(KeyCode::Esc),
         key('o'),
@@ -1287,7 +1287,7 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
         key('o'),
         code(KeyCode::Enter),
     ]);
-    let message = ui.app.message.clone().unwrap();
+    let message = ui.app.shared.message.clone().unwrap();
     assert!(message.contains("no such file"), "{message}");
 }
 
@@ -1306,7 +1306,7 @@ fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     assert_eq!(query, "Se");
     settle(&mut ui.app, &ui.runtime, b);
     ui.press([code(KeyCode::Enter)]);
-    let rows = ui.app.browse.as_ref().unwrap().row_count();
+    let rows = ui.app.shared.browse.as_ref().unwrap().row_count();
     assert!(rows > 0 && rows < 50, "{rows}");
     // Results → a confusion cell → the Datasets pane showing just those items.
     ui.press([
@@ -1317,7 +1317,7 @@ fn search_and_filters_run_in_the_background_and_the_newest_wins() {
         key('2'),
     ]);
     assert_eq!(ui.app.pane, Pane::Datasets);
-    let b = ui.app.browse.as_ref().unwrap();
+    let b = ui.app.shared.browse.as_ref().unwrap();
     assert_eq!(b.filter.name(), "confusion cell");
     // asks-password: alice said MET where the check said UNMET on 6 items.
     assert_eq!(b.row_count(), 6);
@@ -1339,7 +1339,7 @@ fn the_mouse_wheel_scrolls_and_resizing_keeps_the_cursor_visible() {
             modifiers: KeyModifiers::NONE,
         })]);
     }
-    let b = ui.app.browse.as_ref().unwrap();
+    let b = ui.app.shared.browse.as_ref().unwrap();
     assert_eq!(b.cursor, 30);
     assert!(b.offset <= 30 && 30 < b.offset + ui.app.list_height());
     assert!(ui.screen().contains("q31"));
@@ -1448,8 +1448,8 @@ fn every_pane_at_80x24() {
 #[test]
 fn with_no_annotator_configured_the_label_pane_asks_once() {
     let mut ui = Ui::new(120, 40);
-    ui.app.annotator_confirmed = false;
-    ui.app.annotator = "login".into();
+    ui.app.shared.annotator_confirmed = false;
+    ui.app.shared.annotator = "login".into();
     ui.press([code(KeyCode::Enter), key('L')]);
     assert_eq!(ui.app.annotator_prompt.as_deref(), Some("login"));
     assert!(
@@ -1483,8 +1483,8 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
         "{effects:?}"
     );
     settle(&mut ui.app, &ui.runtime, effects);
-    assert!(ui.app.annotator_prompt.is_none() && ui.app.annotator_confirmed);
-    assert_eq!(ui.app.labels.len(), 128, "alice's labels are shown");
+    assert!(ui.app.annotator_prompt.is_none() && ui.app.shared.annotator_confirmed);
+    assert_eq!(ui.app.shared.labels.len(), 128, "alice's labels are shown");
 }
 
 mod grid {
@@ -1578,8 +1578,8 @@ mod grid {
             ev(0, 2, scored(2, Verdict::Met, 1.0, "c")),
         ]);
         let run = ui.app.grade.run.as_ref().unwrap();
-        assert!((run.rate(ui.app.now) - 0.3).abs() < 1e-9);
-        assert_eq!(run.eta(ui.app.now).map(f64::round), Some(490.0));
+        assert!((run.rate(ui.app.shared.now) - 0.3).abs() < 1e-9);
+        assert_eq!(run.eta(ui.app.shared.now).map(f64::round), Some(490.0));
         let screen = ui.screen();
         assert!(
             screen.contains("0.3 cells/s") && screen.contains("ETA 490s"),
@@ -1900,7 +1900,7 @@ mod review {
     fn an_artifact_is_made_from_a_dataset_item_or_a_file_with_a_type_and_a_name() {
         let mut ui = Ui::new(120, 40);
         // As the demo's rubricate.yaml defines it (the test workspace's config is replaced).
-        ui.app.artifact_types = vec![(
+        ui.app.shared.artifact_types = vec![(
             "support_answer".into(),
             vec!["rubrics/support-answer.yaml".into()],
         )];
@@ -1932,11 +1932,11 @@ mod review {
         );
         assert_eq!(a.status, Status::Draft);
         assert_eq!(a.rubrics, ["rubrics/support-answer.yaml"]);
-        let item = ui.app.browse.as_ref().unwrap().current().unwrap().clone();
+        let item = ui.app.shared.browse.as_ref().unwrap().current().unwrap().clone();
         assert_eq!(a.content, serde_json::json!(item.submission));
         assert!(
             ui.app
-                .message
+                .shared.message
                 .as_deref()
                 .unwrap()
                 .contains("made: a support_answer draft")
@@ -1974,12 +1974,12 @@ mod review {
     #[test]
     fn without_artifact_types_the_ui_says_where_to_define_them() {
         let mut ui = Ui::new(120, 40);
-        ui.app.artifact_types.clear();
+        ui.app.shared.artifact_types.clear();
         ui.press([code(KeyCode::Enter), key('A')]);
         assert!(ui.app.review.new.is_none());
         assert!(
             ui.app
-                .message
+                .shared.message
                 .as_deref()
                 .unwrap()
                 .contains("artifact_types:")
@@ -2015,7 +2015,7 @@ mod review {
         assert_eq!(a.content, serde_json::json!("A better reply, with steps."));
         assert_eq!(a.status, Status::Draft);
         assert!(!file.exists(), "the edit file goes once saved");
-        assert!(ui.app.message.as_deref().unwrap().contains("revised"));
+        assert!(ui.app.shared.message.as_deref().unwrap().contains("revised"));
         // One that needs revision goes back to draft, with a note in its history.
         let mut a = store.get(&id).unwrap();
         for to in [
@@ -2052,7 +2052,7 @@ mod review {
             .unwrap();
         ui.app.review.selected = at;
         assert!(ui.app.update(key('e')).is_empty());
-        assert!(ui.app.message.as_deref().unwrap().contains("is approved"));
+        assert!(ui.app.shared.message.as_deref().unwrap().contains("is approved"));
     }
 
     /// An artifact reviewed three times (two failed reviews, then one that approved it):
@@ -2220,7 +2220,7 @@ mod review {
         assert!(ui.app.update(key('a')).is_empty());
         assert!(
             ui.app
-                .message
+                .shared.message
                 .as_deref()
                 .unwrap()
                 .contains("decide on an artifact in review")
@@ -2252,7 +2252,7 @@ mod review {
             .iter()
             .find(|a| a.id == submitted)
             .unwrap();
-        assert_eq!(a.status, Status::Approved, "{:?}", ui.app.message);
+        assert_eq!(a.status, Status::Approved, "{:?}", ui.app.shared.message);
         assert_eq!(a.reviews.len(), 1);
         // The review shows each criterion's verdict and reason.
         let screen = ui.screen();
@@ -2340,7 +2340,7 @@ fn runs_of_different_rubrics_compare_only_their_shared_criteria_and_say_so() {
 fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('R'), key('i')]);
-    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
     // What the journal holds, read by the run engine (the UI holds only a compact index).
     let mut truth = std::collections::HashMap::new();
     let mut at = std::collections::HashMap::new();
@@ -2364,7 +2364,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     assert_eq!(truth.len(), run.len());
     // The ids of the items listed: the list holds dataset positions (none while unfiltered).
     let shown = |ui: &Ui| {
-        let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+        let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
         let view = ui.app.results.items.clone().unwrap();
         assert_eq!(view.filtering, None, "the pass answered");
         (0..view.row_count(&run))
@@ -2428,7 +2428,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     );
     ui.press([code(KeyCode::Enter)]);
     assert_eq!(ui.app.pane, Pane::Datasets);
-    let b = ui.app.browse.as_ref().unwrap();
+    let b = ui.app.shared.browse.as_ref().unwrap();
     assert!(b.detail);
     assert_eq!(b.current().map(|i| i.id.clone()), Some(third));
     // Back in Results, the list is where it was; esc goes back to the criteria.
@@ -2446,7 +2446,7 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     assert!(ui.app.results.compare.is_none());
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("no earlier run")
@@ -2509,13 +2509,13 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
         "{screen}"
     );
     insta::assert_snapshot!("results_compare_120x40", screen);
-    ui.app.size = (80, 24);
+    ui.app.shared.size = (80, 24);
     insta::assert_snapshot!("results_compare_80x24", ui.screen());
-    ui.app.size = (120, 40);
+    ui.app.shared.size = (120, 40);
     // The regression opens: the Datasets pane shows q01, whole.
     ui.press([code(KeyCode::Enter)]);
     assert_eq!(ui.app.pane, Pane::Datasets);
-    let b = ui.app.browse.as_ref().unwrap();
+    let b = ui.app.shared.browse.as_ref().unwrap();
     assert!(b.detail);
     assert_eq!(b.current().map(|i| i.id.as_str()), Some("q01"));
     ui.press([key('R')]);
@@ -2562,7 +2562,7 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     ui.press([key('s')]);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("nothing to save")
@@ -2597,7 +2597,7 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     assert!(matches!(&effects[0], Effect::SaveRubric { note, .. } if note == "steps count less"));
     settle(&mut ui.app, &ui.runtime, effects);
     assert_eq!(
-        ui.app.message.as_deref(),
+        ui.app.shared.message.as_deref(),
         Some(
             "saved support-answer 1.1.0 (steps count less); the original was recorded first as 1.0.0"
         )
@@ -2684,7 +2684,7 @@ fn saving_an_edit_offers_the_next_version_and_records_the_original_first() {
     assert!(matches!(&effects[0], Effect::SaveRubric { version, .. } if version == "1.1.0"));
     settle(&mut ui.app, &ui.runtime, effects);
     assert_eq!(
-        ui.app.message.as_deref(),
+        ui.app.shared.message.as_deref(),
         Some(
             "saved support-answer 1.1.0 (copy of reset-link); the original was recorded first as 1.0.0"
         )
@@ -2743,7 +2743,7 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
     // Save refuses at once, naming the problem and where it is.
     assert!(ui.app.update(key('s')).is_empty());
     assert!(ui.app.rubrics.save.is_none(), "no note is asked for");
-    let message = ui.app.message.clone().unwrap_or_default();
+    let message = ui.app.shared.message.clone().unwrap_or_default();
     assert!(
         message.starts_with("not saved: the draft does not validate (")
             && message.contains("support-answer.yaml:16:"),
@@ -2762,7 +2762,7 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
             version: "1.1.0".into(),
         }],
     );
-    let message = ui.app.message.clone().unwrap_or_default();
+    let message = ui.app.shared.message.clone().unwrap_or_default();
     assert!(message.starts_with("not saved:"), "{message}");
     assert!(
         std::fs::read_to_string(&path)
@@ -2856,7 +2856,7 @@ fn a_write_that_fails_while_quitting_keeps_the_ui_open_and_says_why() {
         "the label was NOT saved: disk full".into(),
     ));
     assert!(!ui.app.quit && !ui.app.quitting);
-    assert!(ui.app.message.as_deref().unwrap().contains("disk full"));
+    assert!(ui.app.shared.message.as_deref().unwrap().contains("disk full"));
 }
 
 #[test]
@@ -2917,7 +2917,7 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     assert!(ui.app.update(code(KeyCode::Enter)).is_empty());
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .contains("is not a number")
@@ -2969,12 +2969,12 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     ui.press([key('X')]);
     assert!(
         ui.app
-            .message
+            .shared.message
             .as_deref()
             .unwrap()
             .starts_with("delete criterion 'new-1-1'?"),
         "{:?}",
-        ui.app.message
+        ui.app.shared.message
     );
     ui.press([key('n')]);
     assert_eq!(ids(&ui).len(), 6, "kept");
@@ -3010,7 +3010,7 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
         ui.app.update(key(c));
     }
     assert!(ui.app.update(code(KeyCode::Enter)).is_empty());
-    assert!(ui.app.message.as_deref().unwrap().contains("a JSON object"));
+    assert!(ui.app.shared.message.as_deref().unwrap().contains("a JSON object"));
     for _ in 0..3 {
         ui.app.update(code(KeyCode::Backspace));
     }
@@ -3079,7 +3079,7 @@ fn an_untrusted_config_is_said_at_start_with_what_to_run() {
     assert_eq!(ws.config.untrusted, ["allow_commands (running programs)"]);
     assert!(!ws.config.allow_commands);
     let app = build(&ws).unwrap();
-    let said = app.message.clone().unwrap();
+    let said = app.shared.message.clone().unwrap();
     assert!(
         said.starts_with(&format!("run `rubricate trust {}`", dir.path().display())),
         "{said}"
@@ -3101,7 +3101,7 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
     // Unfiltered, the list is the run's items in order: a count, no pass, no positions.
     let view = ui.app.results.items.clone().unwrap();
     assert_eq!((view.rows.clone(), view.filtering), (None, None));
-    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
     assert_eq!(view.row_count(&run), 50);
     // v asks the runtime for the matches; until they come, nothing is listed, and says so.
     let effects = ui.app.update(key('v'));
@@ -3159,7 +3159,7 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
 fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('L')]);
-    let run = ui.app.browse.as_ref().unwrap().run.clone().unwrap();
+    let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
     let joined = |ui: &Ui| {
         ui.app
             .results
@@ -3168,7 +3168,7 @@ fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
             .cloned()
             .unwrap()
     };
-    assert_eq!(joined(&ui).labels_gen, ui.app.labels_gen);
+    assert_eq!(joined(&ui).labels_gen, ui.app.shared.labels_gen);
     // q01's reset link is labelled MET by alice and the judge; UNMET makes them differ.
     ui.press([key('p'), key('p'), key('p'), key('p')]);
     assert_eq!(ui.app.label.criterion, 0);
@@ -3187,13 +3187,13 @@ fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
     );
     settle(&mut ui.app, &ui.runtime, after);
     let join = joined(&ui);
-    assert_eq!(join.labels_gen, ui.app.labels_gen);
+    assert_eq!(join.labels_gen, ui.app.shared.labels_gen);
     // The same as a pass over the run with the labels as they are now.
     let fresh = rubricate::tui::run_scan::join_labels(
         &ui.app_workspace_runs(),
         &run.manifest.id,
-        &ui.app.labels,
-        ui.app.labels_gen,
+        &ui.app.shared.labels,
+        ui.app.shared.labels_gen,
     )
     .unwrap();
     assert_eq!(join, fresh);

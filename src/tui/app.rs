@@ -3,14 +3,13 @@
 //! scanning for a search are effects the runtime carries out, answering with messages tagged
 //! so that an answer to a superseded request is dropped.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crossterm::event::KeyEventKind;
 
 pub use super::browse::{Browse, Filter};
-use super::data::{DatasetInfo, Labels};
+use super::data::DatasetInfo;
 pub use super::effect::Effect;
 use super::keymap::{Action, Context, Keymap};
 pub use super::label::{LabelState, Queue, choice_keys, label_text, verdict_for};
@@ -53,11 +52,7 @@ pub const TAB_BAR_START: usize = 12;
 
 pub struct App {
     pub pane: Pane,
-    pub keymap: Keymap,
-    pub theme: super::theme::Theme,
-    /// The UI opens in this workspace for the first time: the Datasets pane says what is
-    /// where.
-    pub first_start: bool,
+    pub shared: super::shared::Shared,
     /// Asking which format to export the Results pane's run in.
     pub export_prompt: bool,
     pub help: bool,
@@ -71,58 +66,23 @@ pub struct App {
     /// Quit was asked while writes were queued: the UI quits once the disk confirmed them
     /// all (a failed write cancels it; `esc` stays).
     pub quitting: bool,
-    pub message: Option<String>,
-    pub workspace: PathBuf,
-    pub annotator: String,
-    pub datasets: Vec<DatasetInfo>,
-    pub selected: usize,
-    pub browse: Option<Browse>,
-    /// Shared with the runtime's joins of the run with them (copied on write only while one
-    /// is under way).
-    pub labels: Arc<Labels>,
-    /// Counts changes to `labels`, so figures worked out from them know when to redo it.
-    pub labels_gen: u64,
     pub label: LabelState,
     pub results: super::results::ResultsState,
-    /// The reasons and failures of the run items on screen (read on demand).
-    pub run_details: super::data::RunDetails,
-    pub size: (u16, u16),
-    /// The time as the runtime last said it (`Msg::Tick`): `update` never reads a clock,
-    /// so the same messages give the same state.
-    pub now: std::time::Instant,
     /// A note being typed for the current label (`Some` while the note line is open).
     pub note: Option<String>,
-    /// Everyone with labels for the open dataset (`a` cycles through them).
-    pub annotators: Vec<String>,
-    /// Notes on the current annotator's labels, by (item, criterion).
-    pub notes: BTreeMap<(String, String), String>,
-    /// While adjudicating, every other annotator's labels (shown beside each criterion).
-    pub peers: BTreeMap<String, Labels>,
-    /// The items the dataset's assignment gives the annotator: the queues keep to them.
-    pub assignment: Option<std::collections::BTreeSet<String>>,
     /// The annotator's name being typed (asked once, when nothing configured it).
     pub annotator_prompt: Option<String>,
     /// The prompt still shows the name offered (the login name): enter keeps it, the first
     /// key typed replaces it (a person types their name, not a suffix to someone else's).
     pub annotator_offered: bool,
-    /// The annotator came from config or the environment, or was confirmed at the prompt.
-    pub annotator_confirmed: bool,
-    /// The workspace's artifact types and the rubrics each one's review evaluates.
-    pub artifact_types: Vec<(String, Vec<String>)>,
     pub grade: super::grade::GradeState,
     pub review: super::review::ReviewState,
     pub rubrics: super::rubrics::RubricsState,
     /// A question or a refusal that takes every key until answered (`ask.rs`).
     pub ask: Option<super::ask::Ask>,
-    /// `y` was pressed at a question: the action it asked about runs now.
-    pub(super) confirming: bool,
-    next_tag: u64,
 }
 
-/// Rows a page moves.
-pub(super) const PAGE: usize = 10;
-/// Items read around the view when it moves.
-pub(super) const MARGIN: usize = 50;
+pub(super) use super::shared::{MARGIN, PAGE};
 
 impl App {
     pub fn new(
@@ -133,9 +93,7 @@ impl App {
     ) -> Self {
         Self {
             pane: Pane::Datasets,
-            keymap,
-            theme: super::theme::Theme::load(None, false).unwrap_or_default(),
-            first_start: false,
+            shared: super::shared::Shared::new(workspace, keymap, annotator, datasets),
             export_prompt: false,
             help: false,
             palette: None,
@@ -143,45 +101,21 @@ impl App {
             help_scroll: 0,
             quit: false,
             quitting: false,
-            message: None,
-            workspace,
-            annotator,
-            datasets,
-            selected: 0,
-            browse: None,
-            labels: Arc::default(),
-            labels_gen: 0,
             label: LabelState::default(),
             results: super::results::ResultsState::default(),
-            run_details: super::data::RunDetails::default(),
-            size: (80, 24),
-            now: std::time::Instant::now(),
             note: None,
-            annotators: Vec::new(),
-            notes: BTreeMap::new(),
-            peers: BTreeMap::new(),
-            assignment: None,
             annotator_prompt: None,
             annotator_offered: false,
-            annotator_confirmed: true,
-            artifact_types: Vec::new(),
             grade: super::grade::GradeState::default(),
             review: super::review::ReviewState::default(),
             rubrics: super::rubrics::RubricsState::default(),
             ask: None,
-            confirming: false,
-            next_tag: 0,
         }
-    }
-
-    fn tag(&mut self) -> u64 {
-        self.next_tag += 1;
-        self.next_tag
     }
 
     /// A fresh tag for a request or a run.
     pub(super) fn new_tag(&mut self) -> u64 {
-        self.tag()
+        self.shared.new_tag()
     }
 
     /// Brings back what the last sitting left: the judge model typed, the dataset (selected)
@@ -193,9 +127,9 @@ impl App {
         if let Some(i) = state
             .dataset
             .as_ref()
-            .and_then(|n| self.datasets.iter().position(|d| &d.name == n))
+            .and_then(|n| self.shared.datasets.iter().position(|d| &d.name == n))
         {
-            self.selected = i;
+            self.shared.selected = i;
         }
         if let Some(p) = state
             .pane
@@ -218,16 +152,16 @@ impl App {
 
     /// What to remember of this sitting.
     pub fn ui_state(&self) -> super::ui_state::UiState {
-        let dataset = self.browse.as_ref().map_or(self.selected, |b| b.dataset);
+        let dataset = self.shared.browse.as_ref().map_or(self.shared.selected, |b| b.dataset);
         super::ui_state::UiState {
             // Adjudicating is a mode: the UI comes back as who was labelling before it.
             annotator: if self.adjudicating() {
                 self.label.adjudicating_from.clone()
             } else {
-                self.annotator_confirmed.then(|| self.annotator.clone())
+                self.shared.annotator_confirmed.then(|| self.shared.annotator.clone())
             },
             judge: self.grade.judge.clone(),
-            dataset: self.datasets.get(dataset).map(|d| d.name.clone()),
+            dataset: self.shared.datasets.get(dataset).map(|d| d.name.clone()),
             pane: Some(self.pane.title().to_owned()),
         }
     }
@@ -247,7 +181,7 @@ impl App {
     /// Rows the item list shows (the screen less the tab and status bars, the list's
     /// borders and its header).
     pub fn list_height(&self) -> usize {
-        usize::from(self.size.1.saturating_sub(5)).max(1)
+        usize::from(self.shared.size.1.saturating_sub(5)).max(1)
     }
 
     /// Writes the disk has not confirmed yet: labels, undos and rubric drafts.
@@ -279,14 +213,14 @@ impl App {
             Msg::Key(_) => Vec::new(),
             Msg::Mouse(m) => self.mouse(m),
             Msg::Tick(now) => {
-                self.now = now;
+                self.shared.now = now;
                 Vec::new()
             }
             Msg::Stop => self.act(Action::Quit),
             Msg::Resize(w, h) => {
-                self.size = (w, h);
+                self.shared.size = (w, h);
                 let height = self.list_height();
-                if let Some(b) = &mut self.browse
+                if let Some(b) = &mut self.shared.browse
                     && b.cursor >= b.offset + height
                 {
                     b.offset = b.cursor + 1 - height;
@@ -296,7 +230,7 @@ impl App {
             Msg::Window { tag, total, items } => self.window_read(tag, total, items),
             Msg::RubricCreated(path) => self.rubric_created(path),
             Msg::DatasetsFound(fresh) => {
-                self.message = Some(format!(
+                self.shared.message = Some(format!(
                     "new: {}",
                     fresh
                         .iter()
@@ -304,7 +238,7 @@ impl App {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
-                self.datasets.extend(fresh);
+                self.shared.datasets.extend(fresh);
                 Vec::new()
             }
             Msg::ScanProgress { tag, read, total } => self.scan_progress(tag, read, total),
@@ -320,26 +254,26 @@ impl App {
                 assignment,
             } => {
                 let mut refocus = false;
-                if let Some(b) = &mut self.browse
+                if let Some(b) = &mut self.shared.browse
                     && b.dataset == dataset
                 {
-                    self.peers = peers;
-                    self.assignment = assignment;
+                    self.shared.peers = peers;
+                    self.shared.assignment = assignment;
                     refocus = std::mem::take(&mut self.label.refocus_on_open);
                     b.items_rubrics = run.as_ref().is_none_or(|r| {
                         !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
                     });
                     b.run = run;
                     // Items read of an earlier state of the run (it may have grown) go.
-                    self.run_details = super::data::RunDetails::default();
+                    self.shared.run_details = super::data::RunDetails::default();
                     b.opened = true;
                     if rubric.is_some() {
                         b.rubric = rubric;
                     }
-                    self.labels = Arc::new(labels);
-                    self.labels_gen += 1;
-                    self.notes = notes;
-                    self.annotators = annotators;
+                    self.shared.labels = Arc::new(labels);
+                    self.shared.labels_gen += 1;
+                    self.shared.notes = notes;
+                    self.shared.annotators = annotators;
                 }
                 if refocus {
                     self.focus_first_unanswered();
@@ -372,9 +306,9 @@ impl App {
                     .as_ref()
                     .is_some_and(|r| r.tag == tag && r.run_id == run_id);
                 if !shown {
-                    self.message = Some(format!("run {run_id} started (journalled; resumable)"));
+                    self.shared.message = Some(format!("run {run_id} started (journalled; resumable)"));
                     self.grade.run = Some(super::grade::GridRun::new(
-                        tag, run_id, criteria, items, self.now,
+                        tag, run_id, criteria, items, self.shared.now,
                     ));
                 }
                 Vec::new()
@@ -400,7 +334,7 @@ impl App {
             } => {
                 self.grade_finished(tag, summary, end, tokens, cost);
                 // The Results pane shows the latest run: read it again.
-                match &self.browse {
+                match &self.shared.browse {
                     Some(b) => vec![Effect::Open { dataset: b.dataset }],
                     None => Vec::new(),
                 }
@@ -445,7 +379,7 @@ impl App {
             Msg::DatasetAdded(info) => self.dataset_added(info),
             Msg::ArtifactContent { from, content } => self.artifact_content(from, content),
             Msg::Info(text) => {
-                self.message = Some(text);
+                self.shared.message = Some(text);
                 Vec::new()
             }
             Msg::LabelPlan {
@@ -468,7 +402,7 @@ impl App {
             Msg::Calibrated { labels_gen, ranked } => self.calibrated(labels_gen, ranked),
             Msg::LabelFailed(e) => self.label_failed(e),
             Msg::Error(e) => {
-                self.message = Some(e);
+                self.shared.message = Some(e);
                 Vec::new()
             }
         }
@@ -480,7 +414,7 @@ impl App {
                 if self.unsaved() > 0 {
                     // Quit once the disk has every queued write (never before).
                     self.quitting = true;
-                    self.message = Some(format!(
+                    self.shared.message = Some(format!(
                         "writing {} change(s) to disk; quitting when they are saved (esc stays)",
                         self.unsaved()
                     ));
@@ -528,22 +462,22 @@ impl App {
     pub(super) fn switch(&mut self, pane: Pane) -> Vec<Effect> {
         // What was said belongs to the pane it was said in.
         if pane != self.pane {
-            self.message = None;
+            self.shared.message = None;
         }
         self.pane = pane;
         if pane == Pane::Review {
             return vec![Effect::LoadArtifacts];
         }
-        if pane == Pane::Datasets && self.browse.is_none() {
+        if pane == Pane::Datasets && self.shared.browse.is_none() {
             return vec![Effect::FindDatasets];
         }
-        if pane == Pane::Label && !self.annotator_confirmed {
+        if pane == Pane::Label && !self.shared.annotator_confirmed {
             // Nothing said who labels: ask once, with the login name offered.
-            self.annotator_prompt = Some(self.annotator.clone());
+            self.annotator_prompt = Some(self.shared.annotator.clone());
             self.annotator_offered = true;
         }
-        if pane != Pane::Datasets && self.browse.is_none() && !self.datasets.is_empty() {
-            return self.open(self.selected);
+        if pane != Pane::Datasets && self.shared.browse.is_none() && !self.shared.datasets.is_empty() {
+            return self.open(self.shared.selected);
         }
         if pane == Pane::Label {
             return self.scrolled();

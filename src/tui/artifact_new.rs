@@ -23,15 +23,15 @@ pub struct NewArtifact {
 impl App {
     /// `A` in Datasets: the selected item's submission as a new artifact.
     pub(super) fn new_artifact_from_item(&mut self) -> Vec<Effect> {
-        let Some(b) = &self.browse else {
-            self.message = Some("open a dataset and select an item first".into());
+        let Some(b) = &self.shared.browse else {
+            self.shared.message = Some("open a dataset and select an item first".into());
             return Vec::new();
         };
         let Some(item) = b.current() else {
             return Vec::new();
         };
         let dataset = self
-            .datasets
+            .shared.datasets
             .get(b.dataset)
             .map_or_else(String::new, |d| d.name.clone());
         let from = format!("item {} of {dataset}", item.id);
@@ -58,8 +58,8 @@ impl App {
         content: serde_json::Value,
         name: String,
     ) -> Vec<Effect> {
-        if self.artifact_types.is_empty() {
-            self.message = Some(
+        if self.shared.artifact_types.is_empty() {
+            self.shared.message = Some(
                 "no artifact types: add `artifact_types:` to rubricate.yaml (a type and the rubrics its review evaluates)"
                     .into(),
             );
@@ -76,13 +76,13 @@ impl App {
 
     /// Keys of the new-artifact line: `tab` the next type, text the name, `enter` creates.
     pub(super) fn new_artifact_key(&mut self, k: &KeyEvent) -> Option<Vec<Effect>> {
-        let n = self.artifact_types.len().max(1);
+        let n = self.shared.artifact_types.len().max(1);
         let new = self.review.new.as_mut()?;
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         match k.code {
             KeyCode::Esc => {
                 self.review.new = None;
-                self.message = Some("no artifact made".into());
+                self.shared.message = Some("no artifact made".into());
             }
             KeyCode::Tab => new.kind = (new.kind + 1) % n,
             KeyCode::BackTab => new.kind = (new.kind + n - 1) % n,
@@ -94,12 +94,12 @@ impl App {
             KeyCode::Enter => {
                 let name = new.name.trim().to_owned();
                 if name.is_empty() {
-                    self.message = Some("type a name for the artifact".into());
+                    self.shared.message = Some("type a name for the artifact".into());
                     return Some(Vec::new());
                 }
                 let new = self.review.new.take()?;
-                let (kind, rubrics) = self.artifact_types.get(new.kind)?.clone();
-                self.message = Some(format!("making the {kind} artifact '{name}'…"));
+                let (kind, rubrics) = self.shared.artifact_types.get(new.kind)?.clone();
+                self.shared.message = Some(format!("making the {kind} artifact '{name}'…"));
                 return Some(vec![Effect::CreateArtifact {
                     kind,
                     name,

@@ -27,7 +27,7 @@ impl App {
     /// Whether `action` runs now: `y` was just pressed at its question. Otherwise the
     /// question is asked and the action waits.
     pub(super) fn confirmed(&mut self, action: Action, question: String) -> bool {
-        if self.confirming {
+        if self.shared.confirming {
             return true;
         }
         self.ask = Some(Ask::Confirm { question, action });
@@ -36,7 +36,7 @@ impl App {
 
     /// Refuses an action: said in a box that takes every key until esc or enter.
     pub(super) fn refuse(&mut self, why: String) -> Vec<Effect> {
-        self.message = Some(why.clone());
+        self.shared.message = Some(why.clone());
         self.ask = Some(Ask::Refused(why));
         Vec::new()
     }
@@ -51,13 +51,13 @@ impl App {
                 Vec::new()
             }
             Ask::Confirm { action, .. } if k.code == KeyCode::Char('y') => {
-                self.confirming = true;
+                self.shared.confirming = true;
                 let out = self.act(action);
-                self.confirming = false;
+                self.shared.confirming = false;
                 out
             }
             Ask::Confirm { .. } => {
-                self.message = Some("not done (only y goes ahead)".into());
+                self.shared.message = Some("not done (only y goes ahead)".into());
                 Vec::new()
             }
         }

@@ -48,7 +48,7 @@ impl App {
     ) -> Vec<Effect> {
         // A provider's error text is shown as text, never as terminal control.
         let result = result.map_err(|e| crate::core::text::visible(&e).into_owned());
-        self.message = Some(match &result {
+        self.shared.message = Some(match &result {
             Ok(s) if s.finished => format!("run {run_id} is finished: its results are in Results"),
             Ok(s) if s.stuck => format!(
                 "run {run_id}: no batch is in flight but cells are missing; `rubricate runs resume {run_id} --live` grades them live"
@@ -61,7 +61,7 @@ impl App {
             shown: result,
         });
         // The dataset's latest run is read again (its new cells, its state).
-        if self.browse.as_ref().is_some_and(|b| b.dataset == dataset) {
+        if self.shared.browse.as_ref().is_some_and(|b| b.dataset == dataset) {
             vec![Effect::Open { dataset }]
         } else {
             Vec::new()
@@ -70,7 +70,7 @@ impl App {
 
     /// The open dataset's latest run, when it is an unfinished batch run.
     pub(super) fn unfinished_batch_run(&self) -> Option<String> {
-        self.browse
+        self.shared.browse
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .filter(|r| r.manifest.finished_at.is_none())

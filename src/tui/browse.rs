@@ -117,9 +117,9 @@ impl Browse {
 impl App {
     pub(super) fn open(&mut self, dataset: usize) -> Vec<Effect> {
         let tag = self.new_tag();
-        self.browse = Some(Browse {
+        self.shared.browse = Some(Browse {
             dataset,
-            total: self.datasets.get(dataset).and_then(|d| d.items),
+            total: self.shared.datasets.get(dataset).and_then(|d| d.items),
             rows: None,
             cursor: 0,
             offset: 0,
@@ -153,7 +153,7 @@ impl App {
 
     pub(super) fn rescan(&mut self, query: String) -> Vec<Effect> {
         let tag = self.new_tag();
-        let Some(b) = &mut self.browse else {
+        let Some(b) = &mut self.shared.browse else {
             return Vec::new();
         };
         b.scan_tag = tag;
@@ -169,7 +169,7 @@ impl App {
             tag,
             dataset: b.dataset,
             query,
-            run: Self::run_filter(b, &self.labels),
+            run: Self::run_filter(b, &self.shared.labels),
         }]
     }
 
@@ -238,7 +238,7 @@ impl App {
     /// Moves the cursor by `delta` rows and asks for the items the view now needs.
     pub(super) fn move_cursor(&mut self, delta: isize) -> Vec<Effect> {
         let height = self.list_height();
-        let Some(b) = &mut self.browse else {
+        let Some(b) = &mut self.shared.browse else {
             return Vec::new();
         };
         let rows = b.row_count();
@@ -264,7 +264,7 @@ impl App {
     pub(super) fn scrolled(&mut self) -> Vec<Effect> {
         let height = self.list_height();
         let tag = self.new_tag();
-        let Some(b) = &mut self.browse else {
+        let Some(b) = &mut self.shared.browse else {
             return Vec::new();
         };
         let visible: Vec<usize> = (b.offset..b.offset + height)
@@ -298,18 +298,18 @@ impl App {
         if action == Action::NewArtifact {
             return self.new_artifact_from_item();
         }
-        if self.browse.is_none() {
-            let n = self.datasets.len();
+        if self.shared.browse.is_none() {
+            let n = self.shared.datasets.len();
             match action {
-                Action::Up => self.selected = self.selected.saturating_sub(1),
-                Action::Down if n > 0 => self.selected = (self.selected + 1).min(n - 1),
-                Action::Open if n > 0 => return self.open(self.selected),
+                Action::Up => self.shared.selected = self.shared.selected.saturating_sub(1),
+                Action::Down if n > 0 => self.shared.selected = (self.shared.selected + 1).min(n - 1),
+                Action::Open if n > 0 => return self.open(self.shared.selected),
                 _ => {}
             }
             return Vec::new();
         }
         let page = isize::try_from(self.list_height().max(PAGE)).unwrap_or(10);
-        if let Some(b) = &mut self.browse
+        if let Some(b) = &mut self.shared.browse
             && b.detail
         {
             let step: i32 = match action {
@@ -333,36 +333,36 @@ impl App {
             Action::Top => self.move_cursor(isize::MIN / 2),
             Action::Bottom => self.move_cursor(isize::MAX / 2),
             Action::Open => {
-                if let Some(b) = &mut self.browse {
+                if let Some(b) = &mut self.shared.browse {
                     b.detail = !b.detail;
                 }
                 Vec::new()
             }
             Action::Back => {
-                match &mut self.browse {
+                match &mut self.shared.browse {
                     Some(b) if b.detail => {
                         b.detail = false;
                         Vec::new()
                     }
                     // Back on the list of datasets: any added meanwhile show up.
                     _ => {
-                        self.browse = None;
+                        self.shared.browse = None;
                         vec![Effect::FindDatasets]
                     }
                 }
             }
             Action::Search => {
-                if let Some(b) = &mut self.browse {
+                if let Some(b) = &mut self.shared.browse {
                     b.search = Some(String::new());
                 }
                 Vec::new()
             }
             Action::Filter => {
-                let Some(b) = &mut self.browse else {
+                let Some(b) = &mut self.shared.browse else {
                     return Vec::new();
                 };
                 b.filter = b.filter.next();
-                self.message = Some(format!("filter: {}", b.filter.name()));
+                self.shared.message = Some(format!("filter: {}", b.filter.name()));
                 self.rescan(String::new())
             }
             _ => Vec::new(),
@@ -379,7 +379,7 @@ impl App {
         total: usize,
         items: Vec<(usize, crate::model::Item)>,
     ) -> Vec<Effect> {
-        if let Some(b) = &mut self.browse
+        if let Some(b) = &mut self.shared.browse
             && b.window_tag == tag
         {
             b.total = Some(total);
@@ -391,7 +391,7 @@ impl App {
             let keep_pos: std::collections::BTreeSet<usize> =
                 keep.filter_map(|r| b.position(r)).collect();
             b.window.retain(|p, _| keep_pos.contains(p));
-            if let Some(info) = self.datasets.get_mut(b.dataset) {
+            if let Some(info) = self.shared.datasets.get_mut(b.dataset) {
                 info.items = Some(total);
             }
         }
@@ -408,7 +408,7 @@ impl App {
         read: usize,
         total: Option<usize>,
     ) -> Vec<Effect> {
-        if let Some(b) = &mut self.browse
+        if let Some(b) = &mut self.shared.browse
             && b.scan_tag == tag
         {
             b.scanning = Some((read, total));
@@ -423,7 +423,7 @@ impl App {
         matches: Vec<usize>,
         ids: Vec<String>,
     ) -> Vec<Effect> {
-        if let Some(b) = &mut self.browse
+        if let Some(b) = &mut self.shared.browse
             && b.scan_tag == tag
         {
             b.scanning = None;
@@ -432,7 +432,7 @@ impl App {
                 b.total = Some(ids.len());
             }
             b.ids = ids;
-            let keep = |p: &usize| Self::passes(b, &self.labels, *p);
+            let keep = |p: &usize| Self::passes(b, &self.shared.labels, *p);
             let rows: Vec<usize> = matches.into_iter().filter(keep).collect();
             b.rows = Some(rows);
             b.cursor = 0;

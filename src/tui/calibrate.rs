@@ -28,7 +28,7 @@ impl App {
             return Vec::new();
         }
         self.results.calibrate = Some(CalibrateView::default());
-        self.message = Some(
+        self.shared.message = Some(
             "calibrate: every run of this dataset against your labels · ↑/↓ a candidate · A adopt its judge · K or esc closes"
                 .into(),
         );
@@ -40,17 +40,17 @@ impl App {
         let Some(view) = &mut self.results.calibrate else {
             return Vec::new();
         };
-        let Some(b) = &self.browse else {
+        let Some(b) = &self.shared.browse else {
             return Vec::new();
         };
-        if view.working || view.labels_gen == Some(self.labels_gen) {
+        if view.working || view.labels_gen == Some(self.shared.labels_gen) {
             return Vec::new();
         }
         view.working = true;
         vec![Effect::Calibrate {
             dataset: b.dataset,
-            annotator: self.annotator.clone(),
-            labels_gen: self.labels_gen,
+            annotator: self.shared.annotator.clone(),
+            labels_gen: self.shared.labels_gen,
         }]
     }
 
@@ -82,18 +82,18 @@ impl App {
             Action::Back | Action::Calibrate => self.results.calibrate = None,
             Action::Adopt => {
                 let Some(Ok(cal)) = &view.ranked else {
-                    self.message = Some("nothing ranked yet".into());
+                    self.shared.message = Some("nothing ranked yet".into());
                     return Some(Vec::new());
                 };
                 let Some(c) = cal.candidates.get(view.cursor) else {
                     return Some(Vec::new());
                 };
                 let run_id = c.agreement.manifest.id.clone();
-                self.message = Some(format!("adopting the judge of {}…", c.label));
-                let dataset = self.browse.as_ref()?.dataset;
+                self.shared.message = Some(format!("adopting the judge of {}…", c.label));
+                let dataset = self.shared.browse.as_ref()?.dataset;
                 return Some(vec![Effect::Adopt {
                     dataset,
-                    annotator: self.annotator.clone(),
+                    annotator: self.shared.annotator.clone(),
                     run_id,
                 }]);
             }

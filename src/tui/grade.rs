@@ -106,7 +106,7 @@ impl App {
                 }
                 KeyCode::Char('n' | 'N') | KeyCode::Esc => {
                     self.grade.confirm = None;
-                    self.message = Some("not started".into());
+                    self.shared.message = Some("not started".into());
                     Vec::new()
                 }
                 _ => Vec::new(),
@@ -125,7 +125,7 @@ impl App {
                         _ if typed.is_empty() => {
                             self.grade.max_cost = self.grade.workspace_max_cost;
                             self.grade.max_cost_input = None;
-                            self.message = Some(match self.grade.workspace_max_cost {
+                            self.shared.message = Some(match self.grade.workspace_max_cost {
                                 Some(c) => format!(
                                     "rubricate.yaml's judge.max_cost (${c:.2}) still applies"
                                 ),
@@ -138,7 +138,7 @@ impl App {
                             self.grade.estimate = None;
                         }
                         _ => {
-                            self.message =
+                            self.shared.message =
                                 Some("the cost limit is a positive number of dollars".into());
                         }
                     }
@@ -188,7 +188,7 @@ impl App {
         if let Some(run) = &mut self.grade.run
             && run.tag == tag
         {
-            run.apply(ev, self.now);
+            run.apply(ev, self.shared.now);
         }
     }
 
@@ -227,7 +227,7 @@ impl App {
             run.in_flight = None;
             run.tokens = run.tokens.max(tokens);
             run.cost = cost;
-            self.message = Some(match &end {
+            self.shared.message = Some(match &end {
                 super::app::RunEnd::Finished => summary,
                 super::app::RunEnd::Unfinished(why) => {
                     format!("{summary} · unfinished: {why} (c in the set-up continues it)")
@@ -248,7 +248,7 @@ impl App {
         let e = match result {
             Ok(e) => e,
             Err(why) => {
-                self.message = Some(match after {
+                self.shared.message = Some(match after {
                     AfterEstimate::Show => why,
                     AfterEstimate::Start { .. } => format!("the run did not start: {why}"),
                 });
@@ -275,13 +275,13 @@ impl App {
 
     /// The run of the set-up's rubric and judge, as an effect.
     fn start_effect(&mut self, changed_only: bool) -> Vec<Effect> {
-        let Some(dataset) = self.browse.as_ref().map(|b| b.dataset) else {
-            self.message = Some("open a dataset first (Datasets pane)".into());
+        let Some(dataset) = self.shared.browse.as_ref().map(|b| b.dataset) else {
+            self.shared.message = Some("open a dataset first (Datasets pane)".into());
             return Vec::new();
         };
         let rubric = self.grade.rubrics.get(self.grade.rubric).cloned();
         if self.grade.batch {
-            self.message = Some(
+            self.shared.message = Some(
                 "recording the run and sending its judge calls to the provider's batch engine…"
                     .into(),
             );
@@ -307,7 +307,7 @@ impl App {
     }
 
     fn estimate_effect(&mut self, after: AfterEstimate) -> Vec<Effect> {
-        let Some(dataset) = self.browse.as_ref().map(|b| b.dataset) else {
+        let Some(dataset) = self.shared.browse.as_ref().map(|b| b.dataset) else {
             return Vec::new();
         };
         let rubric = self.grade.rubrics.get(self.grade.rubric).cloned();
@@ -324,9 +324,9 @@ impl App {
 
     pub(super) fn grade_action(&mut self, action: Action) -> Vec<Effect> {
         // The set-up grades the open dataset; a grid (a run, or a review) needs none.
-        let dataset = self.browse.as_ref().map(|b| b.dataset);
+        let dataset = self.shared.browse.as_ref().map(|b| b.dataset);
         if self.grade.run.is_none() && dataset.is_none() {
-            self.message = Some("open a dataset first (Datasets pane)".into());
+            self.shared.message = Some("open a dataset first (Datasets pane)".into());
             return Vec::new();
         }
         if let Some(out) = self.grade_guard(action) {
@@ -360,12 +360,12 @@ impl App {
             }
             (None, Action::Continue) if batch_run.is_some() => {
                 let run_id = batch_run.unwrap_or_default();
-                self.message = Some(format!("asking about run {run_id}'s batches…"));
+                self.shared.message = Some(format!("asking about run {run_id}'s batches…"));
                 vec![Effect::WatchBatch { dataset, run_id }]
             }
             (None, Action::BatchMode) => {
                 self.grade.batch = !self.grade.batch;
-                self.message = Some(if self.grade.batch {
+                self.shared.message = Some(if self.grade.batch {
                     "the next run goes to the providers' batch engines (about half the price, answered within 24 hours)".into()
                 } else {
                     "the next run sends its judge calls live".into()
@@ -447,7 +447,7 @@ impl App {
             }
             (Some(run), Action::Back) if !run.finished && !run.cancelled => {
                 run.cancelled = true;
-                self.message = Some(
+                self.shared.message = Some(
                     "cancelling: no new judge call starts; those in flight finish (the run stays resumable)".into(),
                 );
                 vec![Effect::CancelRun { tag: run.tag }]
@@ -473,7 +473,7 @@ impl App {
                 retry(run, cells, self.grade.max_cost)
             }
             (Some(_), Action::Retry | Action::RetryAll) => {
-                self.message = Some("retry once the run has finished or been cancelled".into());
+                self.shared.message = Some("retry once the run has finished or been cancelled".into());
                 Vec::new()
             }
             _ => Vec::new(),

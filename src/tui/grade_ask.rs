@@ -9,7 +9,7 @@ impl App {
     /// The dataset's latest run when it is unfinished and graded live (a batch run's `c`
     /// only asks the provider about it, which costs nothing).
     pub(super) fn unfinished_live_run(&self) -> Option<String> {
-        self.browse
+        self.shared.browse
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .filter(|r| r.manifest.finished_at.is_none())

@@ -41,7 +41,7 @@ impl App {
     pub(super) fn key(&mut self, k: KeyEvent) -> Vec<Effect> {
         if self.quitting && k.code == KeyCode::Esc {
             self.quitting = false;
-            self.message = Some("not quitting; the writes go on".into());
+            self.shared.message = Some("not quitting; the writes go on".into());
             return Vec::new();
         }
         // A question or a refusal takes every key first.
@@ -71,7 +71,7 @@ impl App {
         if k.modifiers.contains(KeyModifiers::CONTROL)
             && k.code == KeyCode::Char('u')
             && self.pane == Pane::Datasets
-            && let Some(b) = &mut self.browse
+            && let Some(b) = &mut self.shared.browse
             && let Some(query) = &mut b.search
         {
             query.clear();
@@ -111,16 +111,16 @@ impl App {
                 KeyCode::Enter => {
                     let name = name.trim().to_owned();
                     if let Err(e) = crate::store::labels::check_name("annotator", &name) {
-                        self.message = Some(e.to_string());
+                        self.shared.message = Some(e.to_string());
                         return Vec::new();
                     }
                     self.annotator_prompt = None;
-                    self.annotator_confirmed = true;
-                    self.annotator.clone_from(&name);
-                    self.message = Some(format!("labelling as {name}"));
+                    self.shared.annotator_confirmed = true;
+                    self.shared.annotator.clone_from(&name);
+                    self.shared.message = Some(format!("labelling as {name}"));
                     return vec![Effect::SetAnnotator {
                         name,
-                        dataset: self.browse.as_ref().map(|b| b.dataset),
+                        dataset: self.shared.browse.as_ref().map(|b| b.dataset),
                     }];
                 }
                 _ => {}
@@ -142,7 +142,7 @@ impl App {
             }
             return Vec::new();
         }
-        if let Some(b) = &mut self.browse
+        if let Some(b) = &mut self.shared.browse
             && let Some(query) = &mut b.search
         {
             match k.code {
@@ -179,7 +179,7 @@ impl App {
                 KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
                 _ => {
                     self.help = false;
-                    let quit = self.keymap.action(self.context(), Key::from_event(&k))
+                    let quit = self.shared.keymap.action(self.context(), Key::from_event(&k))
                         == Some(Action::Quit);
                     if quit {
                         return self.act(Action::Quit);
@@ -188,7 +188,7 @@ impl App {
             }
             return Vec::new();
         }
-        let Some(action) = self.keymap.action(self.context(), Key::from_event(&k)) else {
+        let Some(action) = self.shared.keymap.action(self.context(), Key::from_event(&k)) else {
             return Vec::new();
         };
         self.act(action)
@@ -221,14 +221,14 @@ impl App {
             MouseEventKind::Down(_) if self.pane == Pane::Datasets => {
                 // Rows start below the tab bar and the list's border.
                 let row = usize::from(m.row).saturating_sub(3);
-                if let Some(b) = &self.browse {
+                if let Some(b) = &self.shared.browse {
                     let target = b.offset + row;
                     let delta = isize::try_from(target).unwrap_or(0)
                         - isize::try_from(b.cursor).unwrap_or(0);
                     self.move_cursor(delta)
                 } else {
-                    if row < self.datasets.len() {
-                        self.selected = row;
+                    if row < self.shared.datasets.len() {
+                        self.shared.selected = row;
                     }
                     Vec::new()
                 }
@@ -247,7 +247,7 @@ impl App {
             Pane::Results => Action::ResultsPane,
             Pane::Review => Action::ReviewPane,
         };
-        match self.keymap.keys_for(Context::Global, action).first() {
+        match self.shared.keymap.keys_for(Context::Global, action).first() {
             Some(k) => format!("{k} {}", p.title()),
             None => p.title().to_owned(),
         }

@@ -79,7 +79,7 @@ impl App {
     /// whenever the item changes; when the item is not read yet, again once it is.
     pub(super) fn focus_first_unanswered(&mut self) {
         let criteria = self.label_criteria();
-        let Some(b) = &self.browse else {
+        let Some(b) = &self.shared.browse else {
             return;
         };
         let id = b.position(b.cursor).and_then(|p| {
@@ -120,7 +120,7 @@ impl App {
 
     /// Whether the item has a label for the criterion, on disk or on its way there.
     pub fn answered(&self, item: &str, criterion: &str) -> bool {
-        self.labels
+        self.shared.labels
             .contains_key(&(item.to_owned(), criterion.to_owned()))
             || self
                 .label
@@ -134,7 +134,7 @@ impl App {
     /// agentv case, an autorubric item) and no run graded the dataset with another, else the
     /// dataset's (`data::labelling_rubric`).
     pub fn item_rubric(&self, position: Option<usize>) -> Option<Arc<Rubric>> {
-        let b = self.browse.as_ref()?;
+        let b = self.shared.browse.as_ref()?;
         position
             .and_then(|p| b.window.get(&p))
             .filter(|_| b.items_rubrics)
@@ -144,7 +144,7 @@ impl App {
 
     /// The rubric the current item is labelled with.
     pub fn labelling_rubric(&self) -> Option<Arc<Rubric>> {
-        let b = self.browse.as_ref()?;
+        let b = self.shared.browse.as_ref()?;
         self.item_rubric(b.position(b.cursor))
     }
 
@@ -186,7 +186,7 @@ impl App {
             }
             Action::Blind => {
                 self.label.blind = !self.label.blind;
-                self.message = Some(format!(
+                self.shared.message = Some(format!(
                     "blind mode {}",
                     if self.label.blind { "on" } else { "off" }
                 ));
@@ -195,15 +195,15 @@ impl App {
             Action::Adjudicate => self.toggle_adjudication(),
             Action::Queue => {
                 self.label.queue = self.label.queue.next();
-                self.message = Some(format!("queue: {}", self.label.queue.name()));
+                self.shared.message = Some(format!("queue: {}", self.label.queue.name()));
                 Vec::new()
             }
             Action::Undo => {
                 let Some((seq, item, criterion)) = self.label.saved.pop() else {
-                    self.message = Some("nothing to undo in this sitting".into());
+                    self.shared.message = Some("nothing to undo in this sitting".into());
                     return Vec::new();
                 };
-                let Some(b) = &self.browse else {
+                let Some(b) = &self.shared.browse else {
                     return Vec::new();
                 };
                 self.label.pending.push_back(None);
@@ -217,8 +217,8 @@ impl App {
             Action::Met | Action::Unmet | Action::CannotAssess | Action::Choice(_) => {
                 let Some(c) = criteria.get(self.label.criterion) else {
                     // Never silently: the key answered nothing.
-                    let opening = self.browse.as_ref().is_some_and(|b| !b.opened);
-                    self.message = Some(if opening {
+                    let opening = self.shared.browse.as_ref().is_some_and(|b| !b.opened);
+                    self.shared.message = Some(if opening {
                         "not labelled: the dataset's rubric and labels are still being read".into()
                     } else {
                         "not labelled: there is no rubric to label with (add one in Rubrics)".into()
@@ -226,14 +226,14 @@ impl App {
                     return Vec::new();
                 };
                 let Some(verdict) = verdict_for(c, action) else {
-                    self.message = Some(format!("that key does not answer '{}'", c.name));
+                    self.shared.message = Some(format!("that key does not answer '{}'", c.name));
                     return Vec::new();
                 };
-                let Some(b) = &self.browse else {
+                let Some(b) = &self.shared.browse else {
                     return Vec::new();
                 };
                 let Some(item) = b.current() else {
-                    self.message = Some("the item is still loading".into());
+                    self.shared.message = Some("the item is still loading".into());
                     return Vec::new();
                 };
                 let (rubric, version) = self
@@ -261,7 +261,7 @@ impl App {
                     self.label.criterion = next;
                     vec![effect]
                 } else if self.label.blind {
-                    self.message = Some(
+                    self.shared.message = Some(
                         "labelled: the judge's verdicts are shown; n (or →) for the next item"
                             .into(),
                     );
@@ -283,14 +283,14 @@ impl App {
         let Some(c) = criteria.get(self.label.criterion) else {
             return Vec::new();
         };
-        let Some(b) = &self.browse else {
+        let Some(b) = &self.shared.browse else {
             return Vec::new();
         };
         let Some(item) = b.current() else {
             return Vec::new();
         };
-        let Some(verdict) = self.labels.get(&(item.id.clone(), c.id.clone())).cloned() else {
-            self.message = Some(format!("label '{}' first, then add a note", c.name));
+        let Some(verdict) = self.shared.labels.get(&(item.id.clone(), c.id.clone())).cloned() else {
+            self.shared.message = Some(format!("label '{}' first, then add a note", c.name));
             return Vec::new();
         };
         let (rubric, rubric_version) = self
@@ -319,7 +319,7 @@ impl App {
         let mut fallback = None;
         if self.label.queue == Queue::WhereItMatters {
             if let Some(row) = self.planned_row() {
-                let cursor = self.browse.as_ref().map_or(0, |b| b.cursor);
+                let cursor = self.shared.browse.as_ref().map_or(0, |b| b.cursor);
                 let delta =
                     isize::try_from(row).unwrap_or(0) - isize::try_from(cursor).unwrap_or(0);
                 return self.move_cursor(delta);
@@ -334,7 +334,7 @@ impl App {
             };
             fallback = Some(why);
         }
-        let Some(b) = &self.browse else {
+        let Some(b) = &self.shared.browse else {
             return Vec::new();
         };
         let rows = b.row_count();
@@ -353,7 +353,7 @@ impl App {
             let criteria = rubric.as_ref().map_or(&[][..], |r| &r.criteria[..]);
             // With an assignment, the queues keep to the annotator's own items.
             if self
-                .assignment
+                .shared.assignment
                 .as_ref()
                 .is_some_and(|mine| !mine.contains(&id))
             {
@@ -403,9 +403,9 @@ impl App {
         let delta = isize::try_from(target).unwrap_or(0) - isize::try_from(cursor).unwrap_or(0);
         let out = self.move_cursor(delta);
         if note.is_some() {
-            self.message = note;
+            self.shared.message = note;
         } else if fallback.is_some() {
-            self.message = fallback;
+            self.shared.message = fallback;
         }
         out
     }
@@ -501,22 +501,22 @@ impl App {
         note: String,
     ) -> Vec<Effect> {
         if note.is_empty() {
-            self.notes.remove(&(item.clone(), criterion.clone()));
+            self.shared.notes.remove(&(item.clone(), criterion.clone()));
         } else {
-            self.notes.insert((item.clone(), criterion.clone()), note);
+            self.shared.notes.insert((item.clone(), criterion.clone()), note);
         }
         self.label.pending.pop_front();
         self.label.sitting += 1;
-        self.label.started.get_or_insert(self.now);
+        self.label.started.get_or_insert(self.shared.now);
         self.label
             .saved
             .push((seq, item.clone(), criterion.clone()));
         // A label that replaces another says so (a key typed on an answered criterion).
         let key = (item, criterion);
-        self.message = Some(match self.labels.get(&key).filter(|b| **b != verdict) {
+        self.shared.message = Some(match self.shared.labels.get(&key).filter(|b| **b != verdict) {
             Some(b) => {
                 let undo = self
-                    .keymap
+                    .shared.keymap
                     .keys_for(super::keymap::Context::Label, Action::Undo)
                     .first()
                     .map(|k| format!(" ({k} undoes)"))
@@ -532,8 +532,8 @@ impl App {
             None => format!("saved label {seq}"),
         });
         let item = key.0.clone();
-        Arc::make_mut(&mut self.labels).insert(key, verdict);
-        self.labels_gen += 1;
+        Arc::make_mut(&mut self.shared.labels).insert(key, verdict);
+        self.shared.labels_gen += 1;
         self.label_changed(&item);
         Vec::new()
     }
@@ -547,21 +547,21 @@ impl App {
     ) -> Vec<Effect> {
         let key = (item, criterion);
         match verdict {
-            Some(v) => Arc::make_mut(&mut self.labels).insert(key.clone(), v),
-            None => Arc::make_mut(&mut self.labels).remove(&key),
+            Some(v) => Arc::make_mut(&mut self.shared.labels).insert(key.clone(), v),
+            None => Arc::make_mut(&mut self.shared.labels).remove(&key),
         };
-        self.labels_gen += 1;
+        self.shared.labels_gen += 1;
         self.label_changed(&key.0);
         self.label.pending.pop_front();
         self.label.sitting = self.label.sitting.saturating_sub(1);
-        self.message = Some("undone".into());
+        self.shared.message = Some("undone".into());
         Vec::new()
     }
 
     /// A label (or undo) was not written: no longer pending, and the reason shown.
     pub(super) fn label_failed(&mut self, e: String) -> Vec<Effect> {
         self.label.pending.pop_front();
-        self.message = Some(e);
+        self.shared.message = Some(e);
         Vec::new()
     }
 }

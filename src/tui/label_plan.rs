@@ -28,13 +28,13 @@ impl App {
         {
             return Vec::new();
         }
-        let Some(b) = self.browse.as_ref().filter(|b| b.run.is_some()) else {
+        let Some(b) = self.shared.browse.as_ref().filter(|b| b.run.is_some()) else {
             return Vec::new();
         };
         let current = self.label.plan.as_ref().is_some_and(|p| {
             p.dataset == b.dataset
-                && p.annotator == self.annotator
-                && p.labels_gen == self.labels_gen
+                && p.annotator == self.shared.annotator
+                && p.labels_gen == self.shared.labels_gen
         });
         if current {
             return Vec::new();
@@ -42,22 +42,22 @@ impl App {
         self.label.planning = true;
         vec![Effect::PlanLabels {
             dataset: b.dataset,
-            annotator: self.annotator.clone(),
-            labels_gen: self.labels_gen,
+            annotator: self.shared.annotator.clone(),
+            labels_gen: self.shared.labels_gen,
         }]
     }
 
     /// The plan for the open dataset and the annotator (perhaps a few labels behind).
     pub fn label_plan(&self) -> Option<&LabelPlan> {
-        let b = self.browse.as_ref()?;
+        let b = self.shared.browse.as_ref()?;
         let shown = self.label.plan.as_ref()?;
-        (shown.dataset == b.dataset && shown.annotator == self.annotator)
+        (shown.dataset == b.dataset && shown.annotator == self.shared.annotator)
             .then_some(shown.plan.as_ref().ok()?.as_ref())
     }
 
     /// People against people for the open dataset, when two annotators have labels.
     pub fn people(&self) -> Option<&crate::run::people::PeopleReport> {
-        let b = self.browse.as_ref()?;
+        let b = self.shared.browse.as_ref()?;
         let shown = self.label.plan.as_ref()?;
         (shown.dataset == b.dataset).then_some(shown.people.as_deref()?)
     }
@@ -73,7 +73,7 @@ impl App {
     /// The next item of the "labels next" plan that still has a criterion without a label
     /// (and is shown: a search or filter may hide it), other than the current one.
     pub(super) fn planned_row(&self) -> Option<usize> {
-        let b = self.browse.as_ref()?;
+        let b = self.shared.browse.as_ref()?;
         let plan = self.label_plan()?;
         let current = b.position(b.cursor);
         plan.next.iter().find_map(|n| {

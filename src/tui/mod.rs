@@ -41,6 +41,7 @@ pub mod run_data;
 mod run_details;
 pub mod run_scan;
 mod run_stats;
+pub mod shared;
 pub mod theme;
 pub mod ui_state;
 pub mod view;
@@ -104,17 +105,17 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
         .unwrap_or_else(|| "annotator".into());
     let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
-    app.theme = theme;
-    app.artifact_types = artifact_types;
+    app.shared.theme = theme;
+    app.shared.artifact_types = artifact_types;
     if !ws.config.untrusted.is_empty() {
         // What to do first: the line is cut on a narrow terminal.
-        app.message = Some(format!(
+        app.shared.message = Some(format!(
             "{} to honour what this untrusted rubricate.yaml asks: {}",
             ws.config.trust_hint,
             ws.config.untrusted.join(", ")
         ));
     }
-    app.annotator_confirmed = configured.is_some();
+    app.shared.annotator_confirmed = configured.is_some();
     let mut rubrics: Vec<std::path::PathBuf> = std::fs::read_dir(ws.path("rubrics"))
         .map(|e| {
             e.filter_map(Result::ok)
@@ -177,7 +178,7 @@ fn start_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
 pub fn run(ws: Workspace) -> Result<(), TuiError> {
     let _log = start_logging();
     let mut app = build(&ws)?;
-    app.first_start = !ui_state::path(&ws).exists();
+    app.shared.first_start = !ui_state::path(&ws).exists();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -194,8 +195,8 @@ pub fn run(ws: Workspace) -> Result<(), TuiError> {
         .map_err(TuiError::Terminal)?;
     let mut terminal =
         Terminal::new(CrosstermBackend::new(std::io::stderr())).map_err(TuiError::Terminal)?;
-    let datasets = app.datasets.clone();
-    let annotator = app.annotator.clone();
+    let datasets = app.shared.datasets.clone();
+    let annotator = app.shared.annotator.clone();
     let effects = Arc::new(Runtime::new(ws, datasets, annotator));
     tracing::info!("terminal UI started");
     let result = runtime.block_on(event_loop(app, &mut terminal, Arc::clone(&effects)));
@@ -416,7 +417,7 @@ fn run_effects(
                         },
                     ),
                     Err(e) => {
-                        app.message = Some(e.to_string());
+                        app.shared.message = Some(e.to_string());
                         continue;
                     }
                 }
@@ -424,7 +425,7 @@ fn run_effects(
             app::Effect::EditArtifact { id } => match runtime.artifact_draft(&id) {
                 Ok(file) => (file.clone(), app::Effect::ReviseArtifact { id, file }),
                 Err(e) => {
-                    app.message = Some(e.to_string());
+                    app.shared.message = Some(e.to_string());
                     continue;
                 }
             },
@@ -434,7 +435,7 @@ fn run_effects(
             }
         };
         if let Err(e) = edit_in_editor(terminal, &file)? {
-            app.message = Some(e);
+            app.shared.message = Some(e);
         }
         rest.push(then);
     }

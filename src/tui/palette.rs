@@ -100,7 +100,7 @@ impl App {
     /// What the open palette lists now.
     pub fn palette_matches(&self) -> Vec<Entry> {
         let query = self.palette.as_ref().map_or("", |p| p.query.as_str());
-        matches(&entries(&self.keymap, self.context()), query)
+        matches(&entries(&self.shared.keymap, self.context()), query)
     }
 
     pub(super) fn open_palette(&mut self) -> Vec<Effect> {

@@ -54,7 +54,7 @@ impl App {
                 }
                 let purpose = p.purpose;
                 self.path_prompt = None;
-                self.message = Some(format!("reading {path}…"));
+                self.shared.message = Some(format!("reading {path}…"));
                 return vec![match purpose {
                     PathPurpose::Dataset => Effect::AddDataset(path),
                     PathPurpose::Artifact => Effect::ReadArtifactFile(path),
@@ -95,16 +95,16 @@ impl App {
 
     /// A dataset file was registered: listed (once) and opened.
     pub(super) fn dataset_added(&mut self, info: DatasetInfo) -> Vec<Effect> {
-        let i = if let Some(i) = self.datasets.iter().position(|d| d.path == info.path) {
+        let i = if let Some(i) = self.shared.datasets.iter().position(|d| d.path == info.path) {
             i
         } else {
-            self.datasets.push(info);
-            self.datasets.len() - 1
+            self.shared.datasets.push(info);
+            self.shared.datasets.len() - 1
         };
-        self.selected = i;
-        self.message = Some(format!(
+        self.shared.selected = i;
+        self.shared.message = Some(format!(
             "{}: registered in this workspace (it stays in the list)",
-            self.datasets[i].path.display()
+            self.shared.datasets[i].path.display()
         ));
         self.open(i)
     }

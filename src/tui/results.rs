@@ -93,7 +93,7 @@ pub fn verdicts(run: &RunData, criterion: &str) -> Vec<String> {
 impl App {
     pub(super) fn results_action(&mut self, action: Action) -> Vec<Effect> {
         let n = self
-            .browse
+            .shared.browse
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .map_or(0, |r| r.rubric.criteria.len());
@@ -122,7 +122,7 @@ impl App {
             }
             // Jump to the items of one cell of the selected criterion's confusion matrix.
             Action::Choice(cell @ 1..=4) if n > 0 => {
-                if let Some(b) = &mut self.browse {
+                if let Some(b) = &mut self.shared.browse {
                     b.filter = Filter::Cell {
                         criterion: self.results.cursor,
                         cell: cell - 1,
@@ -145,11 +145,11 @@ impl App {
                     } else {
                         "the run"
                     };
-                    self.message = Some(format!(
+                    self.shared.message = Some(format!(
                         "export {what} as: c CSV · j JSONL · m Markdown (esc: no)"
                     ));
                 } else {
-                    self.message = Some("no run of this dataset to export".into());
+                    self.shared.message = Some("no run of this dataset to export".into());
                 }
             }
             Action::Compare => {
@@ -160,7 +160,7 @@ impl App {
                     self.results.compare_b_back = 0;
                     return Vec::new();
                 }
-                if let Some(b) = &self.browse {
+                if let Some(b) = &self.shared.browse {
                     return vec![Effect::LoadEarlierRun {
                         dataset: b.dataset,
                         back: 1,
@@ -174,7 +174,7 @@ impl App {
                 } else {
                     self.results.compare_back.saturating_sub(1).max(1)
                 };
-                if let Some(b) = &self.browse {
+                if let Some(b) = &self.shared.browse {
                     return vec![Effect::LoadEarlierRun {
                         dataset: b.dataset,
                         back,
@@ -195,7 +195,7 @@ impl App {
                     self.results.compare_b_back = 0;
                     return Vec::new();
                 }
-                if let Some(b) = &self.browse {
+                if let Some(b) = &self.shared.browse {
                     return vec![Effect::LoadEarlierRun {
                         dataset: b.dataset,
                         back,
@@ -221,18 +221,18 @@ impl App {
                 self.results.compare_b_back = back;
                 self.results.compare_b = Some(run);
             }
-            (None, true) => self.message = Some("no run that far back".into()),
+            (None, true) => self.shared.message = Some("no run that far back".into()),
             (Some(run), false) => {
                 self.results.compare_back = back;
                 self.results.compare = Some(run);
             }
             (None, false) if back <= 1 => {
-                self.message =
+                self.shared.message =
                     Some("there is no earlier run of this dataset to compare with".into());
                 self.results.compare = None;
             }
             (None, false) => {
-                self.message = Some("no run that far back".into());
+                self.shared.message = Some("no run that far back".into());
                 self.results.compare_back = back - 1;
             }
         }
@@ -252,16 +252,16 @@ impl App {
             _ => None,
         };
         let (Some(format), Some(run)) = (format, self.shown_run()) else {
-            self.message = Some("not exported".into());
+            self.shared.message = Some("not exported".into());
             return Vec::new();
         };
         let view = self.results.items.as_ref().filter(|v| v.filtered());
         if view.is_some_and(|v| v.filtering.is_some()) {
-            self.message = Some("the list is still being worked out: export once it shows".into());
+            self.shared.message = Some("the list is still being worked out: export once it shows".into());
             return Vec::new();
         }
         let only = view.and_then(|v| v.rows.clone());
-        self.message = Some("exporting…".into());
+        self.shared.message = Some("exporting…".into());
         vec![Effect::ExportRun {
             run_id: run.manifest.id.clone(),
             format,
@@ -276,7 +276,7 @@ impl App {
         let mut effects = Vec::new();
         let mut runs: Vec<Arc<RunData>> = Vec::new();
         for r in [
-            self.browse.as_ref().and_then(|b| b.run.clone()),
+            self.shared.browse.as_ref().and_then(|b| b.run.clone()),
             self.results.compare.clone(),
             self.results.compare_b.clone(),
         ]
@@ -293,7 +293,7 @@ impl App {
             effects.extend(
                 self.results
                     .stats
-                    .want(&refs, &self.labels, self.labels_gen),
+                    .want(&refs, &self.shared.labels, self.shared.labels_gen),
             );
         }
         let Some(run) = self.shown_run() else {
@@ -374,7 +374,7 @@ impl App {
                 view.cursor = view.cursor.min(positions.len().saturating_sub(1));
                 view.rows = Some(positions);
             }
-            Err(e) => self.message = Some(format!("could not list the run's items: {e}")),
+            Err(e) => self.shared.message = Some(format!("could not list the run's items: {e}")),
         }
         Vec::new()
     }
@@ -408,14 +408,14 @@ impl App {
         match result {
             Ok(c) => {
                 if c.mismatched > 0 {
-                    self.message = Some(format!(
+                    self.shared.message = Some(format!(
                         "{} positions hold different items in the two runs (the dataset changed between them): those are not compared",
                         c.mismatched
                     ));
                 }
                 self.results.comparison = Some(c);
             }
-            Err(e) => self.message = Some(format!("could not compare the runs: {e}")),
+            Err(e) => self.shared.message = Some(format!("could not compare the runs: {e}")),
         }
         Vec::new()
     }
@@ -436,7 +436,7 @@ impl App {
         self.results
             .compare_b
             .clone()
-            .or_else(|| self.browse.as_ref().and_then(|b| b.run.clone()))
+            .or_else(|| self.shared.browse.as_ref().and_then(|b| b.run.clone()))
     }
 
     /// Keys of a comparison: the changed items move and open.
@@ -507,7 +507,7 @@ impl App {
             Action::Open => {
                 let position = view.position(&run, view.cursor)?;
                 let id = self
-                    .run_details
+                    .shared.run_details
                     .at(&run, position)
                     .map_or_else(|| format!("item {}", position + 1), |d| d.id.clone());
                 return Some(self.open_item(&id, position));
@@ -522,7 +522,7 @@ impl App {
         let height = self.list_height();
         // A scan still running would replace the list: its answer is dropped.
         let stale = self.new_tag();
-        let Some(b) = &mut self.browse else {
+        let Some(b) = &mut self.shared.browse else {
             return Vec::new();
         };
         b.filter = Filter::All;
@@ -535,37 +535,37 @@ impl App {
         b.detail = true;
         b.detail_scroll = 0;
         self.pane = Pane::Datasets;
-        self.message = Some(format!("{id}: esc for the list · R back to Results"));
+        self.shared.message = Some(format!("{id}: esc for the list · R back to Results"));
         self.scrolled()
     }
 
     /// Shows (and labels as) the next annotator with labels for the open dataset.
     pub(super) fn next_annotator(&mut self) -> Vec<Effect> {
-        let mut names = self.annotators.clone();
-        if !names.contains(&self.annotator) {
-            names.push(self.annotator.clone());
+        let mut names = self.shared.annotators.clone();
+        if !names.contains(&self.shared.annotator) {
+            names.push(self.shared.annotator.clone());
         }
         names.sort();
-        let at = names.iter().position(|n| *n == self.annotator).unwrap_or(0);
+        let at = names.iter().position(|n| *n == self.shared.annotator).unwrap_or(0);
         let Some(next) = names.get((at + 1) % names.len().max(1)).cloned() else {
             return Vec::new();
         };
-        if next == self.annotator {
-            self.message = Some(format!(
+        if next == self.shared.annotator {
+            self.shared.message = Some(format!(
                 "only {next} has labels for this dataset; type another name in rubricate.yaml (annotator:) or at the Label prompt"
             ));
             return Vec::new();
         }
-        self.annotator.clone_from(&next);
+        self.shared.annotator.clone_from(&next);
         self.label.refocus_on_open = true;
-        self.annotator_confirmed = true;
+        self.shared.annotator_confirmed = true;
         self.annotator_prompt = None;
-        self.message = Some(format!(
+        self.shared.message = Some(format!(
             "labels of {next}: shown, and new labels are {next}'s"
         ));
         vec![Effect::SetAnnotator {
             name: next,
-            dataset: self.browse.as_ref().map(|b| b.dataset),
+            dataset: self.shared.browse.as_ref().map(|b| b.dataset),
         }]
     }
 }

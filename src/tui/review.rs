@@ -77,7 +77,7 @@ impl App {
 
     pub(super) fn review_action(&mut self, action: Action) -> Vec<Effect> {
         let n = self.review.artifacts.len();
-        let page = self.size.1.saturating_sub(6).max(1);
+        let page = self.shared.size.1.saturating_sub(6).max(1);
         match action {
             Action::Up => {
                 self.review.selected = self.review.selected.saturating_sub(1);
@@ -125,7 +125,7 @@ impl App {
                     return Vec::new();
                 }
                 self.review.busy = Some(id.clone());
-                self.message = Some(format!(
+                self.shared.message = Some(format!(
                     "evaluating {id} against its rubrics (watch it live in the Grade pane: G)…"
                 ));
                 let tag = self.new_tag();
@@ -179,7 +179,7 @@ impl App {
             .unwrap_or(self.review.selected)
             .min(n.saturating_sub(1));
         if message.is_some() {
-            self.message = message;
+            self.shared.message = message;
         }
         Vec::new()
     }

@@ -146,7 +146,7 @@ impl App {
         };
         match edit.field {
             Field::Id | Field::Name | Field::Requirement if text.is_empty() => {
-                self.message = Some(format!("the {} cannot be empty", edit.field.name()));
+                self.shared.message = Some(format!("the {} cannot be empty", edit.field.name()));
                 return Vec::new();
             }
             Field::Id => c.id = text,
@@ -155,7 +155,7 @@ impl App {
             Field::Weight => match text.parse::<f64>() {
                 Ok(w) if w.is_finite() => c.weight = w,
                 _ => {
-                    self.message = Some(format!("'{text}' is not a number"));
+                    self.shared.message = Some(format!("'{text}' is not a number"));
                     return Vec::new();
                 }
             },
@@ -163,7 +163,7 @@ impl App {
             Field::MinScore => match text.parse::<f64>() {
                 Ok(m) if (0.0..=1.0).contains(&m) => c.min_score = Some(m),
                 _ => {
-                    self.message = Some(format!("min_score is a number from 0 to 1, not '{text}'"));
+                    self.shared.message = Some(format!("min_score is a number from 0 to 1, not '{text}'"));
                     return Vec::new();
                 }
             },
@@ -174,7 +174,7 @@ impl App {
             }
             Field::Label(j) => {
                 if text.is_empty() {
-                    self.message = Some("a label cannot be empty".into());
+                    self.shared.message = Some("a label cannot be empty".into());
                     return Vec::new();
                 }
                 match &mut c.kind {
@@ -198,7 +198,7 @@ impl App {
             }
             Field::Value(j) => {
                 let Ok(number) = text.parse::<f64>() else {
-                    self.message = Some(format!("'{text}' is not a number"));
+                    self.shared.message = Some(format!("'{text}' is not a number"));
                     return Vec::new();
                 };
                 match &mut c.kind {
@@ -224,7 +224,7 @@ impl App {
                 let Ok(serde_json::Value::Object(args)) =
                     serde_json::from_str::<serde_json::Value>(&text)
                 else {
-                    self.message = Some(
+                    self.shared.message = Some(
                         "check arguments are a JSON object, e.g. {\"text\": \"Paris\"}".into(),
                     );
                     return Vec::new();
@@ -300,14 +300,14 @@ impl App {
             (Action::DeleteCriterion, Some(i)) if n > 1 => {
                 // Asked first: `y` deletes (and `z` brings it back).
                 self.rubrics.confirm_delete = Some(i);
-                self.message = Some(format!(
+                self.shared.message = Some(format!(
                     "delete criterion '{}'? y deletes (z undoes) · any other key keeps it",
                     rubric.criteria[i].id
                 ));
                 return Vec::new();
             }
             (Action::DeleteCriterion, Some(_)) => {
-                self.message = Some("a rubric keeps at least one criterion".into());
+                self.shared.message = Some("a rubric keeps at least one criterion".into());
                 return Vec::new();
             }
             (Action::MoveUp, Some(i)) if i > 0 => {
@@ -351,14 +351,14 @@ impl App {
             .iter()
             .position(|(c, _)| *c == Some(select))
             .unwrap_or(0);
-        self.message = Some(format!("deleted '{}' (z undoes)", gone.id));
+        self.shared.message = Some(format!("deleted '{}' (z undoes)", gone.id));
         self.write_draft(rubric)
     }
 
     /// Takes back the last edit of this sitting (written to the draft like any edit).
     pub(super) fn undo_edit(&mut self) -> Vec<Effect> {
         let Some(before) = self.rubrics.undo.pop() else {
-            self.message = Some("nothing to undo in this sitting".into());
+            self.shared.message = Some("nothing to undo in this sitting".into());
             return Vec::new();
         };
         let effects = self.write_draft((*before).clone());
@@ -366,7 +366,7 @@ impl App {
         self.rubrics.undo.pop();
         let lines = tree(&before).len();
         self.rubrics.line = self.rubrics.line.min(lines.saturating_sub(1));
-        self.message = Some("undone".into());
+        self.shared.message = Some("undone".into());
         effects
     }
 }

@@ -118,10 +118,10 @@ impl App {
         match self.find_line(&query, start, forward) {
             Some(line) => {
                 *self.selection() = line;
-                self.message = None;
+                self.shared.message = None;
             }
             None if query.is_empty() => *self.selection() = search.from,
-            None => self.message = Some(format!("no line has '{query}'")),
+            None => self.shared.message = Some(format!("no line has '{query}'")),
         }
         self.rubrics.search = Some(RubricSearch {
             query,

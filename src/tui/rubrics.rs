@@ -205,7 +205,7 @@ impl App {
     /// selection is kept on screen, scrolling no further than needed.
     pub fn rubrics_offset(&self) -> usize {
         // The screen less the tab and status bars and the box's borders.
-        let visible = usize::from(self.size.1.saturating_sub(4)).max(1);
+        let visible = usize::from(self.shared.size.1.saturating_sub(4)).max(1);
         let selected = if self.rubrics.view.is_some() {
             self.rubrics.line
         } else {
@@ -252,7 +252,7 @@ impl App {
             if k.code == KeyCode::Char('y') {
                 return Some(self.delete_criterion(i));
             }
-            self.message = Some("kept".into());
+            self.shared.message = Some("kept".into());
             return Some(Vec::new());
         }
         if let Some(edit) = &mut self.rubrics.edit {
@@ -373,13 +373,13 @@ impl App {
                         Some(SaveDialog::new(draft_version, v.base_version.as_deref()));
                 }
                 Some(v) if v.draft.is_some() => {
-                    self.message = Some(format!(
+                    self.shared.message = Some(format!(
                         "not saved: the draft does not validate ({}); fix it before saving",
                         v.problems.first().map_or("", String::as_str)
                     ));
                 }
                 Some(_) => {
-                    self.message = Some("nothing to save: edit the rubric first (ctrl-e)".into());
+                    self.shared.message = Some("nothing to save: edit the rubric first (ctrl-e)".into());
                 }
                 None => {}
             },
@@ -391,7 +391,7 @@ impl App {
             | Action::EditTemplate
             | Action::EditArgs => {
                 let (Some(i), Some(r)) = (self.rubric_criterion(), self.current_rubric()) else {
-                    self.message = Some("select a criterion in the tree first".into());
+                    self.shared.message = Some("select a criterion in the tree first".into());
                     return Vec::new();
                 };
                 let Some(c) = r.criteria.get(i) else {
@@ -411,7 +411,7 @@ impl App {
                         ),
                         Action::EditTemplate => {
                             let crate::model::Method::Judge(j) = &c.method else {
-                                self.message =
+                                self.shared.message =
                                     Some("only a judged criterion has a template".into());
                                 return Vec::new();
                             };
@@ -419,7 +419,7 @@ impl App {
                         }
                         Action::EditArgs => {
                             let crate::model::Method::Check(ch) = &c.method else {
-                                self.message = Some("only a check has arguments".into());
+                                self.shared.message = Some("only a check has arguments".into());
                                 return Vec::new();
                             };
                             (
@@ -501,7 +501,7 @@ impl App {
         self.rubrics.line = self.rubrics.line.min(lines.saturating_sub(1));
         self.rubrics.view = Some(view);
         if message.is_some() {
-            self.message = message;
+            self.shared.message = message;
         }
         Vec::new()
     }
@@ -513,14 +513,14 @@ impl App {
                 self.rubrics.diff = Some(text);
                 self.rubrics.diff_back = back;
             }
-            Err(why) => self.message = Some(why),
+            Err(why) => self.shared.message = Some(why),
         }
         Vec::new()
     }
 
     /// A new rubric file was written: listed (here and in Grade) and opened.
     pub(super) fn rubric_created(&mut self, path: std::path::PathBuf) -> Vec<Effect> {
-        self.message = Some(format!(
+        self.shared.message = Some(format!(
             "new rubric {}: edit it in place (r n w …) or with ctrl-e; s saves it as a version",
             path.file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())

@@ -22,13 +22,13 @@ impl App {
         };
         let id = &run.manifest.id;
         if on_screen.is_empty()
-            || self.run_details.covers(id, &on_screen)
-            || self.run_details.failed.as_deref() == Some(id)
-            || self.run_details.loading.is_some()
+            || self.shared.run_details.covers(id, &on_screen)
+            || self.shared.run_details.failed.as_deref() == Some(id)
+            || self.shared.run_details.loading.is_some()
         {
             return Vec::new();
         }
-        self.run_details.loading = Some((id.clone(), around.clone()));
+        self.shared.run_details.loading = Some((id.clone(), around.clone()));
         vec![Effect::LoadRunDetails {
             run_id: id.clone(),
             positions: around,
@@ -56,7 +56,7 @@ impl App {
                 Some((run, shown, wide))
             }
             Pane::Datasets | Pane::Label => {
-                let b = self.browse.as_ref()?;
+                let b = self.shared.browse.as_ref()?;
                 let run = b.run.clone()?;
                 let n = b.row_count();
                 let pick = |rows: std::ops::Range<usize>| -> Vec<usize> {
@@ -86,7 +86,7 @@ impl App {
         positions: &[usize],
         items: Result<HashMap<usize, ItemDetail>, String>,
     ) -> Vec<Effect> {
-        let details = &mut self.run_details;
+        let details = &mut self.shared.run_details;
         if details
             .loading
             .as_ref()
@@ -103,7 +103,7 @@ impl App {
                 details.run_id = run_id;
             }
             Err(e) => {
-                self.message = Some(format!("could not read the run's items: {e}"));
+                self.shared.message = Some(format!("could not read the run's items: {e}"));
                 details.failed = Some(run_id);
             }
         }
@@ -118,7 +118,7 @@ impl App {
         join: Result<Arc<LabelJoin>, String>,
     ) -> Vec<Effect> {
         let run = [
-            self.browse.as_ref().and_then(|b| b.run.clone()),
+            self.shared.browse.as_ref().and_then(|b| b.run.clone()),
             self.results.compare.clone(),
             self.results.compare_b.clone(),
         ]
@@ -128,9 +128,9 @@ impl App {
         if let Err(e) =
             self.results
                 .stats
-                .joined(run.as_deref(), &self.labels, run_id, labels_gen, join)
+                .joined(run.as_deref(), &self.shared.labels, run_id, labels_gen, join)
         {
-            self.message = Some(format!("could not join run {run_id} with the labels: {e}"));
+            self.shared.message = Some(format!("could not join run {run_id} with the labels: {e}"));
         }
         Vec::new()
     }
@@ -140,21 +140,21 @@ impl App {
     /// labelled is).
     pub(super) fn label_changed(&mut self, item: &str) {
         let runs = [
-            self.browse.as_ref().and_then(|b| b.run.clone()),
+            self.shared.browse.as_ref().and_then(|b| b.run.clone()),
             self.results.compare.clone(),
             self.results.compare_b.clone(),
         ];
         for run in runs.into_iter().flatten() {
             let held = self
-                .run_details
+                .shared.run_details
                 .items
                 .iter()
-                .filter(|_| self.run_details.run_id == run.manifest.id)
+                .filter(|_| self.shared.run_details.run_id == run.manifest.id)
                 .find(|(_, d)| d.id == item);
             if let Some((&position, d)) = held {
                 self.results
                     .stats
-                    .patch(&run, &self.labels, self.labels_gen, position, d);
+                    .patch(&run, &self.shared.labels, self.shared.labels_gen, position, d);
             }
         }
     }

@@ -25,7 +25,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let body = Paragraph::new(vec![
         Line::raw(text.to_owned()),
         Line::raw(""),
-        Line::styled(keys, app.theme.header),
+        Line::styled(keys, app.shared.theme.header),
     ])
     .wrap(Wrap { trim: false });
     let rows = u16::try_from(body.line_count(w.saturating_sub(2))).unwrap_or(u16::MAX);

@@ -49,7 +49,7 @@ pub fn draw(app: &App, view: &CalibrateView, f: &mut Frame<'_>, area: Rect) {
             "{:<name_w$} {:>5} {:>12} {:>5} {:>5} {:>7} {:>7}",
             "CANDIDATE", "κ", "95% CI", "M-F1", "ACC", "LENIENT", "COST"
         ),
-        app.theme.header,
+        app.shared.theme.header,
     )];
     for (i, c) in cal.candidates.iter().enumerate() {
         let r = &c.agreement.report;
@@ -72,7 +72,7 @@ pub fn draw(app: &App, view: &CalibrateView, f: &mut Frame<'_>, area: Rect) {
                 format!("${cost:.3}"),
             ),
             if i == view.cursor {
-                app.theme.selected
+                app.shared.theme.selected
             } else {
                 Style::new()
             },
@@ -91,7 +91,7 @@ pub fn draw(app: &App, view: &CalibrateView, f: &mut Frame<'_>, area: Rect) {
                 }
                 _ => "one candidate: grade the dataset with another judge (G) to compare".into(),
             }),
-        app.theme.muted,
+        app.shared.theme.muted,
     ));
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: false }).block(

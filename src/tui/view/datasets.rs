@@ -12,7 +12,7 @@ use super::preview;
 use crate::tui::app::{App, Browse, Pane, label_text};
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
-    match &app.browse {
+    match &app.shared.browse {
         None => list(app, f, area),
         Some(b) if b.detail => detail(app, b, f, area),
         Some(b) => items(app, b, f, area),
@@ -21,8 +21,8 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
 
 fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
     // The first time the UI opens here, the space below the list says what is where.
-    let area = if app.first_start {
-        let list_height = u16::try_from(app.datasets.len() + 3)
+    let area = if app.shared.first_start {
+        let list_height = u16::try_from(app.shared.datasets.len() + 3)
             .unwrap_or(u16::MAX)
             .max(4);
         let [list, welcome] =
@@ -33,12 +33,12 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
         area
     };
     let rows: Vec<Row> = app
-        .datasets
+        .shared.datasets
         .iter()
         .enumerate()
         .map(|(i, d)| {
-            let style = if i == app.selected {
-                app.theme.selected
+            let style = if i == app.shared.selected {
+                app.shared.theme.selected
             } else {
                 Style::new()
             };
@@ -50,7 +50,7 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
             .style(style)
         })
         .collect();
-    let empty = app.datasets.is_empty();
+    let empty = app.shared.datasets.is_empty();
     let table = Table::new(
         rows,
         [
@@ -59,7 +59,7 @@ fn list(app: &App, f: &mut Frame<'_>, area: Rect) {
             Constraint::Min(10),
         ],
     )
-    .header(Row::new(vec!["DATASET", "ITEMS", "FILE"]).style(app.theme.header))
+    .header(Row::new(vec!["DATASET", "ITEMS", "FILE"]).style(app.shared.theme.header))
     .block(Block::new().borders(Borders::ALL).title(if empty {
         " Datasets — none yet: put files in datasets/ or `rubricate datasets add FILE` "
     } else {
@@ -97,11 +97,11 @@ fn overview(app: &App, f: &mut Frame<'_>, area: Rect) {
         Line::styled(
             format!(
                 "This workspace holds {} and {}; you label as {}.",
-                crate::engine::checks::plural(app.datasets.len(), "dataset"),
+                crate::engine::checks::plural(app.shared.datasets.len(), "dataset"),
                 crate::engine::checks::plural(app.rubrics.files.len(), "rubric file"),
-                app.annotator
+                app.shared.annotator
             ),
-            app.theme.header,
+            app.shared.theme.header,
         ),
         Line::raw(""),
     ];
@@ -134,20 +134,20 @@ fn progress(app: &App, b: &Browse, id: &str) -> String {
     let done = r
         .criteria
         .iter()
-        .filter(|c| app.labels.contains_key(&(id.to_owned(), c.id.clone())))
+        .filter(|c| app.shared.labels.contains_key(&(id.to_owned(), c.id.clone())))
         .count();
     format!("{done}/{n}")
 }
 
 fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
-    let name = app.datasets.get(b.dataset).map_or("", |d| d.name.as_str());
+    let name = app.shared.datasets.get(b.dataset).map_or("", |d| d.name.as_str());
     let height = usize::from(area.height.saturating_sub(3));
     let preview_width = usize::from(area.width.saturating_sub(40)).max(10);
     let rows: Vec<Row> = (b.offset..b.offset + height)
         .filter_map(|row| b.position(row).map(|p| (row, p)))
         .map(|(row, p)| {
             let style = if row == b.cursor {
-                app.theme.selected
+                app.shared.theme.selected
             } else {
                 Style::new()
             };
@@ -155,9 +155,9 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                 Some(item) => {
                     // Read from the run's journal for the rows on screen.
                     let score = match &b.run {
-                        Some(r) => match app.run_details.item(r, p, &item.id) {
+                        Some(r) => match app.shared.run_details.item(r, p, &item.id) {
                             Some(d) => d.score_text(),
-                            None if app.run_details.covers(&r.manifest.id, &[p]) => "-".into(),
+                            None if app.shared.run_details.covers(&r.manifest.id, &[p]) => "-".into(),
                             None => "…".into(),
                         },
                         None => "-".into(),
@@ -199,7 +199,7 @@ fn items(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
             Constraint::Length(6),
         ],
     )
-    .header(Row::new(vec!["ID", "SUBMISSION", "LABELS", "SCORE"]).style(app.theme.header))
+    .header(Row::new(vec!["ID", "SUBMISSION", "LABELS", "SCORE"]).style(app.shared.theme.header))
     .block(Block::new().borders(Borders::ALL).title(title));
     f.render_widget(table, area);
 }
@@ -216,15 +216,15 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     let mut text = Vec::new();
     if let Some(p) = &item.prompt {
-        text.push(Line::styled("PROMPT", app.theme.header));
+        text.push(Line::styled("PROMPT", app.shared.theme.header));
         text.extend(p.lines().map(|l| Line::raw(l.to_owned())));
         text.push(Line::raw(""));
     }
-    text.push(Line::styled("SUBMISSION", app.theme.header));
+    text.push(Line::styled("SUBMISSION", app.shared.theme.header));
     text.extend(item.submission.lines().map(|l| Line::raw(l.to_owned())));
     if let Some(r) = &item.reference {
         text.push(Line::raw(""));
-        text.push(Line::styled("REFERENCE", app.theme.header));
+        text.push(Line::styled("REFERENCE", app.shared.theme.header));
         text.extend(r.lines().map(|l| Line::raw(l.to_owned())));
     }
     f.render_widget(
@@ -245,16 +245,16 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
         .run
         .as_ref()
         .zip(position)
-        .and_then(|(r, p)| app.run_details.item(r, p, &item.id));
+        .and_then(|(r, p)| app.shared.run_details.item(r, p, &item.id));
     if let Some(d) = result {
         side.push(Line::styled(
             format!("LATEST RUN: {}", d.score_text()),
-            app.theme.header,
+            app.shared.theme.header,
         ));
     } else if b.run.as_ref().zip(position).is_some_and(|(r, p)| {
-        app.run_details.at(r, p).is_none() && !app.run_details.covers(&r.manifest.id, &[p])
+        app.shared.run_details.at(r, p).is_none() && !app.shared.run_details.covers(&r.manifest.id, &[p])
     }) {
-        side.push(Line::styled("LATEST RUN: …", app.theme.header));
+        side.push(Line::styled("LATEST RUN: …", app.shared.theme.header));
     }
     if let Some(rubric) = app.labelling_rubric() {
         // What the dataset file says (its ground truth), as `rubricate score` reads it.
@@ -267,7 +267,7 @@ fn detail(app: &App, b: &Browse, f: &mut Frame<'_>, area: Rect) {
                 .map(|v| format!(" · file {v}"))
                 .unwrap_or_default();
             let human = app
-                .labels
+                .shared.labels
                 .get(&(item.id.clone(), c.id.clone()))
                 .map_or_else(|| "—".into(), label_text);
             // The judge's verdict and reason, read from the journal for the open item.

@@ -23,15 +23,15 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
 
 fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
     let dataset = app
-        .browse
+        .shared.browse
         .as_ref()
-        .and_then(|b| app.datasets.get(b.dataset))
+        .and_then(|b| app.shared.datasets.get(b.dataset))
         .map_or_else(
             || "— open one in the Datasets pane".into(),
             |d| d.name.clone(),
         );
     let mut lines = vec![
-        Line::styled(format!("dataset  {dataset}"), app.theme.header),
+        Line::styled(format!("dataset  {dataset}"), app.shared.theme.header),
         Line::raw(match &app.grade.judge_input {
             Some(t) => format!("judge    {t}▏ (enter keeps, esc drops)"),
             None => format!(
@@ -67,7 +67,7 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
             "calls    live  (b for the providers' batch engines: about half the price)"
         }),
         Line::raw(""),
-        Line::styled("rubric (↑/↓ to choose):", app.theme.header),
+        Line::styled("rubric (↑/↓ to choose):", app.shared.theme.header),
     ];
     if app.grade.rubrics.is_empty() {
         lines.push(Line::raw("  no rubric files in rubrics/"));
@@ -81,7 +81,7 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
         std::iter::once("each item's own rubric (agentv evals, datasets with one)".to_owned());
     for (i, name) in names.chain(own).enumerate() {
         let style = if i == app.grade.rubric {
-            app.theme.selected
+            app.shared.theme.selected
         } else {
             Style::new()
         };
@@ -110,10 +110,10 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
             );
         lines.push(Line::styled(
             format!("the latest run {id} is in provider batches: {said} · c asks now"),
-            app.theme.disagree,
+            app.shared.theme.disagree,
         ));
     } else if let Some(r) = app
-        .browse
+        .shared.browse
         .as_ref()
         .and_then(|b| b.run.as_ref())
         .filter(|r| r.manifest.finished_at.is_none())
@@ -124,7 +124,7 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
                 "the latest run {} is unfinished: c continues it",
                 r.manifest.id
             ),
-            app.theme.disagree,
+            app.shared.theme.disagree,
         ));
     }
     lines.push(Line::raw(""));
@@ -138,7 +138,7 @@ fn setup(app: &App, f: &mut Frame<'_>, area: Rect) {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             format!("This run is large: {}. Start it? y yes · n no", c.text),
-            app.theme.disagree,
+            app.shared.theme.disagree,
         ));
     }
     f.render_widget(
@@ -170,7 +170,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         _ => "running".to_owned(),
     };
     let eta = run
-        .eta(app.now)
+        .eta(app.shared.now)
         .map_or_else(|| "-".into(), |s| format!("{s:.0}s"));
     // Money only once some was spent (a run without prices costs nothing we know of).
     let cost = if run.cost > 0.0 {
@@ -182,7 +182,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         "{state} · {}/{total} items · {} cells · {:6.1} cells/s · {} tokens{cost} · {} errors · ETA {eta}",
         run.items_done,
         run.cells_done,
-        run.rate(app.now),
+        run.rate(app.shared.now),
         run.tokens,
         run.failures
     );
@@ -215,7 +215,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         let name: String = run.criteria[c].chars().take(2).collect();
         let _ = write!(head, "{name:<3}");
     }
-    lines.push(Line::styled(head, app.theme.header));
+    lines.push(Line::styled(head, app.shared.theme.header));
     // The selected row is always drawn: the grid is shorter than the list the cursor's
     // offset was kept for (its header and the run's numbers take rows).
     let rows = height.max(1);
@@ -243,13 +243,13 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
             };
             let penalty = run.penalties.get(c).copied().unwrap_or(false);
             let style = if (r, c) == run.cursor {
-                app.theme.selected
+                app.shared.theme.selected
             } else {
                 match (cell, cell.good(penalty)) {
-                    (_, Some(true)) => app.theme.met,
-                    (_, Some(false)) => app.theme.unmet,
-                    (Cell::Failed(_), _) => app.theme.disagree,
-                    (Cell::Queued, _) => app.theme.muted,
+                    (_, Some(true)) => app.shared.theme.met,
+                    (_, Some(false)) => app.shared.theme.unmet,
+                    (Cell::Failed(_), _) => app.shared.theme.disagree,
+                    (Cell::Queued, _) => app.shared.theme.muted,
                     _ => Style::new(),
                 }
             };
@@ -277,7 +277,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         Some((row, cell)) => {
             let mut out = vec![Line::styled(
                 format!("{} · {criterion}", row.id),
-                app.theme.header,
+                app.shared.theme.header,
             )];
             match cell {
                 Cell::Queued => out.push(Line::raw("queued")),
@@ -292,7 +292,7 @@ fn grid(app: &App, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
                     out.extend(reason.lines().map(|l| Line::raw(l.to_owned())));
                 }
                 Cell::Failed(m) => {
-                    out.push(Line::styled("failed:", app.theme.disagree));
+                    out.push(Line::styled("failed:", app.shared.theme.disagree));
                     out.push(Line::raw(m.clone()));
                     out.push(Line::raw(
                         "r retries this cell, A every failed cell (once the run ends)",

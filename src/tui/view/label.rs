@@ -11,7 +11,7 @@ use crate::model::Kind;
 use crate::tui::app::{App, choice_keys, label_text};
 
 pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let Some(b) = &app.browse else {
+    let Some(b) = &app.shared.browse else {
         f.render_widget(
             Paragraph::new("Open a dataset in the Datasets pane to label it.")
                 .block(Block::new().borders(Borders::ALL).title(" Label ")),
@@ -59,10 +59,10 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .run
         .as_ref()
         .zip(b.position(b.cursor))
-        .and_then(|(r, p)| app.run_details.item(r, p, &item.id));
+        .and_then(|(r, p)| app.shared.run_details.item(r, p, &item.id));
     let labelled_all = criteria
         .iter()
-        .all(|c| app.labels.contains_key(&(item.id.clone(), c.id.clone())));
+        .all(|c| app.shared.labels.contains_key(&(item.id.clone(), c.id.clone())));
     let mut lines = Vec::new();
     if criteria.is_empty() {
         lines.push(Line::raw(if b.opened {
@@ -75,7 +75,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let mut focus = 0usize;
     for (i, c) in criteria.iter().enumerate() {
         let human = app
-            .labels
+            .shared.labels
             .get(&(item.id.clone(), c.id.clone()))
             .map(label_text);
         let judge = result
@@ -127,7 +127,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             (None, _) => "—".into(),
         };
         let flag = if disagree { "  ≠ DISAGREE" } else { "" };
-        let note = app.notes.get(&(item.id.clone(), c.id.clone()));
+        let note = app.shared.notes.get(&(item.id.clone(), c.id.clone()));
         // Hidden with the judge's in blind mode: it is an answer too.
         let file_text = match (file.get(i).cloned().flatten(), reveal) {
             (Some(v), true) => format!(" · file: {v}"),
@@ -140,7 +140,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                 human.unwrap_or_else(|| "—".into())
             ),
             if disagree {
-                app.theme.disagree
+                app.shared.theme.disagree
             } else {
                 Style::new()
             },
@@ -148,7 +148,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         if app.adjudicating() {
             // Each annotator's label, for the adjudicated one to settle.
             let said: Vec<(&String, String)> = app
-                .peers
+                .shared.peers
                 .iter()
                 .filter_map(|(who, labels)| {
                     labels
@@ -168,20 +168,20 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             lines.push(Line::styled(
                 format!("    {text}{}", if differ { "  ≠ DIFFER" } else { "" }),
                 if differ {
-                    app.theme.disagree
+                    app.shared.theme.disagree
                 } else {
-                    app.theme.muted
+                    app.shared.theme.muted
                 },
             ));
         }
         if let Some(n) = note {
-            lines.push(Line::styled(format!("    note: {n}"), app.theme.muted));
+            lines.push(Line::styled(format!("    note: {n}"), app.shared.theme.muted));
         }
     }
     let minutes = app
         .label
         .started
-        .map_or(0.0, |t| app.now.duration_since(t).as_secs_f64() / 60.0);
+        .map_or(0.0, |t| app.shared.now.duration_since(t).as_secs_f64() / 60.0);
     #[allow(clippy::cast_precision_loss)]
     let rate = if minutes > 0.0 {
         app.label.sitting as f64 / minutes
@@ -191,7 +191,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     lines.push(Line::raw(""));
     lines.push(Line::raw(format!(
         "annotator {} · this sitting {} labelled ({rate:.1}/min) · queue: {}{}{}",
-        app.annotator,
+        app.shared.annotator,
         app.label.sitting,
         app.label.queue.name(),
         if app.label.blind { " · blind" } else { "" },
@@ -204,7 +204,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     if let Some(c) = criteria.get(app.label.criterion) {
         lines.push(Line::styled(
             format!("{}: {}", c.id, stop_rule_text(app, &c.id)),
-            app.theme.muted,
+            app.shared.theme.muted,
         ));
     }
     if app.label.queue == crate::tui::label::Queue::WhereItMatters
@@ -215,7 +215,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     {
         lines.push(Line::styled(
             format!("why this item: {}", next.reasons.join("; ")),
-            app.theme.muted,
+            app.shared.theme.muted,
         ));
     }
     let rubric = app
@@ -235,7 +235,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .get(app.label.criterion)
         .and_then(|c| stop_rule_short(app, &c.id))
     {
-        block = block.title_bottom(Line::styled(short, app.theme.muted));
+        block = block.title_bottom(Line::styled(short, app.shared.theme.muted));
     }
     f.render_widget(
         Paragraph::new(lines)

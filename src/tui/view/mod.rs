@@ -49,12 +49,12 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let mut spans = vec![
-        Span::styled(" rubricate ", app.theme.selected),
+        Span::styled(" rubricate ", app.shared.theme.selected),
         Span::raw(" "),
     ];
     for p in Pane::ALL {
         let style = if p == app.pane {
-            app.theme.title.add_modifier(Modifier::UNDERLINED)
+            app.shared.theme.title.add_modifier(Modifier::UNDERLINED)
         } else {
             Style::new()
         };
@@ -62,7 +62,7 @@ fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     }
     // The workspace's path, when it fits whole (a cut path names nothing).
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    let path = format!("  {}", app.workspace.display());
+    let path = format!("  {}", app.shared.workspace.display());
     if used + path.chars().count() <= usize::from(area.width) {
         spans.push(Span::raw(path));
     }
@@ -73,7 +73,7 @@ fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
 fn hints(app: &App) -> String {
     let ctx = app.context();
     let wanted: &[Action] = match app.pane {
-        Pane::Datasets if app.browse.is_none() => {
+        Pane::Datasets if app.shared.browse.is_none() => {
             &[Action::Open, Action::OpenPath, Action::NextPane]
         }
         Pane::Datasets => &[Action::Open, Action::Search, Action::Filter, Action::Back],
@@ -126,7 +126,7 @@ fn hints(app: &App) -> String {
     };
     // Help first: on a narrow terminal the end of the line is cut, and help lists the rest.
     let global = |a: Action| {
-        app.keymap
+        app.shared.keymap
             .keys_for(Context::Global, a)
             .first()
             .map(|k| format!("{k} {}", short(a)))
@@ -135,7 +135,7 @@ fn hints(app: &App) -> String {
         .into_iter()
         .chain(global(Action::Palette))
         .chain(wanted.iter().filter_map(|a| {
-            let keys = app.keymap.keys_for(ctx, *a);
+            let keys = app.shared.keymap.keys_for(ctx, *a);
             keys.first().map(|k| format!("{k} {}", short(*a)))
         }))
         .chain(global(Action::Quit))
@@ -192,8 +192,8 @@ fn short(a: Action) -> &'static str {
 }
 
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let search = app.browse.as_ref().and_then(|b| b.search.as_ref());
-    let text = match (search, &app.message) {
+    let search = app.shared.browse.as_ref().and_then(|b| b.search.as_ref());
+    let text = match (search, &app.shared.message) {
         _ if app.rubrics.save.is_some() => {
             let d = app.rubrics.save.as_ref();
             format!(
@@ -214,7 +214,7 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
         _ if app.pane == Pane::Rubrics && app.rubrics.search.is_some() => format!(
             "/{}▏ (↓/ctrl-n next · ↑/ctrl-p previous · enter keeps · esc back){}",
             app.rubrics.search.as_ref().map_or("", |s| s.query.as_str()),
-            app.message
+            app.shared.message
                 .as_deref()
                 .map_or_else(String::new, |m| format!(" · {m}"))
         ),
@@ -233,7 +233,7 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
             format!(
                 "new artifact name: {}▏ · type {} (tab) · enter makes it, esc drops · from {}",
                 new.map_or("", |n| n.name.as_str()),
-                new.and_then(|n| app.artifact_types.get(n.kind))
+                new.and_then(|n| app.shared.artifact_types.get(n.kind))
                     .map_or("", |(k, _)| k.as_str()),
                 new.map_or("", |n| n.from.as_str())
             )
@@ -266,7 +266,7 @@ fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
         (None, None) => hints(app),
     };
     let text = cursor_in_view(&text, usize::from(area.width));
-    f.render_widget(Paragraph::new(text).style(app.theme.selected), area);
+    f.render_widget(Paragraph::new(text).style(app.shared.theme.selected), area);
 }
 
 fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -278,7 +278,7 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
     // (the palette's order).
     let here = app.context();
     let mut context = None;
-    for e in crate::tui::palette::entries(&app.keymap, here) {
+    for e in crate::tui::palette::entries(&app.shared.keymap, here) {
         if context != Some(e.context) {
             context = Some(e.context);
             let name = e.context.name().to_uppercase();
@@ -288,7 +288,7 @@ fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
                 } else {
                     name
                 },
-                app.theme.header,
+                app.shared.theme.header,
             ));
         }
         lines.push(Line::raw(format!(

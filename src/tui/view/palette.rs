@@ -34,7 +34,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         );
         let line = super::cut(&text, inner);
         lines.push(if i == selected {
-            Line::styled(line, app.theme.selected)
+            Line::styled(line, app.shared.theme.selected)
         } else {
             Line::raw(line)
         });

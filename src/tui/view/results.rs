@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 /// A run's per-criterion figures, as they were worked out when its join with the labels
 /// came back.
 fn stats(app: &App, run: &RunData) -> std::sync::Arc<RunStats> {
-    app.results.stats.stats(run, &app.labels)
+    app.results.stats.stats(run, &app.shared.labels)
 }
 
 /// κ of a criterion (quadratic-weighted for ordered kinds), where it is defined.
@@ -66,7 +66,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
                 "different rubrics: only the {} criteria both have are compared; item scores are not",
                 shared.len()
             ),
-            app.theme.disagree,
+            app.shared.theme.disagree,
         ));
     }
     let [top, table, items] = Layout::vertical([
@@ -92,7 +92,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
             "{:<22} {:>7} {:>7} {:>7} {:>6} {:>6} {:>8}",
             "CRITERION", "A FULL", "B FULL", "Δ", "κ A", "κ B", "CHANGED"
         ),
-        app.theme.header,
+        app.shared.theme.header,
     )];
     for &(i, c) in &shared {
         let ia = a.rubric.criteria.iter().position(|x| x.id == c.id);
@@ -147,7 +147,7 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
         } else {
             format!("{} items changed; regressions first", moved.len())
         },
-        app.theme.header,
+        app.shared.theme.header,
     )];
     let rows = usize::from(items.height.saturating_sub(3)).max(1);
     let selected = app
@@ -157,9 +157,9 @@ fn compare(app: &App, a: &RunData, b: &RunData, f: &mut Frame<'_>, area: Rect) {
     let first = (selected + 1).saturating_sub(rows);
     for (i, (id, d, regression, _)) in moved.iter().enumerate().skip(first).take(rows) {
         let style = if i == selected {
-            app.theme.selected
+            app.shared.theme.selected
         } else if *regression {
-            app.theme.disagree
+            app.shared.theme.disagree
         } else {
             Style::new()
         };
@@ -211,7 +211,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         app.results
             .compare_b
             .as_ref()
-            .or_else(|| app.browse.as_ref().and_then(|b| b.run.as_ref())),
+            .or_else(|| app.shared.browse.as_ref().and_then(|b| b.run.as_ref())),
     ) {
         compare(app, a, b, f, area);
         return;
@@ -221,7 +221,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .results
         .compare_b
         .as_ref()
-        .or_else(|| app.browse.as_ref().and_then(|b| b.run.as_ref()))
+        .or_else(|| app.shared.browse.as_ref().and_then(|b| b.run.as_ref()))
     else {
         f.render_widget(
             Paragraph::new("No run for this dataset yet: `rubricate grade --rubric R DATASET --save` records one.")
@@ -332,7 +332,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             "{:<name_w$} {:>6}  {:>5} {:>5} {:>5} {:>6} {:>5}",
             "CRITERION", "PASS", "κ", "F1", "ACC", "LENIENT", "N"
         ),
-        app.theme.header,
+        app.shared.theme.header,
     )];
     for (i, c) in criteria.iter().enumerate() {
         let rate = figures.full.get(i).copied().unwrap_or(0.0);
@@ -358,7 +358,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         };
         let bar = "▇".repeat((rate * 6.0).round() as usize);
         let style = if i == app.results.cursor {
-            app.theme.selected
+            app.shared.theme.selected
         } else {
             Style::new()
         };
@@ -381,7 +381,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(lines).block(
             Block::new()
                 .borders(Borders::ALL)
-                .title(format!(" Criteria vs {}'s labels ", app.annotator)),
+                .title(format!(" Criteria vs {}'s labels ", app.shared.annotator)),
         ),
         table,
     );
@@ -421,7 +421,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         // How solid the agreement is, and how many more labels make it so (`labels next`).
         lines.push(Line::styled(
             crate::tui::view::label::stop_rule_text(app, &c.id),
-            app.theme.muted,
+            app.shared.theme.muted,
         ));
     }
     let title = format!(" Confusion: {} ", selected.map_or("", |c| c.name.as_str()));

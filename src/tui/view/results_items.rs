@@ -54,13 +54,13 @@ pub(super) fn item_list(
             "PASS",
             criterion.map_or("", |c| c.id.as_str())
         ),
-        app.theme.header,
+        app.shared.theme.header,
     )];
     let height = usize::from(list.height.saturating_sub(3)).max(1);
     let selected = view.cursor.min(count.saturating_sub(1));
     let first = (selected + 1).saturating_sub(height);
     let width = usize::from(list.width.saturating_sub(2));
-    let details = &app.run_details;
+    let details = &app.shared.run_details;
     for k in first..(first + height).min(count) {
         let Some(position) = view.position(run, k) else {
             continue;
@@ -90,7 +90,7 @@ pub(super) fn item_list(
         };
         let line = crate::tui::view::cut(&text, width);
         lines.push(if k == selected {
-            Line::styled(line, app.theme.selected)
+            Line::styled(line, app.shared.theme.selected)
         } else {
             Line::raw(line)
         });

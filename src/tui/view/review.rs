@@ -20,7 +20,7 @@ fn areas(area: Rect) -> [Rect; 2] {
 /// How far the selected artifact's panel scrolls at most on a terminal of the app's size
 /// (its last row at the bottom): `App::update` keeps the scroll within it.
 pub fn detail_scroll_end(app: &App, a: &Artifact) -> u16 {
-    let (w, h) = app.size;
+    let (w, h) = app.shared.size;
     // The pane lies between the tab bar and the status bar.
     let [_, detail] = areas(Rect::new(0, 0, w, h.saturating_sub(2)));
     let inner = (
@@ -47,7 +47,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     }
     for (i, a) in items.iter().enumerate() {
         let style = if i == app.review.selected {
-            app.theme.selected
+            app.shared.theme.selected
         } else {
             Style::new()
         };
@@ -85,7 +85,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     let scroll = app.review.detail_scroll.min(rows.saturating_sub(inner.1));
     let title = if rows > inner.1 {
         let keys = |action| {
-            app.keymap
+            app.shared.keymap
                 .keys_for(Context::Review, action)
                 .first()
                 .cloned()
@@ -115,7 +115,7 @@ fn detail_panel<'a>(app: &App, a: &Artifact) -> Paragraph<'a> {
     let mut text = vec![
         Line::styled(
             format!("{} · {}", a.name, a.status.as_str()),
-            app.theme.header,
+            app.shared.theme.header,
         ),
         Line::raw(a.id.clone()),
         Line::raw(format!(
@@ -124,7 +124,7 @@ fn detail_panel<'a>(app: &App, a: &Artifact) -> Paragraph<'a> {
         )),
         Line::raw(format!("rubrics: {}", a.rubrics.join(", "))),
         Line::raw(""),
-        Line::styled("history", app.theme.header),
+        Line::styled("history", app.shared.theme.header),
     ];
     for t in &a.history {
         let from = t.from.map_or("-", |s| s.as_str());
@@ -137,15 +137,15 @@ fn detail_panel<'a>(app: &App, a: &Artifact) -> Paragraph<'a> {
     }
     if !a.reviews.is_empty() {
         text.push(Line::raw(""));
-        text.push(Line::styled("reviews", app.theme.header));
+        text.push(Line::styled("reviews", app.shared.theme.header));
         for r in &a.reviews {
             let score = r
                 .score
                 .map_or_else(|| "n/a".into(), |s| format!("{:.0}%", s * 100.0));
             let style = if r.passed {
-                app.theme.met
+                app.shared.theme.met
             } else {
-                app.theme.unmet
+                app.shared.theme.unmet
             };
             text.push(Line::styled(
                 format!(

@@ -24,7 +24,7 @@ fn new_from(app: &App, at: usize, f: &mut Frame<'_>, area: Rect) {
         .enumerate()
         .map(|(i, text)| {
             if i == at {
-                Line::styled(format!("▶ {text}"), app.theme.selected)
+                Line::styled(format!("▶ {text}"), app.shared.theme.selected)
             } else {
                 Line::raw(format!("  {text}"))
             }
@@ -60,7 +60,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                         .file_name()
                         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                     let style = if i == app.rubrics.file {
-                        app.theme.selected
+                        app.shared.theme.selected
                     } else {
                         Style::new()
                     };
@@ -112,7 +112,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
                     ""
                 };
                 let style = if i == app.rubrics.line {
-                    app.theme.selected
+                    app.shared.theme.selected
                 } else {
                     Style::new()
                 };
@@ -132,7 +132,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         for chunk in chars.chunks(width.max(1)) {
             lines.push(Line::styled(
                 chunk.iter().collect::<String>(),
-                app.theme.disagree,
+                app.shared.theme.disagree,
             ));
         }
     }
@@ -159,7 +159,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
     {
         side.push(Line::styled(
             format!("{} — {}", c.id, c.name),
-            app.theme.header,
+            app.shared.theme.header,
         ));
         side.push(Line::raw(format!("requirement: {}", c.requirement)));
         side.push(Line::raw(format!(
@@ -195,7 +195,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         side.push(Line::raw(""));
         for (x, finding) in &view.findings {
             if *x == Some(i) {
-                side.push(Line::styled(finding.clone(), app.theme.disagree));
+                side.push(Line::styled(finding.clone(), app.shared.theme.disagree));
             }
         }
     }
@@ -206,7 +206,7 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
         .map(|(_, t)| t)
         .collect();
     if !general.is_empty() {
-        side.push(Line::styled("the rubric:", app.theme.header));
+        side.push(Line::styled("the rubric:", app.shared.theme.header));
         for g in general {
             side.push(Line::raw(g.clone()));
         }
@@ -250,9 +250,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>, area: Rect) {
             .lines()
             .map(|l| {
                 let style = if l.starts_with('+') && !l.starts_with("+++") {
-                    app.theme.met
+                    app.shared.theme.met
                 } else if l.starts_with('-') && !l.starts_with("---") {
-                    app.theme.unmet
+                    app.shared.theme.unmet
                 } else {
                     Style::new()
                 };
