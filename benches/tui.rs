@@ -21,7 +21,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rubricate::store::Workspace;
-use rubricate::tui::app::{Msg, Pane};
+use rubricate::tui::app::{Msg, PaneId};
 use rubricate::tui::effects::Runtime;
 use rubricate::tui::{build, settle, view};
 
@@ -52,7 +52,11 @@ fn frames(lines: usize) {
     write_jsonl(&dir.path().join("datasets/big.jsonl"), lines);
     let ws = Workspace::at(&ws.root).expect("ws");
     let mut app = build(&ws).expect("app");
-    let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
+    let runtime = Runtime::new(
+        ws.clone(),
+        app.shared().datasets.clone(),
+        app.shared().annotator.clone(),
+    );
     let e = app.update(Msg::Resize(200, 60));
     settle(&mut app, &runtime, e);
     let start = Instant::now();
@@ -68,7 +72,7 @@ fn frames(lines: usize) {
     println!(
         "{lines} items: index built and first window read in {:.0} ms; cursor at item {}",
         open.as_secs_f64() * 1000.0,
-        app.shared.browse.as_ref().map_or(0, |b| b.cursor + 1)
+        app.shared().browse.as_ref().map_or(0, |b| b.cursor + 1)
     );
     println!(
         "{:<22} {:>12} {:>12} {:>10}",
@@ -99,7 +103,7 @@ fn frames(lines: usize) {
         let mut times = Vec::new();
         for i in 0..300 {
             // Something changes every frame, as it would while scrolling or labelling.
-            if app.pane == Pane::Datasets && i % 2 == 0 {
+            if app.pane() == PaneId::Datasets && i % 2 == 0 {
                 let e = app.update(key(KeyCode::Down));
                 settle(&mut app, &runtime, e);
             }
@@ -218,7 +222,11 @@ fn grade_stream(cells: usize) {
     rubricate::store::workspace::create_demo(dir.path()).expect("demo");
     let ws = Workspace::at(dir.path()).expect("ws");
     let mut app = build(&ws).expect("app");
-    let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
+    let runtime = Runtime::new(
+        ws.clone(),
+        app.shared().datasets.clone(),
+        app.shared().annotator.clone(),
+    );
     let e = app.update(Msg::Resize(200, 60));
     settle(&mut app, &runtime, e);
     let e = app.update(key(KeyCode::Enter));

@@ -5,8 +5,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use rubricate::store::Workspace;
-use rubricate::tui::app::{App, Effect, Msg, Pane};
+use rubricate::tui::app::{App, Effect, Msg, PaneId};
 use rubricate::tui::effects::Runtime;
+use rubricate::tui::modal::Modal;
 use rubricate::tui::{build, render_text, settle};
 
 #[path = "support/later_run.rs"]
@@ -50,7 +51,11 @@ impl Ui {
         prepare(dir.path());
         let ws = Workspace::at(dir.path()).unwrap();
         let mut app = build(&ws).unwrap();
-        let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
+        let runtime = Runtime::new(
+            ws.clone(),
+            app.shared().datasets.clone(),
+            app.shared().annotator.clone(),
+        );
         let effects = app.update(Msg::Resize(w, h));
         settle(&mut app, &runtime, effects);
         let root = dir.path().display().to_string();
@@ -77,7 +82,7 @@ impl Ui {
     }
 
     fn screen(&self) -> String {
-        let (w, h) = self.app.shared.size;
+        let (w, h) = self.app.shared().size;
         render_text(&self.app, w, h)
             .replace(&self.root, "[workspace]")
             .lines()
@@ -114,7 +119,7 @@ fn opening_a_dataset_reads_only_a_window_and_stale_answers_are_dropped() {
         total: 50,
         items: vec![(0, rubricate::model::Item::default())],
     });
-    assert!(app.shared.browse.as_ref().unwrap().window.is_empty());
+    assert!(app.shared().browse.as_ref().unwrap().window.is_empty());
     app.update(Msg::Window {
         tag,
         total: 50,
@@ -126,13 +131,14 @@ fn opening_a_dataset_reads_only_a_window_and_stale_answers_are_dropped() {
             },
         )],
     });
-    assert_eq!(app.shared.browse.as_ref().unwrap().total, Some(50));
+    assert_eq!(app.shared().browse.as_ref().unwrap().total, Some(50));
 }
 
 /// The item the cursor is on.
 fn current(ui: &Ui) -> String {
     ui.app
-        .shared.browse
+        .shared()
+        .browse
         .as_ref()
         .unwrap()
         .current()
@@ -145,7 +151,7 @@ fn current(ui: &Ui) -> String {
 fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('L')]);
-    assert_eq!(ui.app.pane, Pane::Label);
+    assert_eq!(ui.app.pane(), PaneId::Label);
     let effects = ui.app.update(key('m'));
     let [
         Effect::SaveLabel {
@@ -164,27 +170,38 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     );
     // Every other criterion of q01 has alice's label: on to the next item, never onto an
     // answered criterion (the next key would replace its label).
-    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "q02");
+    assert_eq!(
+        ui.app
+            .shared()
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id,
+        "q02"
+    );
     // Not yet on disk: quitting waits for it (esc stays).
     ui.app.update(key('q'));
-    assert!(!ui.app.quit);
+    assert!(!ui.app.quit());
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("quitting when they are saved")
     );
     ui.app.update(code(KeyCode::Esc));
     settle(&mut ui.app, &ui.runtime, effects);
-    assert!(!ui.app.quit, "esc kept the UI open");
-    assert_eq!(ui.app.label.pending.len(), 0);
-    assert_eq!(ui.app.label.sitting, 1);
+    assert!(!ui.app.quit(), "esc kept the UI open");
+    assert_eq!(ui.app.panes().label.pending.len(), 0);
+    assert_eq!(ui.app.panes().label.sitting, 1);
     // A key that does not answer this criterion says so and saves nothing.
     assert!(ui.app.update(key('3')).is_empty());
     // A label that replaces another one (the focus put on it by hand) says so.
     ui.press([key('p'), key('u')]);
-    let said = ui.app.shared.message.clone().unwrap_or_default();
+    let said = ui.app.shared().message.clone().unwrap_or_default();
     assert!(
         said.contains("q01 'reset-link' was MET, now UNMET (z undoes)"),
         "{said}"
@@ -193,13 +210,14 @@ fn labelling_saves_each_label_and_quit_waits_for_the_disk() {
     ui.press([key('z')]);
     assert_eq!(
         ui.app
-            .shared.labels
+            .shared()
+            .labels
             .get(&("q01".into(), "reset-link".into()))
             .unwrap(),
         "MET"
     );
     ui.press([key('q')]);
-    assert!(ui.app.quit);
+    assert!(ui.app.quit());
 }
 
 #[test]
@@ -208,7 +226,8 @@ fn the_last_criterion_moves_to_the_next_item_in_the_queue() {
     ui.press([code(KeyCode::Enter), key('L'), key('o')]);
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("unlabelled first")
@@ -228,24 +247,26 @@ fn the_labels_next_queue_follows_the_plan_and_its_stop_rule_moves_with_each_labe
     ui.press([key('o'), key('o'), key('o')]);
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("where it matters"),
         "{:?}",
-        ui.app.shared.message
+        ui.app.shared().message
     );
     // The plan is `rubricate labels next`'s, worked out in the background.
     let plan = ui
         .app
+        .shared()
         .label_plan()
         .expect("a plan for the open dataset")
         .clone();
     assert_eq!(plan.annotator, "alice");
     assert!(plan.runs >= 1);
     let first = plan.next.first().expect("unlabelled items to plan").clone();
-    let criterion = ui.app.label_criteria()[0].id.clone();
-    let before = ui.app.stop_rule(&criterion).unwrap().labelled;
+    let criterion = ui.app.shared().label_criteria()[0].id.clone();
+    let before = ui.app.shared().stop_rule(&criterion).unwrap().labelled;
     ui.press([key('n')]);
     assert_eq!(
         current(&ui),
@@ -258,16 +279,17 @@ fn the_labels_next_queue_follows_the_plan_and_its_stop_rule_moves_with_each_labe
     if !first.reasons.is_empty() {
         assert!(screen.contains("why this item:"), "{screen}");
     }
-    let n = ui.app.label_criteria().len();
+    let n = ui.app.shared().label_criteria().len();
     ui.press((0..n).map(|_| key('m')));
     // The label landed, the plan was worked out again with it and the queue went on.
-    let after = ui.app.stop_rule(&criterion).unwrap().labelled;
+    let after = ui.app.shared().stop_rule(&criterion).unwrap().labelled;
     assert_eq!(after, before + 1, "the stop rule counts the new label");
     assert_ne!(current(&ui), first.item);
     let planned: Vec<&str> = plan.next.iter().map(|n| n.item.as_str()).collect();
     assert!(planned.contains(&current(&ui).as_str()), "{}", current(&ui));
     assert!(
         !ui.app
+            .shared()
             .label_plan()
             .unwrap()
             .next
@@ -282,11 +304,12 @@ fn labels_typed_faster_than_the_disk_never_send_the_queue_back() {
     let mut ui = Ui::new(80, 24);
     ui.press([code(KeyCode::Enter), key('L')]);
     ui.press([key('o'), key('o'), key('o'), key('n')]);
-    assert!(ui.app.label_plan().is_some());
-    let n = ui.app.label_criteria().len();
+    assert!(ui.app.shared().label_plan().is_some());
+    let n = ui.app.shared().label_criteria().len();
     let current = |ui: &Ui| {
         ui.app
-            .shared.browse
+            .shared()
+            .browse
             .as_ref()
             .unwrap()
             .current()
@@ -315,9 +338,9 @@ fn labels_typed_faster_than_the_disk_never_send_the_queue_back() {
         seen.len(),
         "an item came round twice: {seen:?}"
     );
-    assert_eq!(ui.app.label.pending.len(), 4 * n);
+    assert_eq!(ui.app.panes().label.pending.len(), 4 * n);
     settle(&mut ui.app, &ui.runtime, effects);
-    assert!(ui.app.label.pending.is_empty());
+    assert!(ui.app.panes().label.pending.is_empty());
 }
 
 #[test]
@@ -328,24 +351,25 @@ fn moving_to_an_item_focuses_its_first_unanswered_criterion() {
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L')]);
     assert_eq!(current(&ui), "q33");
-    assert_eq!(ui.app.label.criterion, 0);
+    assert_eq!(ui.app.panes().label.criterion, 0);
     // Answer the first criterion, then move on before finishing the item.
     ui.press([key('m')]);
-    assert_eq!(ui.app.label.criterion, 1);
+    assert_eq!(ui.app.panes().label.criterion, 1);
     ui.press([key('n')]);
     assert_eq!(current(&ui), "q34");
     assert_eq!(
-        ui.app.label.criterion, 0,
+        ui.app.panes().label.criterion,
+        0,
         "a new item starts at its first unanswered criterion, not where the last one was left"
     );
     // Back on q33, the first criterion without a label is the second.
     ui.press([key('p')]);
     assert_eq!(current(&ui), "q33");
-    assert_eq!(ui.app.label.criterion, 1);
+    assert_eq!(ui.app.panes().label.criterion, 1);
     // A fully labelled item starts at the top.
     ui.press([key('p')]);
     assert_eq!(current(&ui), "q32");
-    assert_eq!(ui.app.label.criterion, 0);
+    assert_eq!(ui.app.panes().label.criterion, 0);
 }
 
 #[test]
@@ -356,15 +380,16 @@ fn a_label_moves_on_to_the_next_unanswered_criterion_and_never_onto_an_answered_
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L'), key('j'), key('u')]);
     assert_eq!(current(&ui), "q33");
-    assert_eq!(ui.app.label.criterion, 2);
+    assert_eq!(ui.app.panes().label.criterion, 2);
     // Away and back: the first criterion without a label is focused.
     ui.press([key('n'), key('p')]);
     assert_eq!(current(&ui), "q33");
-    assert_eq!(ui.app.label.criterion, 0);
+    assert_eq!(ui.app.panes().label.criterion, 0);
     // A label skips the answered second criterion (it used to land on it).
     ui.press([key('m')]);
     assert_eq!(
-        ui.app.label.criterion, 2,
+        ui.app.panes().label.criterion,
+        2,
         "the answered criterion is skipped"
     );
     // From the last criterion, round to one left before it: none here, so the third and
@@ -377,11 +402,15 @@ fn a_label_moves_on_to_the_next_unanswered_criterion_and_never_onto_an_answered_
     );
     // Labels are out of order on q35 (the last first): the focus wraps to those before.
     ui.press([key('n')]);
-    let n = ui.app.label_criteria().len();
+    let n = ui.app.shared().label_criteria().len();
     ui.press((1..n).map(|_| key('j')));
     ui.press([key('m')]);
     assert_eq!(current(&ui), "q35");
-    assert_eq!(ui.app.label.criterion, 0, "round to the first one left");
+    assert_eq!(
+        ui.app.panes().label.criterion,
+        0,
+        "round to the first one left"
+    );
     // Nothing was labelled twice: one label per (item, criterion) in alice's journal.
     let journal = std::fs::read_to_string(
         std::path::Path::new(&ui.root).join("labels/support-answers/alice.jsonl"),
@@ -413,7 +442,8 @@ fn with_autorubric_essays() -> Ui {
     });
     let at = ui
         .app
-        .shared.datasets
+        .shared()
+        .datasets
         .iter()
         .position(|d| d.name == "essays")
         .unwrap();
@@ -428,7 +458,13 @@ fn an_autorubric_dataset_is_labelled_and_shown_with_its_own_rubric_and_ground_tr
     // Label: the file's rubric, not the workspace's first (support-answer), and what the
     // file's ground truth says beside each criterion.
     ui.press([key('L')]);
-    let ids: Vec<String> = ui.app.label_criteria().into_iter().map(|c| c.id).collect();
+    let ids: Vec<String> = ui
+        .app
+        .shared()
+        .label_criteria()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
     assert_eq!(ids, ["causes", "effects", "structure", "britain", "errors"]);
     let screen = ui.screen();
     assert!(screen.contains("dataset-rubric@1.0.0"), "{screen}");
@@ -466,8 +502,14 @@ fn each_agentv_case_is_labelled_with_its_own_graders() {
     ui.press([key('o')]);
     ui.press("suite.yaml".chars().map(key));
     ui.press([code(KeyCode::Enter), key('L')]);
-    let ids =
-        |ui: &Ui| -> Vec<String> { ui.app.label_criteria().into_iter().map(|c| c.id).collect() };
+    let ids = |ui: &Ui| -> Vec<String> {
+        ui.app
+            .shared()
+            .label_criteria()
+            .into_iter()
+            .map(|c| c.id)
+            .collect()
+    };
     let hello = ids(&ui);
     assert_eq!(hello.len(), 2, "{hello:?}");
     ui.press([key('m'), key('m')]);
@@ -485,7 +527,7 @@ fn the_grade_pane_grades_an_autorubric_dataset_with_its_own_rubric() {
     let mut ui = with_autorubric_essays();
     ui.press([key('G')]);
     // The last choice: the dataset's own rubric (each item's, when it brings one).
-    let files = ui.app.grade.rubrics.len();
+    let files = ui.app.shared().rubric_files.len();
     ui.press((0..files).map(|_| code(KeyCode::Down)));
     let effects = ui.app.update(key('e'));
     assert!(
@@ -493,8 +535,8 @@ fn the_grade_pane_grades_an_autorubric_dataset_with_its_own_rubric() {
         "{effects:?}"
     );
     settle(&mut ui.app, &ui.runtime, effects);
-    let estimate = ui.app.grade.estimate.clone().unwrap_or_default();
-    let said = ui.app.shared.message.clone().unwrap_or_default();
+    let estimate = ui.app.panes().grade.estimate.clone().unwrap_or_default();
+    let said = ui.app.shared().message.clone().unwrap_or_default();
     assert!(!said.contains("pass --rubric"), "{said}");
     assert!(
         estimate.contains("no criterion is judged"),
@@ -537,12 +579,13 @@ fn blind_mode_holds_the_item_until_the_reveal_is_seen_and_queues_wrap() {
     );
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap_or_default()
             .contains("wrapped to the top"),
         "{:?}",
-        ui.app.shared.message
+        ui.app.shared().message
     );
     settle(&mut ui.app, &ui.runtime, effects);
 }
@@ -560,11 +603,11 @@ fn the_annotator_is_chosen_among_the_workspaces_journals_and_remembered() {
         .collect();
     std::fs::write(journals.join("bob.jsonl"), bob).unwrap();
     ui.press([code(KeyCode::Enter), key('L')]);
-    assert_eq!(ui.app.shared.annotator, "alice");
-    assert_eq!(ui.app.shared.labels.len(), 128);
+    assert_eq!(ui.app.shared().annotator, "alice");
+    assert_eq!(ui.app.shared().labels.len(), 128);
     ui.press([key('a')]);
-    assert_eq!(ui.app.shared.annotator, "bob");
-    assert_eq!(ui.app.shared.labels.len(), 8, "bob's labels are shown");
+    assert_eq!(ui.app.shared().annotator, "bob");
+    assert_eq!(ui.app.shared().labels.len(), 8, "bob's labels are shown");
     assert!(ui.screen().contains("annotator bob"));
     // Remembered: written when chosen, and what the sitting leaves.
     let ws = rubricate::store::Workspace::at(std::path::Path::new(&ui.root)).unwrap();
@@ -576,7 +619,7 @@ fn the_annotator_is_chosen_among_the_workspaces_journals_and_remembered() {
     assert_eq!(state.dataset.as_deref(), Some("support-answers"));
     assert_eq!(state.pane.as_deref(), Some("Label"));
     ui.press([key('a')]);
-    assert_eq!(ui.app.shared.annotator, "alice", "round the journals");
+    assert_eq!(ui.app.shared().annotator, "alice", "round the journals");
 }
 
 #[test]
@@ -604,10 +647,11 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     }
     std::fs::write(journals.join("bob.jsonl"), bob).unwrap();
     ui.press([code(KeyCode::Enter), key('L'), key('A')]);
-    assert_eq!(ui.app.shared.annotator, "adjudicated");
-    assert!(ui.app.adjudicating());
+    assert_eq!(ui.app.shared().annotator, "adjudicated");
+    assert!(ui.app.shared().adjudicating());
     assert_eq!(
-        ui.app.label.criterion, 1,
+        ui.app.panes().label.criterion,
+        1,
         "the item's first difference is focused"
     );
     assert_eq!(
@@ -616,7 +660,7 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
         "quitting now comes back as alice"
     );
     assert_eq!(
-        ui.app.shared.peers.keys().collect::<Vec<_>>(),
+        ui.app.shared().peers.keys().collect::<Vec<_>>(),
         ["alice", "bob"],
         "every annotator's labels are read"
     );
@@ -625,7 +669,17 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     assert!(screen.contains("≠ DIFFER"), "{screen}");
     // Disagreements first, adjudicating: the items where the annotators differ.
     ui.press([key('o'), key('o'), key('n')]);
-    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "q02");
+    assert_eq!(
+        ui.app
+            .shared()
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id,
+        "q02"
+    );
     assert!(ui.screen().contains("≠ DIFFER"), "{}", ui.screen());
     ui.press([key('u')]);
     let settled = std::fs::read_to_string(journals.join("adjudicated.jsonl")).unwrap();
@@ -641,13 +695,13 @@ fn adjudication_shows_each_annotators_label_and_writes_its_own_journal() {
     assert!(screen.contains("judge~alice"), "{screen}");
     // Back to alice; adjudicating was never remembered as who the user is.
     ui.press([key('L'), key('A')]);
-    assert_eq!(ui.app.shared.annotator, "alice");
+    assert_eq!(ui.app.shared().annotator, "alice");
     let ws = rubricate::store::Workspace::at(std::path::Path::new(&ui.root)).unwrap();
     assert_ne!(
         rubricate::tui::ui_state::load(&ws).annotator.as_deref(),
         Some("adjudicated")
     );
-    assert!(ui.app.shared.peers.is_empty());
+    assert!(ui.app.shared().peers.is_empty());
 }
 
 #[test]
@@ -686,7 +740,7 @@ fn calibrate_ranks_the_datasets_runs_and_adopts_the_selected_judge() {
     );
     // The same checks, the same verdicts: the two cannot be told apart.
     assert!(screen.contains("not distinguishable at"), "{screen}");
-    let ranked = match &ui.app.results.calibrate.as_ref().unwrap().ranked {
+    let ranked = match &ui.app.panes().results.calibrate.as_ref().unwrap().ranked {
         Some(Ok(c)) => c.clone(),
         other => panic!("{other:?}"),
     };
@@ -697,7 +751,7 @@ fn calibrate_ranks_the_datasets_runs_and_adopts_the_selected_judge() {
         .unwrap();
     ui.press((0..at).map(|_| key('j')));
     ui.press([key('A')]);
-    let said = ui.app.shared.message.clone().unwrap_or_default();
+    let said = ui.app.shared().message.clone().unwrap_or_default();
     assert!(
         said.contains("adopted: support-answer@1.1.0 now judges with openai/gpt-test"),
         "{said}"
@@ -713,9 +767,19 @@ fn calibrate_ranks_the_datasets_runs_and_adopts_the_selected_judge() {
     let before = ranked.labelled;
     ui.press([key('K'), key('L')]);
     ui.press((0..32).map(|_| key('n')));
-    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "q33");
+    assert_eq!(
+        ui.app
+            .shared()
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id,
+        "q33"
+    );
     ui.press([key('m'), key('m'), key('m'), key('m'), key('R'), key('K')]);
-    let again = match &ui.app.results.calibrate.as_ref().unwrap().ranked {
+    let again = match &ui.app.panes().results.calibrate.as_ref().unwrap().ranked {
         Some(Ok(c)) => c.labelled,
         other => panic!("{other:?}"),
     };
@@ -732,7 +796,11 @@ fn results_show_agreement_for_levels_as_rubricate_metrics_does() {
     // the 3×3 confusion.
     let ws = Workspace::at(root).unwrap();
     let mut app = build(&ws).unwrap();
-    let runtime = Runtime::new(ws.clone(), app.shared.datasets.clone(), app.shared.annotator.clone());
+    let runtime = Runtime::new(
+        ws.clone(),
+        app.shared().datasets.clone(),
+        app.shared().annotator.clone(),
+    );
     let effects = app.update(Msg::Resize(120, 40));
     settle(&mut app, &runtime, effects);
     let effects = app.update(code(KeyCode::Enter));
@@ -785,16 +853,19 @@ fn ctrl_u_clears_a_typed_line_and_messages_stay_with_their_pane() {
     }
     let ctrl_u = Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
     ui.press([ctrl_u]);
-    assert_eq!(ui.app.grade.judge_input.as_deref(), Some(""));
+    assert_eq!(ui.app.panes().grade.judge_input.as_deref(), Some(""));
     for c in "x/y".chars() {
         ui.app.update(key(c));
     }
     ui.press([code(KeyCode::Enter)]);
-    assert_eq!(ui.app.grade.judge.as_deref(), Some("x/y"));
+    assert_eq!(ui.app.panes().grade.judge.as_deref(), Some("x/y"));
     // A message said in one pane is not carried into the next.
-    ui.app.shared.message = Some("something about grading".into());
+    ui.app.shared_mut().message = Some("something about grading".into());
     ui.press([key('L')]);
-    assert_ne!(ui.app.shared.message.as_deref(), Some("something about grading"));
+    assert_ne!(
+        ui.app.shared().message.as_deref(),
+        Some("something about grading")
+    );
 }
 
 #[test]
@@ -803,7 +874,7 @@ fn a_labels_note_is_shown_under_it() {
     ui.press([code(KeyCode::Enter)]);
     ui.press((0..32).map(|_| code(KeyCode::Down)));
     ui.press([key('L'), key('m'), key('k')]);
-    assert_eq!(ui.app.label.criterion, 0);
+    assert_eq!(ui.app.panes().label.criterion, 0);
     ui.press([key('N')]);
     for c in "the link is only hinted at".chars() {
         ui.app.update(key(c));
@@ -818,7 +889,8 @@ fn a_labels_note_is_shown_under_it() {
     ui.press([key('D'), code(KeyCode::Esc), code(KeyCode::Enter), key('L')]);
     assert_eq!(
         ui.app
-            .shared.notes
+            .shared()
+            .notes
             .get(&("q33".to_owned(), "reset-link".to_owned()))
             .map(String::as_str),
         Some("the link is only hinted at")
@@ -837,14 +909,14 @@ fn help_starts_with_this_panes_keys_and_scrolls() {
     assert!(first.contains("LABEL"), "{first}");
     // Scrolling shows later keys; another key closes; the pane is as it was.
     ui.press((0..40).map(|_| code(KeyCode::Down)));
-    assert!(ui.app.help);
+    assert!(matches!(ui.app.modal(), Some(Modal::Help { .. })));
     assert!(
         !ui.screen().contains("(this pane)"),
         "scrolled past the first lines"
     );
     ui.press([key('x')]);
-    assert!(!ui.app.help);
-    assert_eq!(ui.app.pane, Pane::Label);
+    assert!(ui.app.modal().is_none());
+    assert_eq!(ui.app.pane(), PaneId::Label);
 }
 
 #[test]
@@ -864,14 +936,14 @@ fn tabs_name_their_keys_and_a_click_opens_one() {
         row: 0,
         modifiers: KeyModifiers::NONE,
     })]);
-    assert_eq!(ui.app.pane, Pane::Grade);
+    assert_eq!(ui.app.pane(), PaneId::Grade);
 }
 
 #[test]
 fn the_first_start_says_what_is_where() {
     for (w, h) in [(120, 40), (80, 24)] {
         let mut ui = Ui::new(w, h);
-        ui.app.shared.first_start = true;
+        ui.app.shared_mut().first_start = true;
         let screen = ui.screen();
         assert!(
             screen.contains("This workspace holds 1 dataset and 2 rubric files"),
@@ -880,7 +952,7 @@ fn the_first_start_says_what_is_where() {
         insta::assert_snapshot!(format!("overview_{w}x{h}"), screen);
         // It is a part of the Datasets pane, not a dialog: keys work as ever.
         ui.press([code(KeyCode::Enter)]);
-        assert!(ui.app.shared.browse.is_some());
+        assert!(ui.app.shared().browse.is_some());
     }
 }
 
@@ -923,12 +995,22 @@ fn a_dataset_added_while_the_ui_runs_shows_up_in_the_list() {
     .unwrap();
     // Back on the list: the new file is there, after the ones already known.
     ui.press([code(KeyCode::Esc)]);
-    assert_eq!(ui.app.shared.datasets.len(), 2);
-    assert_eq!(ui.app.shared.datasets[1].name, "extra");
+    assert_eq!(ui.app.shared().datasets.len(), 2);
+    assert_eq!(ui.app.shared().datasets[1].name, "extra");
     assert!(ui.screen().contains("extra"));
     // And it opens like any other (the runtime knows it at the same position).
     ui.press([code(KeyCode::Down), code(KeyCode::Enter)]);
-    assert_eq!(ui.app.shared.browse.as_ref().unwrap().current().unwrap().id, "e1");
+    assert_eq!(
+        ui.app
+            .shared()
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .id,
+        "e1"
+    );
 }
 
 #[test]
@@ -938,7 +1020,7 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     let root = std::path::PathBuf::from(&ui.root);
     for (k, ext) in [('c', "csv"), ('j', "jsonl"), ('m', "md")] {
         ui.press([key('x'), key(k)]);
-        let said = ui.app.shared.message.clone().unwrap_or_default();
+        let said = ui.app.shared().message.clone().unwrap_or_default();
         assert!(
             said.starts_with("exported 50 items of run 20261122-141552-3353 to exports/"),
             "{said}"
@@ -971,22 +1053,23 @@ fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     }
     // Anything else at the question exports nothing.
     ui.press([key('x'), code(KeyCode::Esc)]);
-    assert_eq!(ui.app.shared.message.as_deref(), Some("not exported"));
+    assert_eq!(ui.app.shared().message.as_deref(), Some("not exported"));
     // The filtered item list exports only what it lists.
     ui.press([key('i'), key('v'), key('x')]);
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("export the items listed")
     );
     ui.press([key('j')]);
-    let view = ui.app.results.items.clone().unwrap();
+    let view = ui.app.panes().results.items.clone().unwrap();
     // The positions a pass over the run kept; the export wrote those items.
     let listed = view.rows.as_ref().expect("a filtered list").len();
     assert!(listed < 50);
-    let said = ui.app.shared.message.clone().unwrap();
+    let said = ui.app.shared().message.clone().unwrap();
     assert!(
         said.starts_with(&format!("exported {listed} of 50 items of run")),
         "{said}"
@@ -1021,7 +1104,8 @@ fn results_shows_any_run_of_the_dataset_with_braces() {
     ui.press([key('{')]);
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("no run that far back")
@@ -1030,7 +1114,7 @@ fn results_shows_any_run_of_the_dataset_with_braces() {
     assert!(ui.screen().contains(&format!("run {new}")));
     // Another dataset opened (here: the same one again) starts from its latest run.
     ui.press([key('{'), key('D'), code(KeyCode::Esc), code(KeyCode::Enter)]);
-    assert!(ui.app.results.compare_b.is_none());
+    assert!(ui.app.panes().results.compare_b.is_none());
 }
 
 #[test]
@@ -1043,12 +1127,12 @@ fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
     let _inside = rt.enter();
     // `a` asks what to start from: blank first.
     ui.press([key('B'), key('a')]);
-    assert_eq!(ui.app.rubrics.new_from, Some(0));
+    assert_eq!(ui.app.panes().rubrics.new_from, Some(0));
     assert!(ui.screen().contains("a copy of the built-in 'code'"));
     ui.press([code(KeyCode::Enter)]);
     let path = std::path::Path::new(&ui.root).join("rubrics/new-rubric.yaml");
     assert!(path.is_file());
-    let view = ui.app.rubrics.view.as_ref().expect("opened");
+    let view = ui.app.panes().rubrics.view.as_ref().expect("opened");
     assert_eq!(view.path, path);
     assert!(view.problems.is_empty(), "{:?}", view.problems);
     assert_eq!(view.rubric.as_ref().unwrap().criteria.len(), 1);
@@ -1059,7 +1143,7 @@ fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
             .join("rubrics/new-rubric-2.yaml")
             .is_file()
     );
-    assert_eq!(ui.app.grade.rubrics.len(), 4);
+    assert_eq!(ui.app.shared().rubric_files.len(), 4);
     // From a built-in: a copy named after it, its id the file's, at 0.1.0, valid.
     ui.press([
         code(KeyCode::Esc),
@@ -1069,7 +1153,7 @@ fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
     ]);
     ui.press([code(KeyCode::Enter)]);
     let code_copy = std::path::Path::new(&ui.root).join("rubrics/code.yaml");
-    let view = ui.app.rubrics.view.as_ref().expect("opened");
+    let view = ui.app.panes().rubrics.view.as_ref().expect("opened");
     assert_eq!(view.path, code_copy);
     assert!(view.problems.is_empty(), "{:?}", view.problems);
     let r = view.rubric.as_ref().unwrap();
@@ -1078,7 +1162,7 @@ fn a_new_rubric_starts_from_the_list_and_opens_ready_to_edit() {
     assert_eq!(r.criteria.len(), builtin.rubric.criteria.len());
     // esc at the question starts nothing.
     ui.press([code(KeyCode::Esc), key('a'), code(KeyCode::Esc)]);
-    assert_eq!(ui.app.grade.rubrics.len(), 5);
+    assert_eq!(ui.app.shared().rubric_files.len(), 5);
 }
 
 #[test]
@@ -1103,8 +1187,8 @@ fn a_rubric_with_no_criteria_opens_and_a_writes_its_first_one() {
             draft: None,
         }],
     );
-    ui.app.pane = Pane::Rubrics;
-    let view = ui.app.rubrics.view.as_ref().unwrap();
+    ui.app.shared_mut().front = PaneId::Rubrics;
+    let view = ui.app.panes().rubrics.view.as_ref().unwrap();
     assert!(view.rubric.is_none());
     let screen = ui.screen();
     assert!(
@@ -1113,10 +1197,10 @@ fn a_rubric_with_no_criteria_opens_and_a_writes_its_first_one() {
     );
     assert!(screen.contains("a writes a first criterion"), "{screen}");
     ui.press([key('a')]);
-    let view = ui.app.rubrics.view.as_ref().unwrap();
+    let view = ui.app.panes().rubrics.view.as_ref().unwrap();
     assert!(view.problems.is_empty(), "{:?}", view.problems);
     assert_eq!(view.rubric.as_ref().unwrap().criteria.len(), 1);
-    assert!(!ui.app.rubrics.saving());
+    assert!(!ui.app.panes().rubrics.saving());
     let draft = std::fs::read_to_string(
         std::path::Path::new(&ui.root).join(".rubricate/drafts/empty.yaml"),
     )
@@ -1140,16 +1224,17 @@ fn slash_finds_a_line_in_the_rubric_by_its_text_or_requirement() {
     let _inside = rt.enter();
     ui.press([key('B')]);
     // On the list, by file name.
-    let files = ui.app.rubrics.files.clone();
+    let files = ui.app.shared().rubric_files.clone();
     ui.press([key('/')]);
     for c in "SUPPORT".chars() {
         ui.press([key(c)]);
     }
-    let at = ui.app.rubrics.file;
+    let at = ui.app.panes().rubrics.file;
     assert!(files[at].to_string_lossy().contains("support"), "{files:?}");
     ui.press([code(KeyCode::Enter), code(KeyCode::Enter)]);
     let r = ui
         .app
+        .panes()
         .rubrics
         .view
         .as_ref()
@@ -1173,11 +1258,11 @@ fn slash_finds_a_line_in_the_rubric_by_its_text_or_requirement() {
     for c in word.chars() {
         ui.press([key(c)]);
     }
-    assert_eq!(ui.app.rubric_criterion(), Some(i));
+    assert_eq!(ui.app.panes().rubrics.rubric_criterion(), Some(i));
     assert!(ui.screen().contains(&format!("/{word}")));
     // esc goes back where the search began; nothing there matches: said so.
     ui.press([code(KeyCode::Esc)]);
-    assert_eq!(ui.app.rubrics.line, 0);
+    assert_eq!(ui.app.panes().rubrics.line, 0);
     ui.press([key('/'), key('#'), key('#')]);
     assert!(ui.screen().contains("no line has '##'"));
     ui.press([code(KeyCode::Esc)]);
@@ -1186,15 +1271,15 @@ fn slash_finds_a_line_in_the_rubric_by_its_text_or_requirement() {
     for c in "binary".chars() {
         ui.press([key(c)]);
     }
-    let first = ui.app.rubrics.line;
+    let first = ui.app.panes().rubrics.line;
     ui.press([code(KeyCode::Down)]);
-    let second = ui.app.rubrics.line;
+    let second = ui.app.panes().rubrics.line;
     assert!(second > first);
     ui.press([code(KeyCode::Up)]);
-    assert_eq!(ui.app.rubrics.line, first);
+    assert_eq!(ui.app.panes().rubrics.line, first);
     ui.press([code(KeyCode::Enter)]);
-    assert!(ui.app.rubrics.search.is_none());
-    assert_eq!(ui.app.rubrics.line, first, "enter keeps the line");
+    assert!(ui.app.panes().rubrics.search.is_none());
+    assert_eq!(ui.app.panes().rubrics.line, first, "enter keeps the line");
 }
 
 #[test]
@@ -1213,12 +1298,12 @@ fn at_80x24_the_selected_tree_line_stays_on_screen_and_a_click_selects_what_is_d
         ui.press([key(c)]);
     }
     ui.press([code(KeyCode::Enter)]);
-    let line = ui.app.rubrics.line;
+    let line = ui.app.panes().rubrics.line;
     assert!(line > 20, "{line}");
     let screen = ui.screen();
     assert!(screen.contains("├ safety — Safety"), "{screen}");
     // A click on the row just above the selection selects the line drawn there.
-    let offset = ui.app.rubrics_offset();
+    let offset = ui.app.panes().rubrics.rubrics_offset(ui.app.shared());
     let row = u16::try_from(line - offset).unwrap() + 2 - 1;
     ui.press([Msg::Mouse(MouseEvent {
         kind: MouseEventKind::Down(crossterm::event::MouseButton::Left),
@@ -1226,11 +1311,11 @@ fn at_80x24_the_selected_tree_line_stays_on_screen_and_a_click_selects_what_is_d
         row,
         modifiers: KeyModifiers::NONE,
     })]);
-    assert_eq!(ui.app.rubrics.line, line - 1);
+    assert_eq!(ui.app.panes().rubrics.line, line - 1);
 }
 
 fn tree_text(r: &rubricate::model::Rubric) -> String {
-    rubricate::tui::rubrics::tree(r)
+    rubricate::tui::panes::rubrics::tree(r)
         .into_iter()
         .map(|(_, l)| l)
         .collect::<Vec<_>>()
@@ -1246,21 +1331,23 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
         .map(|i| format!(r#"{{"id":"x{i:02}","prompt":"p","submission":"answer {i}"}}"#))
         .collect();
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let before = ui.app.shared.datasets.len();
+    let before = ui.app.shared().datasets.len();
     ui.press([key('o')]);
-    assert!(ui.app.path_prompt.is_some());
+    assert!(matches!(ui.app.modal(), Some(Modal::Path(_))));
     let typed = format!("{}/outs", elsewhere.path().display());
     for c in typed.chars() {
         ui.press([key(c)]);
     }
     ui.press([code(KeyCode::Tab)]);
-    let p = ui.app.path_prompt.clone().unwrap();
+    let Some(Modal::Path(p)) = ui.app.modal().cloned() else {
+        panic!("the path prompt is open")
+    };
     assert_eq!(p.text, file.display().to_string(), "tab completed the name");
     assert!(ui.screen().contains("open a dataset file:"));
     ui.press([code(KeyCode::Enter)]);
-    assert!(ui.app.path_prompt.is_none());
-    assert_eq!(ui.app.shared.datasets.len(), before + 1);
-    let b = ui.app.shared.browse.as_ref().expect("opened");
+    assert!(ui.app.modal().is_none());
+    assert_eq!(ui.app.shared().datasets.len(), before + 1);
+    let b = ui.app.shared().browse.as_ref().expect("opened");
     assert_eq!(b.dataset, before);
     assert_eq!(b.total, Some(30));
     assert!(ui.screen().contains("x00"), "{}", ui.screen());
@@ -1279,7 +1366,7 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
         ui.press([key(c)]);
     }
     ui.press([code(KeyCode::Enter)]);
-    assert_eq!(ui.app.shared.datasets.len(), before + 1);
+    assert_eq!(ui.app.shared().datasets.len(), before + 1);
     ui.press([
         code(KeyCode::Esc),
         key('o'),
@@ -1287,7 +1374,7 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
         key('o'),
         code(KeyCode::Enter),
     ]);
-    let message = ui.app.shared.message.clone().unwrap();
+    let message = ui.app.shared().message.clone().unwrap();
     assert!(message.contains("no such file"), "{message}");
 }
 
@@ -1306,7 +1393,7 @@ fn search_and_filters_run_in_the_background_and_the_newest_wins() {
     assert_eq!(query, "Se");
     settle(&mut ui.app, &ui.runtime, b);
     ui.press([code(KeyCode::Enter)]);
-    let rows = ui.app.shared.browse.as_ref().unwrap().row_count();
+    let rows = ui.app.shared().browse.as_ref().unwrap().row_count();
     assert!(rows > 0 && rows < 50, "{rows}");
     // Results → a confusion cell → the Datasets pane showing just those items.
     ui.press([
@@ -1316,8 +1403,8 @@ fn search_and_filters_run_in_the_background_and_the_newest_wins() {
         code(KeyCode::Down),
         key('2'),
     ]);
-    assert_eq!(ui.app.pane, Pane::Datasets);
-    let b = ui.app.shared.browse.as_ref().unwrap();
+    assert_eq!(ui.app.pane(), PaneId::Datasets);
+    let b = ui.app.shared().browse.as_ref().unwrap();
     assert_eq!(b.filter.name(), "confusion cell");
     // asks-password: alice said MET where the check said UNMET on 6 items.
     assert_eq!(b.row_count(), 6);
@@ -1339,7 +1426,7 @@ fn the_mouse_wheel_scrolls_and_resizing_keeps_the_cursor_visible() {
             modifiers: KeyModifiers::NONE,
         })]);
     }
-    let b = ui.app.shared.browse.as_ref().unwrap();
+    let b = ui.app.shared().browse.as_ref().unwrap();
     assert_eq!(b.cursor, 30);
     assert!(b.offset <= 30 && 30 < b.offset + ui.app.list_height());
     assert!(ui.screen().contains("q31"));
@@ -1404,35 +1491,39 @@ fn snapshots(w: u16, h: u16) {
 fn the_palette_finds_an_action_by_words_and_runs_it_in_its_pane() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key(':')]);
-    assert!(ui.app.palette.is_some());
+    assert!(matches!(ui.app.modal(), Some(Modal::Palette(_))));
     // Words of the description, in any order; case ignored.
     for c in "BLIND mode".chars() {
         ui.press([key(c)]);
     }
     let found = ui.app.palette_matches();
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(!ui.app.label.blind);
+    assert!(!ui.app.panes().label.blind);
     ui.press([code(KeyCode::Enter)]);
-    assert!(ui.app.palette.is_none());
-    assert_eq!(ui.app.pane, Pane::Label, "switched to the action's pane");
-    assert!(ui.app.label.blind, "and ran it there");
+    assert!(ui.app.modal().is_none());
+    assert_eq!(
+        ui.app.pane(),
+        PaneId::Label,
+        "switched to the action's pane"
+    );
+    assert!(ui.app.panes().label.blind, "and ran it there");
     // ctrl-p opens it too; this pane's actions come first; esc closes without running.
     ui.press([Msg::Key(KeyEvent::new(
         KeyCode::Char('p'),
         KeyModifiers::CONTROL,
     ))]);
     let all = ui.app.palette_matches();
-    assert_eq!(all[0].pane(), Some(Pane::Label));
+    assert_eq!(all[0].pane(), Some(PaneId::Label));
     assert!(
-        all.iter().any(|e| e.pane() == Some(Pane::Rubrics)),
+        all.iter().any(|e| e.pane() == Some(PaneId::Rubrics)),
         "every pane's actions are listed"
     );
     ui.press([key('z'), key('z'), key('z')]);
     assert!(ui.app.palette_matches().is_empty());
     assert!(ui.screen().contains("no action has those words"));
     ui.press([code(KeyCode::Esc)]);
-    assert!(ui.app.palette.is_none() && ui.app.label.blind);
-    assert_eq!(ui.app.label.sitting, 0, "z was typed, not an undo");
+    assert!(ui.app.modal().is_none() && ui.app.panes().label.blind);
+    assert_eq!(ui.app.panes().label.sitting, 0, "z was typed, not an undo");
 }
 
 #[test]
@@ -1448,10 +1539,10 @@ fn every_pane_at_80x24() {
 #[test]
 fn with_no_annotator_configured_the_label_pane_asks_once() {
     let mut ui = Ui::new(120, 40);
-    ui.app.shared.annotator_confirmed = false;
-    ui.app.shared.annotator = "login".into();
+    ui.app.shared_mut().annotator_confirmed = false;
+    ui.app.shared_mut().annotator = "login".into();
     ui.press([code(KeyCode::Enter), key('L')]);
-    assert_eq!(ui.app.annotator_prompt.as_deref(), Some("login"));
+    assert!(matches!(ui.app.modal(), Some(Modal::Annotator { name, .. }) if name == "login"));
     assert!(
         ui.screen()
             .contains("who is labelling? [login] (enter keeps it")
@@ -1461,7 +1552,7 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
     for c in "bo".chars() {
         ui.app.update(key(c));
     }
-    assert_eq!(ui.app.annotator_prompt.as_deref(), Some("bo"));
+    assert!(matches!(ui.app.modal(), Some(Modal::Annotator { name, .. }) if name == "bo"));
     ui.app.update(code(KeyCode::Backspace));
     ui.app.update(code(KeyCode::Backspace));
     for c in "../x".chars() {
@@ -1483,8 +1574,12 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
         "{effects:?}"
     );
     settle(&mut ui.app, &ui.runtime, effects);
-    assert!(ui.app.annotator_prompt.is_none() && ui.app.shared.annotator_confirmed);
-    assert_eq!(ui.app.shared.labels.len(), 128, "alice's labels are shown");
+    assert!(ui.app.modal().is_none() && ui.app.shared().annotator_confirmed);
+    assert_eq!(
+        ui.app.shared().labels.len(),
+        128,
+        "alice's labels are shown"
+    );
 }
 
 mod grid {
@@ -1577,9 +1672,9 @@ mod grid {
             ev(0, 1, scored(1, Verdict::Met, 1.0, "b")),
             ev(0, 2, scored(2, Verdict::Met, 1.0, "c")),
         ]);
-        let run = ui.app.grade.run.as_ref().unwrap();
-        assert!((run.rate(ui.app.shared.now) - 0.3).abs() < 1e-9);
-        assert_eq!(run.eta(ui.app.shared.now).map(f64::round), Some(490.0));
+        let run = ui.app.panes().grade.run.as_ref().unwrap();
+        assert!((run.rate(ui.app.shared().now) - 0.3).abs() < 1e-9);
+        assert_eq!(run.eta(ui.app.shared().now).map(f64::round), Some(490.0));
         let screen = ui.screen();
         assert!(
             screen.contains("0.3 cells/s") && screen.contains("ETA 490s"),
@@ -1596,7 +1691,7 @@ mod grid {
     #[test]
     fn a_chunk_from_a_superseded_run_is_ignored() {
         let mut ui = watching(120, 40);
-        let before = ui.app.grade.run.as_ref().unwrap().rows[1].clone();
+        let before = ui.app.panes().grade.run.as_ref().unwrap().rows[1].clone();
         ui.press([Msg::Grade {
             tag: 6,
             event: Box::new(GradeEvent {
@@ -1607,13 +1702,13 @@ mod grid {
             }),
         }]);
         assert_eq!(
-            format!("{:?}", ui.app.grade.run.as_ref().unwrap().rows[1]),
+            format!("{:?}", ui.app.panes().grade.run.as_ref().unwrap().rows[1]),
             format!("{before:?}")
         );
         // The selected cell's stream is kept; others are only counted.
         ui.press([code(KeyCode::Down)]);
         ui.press([ev(1, 0, EventKind::Chunk(" to the reset page\"".into()))]);
-        let run = ui.app.grade.run.as_ref().unwrap();
+        let run = ui.app.panes().grade.run.as_ref().unwrap();
         assert_eq!(run.stream, " to the reset page\"");
     }
 
@@ -1631,7 +1726,7 @@ mod grid {
             ui.app.update(code(KeyCode::Esc)),
             vec![Effect::CancelRun { tag: 7 }]
         );
-        assert!(ui.app.grade.run.as_ref().unwrap().cancelled);
+        assert!(ui.app.panes().grade.run.as_ref().unwrap().cancelled);
     }
 
     fn finished() -> Msg {
@@ -1730,7 +1825,7 @@ mod grid {
             },
             finished(),
         ]);
-        let failed = |ui: &Ui| ui.app.grade.run.as_ref().unwrap().failed_cells();
+        let failed = |ui: &Ui| ui.app.panes().grade.run.as_ref().unwrap().failed_cells();
         assert_eq!(
             failed(&ui),
             [
@@ -1777,7 +1872,7 @@ mod grid {
             },
             finished(),
         ]);
-        let run = ui.app.grade.run.as_ref().unwrap();
+        let run = ui.app.panes().grade.run.as_ref().unwrap();
         assert_eq!(
             run.rows.iter().flatten().count(),
             5,
@@ -1809,7 +1904,7 @@ mod grid {
         ui.press([code(KeyCode::Down), code(KeyCode::Right)]);
         // A retry sends a judge call: asked first, `y` goes ahead.
         assert_eq!(retried(&mut ui, 'r'), [(1, "steps".into())]);
-        let run = ui.app.grade.run.as_ref().unwrap();
+        let run = ui.app.panes().grade.run.as_ref().unwrap();
         let rows: Vec<String> = run
             .rows
             .iter()
@@ -1834,7 +1929,7 @@ mod grid {
             ui.press([ev(item, 0, EventKind::Queued)]);
         }
         ui.press((0..30).map(|_| code(KeyCode::Down)));
-        let run = ui.app.grade.run.as_ref().unwrap();
+        let run = ui.app.panes().grade.run.as_ref().unwrap();
         assert_eq!(run.cursor.0, 30);
         let screen = ui.screen();
         assert!(
@@ -1900,13 +1995,15 @@ mod review {
     fn an_artifact_is_made_from_a_dataset_item_or_a_file_with_a_type_and_a_name() {
         let mut ui = Ui::new(120, 40);
         // As the demo's rubricate.yaml defines it (the test workspace's config is replaced).
-        ui.app.shared.artifact_types = vec![(
+        ui.app.shared_mut().artifact_types = vec![(
             "support_answer".into(),
             vec!["rubrics/support-answer.yaml".into()],
         )];
         // From the selected item of a dataset.
         ui.press([code(KeyCode::Enter), code(KeyCode::Down), key('A')]);
-        let new = ui.app.review.new.clone().expect("the line is open");
+        let Some(Modal::NewArtifact(new)) = ui.app.modal().cloned() else {
+            panic!("the line is open")
+        };
         assert_eq!(new.from, "item q02 of support-answers");
         assert_eq!(new.name, "q02");
         assert!(
@@ -1932,11 +2029,20 @@ mod review {
         );
         assert_eq!(a.status, Status::Draft);
         assert_eq!(a.rubrics, ["rubrics/support-answer.yaml"]);
-        let item = ui.app.shared.browse.as_ref().unwrap().current().unwrap().clone();
+        let item = ui
+            .app
+            .shared()
+            .browse
+            .as_ref()
+            .unwrap()
+            .current()
+            .unwrap()
+            .clone();
         assert_eq!(a.content, serde_json::json!(item.submission));
         assert!(
             ui.app
-                .shared.message
+                .shared()
+                .message
                 .as_deref()
                 .unwrap()
                 .contains("made: a support_answer draft")
@@ -1952,11 +2058,12 @@ mod review {
             ui.press([key(c)]);
         }
         ui.press([code(KeyCode::Enter)]);
-        assert_eq!(ui.app.review.new.as_ref().unwrap().name, "answer");
+        assert!(matches!(ui.app.modal(), Some(Modal::NewArtifact(n)) if n.name == "answer"));
         ui.press([code(KeyCode::Enter)]);
-        assert_eq!(ui.app.review.artifacts.len(), 2);
+        assert_eq!(ui.app.panes().review.artifacts.len(), 2);
         assert!(
             ui.app
+                .panes()
                 .review
                 .artifacts
                 .iter()
@@ -1968,18 +2075,19 @@ mod review {
             ui.press([key(c)]);
         }
         ui.press([code(KeyCode::Enter), code(KeyCode::Esc)]);
-        assert_eq!(ui.app.review.artifacts.len(), 2);
+        assert_eq!(ui.app.panes().review.artifacts.len(), 2);
     }
 
     #[test]
     fn without_artifact_types_the_ui_says_where_to_define_them() {
         let mut ui = Ui::new(120, 40);
-        ui.app.shared.artifact_types.clear();
+        ui.app.shared_mut().artifact_types.clear();
         ui.press([code(KeyCode::Enter), key('A')]);
-        assert!(ui.app.review.new.is_none());
+        assert!(ui.app.modal().is_none());
         assert!(
             ui.app
-                .shared.message
+                .shared()
+                .message
                 .as_deref()
                 .unwrap()
                 .contains("artifact_types:")
@@ -2015,7 +2123,14 @@ mod review {
         assert_eq!(a.content, serde_json::json!("A better reply, with steps."));
         assert_eq!(a.status, Status::Draft);
         assert!(!file.exists(), "the edit file goes once saved");
-        assert!(ui.app.shared.message.as_deref().unwrap().contains("revised"));
+        assert!(
+            ui.app
+                .shared()
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("revised")
+        );
         // One that needs revision goes back to draft, with a note in its history.
         let mut a = store.get(&id).unwrap();
         for to in [
@@ -2046,13 +2161,20 @@ mod review {
         }
         store.save(&a).unwrap();
         settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
-        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+        let at = rubricate::tui::panes::review::ordered(&ui.app.panes().review.artifacts)
             .iter()
             .position(|x| x.id == id)
             .unwrap();
-        ui.app.review.selected = at;
+        ui.app.panes_mut().review.selected = at;
         assert!(ui.app.update(key('e')).is_empty());
-        assert!(ui.app.shared.message.as_deref().unwrap().contains("is approved"));
+        assert!(
+            ui.app
+                .shared()
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("is approved")
+        );
     }
 
     /// An artifact reviewed three times (two failed reviews, then one that approved it):
@@ -2102,12 +2224,12 @@ mod review {
         let mut ui = with_artifacts();
         let id = reviewed_three_times(&ui);
         ui.press([key('V')]);
-        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+        let at = rubricate::tui::panes::review::ordered(&ui.app.panes().review.artifacts)
             .iter()
             .position(|x| x.id == id)
             .unwrap();
         ui.press((0..at).map(|_| code(KeyCode::Down)));
-        assert_eq!(ui.app.selected_artifact().unwrap().id, id);
+        assert_eq!(ui.app.panes().review.selected_artifact().unwrap().id, id);
         // At 120×40 the approving review is below the panel's edge; the title says how
         // to reach it, and the hints name the key.
         let screen = ui.screen();
@@ -2122,9 +2244,9 @@ mod review {
         );
         // Never past the last row: more presses change nothing, and one page up leaves
         // the end.
-        let end = ui.app.review.detail_scroll;
+        let end = ui.app.panes().review.detail_scroll;
         ui.press([code(KeyCode::PageDown), code(KeyCode::PageDown)]);
-        assert_eq!(ui.app.review.detail_scroll, end);
+        assert_eq!(ui.app.panes().review.detail_scroll, end);
         let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d").unwrap();
         let ids = regex::Regex::new(r"art_[0-9a-f]{32}").unwrap();
         let screen = ids.replace_all(&ui.screen(), "art_[id]").into_owned();
@@ -2133,10 +2255,10 @@ mod review {
             times.replace_all(&screen, "[time]")
         );
         ui.press([code(KeyCode::PageUp)]);
-        assert!(ui.app.review.detail_scroll < end);
+        assert!(ui.app.panes().review.detail_scroll < end);
         // Another artifact starts at its top.
         ui.press([code(KeyCode::Up)]);
-        assert_eq!(ui.app.review.detail_scroll, 0);
+        assert_eq!(ui.app.panes().review.detail_scroll, 0);
     }
 
     #[test]
@@ -2144,7 +2266,7 @@ mod review {
         let mut ui = with_artifacts();
         ui.press([key('V')]);
         let store = Artifacts::new(std::path::Path::new(&ui.root));
-        let id = ui.app.review.artifacts[0].id.clone();
+        let id = ui.app.panes().review.artifacts[0].id.clone();
         let mut a = store.get(&id).unwrap();
         for to in [
             Status::PendingReview,
@@ -2155,11 +2277,11 @@ mod review {
         }
         store.save(&a).unwrap();
         settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
-        let at = rubricate::tui::review::ordered(&ui.app.review.artifacts)
+        let at = rubricate::tui::panes::review::ordered(&ui.app.panes().review.artifacts)
             .iter()
             .position(|a| a.id == id)
             .unwrap();
-        ui.app.review.selected = at;
+        ui.app.panes_mut().review.selected = at;
         // Refused in a box (not the "submit?" question), and `y` then submits nothing.
         assert!(ui.app.update(key('s')).is_empty());
         assert!(ui.screen().contains("needs revision"), "{}", ui.screen());
@@ -2181,10 +2303,10 @@ mod review {
             let effects = ui.app.update(key(c));
             assert!(effects.is_empty(), "{c:?} acted: {effects:?}");
         }
-        assert_eq!(ui.app.pane, Pane::Review);
+        assert_eq!(ui.app.pane(), PaneId::Review);
         assert!(ui.screen().contains("decide on an artifact in review"));
         ui.press([code(KeyCode::Esc)]);
-        assert!(ui.app.ask.is_none());
+        assert!(ui.app.modal().is_none());
         // A stray "please review" with no prompt open: `e` (the editor) and `s` (submit)
         // ask first, and the next letter drops the question — nothing is submitted or
         // edited.
@@ -2201,6 +2323,7 @@ mod review {
         settle(&mut ui.app, &ui.runtime, vec![Effect::LoadArtifacts]);
         assert!(
             ui.app
+                .panes()
                 .review
                 .artifacts
                 .iter()
@@ -2215,12 +2338,13 @@ mod review {
         let effects = ui.app.update(key('V'));
         assert_eq!(effects, vec![Effect::LoadArtifacts]);
         settle(&mut ui.app, &ui.runtime, effects);
-        assert_eq!(ui.app.review.artifacts.len(), 2);
+        assert_eq!(ui.app.panes().review.artifacts.len(), 2);
         // A draft cannot be approved; it is submitted.
         assert!(ui.app.update(key('a')).is_empty());
         assert!(
             ui.app
-                .shared.message
+                .shared()
+                .message
                 .as_deref()
                 .unwrap()
                 .contains("decide on an artifact in review")
@@ -2247,12 +2371,13 @@ mod review {
         settle(&mut ui.app, &ui.runtime, effects);
         let a = ui
             .app
+            .panes()
             .review
             .artifacts
             .iter()
             .find(|a| a.id == submitted)
             .unwrap();
-        assert_eq!(a.status, Status::Approved, "{:?}", ui.app.shared.message);
+        assert_eq!(a.status, Status::Approved, "{:?}", ui.app.shared().message);
         assert_eq!(a.reviews.len(), 1);
         // The review shows each criterion's verdict and reason.
         let screen = ui.screen();
@@ -2262,12 +2387,19 @@ mod review {
         );
         // The other one, by hand: needs a note, then the decision is recorded.
         ui.press([key('k')]);
-        let other = ui.app.selected_artifact().unwrap().id.clone();
+        let other = ui
+            .app
+            .panes()
+            .review
+            .selected_artifact()
+            .unwrap()
+            .id
+            .clone();
         assert_ne!(other, submitted);
         std::fs::write(
             std::path::Path::new(&ui.root).join(format!("artifacts/{other}.json")),
             {
-                let mut a = ui.app.selected_artifact().unwrap().clone();
+                let mut a = ui.app.panes().review.selected_artifact().unwrap().clone();
                 a.transition(Status::PendingReview, "").unwrap();
                 serde_json::to_string(&a).unwrap()
             },
@@ -2290,6 +2422,7 @@ mod review {
         settle(&mut ui.app, &ui.runtime, effects);
         let a = ui
             .app
+            .panes()
             .review
             .artifacts
             .iter()
@@ -2340,7 +2473,15 @@ fn runs_of_different_rubrics_compare_only_their_shared_criteria_and_say_so() {
 fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('R'), key('i')]);
-    let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
+    let run = ui
+        .app
+        .shared()
+        .browse
+        .as_ref()
+        .unwrap()
+        .run
+        .clone()
+        .unwrap();
     // What the journal holds, read by the run engine (the UI holds only a compact index).
     let mut truth = std::collections::HashMap::new();
     let mut at = std::collections::HashMap::new();
@@ -2354,7 +2495,7 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
             truth.insert(
                 e.target_id.clone(),
                 (
-                    cell.map(rubricate::tui::results::verdict_text),
+                    cell.map(rubricate::tui::panes::results::verdict_text),
                     failed,
                     cell.map(|x| x.reason.clone()),
                 ),
@@ -2364,8 +2505,16 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     assert_eq!(truth.len(), run.len());
     // The ids of the items listed: the list holds dataset positions (none while unfiltered).
     let shown = |ui: &Ui| {
-        let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
-        let view = ui.app.results.items.clone().unwrap();
+        let run = ui
+            .app
+            .shared()
+            .browse
+            .as_ref()
+            .unwrap()
+            .run
+            .clone()
+            .unwrap();
+        let view = ui.app.panes().results.items.clone().unwrap();
         assert_eq!(view.filtering, None, "the pass answered");
         (0..view.row_count(&run))
             .map(|k| at[&view.position(&run, k).unwrap()].clone())
@@ -2379,13 +2528,14 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     );
     // v: only the items the judge gave the first verdict on the selected criterion.
     ui.press([key('v')]);
-    let view = ui.app.results.items.clone().unwrap();
+    let view = ui.app.panes().results.items.clone().unwrap();
     let verdict = view.verdict.clone().expect("a verdict filter");
     let rows = shown(&ui);
     assert!(!rows.is_empty() && rows.len() < run.len());
     // The list was worked out by a pass over the run in the runtime: positions only.
     assert_eq!(
         ui.app
+            .panes()
             .results
             .items
             .as_ref()
@@ -2401,15 +2551,18 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
     let mut given: Vec<String> = truth.values().filter_map(|t| t.0.clone()).collect();
     given.sort();
     given.dedup();
-    assert_eq!(rubricate::tui::results::verdicts(&run, "reset-link"), given);
+    assert_eq!(
+        rubricate::tui::panes::results::verdicts(&run, "reset-link"),
+        given
+    );
     assert!(ui.screen().contains(&format!("reset-link = {verdict}")));
     // Each verdict in turn, then none again.
-    let all = rubricate::tui::results::verdicts(&run, "reset-link");
+    let all = rubricate::tui::panes::results::verdicts(&run, "reset-link");
     for _ in 1..all.len() {
         ui.press([key('v')]);
     }
     ui.press([key('v')]);
-    assert_eq!(ui.app.results.items.as_ref().unwrap().verdict, None);
+    assert_eq!(ui.app.panes().results.items.as_ref().unwrap().verdict, None);
     // F: only items with a failed cell (the demo's run has none: the list says so).
     ui.press([key('F')]);
     let failed = truth.values().filter(|(_, failed, _)| *failed).count();
@@ -2427,15 +2580,15 @@ fn results_lists_the_runs_items_filtered_by_verdict_and_failure_and_opens_one() 
         "{start:?} in\n{screen}"
     );
     ui.press([code(KeyCode::Enter)]);
-    assert_eq!(ui.app.pane, Pane::Datasets);
-    let b = ui.app.shared.browse.as_ref().unwrap();
+    assert_eq!(ui.app.pane(), PaneId::Datasets);
+    let b = ui.app.shared().browse.as_ref().unwrap();
     assert!(b.detail);
     assert_eq!(b.current().map(|i| i.id.clone()), Some(third));
     // Back in Results, the list is where it was; esc goes back to the criteria.
     ui.press([key('R')]);
-    assert_eq!(ui.app.results.items.as_ref().unwrap().cursor, 2);
+    assert_eq!(ui.app.panes().results.items.as_ref().unwrap().cursor, 2);
     ui.press([code(KeyCode::Esc)]);
-    assert!(ui.app.results.items.is_none());
+    assert!(ui.app.panes().results.items.is_none());
 }
 
 #[test]
@@ -2443,10 +2596,11 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
     let mut ui = Ui::new(120, 40);
     // No earlier run yet.
     ui.press([code(KeyCode::Enter), key('R'), key('c')]);
-    assert!(ui.app.results.compare.is_none());
+    assert!(ui.app.panes().results.compare.is_none());
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("no earlier run")
@@ -2464,12 +2618,20 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
         key('R'),
         key('c'),
     ]);
-    let a = ui.app.results.compare.as_ref().expect("an earlier run");
+    let a = ui
+        .app
+        .panes()
+        .results
+        .compare
+        .as_ref()
+        .expect("an earlier run");
     assert_eq!(a.manifest.id, old);
     // The changed items were worked out by a pass over both runs, not left to every frame.
     let moved = ui
         .app
-        .shown_comparison()
+        .panes()
+        .results
+        .shown_comparison(ui.app.shared())
         .expect("the comparison")
         .moved
         .clone();
@@ -2489,14 +2651,22 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
         result: Ok(std::sync::Arc::new(other)),
     }]);
     assert_eq!(
-        ui.app.shown_comparison().map(|c| c.moved.clone()),
+        ui.app
+            .panes()
+            .results
+            .shown_comparison(ui.app.shared())
+            .map(|c| c.moved.clone()),
         Some(moved.clone())
     );
     assert!(!ui.screen().contains("q09"));
     // Side A read again (`]`: the newest earlier run) is compared again, the same.
     ui.press([key(']')]);
     assert_eq!(
-        ui.app.shown_comparison().map(|c| c.moved.clone()),
+        ui.app
+            .panes()
+            .results
+            .shown_comparison(ui.app.shared())
+            .map(|c| c.moved.clone()),
         Some(moved)
     );
     let screen = ui.screen();
@@ -2509,29 +2679,32 @@ fn two_runs_compare_per_criterion_and_regressions_first() {
         "{screen}"
     );
     insta::assert_snapshot!("results_compare_120x40", screen);
-    ui.app.shared.size = (80, 24);
+    ui.app.shared_mut().size = (80, 24);
     insta::assert_snapshot!("results_compare_80x24", ui.screen());
-    ui.app.shared.size = (120, 40);
+    ui.app.shared_mut().size = (120, 40);
     // The regression opens: the Datasets pane shows q01, whole.
     ui.press([code(KeyCode::Enter)]);
-    assert_eq!(ui.app.pane, Pane::Datasets);
-    let b = ui.app.shared.browse.as_ref().unwrap();
+    assert_eq!(ui.app.pane(), PaneId::Datasets);
+    let b = ui.app.shared().browse.as_ref().unwrap();
     assert!(b.detail);
     assert_eq!(b.current().map(|i| i.id.as_str()), Some("q01"));
     ui.press([key('R')]);
     // Older than the oldest: stays, and says so.
     ui.press([key('[')]);
-    assert_eq!(ui.app.results.compare_back, 1);
+    assert_eq!(ui.app.panes().results.compare_back, 1);
     // Side B moves too: B one back is the old run itself — nothing changed.
     ui.press([key('{')]);
-    assert_eq!(ui.app.results.compare_b_back, 1);
+    assert_eq!(ui.app.panes().results.compare_b_back, 1);
     let screen = ui.screen();
     assert!(screen.contains(&format!("B = {old}")), "{screen}");
     assert!(screen.contains("0 items changed"), "{screen}");
     ui.press([key('}')]);
-    assert!(ui.app.results.compare_b.is_none(), "back to the latest");
+    assert!(
+        ui.app.panes().results.compare_b.is_none(),
+        "back to the latest"
+    );
     ui.press([key('c')]);
-    assert!(ui.app.results.compare.is_none());
+    assert!(ui.app.panes().results.compare.is_none());
 }
 
 #[test]
@@ -2543,7 +2716,7 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
         .unwrap();
     let _inside = rt.enter();
     ui.press([key('B')]);
-    assert_eq!(ui.app.pane, Pane::Rubrics);
+    assert_eq!(ui.app.pane(), PaneId::Rubrics);
     // The second file is the deterministic rubric.
     ui.press([code(KeyCode::Down)]);
     let effects = ui.app.update(code(KeyCode::Enter));
@@ -2553,16 +2726,24 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     );
     settle(&mut ui.app, &ui.runtime, effects);
     assert!(
-        ui.app.rubrics.view.as_ref().unwrap().score.is_some(),
+        ui.app
+            .panes()
+            .rubrics
+            .view
+            .as_ref()
+            .unwrap()
+            .score
+            .is_some(),
         "linted"
     );
     ui.press([code(KeyCode::Down)]);
-    assert_eq!(ui.app.rubric_criterion(), Some(0));
+    assert_eq!(ui.app.panes().rubrics.rubric_criterion(), Some(0));
     // Nothing to save without a draft.
     ui.press([key('s')]);
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("nothing to save")
@@ -2585,7 +2766,14 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     }];
     settle(&mut ui.app, &ui.runtime, effects);
     assert!(
-        ui.app.rubrics.view.as_ref().unwrap().draft.is_some(),
+        ui.app
+            .panes()
+            .rubrics
+            .view
+            .as_ref()
+            .unwrap()
+            .draft
+            .is_some(),
         "a leftover draft is picked up"
     );
     insta::assert_snapshot!("rubrics_120x40", ui.screen());
@@ -2597,7 +2785,7 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     assert!(matches!(&effects[0], Effect::SaveRubric { note, .. } if note == "steps count less"));
     settle(&mut ui.app, &ui.runtime, effects);
     assert_eq!(
-        ui.app.shared.message.as_deref(),
+        ui.app.shared().message.as_deref(),
         Some(
             "saved support-answer 1.1.0 (steps count less); the original was recorded first as 1.0.0"
         )
@@ -2608,12 +2796,19 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
             .contains("version: 1.1.0")
     );
     assert!(
-        ui.app.rubrics.view.as_ref().unwrap().draft.is_none(),
+        ui.app
+            .panes()
+            .rubrics
+            .view
+            .as_ref()
+            .unwrap()
+            .draft
+            .is_none(),
         "the draft is gone once saved"
     );
     // The original and the edit are two versions: the diff is the edit.
     ui.press([key('d')]);
-    let diff = ui.app.rubrics.diff.clone().expect("a diff");
+    let diff = ui.app.panes().rubrics.diff.clone().expect("a diff");
     assert!(
         diff.contains("-version: 1.0.0") && diff.contains("+version: 1.1.0"),
         "{diff}"
@@ -2641,7 +2836,7 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
         ui.app.update(key(c));
     }
     ui.press([code(KeyCode::Enter), key('d')]);
-    let diff = ui.app.rubrics.diff.clone().expect("a diff");
+    let diff = ui.app.panes().rubrics.diff.clone().expect("a diff");
     assert!(
         diff.contains("-version: 1.1.0") && diff.contains("+version: 1.2.0"),
         "{diff}"
@@ -2649,9 +2844,9 @@ fn the_rubrics_pane_shows_the_tree_lint_and_saves_a_draft_as_a_version() {
     assert!(diff.contains("+  name: Brief"), "{diff}");
     // Older than the oldest stays on the oldest; any other key closes.
     ui.press([key('['), key('['), key('[')]);
-    assert_eq!(ui.app.rubrics.diff_back, 2);
+    assert_eq!(ui.app.panes().rubrics.diff_back, 2);
     ui.press([key('x')]);
-    assert!(ui.app.rubrics.diff.is_none());
+    assert!(ui.app.panes().rubrics.diff.is_none());
 }
 
 #[test]
@@ -2671,7 +2866,7 @@ fn saving_an_edit_offers_the_next_version_and_records_the_original_first() {
     // An edit in place keeps `version: 1.0.0` in the draft.
     ui.press([key('y')]);
     ui.press([key('s')]);
-    let dialog = ui.app.rubrics.save.clone().expect("the save asks");
+    let dialog = ui.app.panes().rubrics.save.clone().expect("the save asks");
     assert_eq!(dialog.offers, ["1.0.1", "1.1.0", "2.0.0"]);
     assert_eq!(dialog.version(), "1.0.1");
     // Tab picks a minor version; the note is typed; enter saves.
@@ -2684,7 +2879,7 @@ fn saving_an_edit_offers_the_next_version_and_records_the_original_first() {
     assert!(matches!(&effects[0], Effect::SaveRubric { version, .. } if version == "1.1.0"));
     settle(&mut ui.app, &ui.runtime, effects);
     assert_eq!(
-        ui.app.shared.message.as_deref(),
+        ui.app.shared().message.as_deref(),
         Some(
             "saved support-answer 1.1.0 (copy of reset-link); the original was recorded first as 1.0.0"
         )
@@ -2700,7 +2895,7 @@ fn saving_an_edit_offers_the_next_version_and_records_the_original_first() {
     // The next save offers what comes after the highest saved version.
     ui.press([key('y'), key('s')]);
     assert_eq!(
-        ui.app.rubrics.save.as_ref().unwrap().offers,
+        ui.app.panes().rubrics.save.as_ref().unwrap().offers,
         ["1.1.1", "1.2.0", "2.0.0"]
     );
 }
@@ -2733,7 +2928,15 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
             draft: None,
         }],
     );
-    let problems = ui.app.rubrics.view.as_ref().unwrap().problems.clone();
+    let problems = ui
+        .app
+        .panes()
+        .rubrics
+        .view
+        .as_ref()
+        .unwrap()
+        .problems
+        .clone();
     assert!(
         problems
             .iter()
@@ -2742,8 +2945,11 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
     );
     // Save refuses at once, naming the problem and where it is.
     assert!(ui.app.update(key('s')).is_empty());
-    assert!(ui.app.rubrics.save.is_none(), "no note is asked for");
-    let message = ui.app.shared.message.clone().unwrap_or_default();
+    assert!(
+        ui.app.panes().rubrics.save.is_none(),
+        "no note is asked for"
+    );
+    let message = ui.app.shared().message.clone().unwrap_or_default();
     assert!(
         message.starts_with("not saved: the draft does not validate (")
             && message.contains("support-answer.yaml:16:"),
@@ -2762,7 +2968,7 @@ fn a_rubric_validate_would_refuse_shows_where_and_is_never_saved_as_a_version() 
             version: "1.1.0".into(),
         }],
     );
-    let message = ui.app.shared.message.clone().unwrap_or_default();
+    let message = ui.app.shared().message.clone().unwrap_or_default();
     assert!(message.starts_with("not saved:"), "{message}");
     assert!(
         std::fs::read_to_string(&path)
@@ -2793,6 +2999,7 @@ fn rapid_edits_each_start_from_the_last_and_all_land_in_the_draft_in_order() {
     ]);
     let count = |ui: &Ui| {
         ui.app
+            .panes()
             .rubrics
             .view
             .as_ref()
@@ -2814,14 +3021,17 @@ fn rapid_edits_each_start_from_the_last_and_all_land_in_the_draft_in_order() {
         before + 25,
         "every edit starts from the one before"
     );
-    assert!(ui.app.rubrics.saving());
+    assert!(ui.app.panes().rubrics.saving());
     // Quitting waits for the draft writes.
     ui.app.update(key('q'));
-    assert!(!ui.app.quit);
+    assert!(!ui.app.quit());
     // The writes land in order (the last one last); answers to older ones change nothing.
     settle(&mut ui.app, &ui.runtime, effects);
-    assert!(!ui.app.rubrics.saving());
-    assert!(ui.app.quit, "quit once the last draft write was confirmed");
+    assert!(!ui.app.panes().rubrics.saving());
+    assert!(
+        ui.app.quit(),
+        "quit once the last draft write was confirmed"
+    );
     assert_eq!(count(&ui), before + 25);
     let draft = std::path::Path::new(&ui.root).join(".rubricate/drafts/support-answer.yaml");
     let on_disk =
@@ -2834,15 +3044,15 @@ fn an_unrelated_error_does_not_let_quit_lose_a_pending_label() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('L')]);
     let effects = ui.app.update(key('m'));
-    assert_eq!(ui.app.label.pending.len(), 1);
+    assert_eq!(ui.app.panes().label.pending.len(), 1);
     // Something else fails meanwhile (an estimate, a run that did not start).
     ui.app
         .update(Msg::Error("the run did not start: no judge".into()));
     ui.app.update(key('q'));
-    assert!(!ui.app.quit, "the label is still on its way to the disk");
+    assert!(!ui.app.quit(), "the label is still on its way to the disk");
     settle(&mut ui.app, &ui.runtime, effects);
-    assert_eq!(ui.app.label.pending.len(), 0);
-    assert!(ui.app.quit, "quit once the label was on disk");
+    assert_eq!(ui.app.panes().label.pending.len(), 0);
+    assert!(ui.app.quit(), "quit once the label was on disk");
 }
 
 #[test]
@@ -2851,12 +3061,19 @@ fn a_write_that_fails_while_quitting_keeps_the_ui_open_and_says_why() {
     ui.press([code(KeyCode::Enter), key('L')]);
     ui.app.update(key('m'));
     ui.app.update(key('q'));
-    assert!(ui.app.quitting && !ui.app.quit);
+    assert!(ui.app.quitting() && !ui.app.quit());
     ui.app.update(Msg::LabelFailed(
         "the label was NOT saved: disk full".into(),
     ));
-    assert!(!ui.app.quit && !ui.app.quitting);
-    assert!(ui.app.shared.message.as_deref().unwrap().contains("disk full"));
+    assert!(!ui.app.quit() && !ui.app.quitting());
+    assert!(
+        ui.app
+            .shared()
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("disk full")
+    );
 }
 
 #[test]
@@ -2874,7 +3091,7 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
         code(KeyCode::Down),
         code(KeyCode::Down),
     ]);
-    assert_eq!(ui.app.rubric_criterion(), Some(1), "steps");
+    assert_eq!(ui.app.panes().rubrics.rubric_criterion(), Some(1), "steps");
     // The requirement, in a text area.
     ui.press([key('r')]);
     for c in " clearly".chars() {
@@ -2889,6 +3106,7 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     settle(&mut ui.app, &ui.runtime, effects);
     let rubric = |ui: &Ui| {
         ui.app
+            .panes()
             .rubrics
             .view
             .as_ref()
@@ -2917,7 +3135,8 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     assert!(ui.app.update(code(KeyCode::Enter)).is_empty());
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .contains("is not a number")
@@ -2937,7 +3156,7 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
         ["reset-link", "steps", "new-1", "concise", "asks-password"]
     );
     assert_eq!(
-        ui.app.rubric_criterion(),
+        ui.app.panes().rubrics.rubric_criterion(),
         Some(2),
         "the new criterion is selected"
     );
@@ -2969,12 +3188,13 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     ui.press([key('X')]);
     assert!(
         ui.app
-            .shared.message
+            .shared()
+            .message
             .as_deref()
             .unwrap()
             .starts_with("delete criterion 'new-1-1'?"),
         "{:?}",
-        ui.app.shared.message
+        ui.app.shared().message
     );
     ui.press([key('n')]);
     assert_eq!(ids(&ui).len(), 6, "kept");
@@ -2994,7 +3214,16 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     );
     ui.press([key('g')]);
     assert!(rubric(&ui).criteria[1].required);
-    assert!(ui.app.rubrics.view.as_ref().unwrap().problems.is_empty());
+    assert!(
+        ui.app
+            .panes()
+            .rubrics
+            .view
+            .as_ref()
+            .unwrap()
+            .problems
+            .is_empty()
+    );
     // min_score, and a check's arguments as JSON (refused until they are an object).
     ui.press([key('m')]);
     for c in "0.5".chars() {
@@ -3010,7 +3239,14 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
         ui.app.update(key(c));
     }
     assert!(ui.app.update(code(KeyCode::Enter)).is_empty());
-    assert!(ui.app.shared.message.as_deref().unwrap().contains("a JSON object"));
+    assert!(
+        ui.app
+            .shared()
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("a JSON object")
+    );
     for _ in 0..3 {
         ui.app.update(code(KeyCode::Backspace));
     }
@@ -3025,7 +3261,11 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
     assert_eq!(ch.args["pattern"], "step \\d");
     // A judged criterion's template takes several lines; ctrl-s keeps it.
     ui.press([code(KeyCode::Down)]);
-    assert_eq!(ui.app.rubric_criterion(), Some(2), "new-1, judged");
+    assert_eq!(
+        ui.app.panes().rubrics.rubric_criterion(),
+        Some(2),
+        "new-1, judged"
+    );
     ui.press([key('T')]);
     for c in "Rate {{ submission }}".chars() {
         ui.app.update(key(c));
@@ -3052,13 +3292,16 @@ fn the_grade_set_up_takes_a_judge_model_and_a_strategy() {
     use rubricate::engine::judge::Strategy;
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('G'), key('t'), key('t')]);
-    assert_eq!(ui.app.grade.strategy, Some(Strategy::OneShot));
+    assert_eq!(ui.app.panes().grade.strategy, Some(Strategy::OneShot));
     ui.press([key('m')]);
     for c in "openai/gpt-4o-mini".chars() {
         ui.app.update(key(c));
     }
     ui.press([code(KeyCode::Enter)]);
-    assert_eq!(ui.app.grade.judge.as_deref(), Some("openai/gpt-4o-mini"));
+    assert_eq!(
+        ui.app.panes().grade.judge.as_deref(),
+        Some("openai/gpt-4o-mini")
+    );
     assert!(ui.screen().contains("strategy one_shot"));
     let effects = ui.app.update(key('e'));
     assert!(
@@ -3079,7 +3322,7 @@ fn an_untrusted_config_is_said_at_start_with_what_to_run() {
     assert_eq!(ws.config.untrusted, ["allow_commands (running programs)"]);
     assert!(!ws.config.allow_commands);
     let app = build(&ws).unwrap();
-    let said = app.shared.message.clone().unwrap();
+    let said = app.shared().message.clone().unwrap();
     assert!(
         said.starts_with(&format!("run `rubricate trust {}`", dir.path().display())),
         "{said}"
@@ -3099,9 +3342,17 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('R'), key('i')]);
     // Unfiltered, the list is the run's items in order: a count, no pass, no positions.
-    let view = ui.app.results.items.clone().unwrap();
+    let view = ui.app.panes().results.items.clone().unwrap();
     assert_eq!((view.rows.clone(), view.filtering), (None, None));
-    let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
+    let run = ui
+        .app
+        .shared()
+        .browse
+        .as_ref()
+        .unwrap()
+        .run
+        .clone()
+        .unwrap();
     assert_eq!(view.row_count(&run), 50);
     // v asks the runtime for the matches; until they come, nothing is listed, and says so.
     let effects = ui.app.update(key('v'));
@@ -3121,7 +3372,7 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
     let second = filter_pass(&effects).expect("a pass for the next verdict");
     assert_ne!(first, second);
     ui.press(late);
-    let view = ui.app.results.items.clone().unwrap();
+    let view = ui.app.panes().results.items.clone().unwrap();
     assert_eq!(view.filtering, Some(second));
     assert_eq!(view.rows.as_deref(), Some(&[][..]));
     // An answer with a tag no list asked for (another run's pass) is dropped too.
@@ -3130,12 +3381,12 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
         positions: Ok(vec![0, 1, 2]),
     }]);
     assert_eq!(
-        ui.app.results.items.as_ref().unwrap().filtering,
+        ui.app.panes().results.items.as_ref().unwrap().filtering,
         Some(second)
     );
     // The current pass's answer is the list: the items given that verdict, in order.
     settle(&mut ui.app, &ui.runtime, effects);
-    let view = ui.app.results.items.clone().unwrap();
+    let view = ui.app.panes().results.items.clone().unwrap();
     assert_eq!(view.filtering, None);
     let want = rubricate::tui::run_scan::filter_items(
         &ui.app_workspace_runs(),
@@ -3159,19 +3410,27 @@ fn the_item_lists_matches_come_from_a_pass_and_a_stale_answer_changes_nothing() 
 fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('L')]);
-    let run = ui.app.shared.browse.as_ref().unwrap().run.clone().unwrap();
+    let run = ui
+        .app
+        .shared()
+        .browse
+        .as_ref()
+        .unwrap()
+        .run
+        .clone()
+        .unwrap();
     let joined = |ui: &Ui| {
         ui.app
-            .results
+            .shared()
             .stats
             .join(&run.manifest.id)
             .cloned()
             .unwrap()
     };
-    assert_eq!(joined(&ui).labels_gen, ui.app.shared.labels_gen);
+    assert_eq!(joined(&ui).labels_gen, ui.app.shared().labels_gen);
     // q01's reset link is labelled MET by alice and the judge; UNMET makes them differ.
     ui.press([key('p'), key('p'), key('p'), key('p')]);
-    assert_eq!(ui.app.label.criterion, 0);
+    assert_eq!(ui.app.panes().label.criterion, 0);
     let effects = ui.app.update(key('u'));
     let saved: Vec<Msg> = effects
         .into_iter()
@@ -3187,13 +3446,13 @@ fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
     );
     settle(&mut ui.app, &ui.runtime, after);
     let join = joined(&ui);
-    assert_eq!(join.labels_gen, ui.app.shared.labels_gen);
+    assert_eq!(join.labels_gen, ui.app.shared().labels_gen);
     // The same as a pass over the run with the labels as they are now.
     let fresh = rubricate::tui::run_scan::join_labels(
         &ui.app_workspace_runs(),
         &run.manifest.id,
-        &ui.app.shared.labels,
-        ui.app.shared.labels_gen,
+        &ui.app.shared().labels,
+        ui.app.shared().labels_gen,
     )
     .unwrap();
     assert_eq!(join, fresh);

@@ -12,7 +12,7 @@ use rubricate::model::Evaluation;
 use rubricate::store::Workspace;
 use rubricate::tui::app::label_text;
 use rubricate::tui::data::Labels;
-use rubricate::tui::results::verdict_text;
+use rubricate::tui::panes::results::verdict_text;
 use rubricate::tui::run_scan::{self, ItemsQuery, RunFilter};
 
 #[path = "support/later_run.rs"]

@@ -2,127 +2,118 @@
 //! `update` never waits and does no I/O; reading windows of a dataset, saving labels and
 //! scanning for a search are effects the runtime carries out, answering with messages tagged
 //! so that an answer to a superseded request is dropped.
+//!
+//! A key goes to the modal on top of the stack first, then to the pane in front (what it
+//! has being typed), then through the keymap to an action of that pane. Panes change only
+//! their own state and `Shared`; what they ask of the rest (another pane, a modal) comes
+//! back as an `Outcome` that only this file applies.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 
-use crossterm::event::KeyEventKind;
-
-pub use super::browse::{Browse, Filter};
 use super::data::DatasetInfo;
 pub use super::effect::Effect;
-use super::keymap::{Action, Context, Keymap};
-pub use super::label::{LabelState, Queue, choice_keys, label_text, verdict_for};
+use super::keymap::{Action, Context, Key, Keymap};
+use super::modal::{Answer, Modal, NewArtifact, Palette, Then};
 pub use super::msg::{Msg, RunEnd};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    Datasets,
-    Rubrics,
-    Label,
-    Grade,
-    Results,
-    Review,
-}
-
-impl Pane {
-    pub const ALL: [Pane; 6] = [
-        Pane::Datasets,
-        Pane::Rubrics,
-        Pane::Label,
-        Pane::Grade,
-        Pane::Results,
-        Pane::Review,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Datasets => "Datasets",
-            Pane::Rubrics => "Rubrics",
-            Pane::Label => "Label",
-            Pane::Grade => "Grade",
-            Pane::Results => "Results",
-            Pane::Review => "Review",
-        }
-    }
-}
+pub use super::open_dataset::{Browse, Filter, label_text};
+pub use super::pane::PaneId;
+use super::pane::{Nav, Outcome, Pane};
+use super::panes::Panes;
+use super::shared::Shared;
 
 /// Where the first tab begins: after ` rubricate ` and a space.
 pub const TAB_BAR_START: usize = 12;
 
 pub struct App {
-    pub pane: Pane,
-    pub shared: super::shared::Shared,
-    /// Asking which format to export the Results pane's run in.
-    pub export_prompt: bool,
-    pub help: bool,
-    /// The prompt for a dataset file's path (`o`), while it is open.
-    pub path_prompt: Option<super::path_prompt::PathPrompt>,
-    /// The command palette, while it is open.
-    pub palette: Option<super::palette::Palette>,
-    /// How far the help is scrolled.
-    pub help_scroll: usize,
-    pub quit: bool,
+    shared: Shared,
+    panes: Panes,
+    /// Questions, prompts and overlays, the top one last.
+    modals: Vec<Modal>,
+    quit: bool,
     /// Quit was asked while writes were queued: the UI quits once the disk confirmed them
     /// all (a failed write cancels it; `esc` stays).
-    pub quitting: bool,
-    pub label: LabelState,
-    pub results: super::results::ResultsState,
-    /// A note being typed for the current label (`Some` while the note line is open).
-    pub note: Option<String>,
-    /// The annotator's name being typed (asked once, when nothing configured it).
-    pub annotator_prompt: Option<String>,
-    /// The prompt still shows the name offered (the login name): enter keeps it, the first
-    /// key typed replaces it (a person types their name, not a suffix to someone else's).
-    pub annotator_offered: bool,
-    pub grade: super::grade::GradeState,
-    pub review: super::review::ReviewState,
-    pub rubrics: super::rubrics::RubricsState,
-    /// A question or a refusal that takes every key until answered (`ask.rs`).
-    pub ask: Option<super::ask::Ask>,
+    quitting: bool,
 }
-
-pub(super) use super::shared::{MARGIN, PAGE};
 
 impl App {
     pub fn new(
-        workspace: PathBuf,
+        workspace: std::path::PathBuf,
         keymap: Keymap,
         annotator: String,
         datasets: Vec<DatasetInfo>,
     ) -> Self {
         Self {
-            pane: Pane::Datasets,
-            shared: super::shared::Shared::new(workspace, keymap, annotator, datasets),
-            export_prompt: false,
-            help: false,
-            palette: None,
-            path_prompt: None,
-            help_scroll: 0,
+            shared: Shared::new(workspace, keymap, annotator, datasets),
+            panes: Panes::default(),
+            modals: Vec::new(),
             quit: false,
             quitting: false,
-            label: LabelState::default(),
-            results: super::results::ResultsState::default(),
-            note: None,
-            annotator_prompt: None,
-            annotator_offered: false,
-            grade: super::grade::GradeState::default(),
-            review: super::review::ReviewState::default(),
-            rubrics: super::rubrics::RubricsState::default(),
-            ask: None,
         }
     }
 
-    /// A fresh tag for a request or a run.
-    pub(super) fn new_tag(&mut self) -> u64 {
-        self.shared.new_tag()
+    /// What every pane reads.
+    pub fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    /// The same, to set up before the UI starts (`tui::build`, tests).
+    pub fn shared_mut(&mut self) -> &mut Shared {
+        &mut self.shared
+    }
+
+    /// The panes' own state (read by tests and the view).
+    pub fn panes(&self) -> &Panes {
+        &self.panes
+    }
+
+    /// The same, to set up before the UI starts (`tui::build`, tests).
+    pub fn panes_mut(&mut self) -> &mut Panes {
+        &mut self.panes
+    }
+
+    /// The pane in front.
+    pub fn pane(&self) -> PaneId {
+        self.shared.front
+    }
+
+    /// The modal on top, if any.
+    pub fn modal(&self) -> Option<&Modal> {
+        self.modals.last()
+    }
+
+    /// What the open palette lists now (nothing when it is closed).
+    pub fn palette_matches(&self) -> Vec<super::modal::Entry> {
+        match self.modal() {
+            Some(Modal::Palette(p)) => p.matches(&self.shared.keymap),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Rows the item list shows.
+    pub fn list_height(&self) -> usize {
+        self.shared.list_height()
+    }
+
+    /// Every modal open, the top one last.
+    pub fn modals(&self) -> &[Modal] {
+        &self.modals
+    }
+
+    /// The user asked to quit and every write is on disk.
+    pub fn quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Quitting once the queued writes are on disk.
+    pub fn quitting(&self) -> bool {
+        self.quitting
     }
 
     /// Brings back what the last sitting left: the judge model typed, the dataset (selected)
     /// and the pane.
     pub fn restore(&mut self, state: &super::ui_state::UiState) {
         if state.judge.is_some() {
-            self.grade.judge.clone_from(&state.judge);
+            self.panes.grade.judge.clone_from(&state.judge);
         }
         if let Some(i) = state
             .dataset
@@ -134,17 +125,17 @@ impl App {
         if let Some(p) = state
             .pane
             .as_ref()
-            .and_then(|t| Pane::ALL.into_iter().find(|p| p.title() == t))
+            .and_then(|t| PaneId::ALL.into_iter().find(|p| p.title() == t))
         {
-            self.pane = p;
+            self.shared.front = p;
         }
     }
 
     /// The effects that bring back the pane restored: its dataset opened (and, for the
     /// Review pane, the artifacts read).
     pub fn resume_effects(&mut self) -> Vec<Effect> {
-        let pane = self.pane;
-        if pane == Pane::Datasets {
+        let pane = self.shared.front;
+        if pane == PaneId::Datasets {
             return Vec::new();
         }
         self.switch(pane)
@@ -152,50 +143,35 @@ impl App {
 
     /// What to remember of this sitting.
     pub fn ui_state(&self) -> super::ui_state::UiState {
-        let dataset = self.shared.browse.as_ref().map_or(self.shared.selected, |b| b.dataset);
+        let sh = &self.shared;
+        let dataset = sh.browse.as_ref().map_or(sh.selected, |b| b.dataset);
         super::ui_state::UiState {
             // Adjudicating is a mode: the UI comes back as who was labelling before it.
-            annotator: if self.adjudicating() {
-                self.label.adjudicating_from.clone()
+            annotator: if sh.adjudicating() {
+                self.panes.label.adjudicating_from.clone()
             } else {
-                self.shared.annotator_confirmed.then(|| self.shared.annotator.clone())
+                sh.annotator_confirmed.then(|| sh.annotator.clone())
             },
-            judge: self.grade.judge.clone(),
-            dataset: self.shared.datasets.get(dataset).map(|d| d.name.clone()),
-            pane: Some(self.pane.title().to_owned()),
+            judge: self.panes.grade.judge.clone(),
+            dataset: sh.datasets.get(dataset).map(|d| d.name.clone()),
+            pane: Some(sh.front.title().to_owned()),
         }
     }
 
     /// Where keys are looked up now.
     pub fn context(&self) -> Context {
-        match self.pane {
-            Pane::Datasets => Context::List,
-            Pane::Label => Context::Label,
-            Pane::Grade => Context::Grade,
-            Pane::Results => Context::Results,
-            Pane::Review => Context::Review,
-            Pane::Rubrics => Context::Rubrics,
-        }
-    }
-
-    /// Rows the item list shows (the screen less the tab and status bars, the list's
-    /// borders and its header).
-    pub fn list_height(&self) -> usize {
-        usize::from(self.shared.size.1.saturating_sub(5)).max(1)
+        context_of(self.shared.front)
     }
 
     /// Writes the disk has not confirmed yet: labels, undos and rubric drafts.
     pub fn unsaved(&self) -> usize {
-        self.label.pending.len() + usize::from(self.rubrics.saving())
+        self.panes.label.unsaved() + self.panes.rubrics.unsaved()
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
         let mut effects = self.apply(msg);
-        effects.extend(self.want_results());
-        effects.extend(self.want_run_details());
-        effects.extend(self.want_label_plan());
-        effects.extend(self.want_calibration());
+        effects.extend(self.wants());
         if self.quitting {
             if failed {
                 // Something was not written: stay, and say what (the message is the error).
@@ -207,30 +183,54 @@ impl App {
         effects
     }
 
+    /// What the panes need after any change: reads, passes and figures not asked for yet.
+    fn wants(&mut self) -> Vec<Effect> {
+        let sh = &mut self.shared;
+        let mut effects = self.panes.label.wants(sh);
+        effects.extend(self.panes.results.wants(sh));
+        let rows = self
+            .panes
+            .get(sh.front)
+            .run_rows(sh)
+            .or_else(|| match sh.front {
+                PaneId::Datasets => {
+                    sh.browse_run_rows(sh.browse.as_ref().is_some_and(|b| b.detail))
+                }
+                PaneId::Label => sh.browse_run_rows(true),
+                _ => None,
+            });
+        effects.extend(sh.want_run_details(rows));
+        let planning_shown = matches!(sh.front, PaneId::Label | PaneId::Results);
+        effects.extend(sh.want_label_plan(planning_shown));
+        effects
+    }
+
     fn apply(&mut self, msg: Msg) -> Vec<Effect> {
+        let sh = &mut self.shared;
+        let panes = &mut self.panes;
         match msg {
-            Msg::Key(k) if k.kind == KeyEventKind::Press => self.key(k),
+            Msg::Key(k) if k.kind == KeyEventKind::Press => self.key(&k),
             Msg::Key(_) => Vec::new(),
+            Msg::Paste(text) => self.paste(&text),
             Msg::Mouse(m) => self.mouse(m),
             Msg::Tick(now) => {
-                self.shared.now = now;
+                sh.now = now;
                 Vec::new()
             }
             Msg::Stop => self.act(Action::Quit),
             Msg::Resize(w, h) => {
-                self.shared.size = (w, h);
-                let height = self.list_height();
-                if let Some(b) = &mut self.shared.browse
+                sh.size = (w, h);
+                let height = sh.list_height();
+                if let Some(b) = &mut sh.browse
                     && b.cursor >= b.offset + height
                 {
                     b.offset = b.cursor + 1 - height;
                 }
-                self.scrolled()
+                sh.scrolled()
             }
-            Msg::Window { tag, total, items } => self.window_read(tag, total, items),
-            Msg::RubricCreated(path) => self.rubric_created(path),
+            Msg::Window { tag, total, items } => sh.window_read(tag, total, items),
             Msg::DatasetsFound(fresh) => {
-                self.shared.message = Some(format!(
+                sh.message = Some(format!(
                     "new: {}",
                     fresh
                         .iter()
@@ -238,11 +238,11 @@ impl App {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
-                self.shared.datasets.extend(fresh);
+                sh.datasets.extend(fresh);
                 Vec::new()
             }
-            Msg::ScanProgress { tag, read, total } => self.scan_progress(tag, read, total),
-            Msg::Scanned { tag, matches, ids } => self.scanned(tag, matches, ids),
+            Msg::ScanProgress { tag, read, total } => sh.scan_progress(tag, read, total),
+            Msg::Scanned { tag, matches, ids } => sh.scanned(tag, matches, ids),
             Msg::Opened {
                 dataset,
                 run,
@@ -253,30 +253,11 @@ impl App {
                 peers,
                 assignment,
             } => {
-                let mut refocus = false;
-                if let Some(b) = &mut self.shared.browse
-                    && b.dataset == dataset
+                if sh.opened(
+                    dataset, run, rubric, labels, notes, annotators, peers, assignment,
+                ) && std::mem::take(&mut panes.label.refocus_on_open)
                 {
-                    self.shared.peers = peers;
-                    self.shared.assignment = assignment;
-                    refocus = std::mem::take(&mut self.label.refocus_on_open);
-                    b.items_rubrics = run.as_ref().is_none_or(|r| {
-                        !crate::run::RunSettings::of(&r.manifest).is_ok_and(|s| s.override_rubric)
-                    });
-                    b.run = run;
-                    // Items read of an earlier state of the run (it may have grown) go.
-                    self.shared.run_details = super::data::RunDetails::default();
-                    b.opened = true;
-                    if rubric.is_some() {
-                        b.rubric = rubric;
-                    }
-                    self.shared.labels = Arc::new(labels);
-                    self.shared.labels_gen += 1;
-                    self.shared.notes = notes;
-                    self.shared.annotators = annotators;
-                }
-                if refocus {
-                    self.focus_first_unanswered();
+                    panes.label.focus_first_unanswered(sh);
                 }
                 Vec::new()
             }
@@ -286,43 +267,42 @@ impl App {
                 criterion,
                 verdict,
                 note,
-            } => self.label_saved(seq, item, criterion, verdict, note),
+            } => {
+                let compared = panes.results.compared_runs();
+                panes
+                    .label
+                    .label_saved(sh, &compared, seq, item, criterion, verdict, note)
+            }
             Msg::LabelUndone {
                 item,
                 criterion,
                 verdict,
-            } => self.label_undone(item, criterion, verdict),
+            } => {
+                let compared = panes.results.compared_runs();
+                panes
+                    .label
+                    .label_undone(sh, &compared, item, criterion, verdict)
+            }
+            Msg::LabelFailed(e) => panes.label.label_failed(sh, e),
             Msg::RunStarted {
                 tag,
                 run_id,
                 criteria,
                 items,
             } => {
-                // A retry grades cells of the run on screen again: its grid stays (with
-                // every other cell, and the columns an item's own rubric gave it).
-                let shown = self
-                    .grade
-                    .run
-                    .as_ref()
-                    .is_some_and(|r| r.tag == tag && r.run_id == run_id);
-                if !shown {
-                    self.shared.message = Some(format!("run {run_id} started (journalled; resumable)"));
-                    self.grade.run = Some(super::grade::GridRun::new(
-                        tag, run_id, criteria, items, self.shared.now,
-                    ));
-                }
+                panes.grade.run_started(sh, tag, run_id, criteria, items);
                 Vec::new()
             }
             Msg::Grade { tag, event } => {
-                self.grade_event(tag, &event);
+                panes.grade.grade_event(sh, tag, &event);
                 Vec::new()
             }
             Msg::Preload { tag, cells } => {
-                self.grade_preload(tag, &cells);
+                panes.grade.grade_preload(tag, &cells);
                 Vec::new()
             }
             Msg::InFlight { tag, calls } => {
-                self.grade_in_flight(tag, calls);
+                panes.grade.grade_in_flight(tag, calls);
                 Vec::new()
             }
             Msg::GradeFinished {
@@ -332,56 +312,80 @@ impl App {
                 tokens,
                 cost,
             } => {
-                self.grade_finished(tag, summary, end, tokens, cost);
+                panes
+                    .grade
+                    .grade_finished(sh, tag, summary, end, tokens, cost);
                 // The Results pane shows the latest run: read it again.
-                match &self.shared.browse {
+                match &sh.browse {
                     Some(b) => vec![Effect::Open { dataset: b.dataset }],
                     None => Vec::new(),
                 }
             }
-            Msg::Artifacts { artifacts, message } => self.artifacts_read(artifacts, message),
-            Msg::EarlierRun { back, run, b } => self.earlier_run(back, run, b),
-            Msg::RunDetails {
-                run_id,
-                positions,
-                items,
-            } => self.run_details_read(run_id, &positions, items),
-            Msg::LabelsJoined {
-                run_id,
-                labels_gen,
-                join,
-            } => self.labels_joined(&run_id, labels_gen, join),
-            Msg::RunItemsFiltered { tag, positions } => self.run_items_filtered(tag, positions),
-            Msg::Compared { a, b, result } => self.compared(&a, &b, result),
-            Msg::RubricLoaded {
-                view,
-                message,
-                draft,
-            } => self.rubric_loaded(view, message, draft),
-            Msg::Diff(diff) => self.diff_read(diff),
-            Msg::Estimate { result, after } => self.grade_estimate(result, after),
+            Msg::Estimate { result, after } => panes.grade.grade_estimate(sh, result, after),
+            Msg::EstimateProgress(items) => {
+                if panes.grade.estimating.is_some() {
+                    panes.grade.estimating = Some(items);
+                }
+                Vec::new()
+            }
             Msg::BatchStepped {
                 dataset,
                 run_id,
                 result,
-            } => self.batch_stepped(dataset, run_id, result),
-            Msg::EstimateProgress(items) => {
-                if self.grade.estimating.is_some() {
-                    self.grade.estimating = Some(items);
+            } => panes.grade.batch_stepped(sh, dataset, run_id, result),
+            Msg::Artifacts { artifacts, message } => {
+                panes.review.artifacts_read(sh, artifacts, message)
+            }
+            Msg::ArtifactContent { from, content } => {
+                let name = from
+                    .rsplit('/')
+                    .next()
+                    .and_then(|f| f.split('.').next())
+                    .unwrap_or_default()
+                    .to_owned();
+                // A file's content read for a new artifact: its name offered from the file's.
+                if let Some(line) = NewArtifact::open(sh, from, content, name) {
+                    self.modals.push(line);
                 }
                 Vec::new()
             }
+            Msg::EarlierRun { back, run, b } => panes.results.earlier_run(sh, back, run, b),
+            Msg::RunDetails {
+                run_id,
+                positions,
+                items,
+            } => sh.run_details_read(run_id, &positions, items),
+            Msg::LabelsJoined {
+                run_id,
+                labels_gen,
+                join,
+            } => {
+                let compared = panes.results.compared_runs();
+                sh.labels_joined(&compared, &run_id, labels_gen, join)
+            }
+            Msg::RunItemsFiltered { tag, positions } => {
+                panes.results.run_items_filtered(sh, tag, positions)
+            }
+            Msg::Compared { a, b, result } => panes.results.compared(sh, &a, &b, result),
+            Msg::Calibrated { labels_gen, ranked } => panes.results.calibrated(labels_gen, ranked),
+            Msg::RubricCreated(path) => panes.rubrics.rubric_created(sh, path),
+            Msg::RubricLoaded {
+                view,
+                message,
+                draft,
+            } => panes.rubrics.rubric_loaded(sh, view, message, draft),
+            Msg::Diff(diff) => panes.rubrics.diff_read(sh, diff),
             Msg::PathCompleted {
                 typed,
                 text,
                 candidates,
-            } => self.path_completed(&typed, text, candidates),
-            Msg::DatasetAdded(info) => self.dataset_added(info),
-            Msg::ArtifactContent { from, content } => self.artifact_content(from, content),
-            Msg::Info(text) => {
-                self.shared.message = Some(text);
+            } => {
+                if let Some(Modal::Path(p)) = self.modals.last_mut() {
+                    p.completed(&typed, text, candidates);
+                }
                 Vec::new()
             }
+            Msg::DatasetAdded(info) => sh.dataset_added(info),
             Msg::LabelPlan {
                 dataset,
                 annotator,
@@ -389,8 +393,8 @@ impl App {
                 plan,
                 people,
             } => {
-                self.label.planning = false;
-                self.label.plan = Some(super::label_plan::PlanShown {
+                sh.planning = false;
+                sh.plan = Some(super::label_plan::PlanShown {
                     dataset,
                     annotator,
                     labels_gen,
@@ -399,16 +403,150 @@ impl App {
                 });
                 Vec::new()
             }
-            Msg::Calibrated { labels_gen, ranked } => self.calibrated(labels_gen, ranked),
-            Msg::LabelFailed(e) => self.label_failed(e),
-            Msg::Error(e) => {
-                self.shared.message = Some(e);
+            Msg::Info(text) | Msg::Error(text) => {
+                sh.message = Some(text);
                 Vec::new()
             }
         }
     }
 
-    pub(super) fn act(&mut self, action: Action) -> Vec<Effect> {
+    /// A key: quitting's esc, then the top modal, then what the pane in front has being
+    /// typed, then the keymap.
+    fn key(&mut self, k: &KeyEvent) -> Vec<Effect> {
+        if self.quitting && k.code == KeyCode::Esc {
+            self.quitting = false;
+            self.shared.message = Some("not quitting; the writes go on".into());
+            return Vec::new();
+        }
+        if let Some(top) = self.modals.last_mut() {
+            return match top.key(k, &mut self.shared) {
+                Answer::Stay(effects) => effects,
+                Answer::Close(then) => {
+                    self.modals.pop();
+                    self.then(then)
+                }
+            };
+        }
+        let front = self.shared.front;
+        if let Some(outcome) = self.panes.get_mut(front).key(k, &mut self.shared) {
+            return self.outcome(outcome);
+        }
+        let Some(action) = self
+            .shared
+            .keymap
+            .action(self.context(), Key::from_event(k))
+        else {
+            return Vec::new();
+        };
+        self.act(action)
+    }
+
+    /// Text pasted: into the modal on top when it has a line being typed, else into the
+    /// pane's.
+    fn paste(&mut self, text: &str) -> Vec<Effect> {
+        if let Some(top) = self.modals.last_mut() {
+            top.paste(text);
+            return Vec::new();
+        }
+        // A paste into a pane's line is its characters typed one by one (a line is one
+        // line: breaks become spaces).
+        let mut effects = Vec::new();
+        for c in text.chars() {
+            let c = if c == '\n' || c == '\r' { ' ' } else { c };
+            let k = KeyEvent::from(KeyCode::Char(c));
+            let front = self.shared.front;
+            match self.panes.get_mut(front).key(&k, &mut self.shared) {
+                Some(outcome) => effects.extend(self.outcome(outcome)),
+                // Nothing is being typed: a paste is not a burst of commands.
+                None => break,
+            }
+        }
+        effects
+    }
+
+    /// What a closed modal leaves to do.
+    fn then(&mut self, then: Then) -> Vec<Effect> {
+        match then {
+            Then::Nothing => Vec::new(),
+            Then::Effects(effects) => effects,
+            Then::Act {
+                action,
+                pane,
+                confirmed,
+            } => {
+                let mut effects = Vec::new();
+                if let Some(pane) = pane
+                    && pane != self.shared.front
+                {
+                    effects = self.switch(pane);
+                }
+                self.shared.confirming = confirmed;
+                effects.extend(self.act(action));
+                self.shared.confirming = false;
+                effects
+            }
+            Then::Nav(nav) => self.nav(nav),
+            Then::Note(text) => self.panes.label.save_note(&mut self.shared, text),
+            Then::Annotator(name) => {
+                let sh = &mut self.shared;
+                sh.annotator_confirmed = true;
+                sh.annotator.clone_from(&name);
+                sh.message = Some(format!("labelling as {name}"));
+                vec![Effect::SetAnnotator {
+                    name,
+                    dataset: sh.browse.as_ref().map(|b| b.dataset),
+                }]
+            }
+        }
+    }
+
+    /// Applies what a pane asked for.
+    fn outcome(&mut self, outcome: Outcome) -> Vec<Effect> {
+        match outcome {
+            Outcome::Effects(effects) => effects,
+            Outcome::Ignored => Vec::new(),
+            Outcome::Nav(nav) => self.nav(nav),
+            Outcome::Modal(modal) => {
+                if let Modal::Refused(why) = &modal {
+                    self.shared.message = Some(why.clone());
+                }
+                self.modals.push(modal);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Shows another pane as asked.
+    fn nav(&mut self, nav: Nav) -> Vec<Effect> {
+        match nav {
+            Nav::To(pane) => self.switch(pane),
+            Nav::Filtered(filter) => {
+                let sh = &mut self.shared;
+                if let Some(b) = &mut sh.browse {
+                    b.filter = filter;
+                    b.detail = false;
+                }
+                sh.front = PaneId::Datasets;
+                sh.rescan(String::new())
+            }
+            Nav::Item { id, position } => {
+                self.shared.front = PaneId::Datasets;
+                self.shared.show_item(&id, position)
+            }
+            Nav::NewArtifact {
+                from,
+                content,
+                name,
+            } => {
+                if let Some(line) = NewArtifact::open(&mut self.shared, from, content, name) {
+                    self.modals.push(line);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn act(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Quit => {
                 if self.unsaved() > 0 {
@@ -423,65 +561,141 @@ impl App {
                 }
                 Vec::new()
             }
-            Action::Palette => self.open_palette(),
+            Action::Palette => {
+                self.modals
+                    .push(Modal::Palette(Palette::new(self.context())));
+                Vec::new()
+            }
             Action::Help => {
-                self.help = true;
-                self.help_scroll = 0;
+                self.modals.push(Modal::Help { scroll: 0 });
                 Vec::new()
             }
             Action::NextPane | Action::PrevPane => {
-                let i = Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0);
-                let n = Pane::ALL.len();
+                let i = PaneId::ALL
+                    .iter()
+                    .position(|p| *p == self.shared.front)
+                    .unwrap_or(0);
+                let n = PaneId::ALL.len();
                 let next = if action == Action::NextPane {
                     (i + 1) % n
                 } else {
                     (i + n - 1) % n
                 };
-                self.switch(Pane::ALL[next])
+                self.switch(PaneId::ALL[next])
             }
-            Action::DatasetsPane => self.switch(Pane::Datasets),
-            Action::LabelPane => self.switch(Pane::Label),
-            Action::ResultsPane => self.switch(Pane::Results),
-            Action::GradePane => self.switch(Pane::Grade),
-            Action::ReviewPane => self.switch(Pane::Review),
-            Action::RubricsPane => self.switch(Pane::Rubrics),
-            Action::Annotator if matches!(self.pane, Pane::Label | Pane::Results) => {
+            Action::DatasetsPane => self.switch(PaneId::Datasets),
+            Action::LabelPane => self.switch(PaneId::Label),
+            Action::ResultsPane => self.switch(PaneId::Results),
+            Action::GradePane => self.switch(PaneId::Grade),
+            Action::ReviewPane => self.switch(PaneId::Review),
+            Action::RubricsPane => self.switch(PaneId::Rubrics),
+            Action::Annotator if matches!(self.shared.front, PaneId::Label | PaneId::Results) => {
                 self.next_annotator()
             }
-            _ => match self.pane {
-                Pane::Datasets => self.datasets_action(action),
-                Pane::Label => self.label_action(action),
-                Pane::Grade => self.grade_action(action),
-                Pane::Review => self.review_action(action),
-                Pane::Rubrics => self.rubrics_action(action),
-                Pane::Results => self.results_action(action),
-            },
+            _ => {
+                let front = self.shared.front;
+                let outcome = self.panes.get_mut(front).action(action, &mut self.shared);
+                self.outcome(outcome)
+            }
         }
     }
 
-    pub(super) fn switch(&mut self, pane: Pane) -> Vec<Effect> {
-        // What was said belongs to the pane it was said in.
-        if pane != self.pane {
-            self.shared.message = None;
+    /// Shows (and labels as) the next annotator with labels for the open dataset.
+    fn next_annotator(&mut self) -> Vec<Effect> {
+        let effects = self.shared.next_annotator();
+        if !effects.is_empty() {
+            self.panes.label.refocus_on_open = true;
+            self.modals
+                .retain(|m| !matches!(m, Modal::Annotator { .. }));
         }
-        self.pane = pane;
-        if pane == Pane::Review {
+        effects
+    }
+
+    fn switch(&mut self, pane: PaneId) -> Vec<Effect> {
+        let sh = &mut self.shared;
+        // What was said belongs to the pane it was said in.
+        if pane != sh.front {
+            sh.message = None;
+        }
+        sh.front = pane;
+        if pane == PaneId::Review {
             return vec![Effect::LoadArtifacts];
         }
-        if pane == Pane::Datasets && self.shared.browse.is_none() {
+        if pane == PaneId::Datasets && sh.browse.is_none() {
             return vec![Effect::FindDatasets];
         }
-        if pane == Pane::Label && !self.shared.annotator_confirmed {
+        if pane == PaneId::Label && !sh.annotator_confirmed {
             // Nothing said who labels: ask once, with the login name offered.
-            self.annotator_prompt = Some(self.shared.annotator.clone());
-            self.annotator_offered = true;
+            self.modals.push(Modal::Annotator {
+                name: sh.annotator.clone(),
+                offered: true,
+            });
         }
-        if pane != Pane::Datasets && self.shared.browse.is_none() && !self.shared.datasets.is_empty() {
-            return self.open(self.shared.selected);
+        if pane != PaneId::Datasets && sh.browse.is_none() && !sh.datasets.is_empty() {
+            return sh.open(sh.selected);
         }
-        if pane == Pane::Label {
-            return self.scrolled();
+        if pane == PaneId::Label {
+            return sh.scrolled();
         }
         Vec::new()
+    }
+
+    fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        if m.row == 0
+            && matches!(m.kind, MouseEventKind::Down(_))
+            && let Some(p) = self.tab_at(m.column)
+        {
+            return self.switch(p);
+        }
+        let front = self.shared.front;
+        let outcome = match m.kind {
+            MouseEventKind::ScrollDown => return self.act(Action::Down),
+            MouseEventKind::ScrollUp => return self.act(Action::Up),
+            MouseEventKind::Drag(_) => {
+                self.panes
+                    .get_mut(front)
+                    .click(m.row, true, &mut self.shared)
+            }
+            MouseEventKind::Down(_) => {
+                self.panes
+                    .get_mut(front)
+                    .click(m.row, false, &mut self.shared)
+            }
+            _ => return Vec::new(),
+        };
+        self.outcome(outcome)
+    }
+
+    /// The pane whose tab is at `column` of the tab bar (laid out as the view draws it:
+    /// the name `rubricate`, then each tab with a space either side).
+    pub fn tab_at(&self, column: u16) -> Option<PaneId> {
+        let mut x = TAB_BAR_START;
+        let column = usize::from(column);
+        for p in PaneId::ALL {
+            let width = self.shared.tab_label(p).chars().count() + 2;
+            if (x..x + width).contains(&column) {
+                return Some(p);
+            }
+            x += width;
+        }
+        None
+    }
+
+    /// Draws the frame: the tab bar, the pane in front, the status bar, and the modals on
+    /// top.
+    pub fn draw(&self, f: &mut ratatui::Frame<'_>) {
+        super::view::draw(self, f);
+    }
+}
+
+/// Where a pane's keys are looked up.
+pub fn context_of(pane: PaneId) -> Context {
+    match pane {
+        PaneId::Datasets => Context::List,
+        PaneId::Label => Context::Label,
+        PaneId::Grade => Context::Grade,
+        PaneId::Results => Context::Results,
+        PaneId::Review => Context::Review,
+        PaneId::Rubrics => Context::Rubrics,
     }
 }

@@ -14,7 +14,7 @@ pub enum Effect {
         judge: Option<String>,
         strategy: Option<crate::engine::judge::Strategy>,
         max_cost: Option<f64>,
-        after: super::grade::AfterEstimate,
+        after: super::panes::grade::AfterEstimate,
     },
     /// Grades the dataset with the rubric (and judge), journalled as a run in the workspace.
     StartRun {

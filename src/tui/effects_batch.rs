@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::app::Msg;
-use super::batch::BatchShown;
 use super::effects::Runtime;
+use super::panes::grade::BatchShown;
 
 /// Seconds between steps of a watched batch run when the workspace sets none.
 const DEFAULT_POLL: f64 = 60.0;

@@ -1,8 +1,10 @@
-//! The Label pane's "labels next" plan: `rubricate labels next`'s order and stop rule (and
+//! The open dataset's "labels next" plan (the Label pane's queue walks it, Results shows
+//! its people against people): `rubricate labels next`'s order and stop rule (and
 //! people against people), worked out in the background while Label or Results is shown,
 //! again whenever the labels change, one computation at a time; and the queue that walks it.
 
-use super::app::{App, Effect, Pane};
+use super::effect::Effect;
+use super::shared::Shared;
 use crate::run::label_next::{CriterionProgress, LabelPlan};
 
 /// A "labels next" plan and what it was worked out for.
@@ -17,48 +19,45 @@ pub struct PlanShown {
     pub people: Option<std::sync::Arc<crate::run::people::PeopleReport>>,
 }
 
-impl App {
+impl Shared {
     /// Asks for the "labels next" plan again while Label or Results is shown and the one
     /// held is for other labels, another dataset or annotator (one at a time).
-    pub(super) fn want_label_plan(&mut self) -> Vec<Effect> {
+    pub fn want_label_plan(&mut self, shown: bool) -> Vec<Effect> {
         // After the runs' joins with the labels: two passes at once would hold both.
-        if self.label.planning
-            || self.results.stats.joining()
-            || !matches!(self.pane, Pane::Label | Pane::Results)
-        {
+        if !shown || self.planning || self.stats.joining() {
             return Vec::new();
         }
-        let Some(b) = self.shared.browse.as_ref().filter(|b| b.run.is_some()) else {
+        let Some(b) = self.browse.as_ref().filter(|b| b.run.is_some()) else {
             return Vec::new();
         };
-        let current = self.label.plan.as_ref().is_some_and(|p| {
+        let current = self.plan.as_ref().is_some_and(|p| {
             p.dataset == b.dataset
-                && p.annotator == self.shared.annotator
-                && p.labels_gen == self.shared.labels_gen
+                && p.annotator == self.annotator
+                && p.labels_gen == self.labels_gen
         });
         if current {
             return Vec::new();
         }
-        self.label.planning = true;
+        self.planning = true;
         vec![Effect::PlanLabels {
             dataset: b.dataset,
-            annotator: self.shared.annotator.clone(),
-            labels_gen: self.shared.labels_gen,
+            annotator: self.annotator.clone(),
+            labels_gen: self.labels_gen,
         }]
     }
 
     /// The plan for the open dataset and the annotator (perhaps a few labels behind).
     pub fn label_plan(&self) -> Option<&LabelPlan> {
-        let b = self.shared.browse.as_ref()?;
-        let shown = self.label.plan.as_ref()?;
-        (shown.dataset == b.dataset && shown.annotator == self.shared.annotator)
+        let b = self.browse.as_ref()?;
+        let shown = self.plan.as_ref()?;
+        (shown.dataset == b.dataset && shown.annotator == self.annotator)
             .then_some(shown.plan.as_ref().ok()?.as_ref())
     }
 
     /// People against people for the open dataset, when two annotators have labels.
     pub fn people(&self) -> Option<&crate::run::people::PeopleReport> {
-        let b = self.shared.browse.as_ref()?;
-        let shown = self.label.plan.as_ref()?;
+        let b = self.browse.as_ref()?;
+        let shown = self.plan.as_ref()?;
         (shown.dataset == b.dataset).then_some(shown.people.as_deref()?)
     }
 
@@ -70,23 +69,41 @@ impl App {
             .find(|c| c.criterion == criterion)
     }
 
-    /// The next item of the "labels next" plan that still has a criterion without a label
-    /// (and is shown: a search or filter may hide it), other than the current one.
-    pub(super) fn planned_row(&self) -> Option<usize> {
-        let b = self.shared.browse.as_ref()?;
-        let plan = self.label_plan()?;
-        let current = b.position(b.cursor);
-        plan.next.iter().find_map(|n| {
-            let rubric = self.item_rubric(Some(n.position));
-            let criteria = rubric.as_ref().map_or(&[][..], |r| &r.criteria[..]);
-            if Some(n.position) == current || criteria.iter().all(|c| self.answered(&n.item, &c.id))
-            {
-                return None;
+    /// A criterion's stop rule as the pane says it: κ and its interval's half-width over the
+    /// labels so far, and about how many more reach the target.
+    pub fn stop_rule_text(&self, criterion: &str) -> String {
+        let Some(plan) = self.label_plan() else {
+            return if self.planning {
+                "agreement: working it out…".into()
+            } else {
+                "agreement: no run to compare with yet".into()
+            };
+        };
+        let Some(c) = self.stop_rule(criterion) else {
+            return "agreement: not graded in any run".into();
+        };
+        let target = plan.target_half_width;
+        match (c.kappa, c.half_width, c.more_needed) {
+            (Some(k), Some(w), Some(0)) => {
+                format!(
+                    "κ {k:.2} ±{w:.2} over {} labels · ±{target} reached",
+                    c.labelled
+                )
             }
-            match &b.rows {
-                Some(rows) => rows.iter().position(|p| *p == n.position),
-                None => b.total.filter(|t| n.position < *t).map(|_| n.position),
-            }
-        })
+            // Every label agrees so far: the resamples cannot vary, the interval says nothing yet.
+            (Some(k), Some(w), Some(m)) if w < 1e-9 => format!(
+                "κ {k:.2} over {} labels, none disagreeing yet · about {m} more to ±{target}",
+                c.labelled
+            ),
+            (Some(k), Some(w), Some(m)) => format!(
+                "κ {k:.2} ±{w:.2} over {} labels · about {m} more to ±{target}",
+                c.labelled
+            ),
+            (Some(k), _, _) => format!("κ {k:.2} over {} labels · no interval yet", c.labelled),
+            _ => format!(
+                "κ not yet defined over {} labels (both verdicts needed)",
+                c.labelled
+            ),
+        }
     }
 }

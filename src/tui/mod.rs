@@ -4,14 +4,8 @@
 //! pipeable), only when something changed and at most ~60 times a second; a panic hook and
 //! every exit path restore the terminal; logs go to a file, never to the screen.
 
-mod adjudicate;
 pub mod app;
-mod artifact_new;
 mod artifact_runtime;
-pub mod ask;
-mod batch;
-mod browse;
-pub mod calibrate;
 pub mod data;
 pub mod effect;
 pub mod effects;
@@ -20,22 +14,15 @@ mod effects_data;
 mod effects_labels;
 mod error;
 pub mod export;
-pub mod grade;
-mod grade_ask;
-mod grid;
-mod input;
 pub mod keymap;
-mod label;
-mod label_plan;
+pub mod label_plan;
+pub mod modal;
 pub mod msg;
-pub mod palette;
+pub mod open_dataset;
+pub mod pane;
+pub mod panes;
 pub mod path_prompt;
-pub mod results;
-pub mod review;
-mod rubric_edit;
 mod rubric_files;
-mod rubric_search;
-pub mod rubrics;
 mod run;
 pub mod run_data;
 mod run_details;
@@ -105,17 +92,17 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
         .unwrap_or_else(|| "annotator".into());
     let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
-    app.shared.theme = theme;
-    app.shared.artifact_types = artifact_types;
+    app.shared_mut().theme = theme;
+    app.shared_mut().artifact_types = artifact_types;
     if !ws.config.untrusted.is_empty() {
         // What to do first: the line is cut on a narrow terminal.
-        app.shared.message = Some(format!(
+        app.shared_mut().message = Some(format!(
             "{} to honour what this untrusted rubricate.yaml asks: {}",
             ws.config.trust_hint,
             ws.config.untrusted.join(", ")
         ));
     }
-    app.shared.annotator_confirmed = configured.is_some();
+    app.shared_mut().annotator_confirmed = configured.is_some();
     let mut rubrics: Vec<std::path::PathBuf> = std::fs::read_dir(ws.path("rubrics"))
         .map(|e| {
             e.filter_map(Result::ok)
@@ -125,21 +112,23 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         })
         .unwrap_or_default();
     rubrics.sort();
-    app.rubrics.files.clone_from(&rubrics);
-    app.grade.rubrics = rubrics;
-    app.grade.judge.clone_from(&ws.config.judge.model);
-    app.grade.confirm_calls = ws
+    app.shared_mut().rubric_files = rubrics;
+    app.panes_mut()
+        .grade
+        .judge
+        .clone_from(&ws.config.judge.model);
+    app.panes_mut().grade.confirm_calls = ws
         .config
         .judge
         .confirm_calls
         .unwrap_or(crate::store::config::CONFIRM_CALLS);
-    app.grade.confirm_cost = ws
+    app.panes_mut().grade.confirm_cost = ws
         .config
         .judge
         .confirm_cost
         .unwrap_or(crate::store::config::CONFIRM_COST);
-    app.grade.max_cost = ws.config.judge.max_cost;
-    app.grade.workspace_max_cost = ws.config.judge.max_cost;
+    app.panes_mut().grade.max_cost = ws.config.judge.max_cost;
+    app.panes_mut().grade.workspace_max_cost = ws.config.judge.max_cost;
     app.restore(&remembered);
     Ok(app)
 }
@@ -178,7 +167,7 @@ fn start_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
 pub fn run(ws: Workspace) -> Result<(), TuiError> {
     let _log = start_logging();
     let mut app = build(&ws)?;
-    app.shared.first_start = !ui_state::path(&ws).exists();
+    app.shared_mut().first_start = !ui_state::path(&ws).exists();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -195,8 +184,8 @@ pub fn run(ws: Workspace) -> Result<(), TuiError> {
         .map_err(TuiError::Terminal)?;
     let mut terminal =
         Terminal::new(CrosstermBackend::new(std::io::stderr())).map_err(TuiError::Terminal)?;
-    let datasets = app.shared.datasets.clone();
-    let annotator = app.shared.annotator.clone();
+    let datasets = app.shared().datasets.clone();
+    let annotator = app.shared().annotator.clone();
     let effects = Arc::new(Runtime::new(ws, datasets, annotator));
     tracing::info!("terminal UI started");
     let result = runtime.block_on(event_loop(app, &mut terminal, Arc::clone(&effects)));
@@ -278,7 +267,7 @@ async fn event_loop(
             run_effects(&mut app, terminal, &out, effects)?;
         }
         dirty = true;
-        if app.quit {
+        if app.quit() {
             tracing::info!("quit");
             return Ok(app.ui_state());
         }
@@ -417,7 +406,7 @@ fn run_effects(
                         },
                     ),
                     Err(e) => {
-                        app.shared.message = Some(e.to_string());
+                        app.shared_mut().message = Some(e.to_string());
                         continue;
                     }
                 }
@@ -425,7 +414,7 @@ fn run_effects(
             app::Effect::EditArtifact { id } => match runtime.artifact_draft(&id) {
                 Ok(file) => (file.clone(), app::Effect::ReviseArtifact { id, file }),
                 Err(e) => {
-                    app.shared.message = Some(e.to_string());
+                    app.shared_mut().message = Some(e.to_string());
                     continue;
                 }
             },
@@ -435,7 +424,7 @@ fn run_effects(
             }
         };
         if let Err(e) = edit_in_editor(terminal, &file)? {
-            app.shared.message = Some(e);
+            app.shared_mut().message = Some(e);
         }
         rest.push(then);
     }

@@ -15,6 +15,8 @@ pub enum Msg {
     /// The time now: sent before every batch of messages, so `update` reads no clock.
     Tick(std::time::Instant),
     Key(KeyEvent),
+    /// Text pasted into the terminal (bracketed paste).
+    Paste(String),
     Mouse(MouseEvent),
     Resize(u16, u16),
     /// SIGTERM or SIGHUP: quit as `q` does, once every queued write is on disk.
@@ -103,7 +105,7 @@ pub enum Msg {
     /// The estimate for the chosen rubric and judge, and what to do with it.
     Estimate {
         result: Result<crate::run::estimate::Estimate, String>,
-        after: super::grade::AfterEstimate,
+        after: super::panes::grade::AfterEstimate,
     },
     /// How far an estimate has walked the dataset.
     EstimateProgress(u64),
@@ -111,14 +113,14 @@ pub enum Msg {
     BatchStepped {
         dataset: usize,
         run_id: String,
-        result: Result<super::batch::BatchShown, String>,
+        result: Result<super::panes::grade::BatchShown, String>,
     },
     /// A label was NOT written (the disk said why).
     LabelFailed(String),
     /// A rubric read (and linted), with what happened; `draft` is the number of the draft
     /// write it answers (`None`: a load or a save).
     RubricLoaded {
-        view: super::rubrics::RubricView,
+        view: super::panes::rubrics::RubricView,
         message: Option<String>,
         draft: Option<u64>,
     },

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::app::Msg;
-use super::rubrics::RubricView;
+use super::panes::rubrics::RubricView;
 use crate::store::registry::Registry;
 use crate::store::{FileError, Workspace};
 

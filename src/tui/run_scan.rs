@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::data::Labels;
-use super::label::label_text;
+use super::open_dataset::label_text;
 use super::run_data::verdict_text;
 use crate::model::{Evaluation, Verdict};
 use crate::run::record::Recording;

@@ -6,12 +6,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::browse::Browse;
 use super::data::{DatasetInfo, Labels, RunDetails};
-use super::keymap::Keymap;
+use super::keymap::{Action, Context, Keymap};
+use super::open_dataset::Browse;
+use super::pane::PaneId;
 use super::theme::Theme;
 
 pub struct Shared {
+    /// The pane in front (only `app.rs` changes it).
+    pub front: PaneId,
     pub workspace: PathBuf,
     pub keymap: Keymap,
     pub theme: Theme,
@@ -43,6 +46,16 @@ pub struct Shared {
     pub assignment: Option<BTreeSet<String>>,
     /// The reasons and failures of the run items on screen (read on demand).
     pub run_details: RunDetails,
+    /// The runs' joins with the labels and the criteria tables' figures (Results shows
+    /// them; the Label pane's disagreements-first queue walks them).
+    pub stats: super::run_stats::StatsCache,
+    /// The "labels next" order and stop rule as last worked out.
+    pub plan: Option<super::label_plan::PlanShown>,
+    /// One is being worked out (never two at once: labels typed meanwhile are counted in
+    /// the next).
+    pub planning: bool,
+    /// Rubric files of the workspace (`rubrics/`): Rubrics edits them, Grade offers them.
+    pub rubric_files: Vec<PathBuf>,
     /// The workspace's artifact types and the rubrics each one's review evaluates.
     pub artifact_types: Vec<(String, Vec<String>)>,
     pub size: (u16, u16),
@@ -51,6 +64,12 @@ pub struct Shared {
     pub now: std::time::Instant,
     /// `y` was pressed at a question: the action it asked about runs now.
     pub confirming: bool,
+    /// Counts datasets opened: panes that keep something of the dataset before (runs
+    /// compared, figures) start again when it changes.
+    pub opens: u64,
+    /// Counts moves to another item (and opens): the Label pane focuses the new item's
+    /// first criterion left to answer when it changes.
+    pub item_moves: u64,
     next_tag: u64,
 }
 
@@ -67,6 +86,7 @@ impl Shared {
         datasets: Vec<DatasetInfo>,
     ) -> Self {
         Self {
+            front: PaneId::Datasets,
             workspace,
             keymap,
             theme: Theme::load(None, false).unwrap_or_default(),
@@ -84,10 +104,16 @@ impl Shared {
             peers: BTreeMap::new(),
             assignment: None,
             run_details: RunDetails::default(),
+            stats: super::run_stats::StatsCache::default(),
+            plan: None,
+            planning: false,
+            rubric_files: Vec::new(),
             artifact_types: Vec::new(),
             size: (80, 24),
             now: std::time::Instant::now(),
             confirming: false,
+            opens: 0,
+            item_moves: 0,
             next_tag: 0,
         }
     }
@@ -102,5 +128,55 @@ impl Shared {
     /// borders and its header).
     pub fn list_height(&self) -> usize {
         usize::from(self.size.1.saturating_sub(5)).max(1)
+    }
+
+    /// Labels go to the adjudicated journal, each annotator's shown beside them.
+    pub fn adjudicating(&self) -> bool {
+        self.annotator == crate::store::labels::ADJUDICATED
+    }
+
+    /// A tab's text: the key that opens the pane, then its name (`D Datasets`).
+    pub fn tab_label(&self, p: PaneId) -> String {
+        let action = match p {
+            PaneId::Datasets => Action::DatasetsPane,
+            PaneId::Rubrics => Action::RubricsPane,
+            PaneId::Label => Action::LabelPane,
+            PaneId::Grade => Action::GradePane,
+            PaneId::Results => Action::ResultsPane,
+            PaneId::Review => Action::ReviewPane,
+        };
+        match self.keymap.keys_for(Context::Global, action).first() {
+            Some(k) => format!("{k} {}", p.title()),
+            None => p.title().to_owned(),
+        }
+    }
+
+    /// Shows (and labels as) the next annotator with labels for the open dataset (no
+    /// effect: there is no other).
+    pub fn next_annotator(&mut self) -> Vec<super::effect::Effect> {
+        let mut names = self.annotators.clone();
+        if !names.contains(&self.annotator) {
+            names.push(self.annotator.clone());
+        }
+        names.sort();
+        let at = names.iter().position(|n| *n == self.annotator).unwrap_or(0);
+        let Some(next) = names.get((at + 1) % names.len().max(1)).cloned() else {
+            return Vec::new();
+        };
+        if next == self.annotator {
+            self.message = Some(format!(
+                "only {next} has labels for this dataset; type another name in rubricate.yaml (annotator:) or at the Label prompt"
+            ));
+            return Vec::new();
+        }
+        self.annotator.clone_from(&next);
+        self.annotator_confirmed = true;
+        self.message = Some(format!(
+            "labels of {next}: shown, and new labels are {next}'s"
+        ));
+        vec![super::effect::Effect::SetAnnotator {
+            name: next,
+            dataset: self.browse.as_ref().map(|b| b.dataset),
+        }]
     }
 }

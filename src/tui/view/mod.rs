@@ -1,25 +1,15 @@
 //! Drawing: panes render `&App` only. The frame is the tab bar, the focused pane, and the
 //! status bar whose hints come from the effective keymap; the help overlay lists it whole.
 
-mod ask;
-mod calibrate;
-mod datasets;
-mod grade;
-pub mod label;
-mod palette;
-mod results;
-mod results_items;
-pub(crate) mod review;
-mod rubrics;
-
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
-use super::app::{App, Pane};
+use super::app::App;
 use super::keymap::{Action, Context};
+use super::pane::PaneId;
 
 pub fn draw(app: &App, f: &mut Frame<'_>) {
     let area = f.area();
@@ -29,40 +19,34 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
         Constraint::Length(1),
     ])
     .areas(area);
+    let sh = app.shared();
     tab_bar(app, f, tabs);
-    match app.pane {
-        Pane::Datasets => datasets::draw(app, f, body),
-        Pane::Label => label::draw(app, f, body),
-        Pane::Grade => grade::draw(app, f, body),
-        Pane::Results => results::draw(app, f, body),
-        Pane::Review => review::draw(app, f, body),
-        Pane::Rubrics => rubrics::draw(app, f, body),
-    }
+    app.panes().get(app.pane()).draw(sh, f, body);
     status_bar(app, f, status);
-    if app.help {
-        help(app, f, area);
+    for modal in app.modals() {
+        crate::tui::modal::view::draw(modal, app.context(), sh, f, status);
     }
-    palette::draw(app, f, area);
-    completions(app, f, status);
-    ask::draw(app, f, area);
 }
 
 fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
     let mut spans = vec![
-        Span::styled(" rubricate ", app.shared.theme.selected),
+        Span::styled(" rubricate ", app.shared().theme.selected),
         Span::raw(" "),
     ];
-    for p in Pane::ALL {
-        let style = if p == app.pane {
-            app.shared.theme.title.add_modifier(Modifier::UNDERLINED)
+    for p in PaneId::ALL {
+        let style = if p == app.pane() {
+            app.shared().theme.title.add_modifier(Modifier::UNDERLINED)
         } else {
             Style::new()
         };
-        spans.push(Span::styled(format!(" {} ", app.tab_label(p)), style));
+        spans.push(Span::styled(
+            format!(" {} ", app.shared().tab_label(p)),
+            style,
+        ));
     }
     // The workspace's path, when it fits whole (a cut path names nothing).
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    let path = format!("  {}", app.shared.workspace.display());
+    let path = format!("  {}", app.shared().workspace.display());
     if used + path.chars().count() <= usize::from(area.width) {
         spans.push(Span::raw(path));
     }
@@ -71,62 +55,12 @@ fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
 
 /// `key action · key action …` for the focused pane, from the keymap.
 fn hints(app: &App) -> String {
+    let sh = app.shared();
     let ctx = app.context();
-    let wanted: &[Action] = match app.pane {
-        Pane::Datasets if app.shared.browse.is_none() => {
-            &[Action::Open, Action::OpenPath, Action::NextPane]
-        }
-        Pane::Datasets => &[Action::Open, Action::Search, Action::Filter, Action::Back],
-        Pane::Label => &[
-            Action::Met,
-            Action::Unmet,
-            Action::CannotAssess,
-            Action::Undo,
-            Action::Note,
-            Action::Blind,
-            Action::Queue,
-            Action::Annotator,
-        ],
-        Pane::Grade if app.grade.run.is_none() => {
-            &[Action::Estimate, Action::Open, Action::RegradeChanged]
-        }
-        Pane::Grade => &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll],
-        Pane::Results if app.results.items.is_some() && app.results.compare.is_none() => &[
-            Action::NextVerdict,
-            Action::FailedOnly,
-            Action::Open,
-            Action::Items,
-            Action::Export,
-        ],
-        Pane::Results => &[
-            Action::Down,
-            Action::Items,
-            Action::Choice(1),
-            Action::Compare,
-            Action::Annotator,
-        ],
-        Pane::Rubrics if app.rubrics.view.is_none() => &[Action::Open],
-        Pane::Rubrics => &[
-            Action::EditRequirement,
-            Action::AddCriterion,
-            Action::DeleteCriterion,
-            Action::Edit,
-            Action::Save,
-            Action::Diff,
-        ],
-        Pane::Review => &[
-            Action::NewArtifact,
-            Action::ReviseArtifact,
-            Action::Submit,
-            Action::Approve,
-            Action::RequestRevision,
-            Action::Reject,
-            Action::PageDown,
-        ],
-    };
+    let wanted = app.panes().get(app.pane()).hints(sh);
     // Help first: on a narrow terminal the end of the line is cut, and help lists the rest.
     let global = |a: Action| {
-        app.shared.keymap
+        sh.keymap
             .keys_for(Context::Global, a)
             .first()
             .map(|k| format!("{k} {}", short(a)))
@@ -135,7 +69,7 @@ fn hints(app: &App) -> String {
         .into_iter()
         .chain(global(Action::Palette))
         .chain(wanted.iter().filter_map(|a| {
-            let keys = app.shared.keymap.keys_for(ctx, *a);
+            let keys = sh.keymap.keys_for(ctx, *a);
             keys.first().map(|k| format!("{k} {}", short(*a)))
         }))
         .chain(global(Action::Quit))
@@ -192,124 +126,18 @@ fn short(a: Action) -> &'static str {
 }
 
 fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let search = app.shared.browse.as_ref().and_then(|b| b.search.as_ref());
-    let text = match (search, &app.shared.message) {
-        _ if app.rubrics.save.is_some() => {
-            let d = app.rubrics.save.as_ref();
-            format!(
-                "save as version {} (tab: {}) · change note: {}▏ (enter saves, esc drops)",
-                d.map_or("", |d| d.version()),
-                d.map(|d| {
-                    d.offers
-                        .iter()
-                        .filter(|v| v.as_str() != d.version())
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(" / ")
-                })
-                .unwrap_or_default(),
-                d.map_or("", |d| d.note.as_str())
-            )
-        }
-        _ if app.pane == Pane::Rubrics && app.rubrics.search.is_some() => format!(
-            "/{}▏ (↓/ctrl-n next · ↑/ctrl-p previous · enter keeps · esc back){}",
-            app.rubrics.search.as_ref().map_or("", |s| s.query.as_str()),
-            app.shared.message
-                .as_deref()
-                .map_or_else(String::new, |m| format!(" · {m}"))
-        ),
-        _ if app.path_prompt.is_some() => format!(
-            "{}: {}▏ (tab completes · enter opens · esc) · relative to the workspace",
-            match app.path_prompt.as_ref().map(|p| p.purpose) {
-                Some(crate::tui::path_prompt::PathPurpose::Artifact) =>
-                    "a new artifact from the file",
-                _ => "open a dataset file",
-            },
-            app.path_prompt.as_ref().map_or("", |p| p.text.as_str())
-        ),
-        _ if app.review.new.is_some() => {
-            let new = app.review.new.as_ref();
-            // What is typed first, so it shows on a narrow terminal.
-            format!(
-                "new artifact name: {}▏ · type {} (tab) · enter makes it, esc drops · from {}",
-                new.map_or("", |n| n.name.as_str()),
-                new.and_then(|n| app.shared.artifact_types.get(n.kind))
-                    .map_or("", |(k, _)| k.as_str()),
-                new.map_or("", |n| n.from.as_str())
-            )
-        }
-        _ if app.review.note.is_some() => {
-            let (to, note) = app
-                .review
-                .note
-                .clone()
-                .unwrap_or((crate::store::artifacts::Status::Draft, String::new()));
-            format!(
-                "note for {}: {note}▏ (enter decides, esc drops)",
-                to.as_str()
-            )
-        }
-        _ if app.annotator_prompt.is_some() && app.annotator_offered => format!(
-            "who is labelling? [{}] (enter keeps it, or type your name; set `annotator:` in rubricate.yaml to skip this)",
-            app.annotator_prompt.as_deref().unwrap_or_default()
-        ),
-        _ if app.annotator_prompt.is_some() => format!(
-            "who is labelling? {}▏ (enter confirms; set `annotator:` in rubricate.yaml to skip this)",
-            app.annotator_prompt.as_deref().unwrap_or_default()
-        ),
-        _ if app.note.is_some() => format!(
-            "note: {}▏ (enter saves it with the label, esc drops it)",
-            app.note.as_deref().unwrap_or_default()
-        ),
-        (Some(q), _) => format!("/{q}▏ (enter keeps, esc clears)"),
+    let sh = app.shared();
+    let typing = app
+        .modal()
+        .and_then(|m| m.typing(sh))
+        .or_else(|| app.panes().get(app.pane()).typing(sh));
+    let text = match (typing, &sh.message) {
+        (Some(t), _) => t,
         (None, Some(m)) => format!("{m} │ {}", hints(app)),
         (None, None) => hints(app),
     };
     let text = cursor_in_view(&text, usize::from(area.width));
-    f.render_widget(Paragraph::new(text).style(app.shared.theme.selected), area);
-}
-
-fn help(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let w = area.width.saturating_sub(4).min(72);
-    let h = area.height.saturating_sub(2);
-    let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
-    let mut lines = Vec::new();
-    // This pane's keys first, then the keys that work everywhere, then the other panes'
-    // (the palette's order).
-    let here = app.context();
-    let mut context = None;
-    for e in crate::tui::palette::entries(&app.shared.keymap, here) {
-        if context != Some(e.context) {
-            context = Some(e.context);
-            let name = e.context.name().to_uppercase();
-            lines.push(Line::styled(
-                if e.context == here {
-                    format!("{name} (this pane)")
-                } else {
-                    name
-                },
-                app.shared.theme.header,
-            ));
-        }
-        lines.push(Line::raw(format!(
-            "  {:<18} {}",
-            e.keys.join(" "),
-            e.action.describe()
-        )));
-    }
-    let visible = usize::from(h.saturating_sub(2)).max(1);
-    let scroll = app.help_scroll.min(lines.len().saturating_sub(visible));
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines)
-            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
-            .block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .title(" Keys (↑/↓ scroll · any other key closes) "),
-            ),
-        r,
-    );
+    f.render_widget(Paragraph::new(text).style(sh.theme.selected), area);
 }
 
 /// A status line whose typing cursor (`▏`) is past the width, shifted left (`…` in front)
@@ -325,39 +153,6 @@ fn cursor_in_view(text: &str, width: usize) -> String {
     std::iter::once('…')
         .chain(text.chars().skip(skip))
         .collect()
-}
-
-/// What `tab` found for a path being typed, in a box just above the status bar.
-fn completions(app: &App, f: &mut Frame<'_>, status: Rect) {
-    let Some(prompt) = &app.path_prompt else {
-        return;
-    };
-    if prompt.candidates.is_empty() {
-        return;
-    }
-    let shown = crate::tui::path_prompt::SHOWN;
-    let mut lines: Vec<Line> = prompt
-        .candidates
-        .iter()
-        .take(shown)
-        .map(|c| Line::raw(c.clone()))
-        .collect();
-    if prompt.candidates.len() > shown {
-        lines.push(Line::raw(format!(
-            "… {} more (type more, then tab)",
-            prompt.candidates.len() - shown
-        )));
-    }
-    let height = u16::try_from(lines.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(status.y);
-    let width = status.width.min(60);
-    let area = Rect::new(status.x, status.y.saturating_sub(height), width, height);
-    f.render_widget(Clear, area);
-    f.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" tab found ")),
-        area,
-    );
 }
 
 /// The first `n` characters of a line, columns kept (`…` where it is cut; a line break

@@ -1,0 +1,145 @@
+//! What a pane is to the app: it takes the actions the keymap gives while it is in front,
+//! the runtime's answers meant for it, and draws itself. It owns its state and reads and
+//! changes only `Shared` besides: moving to another pane, or opening a question or a
+//! prompt, is a value it returns (`Outcome`), which only `app.rs` applies.
+
+use crossterm::event::KeyEvent;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::effect::Effect;
+use super::keymap::Action;
+use super::modal::Modal;
+use super::open_dataset::Filter;
+use super::run_details::RunRows;
+use super::shared::Shared;
+
+/// Which pane (the tabs, in order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaneId {
+    Datasets,
+    Rubrics,
+    Label,
+    Grade,
+    Results,
+    Review,
+}
+
+impl PaneId {
+    pub const ALL: [PaneId; 6] = [
+        PaneId::Datasets,
+        PaneId::Rubrics,
+        PaneId::Label,
+        PaneId::Grade,
+        PaneId::Results,
+        PaneId::Review,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            PaneId::Datasets => "Datasets",
+            PaneId::Rubrics => "Rubrics",
+            PaneId::Label => "Label",
+            PaneId::Grade => "Grade",
+            PaneId::Results => "Results",
+            PaneId::Review => "Review",
+        }
+    }
+}
+
+/// A request to show another pane, applied by `app.rs` alone.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Nav {
+    /// The pane, as its tab key opens it.
+    To(PaneId),
+    /// The Datasets pane listing the open dataset's items that pass `filter`.
+    Filtered(Filter),
+    /// The Datasets pane with one item open (the whole list behind it).
+    Item { id: String, position: usize },
+    /// The Review pane's new-artifact line, for content from elsewhere.
+    NewArtifact {
+        from: String,
+        content: serde_json::Value,
+        name: String,
+    },
+}
+
+/// What handling an action or a message asks of the app.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Work for the runtime (none: handled, nothing to do).
+    Effects(Vec<Effect>),
+    /// Show another pane.
+    Nav(Nav),
+    /// Put a question, a refusal or a prompt on top of everything.
+    Modal(Modal),
+    /// Not the pane's to handle.
+    Ignored,
+}
+
+impl Outcome {
+    pub fn none() -> Self {
+        Outcome::Effects(Vec::new())
+    }
+}
+
+impl From<Vec<Effect>> for Outcome {
+    fn from(effects: Vec<Effect>) -> Self {
+        Outcome::Effects(effects)
+    }
+}
+
+/// Asks `question` before `action` runs, unless `y` was just pressed at it: `None` means
+/// go ahead, `Some` is the question to return.
+pub fn confirm(sh: &Shared, action: Action, question: String) -> Option<Outcome> {
+    (!sh.confirming).then_some(Outcome::Modal(Modal::Confirm { question, action }))
+}
+
+/// Refuses an action: said in a box that takes every key until esc or enter.
+pub fn refuse(why: String) -> Outcome {
+    Outcome::Modal(Modal::Refused(why))
+}
+
+/// A pane of the UI.
+pub trait Pane {
+    /// A key before the keymap sees it, for what the pane has being typed (a note, a name,
+    /// a search); `None` leaves the key to the keymap.
+    fn key(&mut self, _k: &KeyEvent, _sh: &mut Shared) -> Option<Outcome> {
+        None
+    }
+
+    /// A mouse click (or drag) on the pane at screen row `row`.
+    fn click(&mut self, _row: u16, _drag: bool, _sh: &mut Shared) -> Outcome {
+        Outcome::Ignored
+    }
+
+    /// An action of the keymap while the pane is in front.
+    fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome;
+
+    /// Requests the pane needs after any change (a window of rows to read, figures to
+    /// work out again); empty when it has what it shows.
+    fn wants(&mut self, _sh: &mut Shared) -> Vec<Effect> {
+        Vec::new()
+    }
+
+    /// The run items the pane shows, so that their reasons and verdicts are read (`None`:
+    /// it shows none).
+    fn run_rows(&self, _sh: &Shared) -> Option<RunRows> {
+        None
+    }
+
+    /// The actions the status bar offers now, in order.
+    fn hints(&self, sh: &Shared) -> &'static [Action];
+
+    /// The status line while the pane has a line being typed (it replaces the hints).
+    fn typing(&self, _sh: &Shared) -> Option<String> {
+        None
+    }
+
+    /// Writes the pane sent that the disk has not confirmed yet.
+    fn unsaved(&self) -> usize {
+        0
+    }
+
+    fn draw(&self, sh: &Shared, f: &mut Frame<'_>, area: Rect);
+}

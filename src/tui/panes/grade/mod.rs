@@ -1,0 +1,575 @@
+//! The Grade pane: choose a rubric and judge for the open dataset, see the estimate (and
+//! answer the question before a large run), start, continue or retry a run, and watch it
+//! on the live grid (`grid.rs`).
+
+mod ask;
+mod batch;
+mod grid;
+pub mod view;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+pub use batch::{BatchShown, BatchStatus};
+pub use grid::{Cell, GridRun, Row};
+
+use crate::engine::GradeEvent;
+use crate::engine::judge::Strategy;
+use crate::tui::effect::Effect;
+use crate::tui::keymap::Action;
+use crate::tui::pane::{Outcome, Pane};
+use crate::tui::shared::Shared;
+
+/// The Grade pane: what would run, and the run being watched.
+#[derive(Debug, Clone)]
+pub struct GradePane {
+    /// Which of the rubric files offered (`Shared::rubric_files`) is chosen; the entry
+    /// after them (`rubric == rubric_files.len()`) grades each item with its own rubric (an
+    /// agentv eval's cases, a dataset that carries its rubric).
+    pub rubric: usize,
+    /// The judge model (from the workspace's `judge.model`, typed with `m`, or none: the
+    /// rubric's).
+    pub judge: Option<String>,
+    /// The strategy (`t` cycles; `None`: the rubric's or the workspace's).
+    pub strategy: Option<Strategy>,
+    /// A judge model being typed.
+    pub judge_input: Option<String>,
+    /// The run's cost limit in dollars (the workspace's `judge.max_cost`, or typed with `$`).
+    pub max_cost: Option<f64>,
+    /// The workspace's `judge.max_cost`: every run keeps within it, so an emptied limit
+    /// comes back to it (the screen shows the limit in force).
+    pub workspace_max_cost: Option<f64>,
+    /// A cost limit being typed.
+    pub max_cost_input: Option<String>,
+    /// The next run's name (`n`; `None`: `ui`), and the name being typed.
+    pub name: Option<String>,
+    pub name_input: Option<String>,
+    pub estimate: Option<String>,
+    /// Items an estimate in progress has walked.
+    pub estimating: Option<u64>,
+    /// A large run waiting for the user's yes.
+    pub confirm: Option<Confirm>,
+    /// Above these the UI asks before starting (rubricate.yaml `judge.confirm_calls` and
+    /// `judge.confirm_cost`).
+    pub confirm_calls: u64,
+    pub confirm_cost: f64,
+    pub run: Option<GridRun>,
+    /// The next run goes to the providers' batch engines (`b`).
+    pub batch: bool,
+    /// The last step of a watched batch run.
+    pub batch_status: Option<BatchStatus>,
+}
+
+impl Default for GradePane {
+    fn default() -> Self {
+        Self {
+            rubric: 0,
+            judge: None,
+            strategy: None,
+            judge_input: None,
+            max_cost: None,
+            workspace_max_cost: None,
+            max_cost_input: None,
+            name: None,
+            name_input: None,
+            estimate: None,
+            estimating: None,
+            confirm: None,
+            confirm_calls: crate::store::config::CONFIRM_CALLS,
+            confirm_cost: crate::store::config::CONFIRM_COST,
+            run: None,
+            batch: false,
+            batch_status: None,
+        }
+    }
+}
+
+/// A run to start once the user says yes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirm {
+    pub changed_only: bool,
+    /// What it would send and cost.
+    pub text: String,
+}
+
+/// What to do once an estimate arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterEstimate {
+    /// Show it.
+    Show,
+    /// Start the run if it is small, else ask first.
+    Start { changed_only: bool },
+}
+
+impl Pane for GradePane {
+    fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Option<Outcome> {
+        let typing = self.judge_input.is_some()
+            || self.name_input.is_some()
+            || self.max_cost_input.is_some();
+        if typing
+            && self.confirm.is_none()
+            && k.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(k.code, KeyCode::Char(_))
+        {
+            // ctrl-u clears the line being typed (as in a shell); other ctrl keys type
+            // nothing.
+            if k.code == KeyCode::Char('u') {
+                for text in [
+                    &mut self.max_cost_input,
+                    &mut self.judge_input,
+                    &mut self.name_input,
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    text.clear();
+                }
+            }
+            return Some(Outcome::none());
+        }
+        self.grade_key(sh, k).map(Outcome::from)
+    }
+
+    fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {
+        // The set-up grades the open dataset; a grid (a run, or a review) needs none.
+        if self.run.is_none() && sh.browse.is_none() {
+            sh.message = Some("open a dataset first (Datasets pane)".into());
+            return Outcome::none();
+        }
+        if let Some(out) = self.grade_guard(sh, action) {
+            return out;
+        }
+        self.grade_action(sh, action).into()
+    }
+
+    fn hints(&self, _sh: &Shared) -> &'static [Action] {
+        if self.run.is_none() {
+            &[Action::Estimate, Action::Open, Action::RegradeChanged]
+        } else {
+            &[Action::Pause, Action::Back, Action::Retry, Action::RetryAll]
+        }
+    }
+
+    fn draw(&self, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
+        view::draw(self, sh, f, area);
+    }
+}
+
+impl GradePane {
+    /// Typed keys go first to the judge model, run name or cost limit being typed, and to
+    /// the question before a large run.
+    fn grade_key(&mut self, sh: &mut Shared, k: &KeyEvent) -> Option<Vec<Effect>> {
+        if let Some(confirm) = &self.confirm {
+            return Some(match k.code {
+                KeyCode::Char('y' | 'Y') | KeyCode::Enter => {
+                    let changed_only = confirm.changed_only;
+                    self.confirm = None;
+                    self.start_effect(sh, changed_only)
+                }
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => {
+                    self.confirm = None;
+                    sh.message = Some("not started".into());
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            });
+        }
+        if let Some(text) = self.max_cost_input.as_mut() {
+            match k.code {
+                KeyCode::Esc => self.max_cost_input = None,
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if c.is_ascii_digit() || c == '.' => text.push(c),
+                KeyCode::Enter => {
+                    let typed = text.trim().trim_start_matches('$').to_owned();
+                    match typed.parse::<f64>() {
+                        _ if typed.is_empty() => {
+                            self.max_cost = self.workspace_max_cost;
+                            self.max_cost_input = None;
+                            sh.message = Some(match self.workspace_max_cost {
+                                Some(c) => format!(
+                                    "rubricate.yaml's judge.max_cost (${c:.2}) still applies"
+                                ),
+                                None => "no cost limit".into(),
+                            });
+                        }
+                        Ok(x) if x.is_finite() && x > 0.0 => {
+                            self.max_cost = Some(x);
+                            self.max_cost_input = None;
+                            self.estimate = None;
+                        }
+                        _ => {
+                            sh.message =
+                                Some("the cost limit is a positive number of dollars".into());
+                        }
+                    }
+                }
+                _ => {}
+            }
+            return Some(Vec::new());
+        }
+        if let Some(text) = self.name_input.as_mut() {
+            match k.code {
+                KeyCode::Esc => self.name_input = None,
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() && text.chars().count() < 100 => {
+                    text.push(c);
+                }
+                KeyCode::Enter => {
+                    let name = text.trim().to_owned();
+                    self.name = (!name.is_empty()).then_some(name);
+                    self.name_input = None;
+                }
+                _ => {}
+            }
+            return Some(Vec::new());
+        }
+        let text = self.judge_input.as_mut()?;
+        match k.code {
+            KeyCode::Esc => self.judge_input = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) => text.push(c),
+            KeyCode::Enter => {
+                let model = text.trim().to_owned();
+                self.judge = (!model.is_empty()).then_some(model);
+                self.judge_input = None;
+                self.estimate = None;
+            }
+            _ => {}
+        }
+        Some(Vec::new())
+    }
+
+    /// A run started: its grid is shown — unless it is a retry of cells of the run on
+    /// screen, whose grid stays (with every other cell, and the columns an item's own
+    /// rubric gave it).
+    pub fn run_started(
+        &mut self,
+        sh: &mut Shared,
+        tag: u64,
+        run_id: String,
+        criteria: Vec<(String, bool)>,
+        items: Option<usize>,
+    ) {
+        let shown = self
+            .run
+            .as_ref()
+            .is_some_and(|r| r.tag == tag && r.run_id == run_id);
+        if !shown {
+            sh.message = Some(format!("run {run_id} started (journalled; resumable)"));
+            self.run = Some(GridRun::new(tag, run_id, criteria, items, sh.now));
+        }
+    }
+
+    /// A message for the Grade pane: an event of the watched run, or its estimate.
+    pub fn grade_event(&mut self, sh: &mut Shared, tag: u64, ev: &GradeEvent) {
+        if let Some(run) = &mut self.run
+            && run.tag == tag
+        {
+            run.apply(ev, sh.now);
+        }
+    }
+
+    /// Cells already in the run's journal.
+    pub fn grade_preload(&mut self, tag: u64, cells: &[crate::store::runs::Cell]) {
+        if let Some(run) = &mut self.run
+            && run.tag == tag
+        {
+            run.preload(cells);
+        }
+    }
+
+    /// Judge calls still in flight while a run pauses.
+    pub fn grade_in_flight(&mut self, tag: u64, calls: usize) {
+        if let Some(run) = &mut self.run
+            && run.tag == tag
+            && run.paused
+        {
+            run.in_flight = Some(calls);
+        }
+    }
+
+    pub fn grade_finished(
+        &mut self,
+        sh: &mut Shared,
+        tag: u64,
+        summary: String,
+        end: crate::tui::msg::RunEnd,
+        tokens: u64,
+        cost: f64,
+    ) {
+        if let Some(run) = &mut self.run
+            && run.tag == tag
+        {
+            run.finished = true;
+            run.paused = false;
+            run.in_flight = None;
+            run.tokens = run.tokens.max(tokens);
+            run.cost = cost;
+            sh.message = Some(match &end {
+                crate::tui::msg::RunEnd::Finished => summary,
+                crate::tui::msg::RunEnd::Unfinished(why) => {
+                    format!("{summary} · unfinished: {why} (c in the set-up continues it)")
+                }
+            });
+            run.end = Some(end);
+        }
+    }
+
+    /// An estimate arrived: shown, or (when it was asked for before starting) the run
+    /// starts, or the user is asked first when it is large.
+    pub fn grade_estimate(
+        &mut self,
+        sh: &mut Shared,
+        result: Result<crate::run::estimate::Estimate, String>,
+        after: AfterEstimate,
+    ) -> Vec<Effect> {
+        self.estimating = None;
+        let e = match result {
+            Ok(e) => e,
+            Err(why) => {
+                sh.message = Some(match after {
+                    AfterEstimate::Show => why,
+                    AfterEstimate::Start { .. } => format!("the run did not start: {why}"),
+                });
+                return Vec::new();
+            }
+        };
+        let line = e.line();
+        self.estimate = Some(line.clone());
+        let AfterEstimate::Start { changed_only } = after else {
+            return Vec::new();
+        };
+        let large_calls = e.to_send() > self.confirm_calls;
+        let large_cost = e.cost().is_some_and(|c| c > self.confirm_cost);
+        // Without prices the money is unknown: a large number of calls is the warning.
+        if large_calls || large_cost {
+            self.confirm = Some(Confirm {
+                changed_only,
+                text: line,
+            });
+            return Vec::new();
+        }
+        self.start_effect(sh, changed_only)
+    }
+
+    /// The run of the set-up's rubric and judge, as an effect.
+    fn start_effect(&mut self, sh: &mut Shared, changed_only: bool) -> Vec<Effect> {
+        let Some(dataset) = sh.browse.as_ref().map(|b| b.dataset) else {
+            sh.message = Some("open a dataset first (Datasets pane)".into());
+            return Vec::new();
+        };
+        let rubric = sh.rubric_files.get(self.rubric).cloned();
+        if self.batch {
+            sh.message = Some(
+                "recording the run and sending its judge calls to the provider's batch engine…"
+                    .into(),
+            );
+            return vec![Effect::StartBatch {
+                dataset,
+                rubric,
+                judge: self.judge.clone(),
+                strategy: self.strategy,
+                name: self.name.clone(),
+            }];
+        }
+        let tag = sh.new_tag();
+        vec![Effect::StartRun {
+            tag,
+            dataset,
+            rubric,
+            judge: self.judge.clone(),
+            strategy: self.strategy,
+            max_cost: self.max_cost,
+            changed_only,
+            name: self.name.clone(),
+        }]
+    }
+
+    fn estimate_effect(&mut self, sh: &mut Shared, after: AfterEstimate) -> Vec<Effect> {
+        let Some(dataset) = sh.browse.as_ref().map(|b| b.dataset) else {
+            return Vec::new();
+        };
+        let rubric = sh.rubric_files.get(self.rubric).cloned();
+        self.estimating = Some(0);
+        vec![Effect::Estimate {
+            dataset,
+            rubric,
+            judge: self.judge.clone(),
+            strategy: self.strategy,
+            max_cost: self.max_cost,
+            after,
+        }]
+    }
+
+    fn grade_action(&mut self, sh: &mut Shared, action: Action) -> Vec<Effect> {
+        let dataset = sh.browse.as_ref().map_or(0, |b| b.dataset);
+        let height = sh.list_height();
+        let batch_run = self.unfinished_batch_run(sh);
+        match (&mut self.run, action) {
+            (None, Action::Up) => {
+                self.rubric = self.rubric.saturating_sub(1);
+                self.estimate = None;
+                Vec::new()
+            }
+            (None, Action::Down) => {
+                // The last entry is "each item's own rubric".
+                self.rubric = (self.rubric + 1).min(sh.rubric_files.len());
+                self.estimate = None;
+                Vec::new()
+            }
+            (None, Action::Strategy) => {
+                self.strategy = match self.strategy {
+                    None => Some(Strategy::PerCriterion),
+                    Some(Strategy::PerCriterion) => Some(Strategy::OneShot),
+                    Some(Strategy::OneShot) => Some(Strategy::DoublePass),
+                    Some(Strategy::DoublePass) => Some(Strategy::Holistic),
+                    Some(Strategy::Holistic) => None,
+                };
+                self.estimate = None;
+                Vec::new()
+            }
+            (None, Action::Continue) if batch_run.is_some() => {
+                let run_id = batch_run.unwrap_or_default();
+                sh.message = Some(format!("asking about run {run_id}'s batches…"));
+                vec![Effect::WatchBatch { dataset, run_id }]
+            }
+            (None, Action::BatchMode) => {
+                self.batch = !self.batch;
+                sh.message = Some(if self.batch {
+                    "the next run goes to the providers' batch engines (about half the price, answered within 24 hours)".into()
+                } else {
+                    "the next run sends its judge calls live".into()
+                });
+                Vec::new()
+            }
+            (None, Action::Continue) => {
+                // Refused or asked about first (`grade_ask.rs`).
+                let Some(run_id) = self.unfinished_live_run(sh) else {
+                    return Vec::new();
+                };
+                let tag = sh.new_tag();
+                vec![Effect::ResumeRun {
+                    tag,
+                    dataset,
+                    run_id,
+                    max_cost: self.max_cost,
+                }]
+            }
+            (None, Action::Model) => {
+                self.judge_input = Some(self.judge.clone().unwrap_or_default());
+                Vec::new()
+            }
+            (None, Action::RunName) => {
+                self.name_input = Some(self.name.clone().unwrap_or_default());
+                Vec::new()
+            }
+            (None, Action::MaxCost) => {
+                self.max_cost_input =
+                    Some(self.max_cost.map(|c| c.to_string()).unwrap_or_default());
+                Vec::new()
+            }
+            (None, Action::Estimate) if self.estimating.is_none() => {
+                self.estimate_effect(sh, AfterEstimate::Show)
+            }
+            // The plan is estimated first (a sample, scaled up): a large run asks first.
+            (None, Action::Open | Action::RegradeChanged) if self.estimating.is_none() => self
+                .estimate_effect(
+                    sh,
+                    AfterEstimate::Start {
+                        changed_only: action == Action::RegradeChanged,
+                    },
+                ),
+            (Some(run), Action::Up) => {
+                run.cursor.0 = run.cursor.0.saturating_sub(1);
+                run.stream.clear();
+                if run.cursor.0 < run.offset {
+                    run.offset = run.cursor.0;
+                }
+                Vec::new()
+            }
+            (Some(run), Action::Down) => {
+                run.cursor.0 = (run.cursor.0 + 1).min(run.rows.len().saturating_sub(1));
+                run.stream.clear();
+                if run.cursor.0 >= run.offset + height {
+                    run.offset = run.cursor.0 + 1 - height;
+                }
+                Vec::new()
+            }
+            (Some(run), Action::PrevItem) => {
+                run.cursor.1 = run.cursor.1.saturating_sub(1);
+                run.stream.clear();
+                Vec::new()
+            }
+            (Some(run), Action::NextItem) => {
+                run.cursor.1 = (run.cursor.1 + 1).min(run.criteria.len().saturating_sub(1));
+                run.stream.clear();
+                Vec::new()
+            }
+            (Some(run), Action::Pause) if !run.finished => {
+                run.paused = !run.paused;
+                run.in_flight = None;
+                vec![Effect::PauseRun {
+                    tag: run.tag,
+                    paused: run.paused,
+                }]
+            }
+            (Some(run), Action::Back) if !run.finished && !run.cancelled => {
+                run.cancelled = true;
+                sh.message = Some(
+                    "cancelling: no new judge call starts; those in flight finish (the run stays resumable)".into(),
+                );
+                vec![Effect::CancelRun { tag: run.tag }]
+            }
+            (Some(run), Action::Back) => {
+                // A finished or cancelled run: back to the set-up (its journal stays).
+                let _ = run;
+                self.run = None;
+                Vec::new()
+            }
+            (Some(run), Action::Retry) if run.finished || run.cancelled => {
+                // Refused or asked about first (`grade_ask.rs`).
+                match run.selected_failed() {
+                    Some(cell) => retry(run, vec![cell], self.max_cost),
+                    None => Vec::new(),
+                }
+            }
+            (Some(run), Action::RetryAll) if run.finished || run.cancelled => {
+                let cells = run.failed_cells();
+                if cells.is_empty() {
+                    return Vec::new();
+                }
+                retry(run, cells, self.max_cost)
+            }
+            (Some(_), Action::Retry | Action::RetryAll) => {
+                sh.message = Some("retry once the run has finished or been cancelled".into());
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Re-queues exactly `cells` (and nothing else) in the same run's journal, within the
+/// set-up's cost limit.
+fn retry(run: &mut GridRun, cells: Vec<(usize, String)>, max_cost: Option<f64>) -> Vec<Effect> {
+    for (item, criterion) in &cells {
+        if let Some(col) = run.column_of(*item, criterion) {
+            run.set(*item, col, Cell::Queued);
+        }
+    }
+    run.finished = false;
+    run.cancelled = false;
+    run.end = None;
+    vec![Effect::RetryCells {
+        tag: run.tag,
+        cells,
+        max_cost,
+    }]
+}

@@ -1,0 +1,477 @@
+//! The Results pane: the open dataset's latest run — summary, score histogram, per-criterion
+//! pass rates, judge-vs-human agreement per criterion, and the confusion matrix of the
+//! selected criterion.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::ResultsPane;
+use crate::metrics::{CriterionMetrics, MetricsReport};
+use crate::tui::data::RunData;
+use crate::tui::run_data::RunFigures;
+use crate::tui::run_stats::RunStats;
+use crate::tui::shared::Shared;
+use std::fmt::Write as _;
+
+/// A run's per-criterion figures, as they were worked out when its join with the labels
+/// came back.
+fn stats(sh: &Shared, run: &RunData) -> std::sync::Arc<RunStats> {
+    sh.stats.stats(run, &sh.labels)
+}
+
+/// κ of a criterion (quadratic-weighted for ordered kinds), where it is defined.
+fn kappa(report: &MetricsReport, i: usize) -> Option<f64> {
+    report.criteria.get(i)?.kappa()
+}
+
+/// Two runs side by side: per criterion the full-marks rate and agreement with the labels
+/// in each, and how many verdicts changed; then the items whose score changed most,
+/// regressions (passed in A, not in B) first.
+fn compare(
+    pane: &ResultsPane,
+    sh: &Shared,
+    a: &RunData,
+    b: &RunData,
+    f: &mut Frame<'_>,
+    area: Rect,
+) {
+    // Runs of different rubrics share only some criteria, and their scores mean different
+    // things: only the shared criteria are compared, and no item is called a regression.
+    let same_rubric = a.manifest.rubric_id == b.manifest.rubric_id;
+    let shared: Vec<(usize, &crate::model::Criterion)> = b
+        .rubric
+        .criteria
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| a.rubric.criteria.iter().any(|x| x.id == c.id))
+        .collect();
+    let mut head = vec![
+        Line::raw(format!(
+            "A = {} ({}, {} back{})",
+            a.manifest.id,
+            a.manifest.rubric_label(),
+            pane.compare_back,
+            state_note(&a.manifest)
+        )),
+        Line::raw(format!(
+            "B = {} ({}, {}{})",
+            b.manifest.id,
+            b.manifest.rubric_label(),
+            if pane.compare_b.is_some() {
+                format!("{} back", pane.compare_b_back)
+            } else {
+                "the latest".to_owned()
+            },
+            state_note(&b.manifest)
+        )),
+    ];
+    if !same_rubric {
+        head.push(Line::styled(
+            format!(
+                "different rubrics: only the {} criteria both have are compared; item scores are not",
+                shared.len()
+            ),
+            sh.theme.disagree,
+        ));
+    }
+    let [top, table, items] = Layout::vertical([
+        Constraint::Length(u16::try_from(head.len() + 2).unwrap_or(4)),
+        Constraint::Min(5),
+        Constraint::Min(5),
+    ])
+    .areas(area);
+    f.render_widget(
+        Paragraph::new(head).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" Compare (A: [ older · ] newer · B: { older · } newer · c off) "),
+        ),
+        top,
+    );
+    let (sa, sb) = (stats(sh, a), stats(sh, b));
+    let (ra, rb) = (&sa.report, &sb.report);
+    let comparison = pane.shown_comparison(sh);
+    let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
+    let mut lines = vec![Line::styled(
+        format!(
+            "{:<22} {:>7} {:>7} {:>7} {:>6} {:>6} {:>8}",
+            "CRITERION", "A FULL", "B FULL", "Δ", "κ A", "κ B", "CHANGED"
+        ),
+        sh.theme.header,
+    )];
+    for &(i, c) in &shared {
+        let ia = a.rubric.criteria.iter().position(|x| x.id == c.id);
+        let fa = ia.and_then(|i| sa.full.get(i)).copied().unwrap_or(0.0);
+        let fb = sb.full.get(i).copied().unwrap_or(0.0);
+        let changed = comparison.map_or_else(
+            || "…".to_owned(),
+            |x| x.changed.get(&c.id).copied().unwrap_or(0).to_string(),
+        );
+        lines.push(Line::raw(format!(
+            "{:<22} {:>6.0}% {:>6.0}% {:>+7.1} {} {} {:>8}",
+            crate::tui::view::preview(&c.name, 22),
+            fa * 100.0,
+            fb * 100.0,
+            (fb - fa) * 100.0,
+            num(ia.and_then(|i| kappa(ra, i))),
+            num(kappa(rb, i)),
+            changed
+        )));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Criteria ")),
+        table,
+    );
+    if !same_rubric {
+        f.render_widget(
+            Paragraph::new(
+                "the runs grade with different rubrics: their item scores are not compared",
+            )
+            .block(Block::new().borders(Borders::ALL).title(" Items ")),
+            items,
+        );
+        return;
+    }
+    // Worked out by a pass over both runs in the runtime.
+    let Some(comparison) = comparison else {
+        f.render_widget(
+            Paragraph::new("comparing the runs item by item…")
+                .block(Block::new().borders(Borders::ALL).title(" Items ")),
+            items,
+        );
+        return;
+    };
+    let moved = &comparison.moved;
+    let mut lines = vec![Line::styled(
+        if comparison.moved_total > moved.len() {
+            format!(
+                "{} items changed; regressions first (the {} that changed most listed)",
+                comparison.moved_total,
+                moved.len()
+            )
+        } else {
+            format!("{} items changed; regressions first", moved.len())
+        },
+        sh.theme.header,
+    )];
+    let rows = usize::from(items.height.saturating_sub(3)).max(1);
+    let selected = pane.compare_cursor.min(moved.len().saturating_sub(1));
+    let first = (selected + 1).saturating_sub(rows);
+    for (i, (id, d, regression, _)) in moved.iter().enumerate().skip(first).take(rows) {
+        let style = if i == selected {
+            sh.theme.selected
+        } else if *regression {
+            sh.theme.disagree
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(
+            format!(
+                "{}{id:<16} {:>+7.1} points{}",
+                if i == selected { "▶ " } else { "  " },
+                d * 100.0,
+                if *regression { "  REGRESSION" } else { "" }
+            ),
+            style,
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(" Items (↑/↓ · enter opens the item) "),
+        ),
+        items,
+    );
+}
+
+/// An n×n confusion: rows the human's category, columns the judge's (in score order).
+fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'static>> {
+    let short = |s: &str| crate::tui::view::preview(s, 8);
+    let mut head = format!("{:<14}", "human \\ judge");
+    for cat in &c.categories {
+        let _ = write!(head, " {:>8}", short(cat));
+    }
+    let mut lines = vec![Line::raw(head)];
+    for (cat, row) in c.categories.iter().zip(&c.confusion) {
+        let mut line = format!("{:<14}", short(cat));
+        for n in row {
+            let _ = write!(line, " {n:>8}");
+        }
+        lines.push(Line::raw(line));
+    }
+    lines
+}
+
+pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
+    if let Some(view) = &pane.calibrate {
+        super::view_calibrate::draw(sh, view, f, area);
+        return;
+    }
+    if let (Some(a), Some(b)) = (
+        &pane.compare,
+        pane.compare_b
+            .as_ref()
+            .or_else(|| sh.browse.as_ref().and_then(|b| b.run.as_ref())),
+    ) {
+        compare(pane, sh, a, b, f, area);
+        return;
+    }
+    // The run chosen with `{` `}` (so many back), else the latest.
+    let Some(run) = pane
+        .compare_b
+        .as_ref()
+        .or_else(|| sh.browse.as_ref().and_then(|b| b.run.as_ref()))
+    else {
+        f.render_widget(
+            Paragraph::new("No run for this dataset yet: `rubricate grade --rubric R DATASET --save` records one.")
+                .block(Block::new().borders(Borders::ALL).title(" Results ")),
+            area,
+        );
+        return;
+    };
+    let figures = stats(sh, run);
+    let [top, middle, bottom] = Layout::vertical([
+        Constraint::Length(if figures.tags.is_empty() { 4 } else { 5 }),
+        Constraint::Min(6),
+        Constraint::Length(8),
+    ])
+    .areas(area);
+    let RunFigures {
+        items,
+        passed,
+        incomplete,
+        mean,
+        ..
+    } = run.figures;
+    let t = run.manifest.totals.unwrap_or_default();
+    let mut summary = vec![
+        Line::raw(format!(
+            "run {}{} · {} · {items} items · {passed} passed ({:.0}%) · mean {:.3} · {incomplete} incomplete",
+            run.manifest.id,
+            state_note(&run.manifest),
+            run.manifest.rubric_label(),
+            if items == 0 {
+                0.0
+            } else {
+                100.0 * passed as f64 / items as f64
+            },
+            mean
+        )),
+        Line::raw(format!(
+            "tokens {} in / {} out · cost ${:.4} · {} ({{ older · }} newer)",
+            t.input_tokens,
+            t.output_tokens,
+            t.cost,
+            if pane.compare_b.is_some() {
+                format!("{} runs back", pane.compare_b_back)
+            } else {
+                "the latest run".to_owned()
+            }
+        )),
+    ];
+    if !figures.tags.is_empty() {
+        // Each tag's mean over the items and its interval, as `grade` prints them.
+        summary.push(Line::raw(crate::tui::view::preview(
+            &crate::run::tags_text(&figures.tags, 2),
+            usize::from(top.width.saturating_sub(2)),
+        )));
+    }
+    f.render_widget(
+        Paragraph::new(summary).block(Block::new().borders(Borders::ALL).title(" Summary ")),
+        top,
+    );
+    if let Some(view) = &pane.items {
+        let [list, detail] =
+            Layout::vertical([Constraint::Min(5), Constraint::Length(8)]).areas(Rect::new(
+                middle.x,
+                middle.y,
+                middle.width,
+                middle.height + bottom.height,
+            ));
+        super::view_items::item_list(pane, sh, run, view, f, list, detail);
+        return;
+    }
+
+    // The histogram gives way on narrow screens.
+    let hist_width = if middle.width < 100 { 22 } else { 34 };
+    let [hist, table] =
+        Layout::horizontal([Constraint::Length(hist_width), Constraint::Min(30)]).areas(middle);
+    // Score histogram: ten bins, as bars of '█'.
+    let bins = run.figures.bins;
+    let most = bins.iter().copied().max().unwrap_or(1).max(1);
+    let width = usize::from(hist.width.saturating_sub(12)).max(1);
+    let hist_lines: Vec<Line> = bins
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, n)| {
+            Line::raw(format!(
+                "{:>3}% {:>3} {}",
+                i * 10,
+                n,
+                "█".repeat(n * width / most)
+            ))
+        })
+        .collect();
+    f.render_widget(
+        Paragraph::new(hist_lines).block(Block::new().borders(Borders::ALL).title(" Scores ")),
+        hist,
+    );
+
+    // Per criterion: pass rate (full marks), agreement with the human labels.
+    let criteria = &run.rubric.criteria;
+    let report = &figures.report;
+    let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
+    // The name takes what the figures (43 columns) leave, so every column fits at 80×24.
+    let name_w = usize::from(table.width.saturating_sub(2))
+        .saturating_sub(43)
+        .clamp(8, 28);
+    let mut lines = vec![Line::styled(
+        format!(
+            "{:<name_w$} {:>6}  {:>5} {:>5} {:>5} {:>6} {:>5}",
+            "CRITERION", "PASS", "κ", "F1", "ACC", "LENIENT", "N"
+        ),
+        sh.theme.header,
+    )];
+    for (i, c) in criteria.iter().enumerate() {
+        let rate = figures.full.get(i).copied().unwrap_or(0.0);
+        let (kappa, f1, acc, len, n) = match report.criteria.get(i).map(|r| &r.metrics) {
+            Some(CriterionMetrics::Binary(b)) => (
+                b.metrics.kappa,
+                b.metrics.f1,
+                b.metrics.accuracy,
+                b.metrics.leniency,
+                b.metrics.support,
+            ),
+            Some(CriterionMetrics::Nominal(c) | CriterionMetrics::Ordinal(c)) => (
+                c.metrics.kappa,
+                None,
+                c.metrics.accuracy,
+                None,
+                c.metrics.support,
+            ),
+            Some(CriterionMetrics::Interval(s)) => {
+                (None, None, None, s.metrics.bias, s.metrics.n as u64)
+            }
+            None => (None, None, None, None, 0),
+        };
+        let bar = "▇".repeat((rate * 6.0).round() as usize);
+        let style = if i == pane.cursor {
+            sh.theme.selected
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(
+            format!(
+                "{:<name_w$} {:>3.0}% {:<6} {} {} {} {:>6} {:>5}",
+                crate::tui::view::preview(&c.name, name_w),
+                rate * 100.0,
+                bar,
+                num(kappa),
+                num(f1),
+                num(acc),
+                len.map_or_else(|| "-".into(), |l| format!("{l:+.1}")),
+                n
+            ),
+            style,
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(format!(" Criteria vs {}'s labels ", sh.annotator)),
+        ),
+        table,
+    );
+
+    let selected = criteria.get(pane.cursor);
+    let metrics = selected.and_then(|_| report.criteria.get(pane.cursor).map(|r| &r.metrics));
+    let lines = match metrics {
+        Some(CriterionMetrics::Binary(c)) if c.metrics.support > 0 => {
+            let c = c.confusion;
+            vec![
+                Line::raw("                 judge MET   judge UNMET"),
+                Line::raw(format!("human MET       {:>9}   {:>11}", c.tp, c.fn_)),
+                Line::raw(format!("human UNMET     {:>9}   {:>11}", c.fp, c.tn)),
+            ]
+        }
+        Some(CriterionMetrics::Nominal(c) | CriterionMetrics::Ordinal(c))
+            if c.metrics.support > 0 =>
+        {
+            categorical_confusion(c)
+        }
+        Some(CriterionMetrics::Interval(s)) if s.metrics.n > 0 => vec![Line::raw(format!(
+            "{} pairs · MAE {} · RMSE {} · Pearson {} · bias (judge − human) {}",
+            s.metrics.n,
+            num(s.metrics.mae),
+            num(s.metrics.rmse),
+            num(s.metrics.pearson),
+            num(s.metrics.bias)
+        ))],
+        _ => vec![Line::raw("no labels to compare for this criterion yet")],
+    };
+    let mut lines = lines;
+    if let Some(line) = selected.and_then(|c| people_line(sh, &c.id)) {
+        lines.push(Line::raw(line));
+    }
+    if let Some(c) = selected {
+        // How solid the agreement is, and how many more labels make it so (`labels next`).
+        lines.push(Line::styled(sh.stop_rule_text(&c.id), sh.theme.muted));
+    }
+    let title = format!(" Confusion: {} ", selected.map_or("", |c| c.name.as_str()));
+    f.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)),
+        bottom,
+    );
+}
+
+/// People against people on a criterion, beside the judge against each of them:
+/// `people: alice~bob κ 0.60 (10) · α 0.62 │ judge~alice 1.00 · judge~bob 0.60`.
+fn people_line(sh: &Shared, criterion: &str) -> Option<String> {
+    let r = sh.people()?;
+    let k = |report: &MetricsReport| {
+        report
+            .criteria
+            .iter()
+            .find(|c| c.criterion == criterion)
+            .and_then(crate::metrics::CriterionReport::kappa)
+            .map_or_else(|| "-".into(), |k| format!("{k:.2}"))
+    };
+    let mut parts: Vec<String> = r
+        .pairs
+        .iter()
+        .map(|p| format!("{}~{} κ {} ({})", p.a, p.b, k(&p.report), p.items))
+        .collect();
+    if let Some(a) = r.alpha.iter().find(|a| a.criterion == criterion) {
+        parts.push(format!(
+            "α {}",
+            a.alpha.map_or_else(|| "-".into(), |x| format!("{x:.2}"))
+        ));
+    }
+    let judge: Vec<String> = r
+        .judge
+        .iter()
+        .map(|j| format!("judge~{} {}", j.annotator, k(&j.report)))
+        .collect();
+    Some(format!(
+        "people: {} │ {}",
+        parts.join(" · "),
+        judge.join(" · ")
+    ))
+}
+
+/// ` · in batches (1 of 2 in flight)` or ` · unfinished` after a run's id; nothing when
+/// the run is finished.
+fn state_note(m: &crate::store::runs::Manifest) -> String {
+    let state = m.state();
+    if state.is_finished() {
+        String::new()
+    } else {
+        format!(" · {state}")
+    }
+}
