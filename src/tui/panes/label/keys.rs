@@ -1,4 +1,4 @@
-//! Which key answers what: MET/UNMET/CANNOT_ASSESS for binary criteria, digits for
+//! Which key answers what: MET/UNMET/`CANNOT_ASSESS` for binary criteria, digits for
 //! options, levels and small scales.
 
 use crate::model::{Criterion, Kind, Verdict};
