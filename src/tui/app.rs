@@ -206,43 +206,49 @@ impl App {
     }
 
     fn apply(&mut self, msg: Msg) -> Vec<Effect> {
-        let sh = &mut self.shared;
-        let panes = &mut self.panes;
         match msg {
             Msg::Key(k) if k.kind == KeyEventKind::Press => self.key(&k),
             Msg::Key(_) => Vec::new(),
             Msg::Paste(text) => self.paste(&text),
             Msg::Mouse(m) => self.mouse(m),
-            Msg::Tick(now) => {
-                sh.now = now;
-                Vec::new()
-            }
             Msg::Stop => self.act(Action::Quit),
-            Msg::Resize(w, h) => {
-                sh.size = (w, h);
-                let height = sh.list_height();
-                if let Some(b) = &mut sh.browse
-                    && b.cursor >= b.offset + height
-                {
-                    b.offset = b.cursor + 1 - height;
+            Msg::PathCompleted {
+                typed,
+                text,
+                candidates,
+            } => {
+                if let Some(Modal::Path(p)) = self.modals.last_mut() {
+                    p.completed(&typed, text, candidates);
                 }
-                sh.scrolled()
-            }
-            Msg::Window { tag, total, items } => sh.window_read(tag, total, items),
-            Msg::DatasetsFound(fresh) => {
-                sh.message = Some(format!(
-                    "new: {}",
-                    fresh
-                        .iter()
-                        .map(|d| d.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-                sh.datasets.extend(fresh);
                 Vec::new()
             }
-            Msg::ScanProgress { tag, read, total } => sh.scan_progress(tag, read, total),
-            Msg::Scanned { tag, matches, ids } => sh.scanned(tag, matches, ids),
+            Msg::ArtifactContent { from, content } => {
+                // A file's content read for a new artifact: its name offered from the file's.
+                let name = from
+                    .rsplit('/')
+                    .next()
+                    .and_then(|f| f.split('.').next())
+                    .unwrap_or_default()
+                    .to_owned();
+                if let Some(line) = NewArtifact::open(&mut self.shared, from, content, name) {
+                    self.modals.push(line);
+                }
+                Vec::new()
+            }
+            msg => self.answer(msg),
+        }
+    }
+
+    /// An answer of the runtime: to its pane, to the labels (which the open dataset, the
+    /// Label pane and the runs compared in Results all follow), or to what panes share.
+    fn answer(&mut self, msg: Msg) -> Vec<Effect> {
+        let sh = &mut self.shared;
+        let panes = &mut self.panes;
+        if let Some(pane) = msg.pane() {
+            let outcome = panes.get_mut(pane).on_msg(msg, sh);
+            return self.outcome(outcome);
+        }
+        match msg {
             Msg::Opened {
                 dataset,
                 run,
@@ -253,10 +259,10 @@ impl App {
                 peers,
                 assignment,
             } => {
-                if sh.opened(
+                let opened = sh.opened(
                     dataset, run, rubric, labels, notes, annotators, peers, assignment,
-                ) && std::mem::take(&mut panes.label.refocus_on_open)
-                {
+                );
+                if opened && std::mem::take(&mut panes.label.refocus_on_open) {
                     panes.label.focus_first_unanswered(sh);
                 }
                 Vec::new()
@@ -284,77 +290,6 @@ impl App {
                     .label_undone(sh, &compared, item, criterion, verdict)
             }
             Msg::LabelFailed(e) => panes.label.label_failed(sh, e),
-            Msg::RunStarted {
-                tag,
-                run_id,
-                criteria,
-                items,
-            } => {
-                panes.grade.run_started(sh, tag, run_id, criteria, items);
-                Vec::new()
-            }
-            Msg::Grade { tag, event } => {
-                panes.grade.grade_event(sh, tag, &event);
-                Vec::new()
-            }
-            Msg::Preload { tag, cells } => {
-                panes.grade.grade_preload(tag, &cells);
-                Vec::new()
-            }
-            Msg::InFlight { tag, calls } => {
-                panes.grade.grade_in_flight(tag, calls);
-                Vec::new()
-            }
-            Msg::GradeFinished {
-                tag,
-                summary,
-                end,
-                tokens,
-                cost,
-            } => {
-                panes
-                    .grade
-                    .grade_finished(sh, tag, summary, end, tokens, cost);
-                // The Results pane shows the latest run: read it again.
-                match &sh.browse {
-                    Some(b) => vec![Effect::Open { dataset: b.dataset }],
-                    None => Vec::new(),
-                }
-            }
-            Msg::Estimate { result, after } => panes.grade.grade_estimate(sh, result, after),
-            Msg::EstimateProgress(items) => {
-                if panes.grade.estimating.is_some() {
-                    panes.grade.estimating = Some(items);
-                }
-                Vec::new()
-            }
-            Msg::BatchStepped {
-                dataset,
-                run_id,
-                result,
-            } => panes.grade.batch_stepped(sh, dataset, run_id, result),
-            Msg::Artifacts { artifacts, message } => {
-                panes.review.artifacts_read(sh, artifacts, message)
-            }
-            Msg::ArtifactContent { from, content } => {
-                let name = from
-                    .rsplit('/')
-                    .next()
-                    .and_then(|f| f.split('.').next())
-                    .unwrap_or_default()
-                    .to_owned();
-                // A file's content read for a new artifact: its name offered from the file's.
-                if let Some(line) = NewArtifact::open(sh, from, content, name) {
-                    self.modals.push(line);
-                }
-                Vec::new()
-            }
-            Msg::EarlierRun { back, run, b } => panes.results.earlier_run(sh, back, run, b),
-            Msg::RunDetails {
-                run_id,
-                positions,
-                items,
-            } => sh.run_details_read(run_id, &positions, items),
             Msg::LabelsJoined {
                 run_id,
                 labels_gen,
@@ -363,50 +298,7 @@ impl App {
                 let compared = panes.results.compared_runs();
                 sh.labels_joined(&compared, &run_id, labels_gen, join)
             }
-            Msg::RunItemsFiltered { tag, positions } => {
-                panes.results.run_items_filtered(sh, tag, positions)
-            }
-            Msg::Compared { a, b, result } => panes.results.compared(sh, &a, &b, result),
-            Msg::Calibrated { labels_gen, ranked } => panes.results.calibrated(labels_gen, ranked),
-            Msg::RubricCreated(path) => panes.rubrics.rubric_created(sh, path),
-            Msg::RubricLoaded {
-                view,
-                message,
-                draft,
-            } => panes.rubrics.rubric_loaded(sh, view, message, draft),
-            Msg::Diff(diff) => panes.rubrics.diff_read(sh, diff),
-            Msg::PathCompleted {
-                typed,
-                text,
-                candidates,
-            } => {
-                if let Some(Modal::Path(p)) = self.modals.last_mut() {
-                    p.completed(&typed, text, candidates);
-                }
-                Vec::new()
-            }
-            Msg::DatasetAdded(info) => sh.dataset_added(info),
-            Msg::LabelPlan {
-                dataset,
-                annotator,
-                labels_gen,
-                plan,
-                people,
-            } => {
-                sh.planning = false;
-                sh.plan = Some(super::label_plan::PlanShown {
-                    dataset,
-                    annotator,
-                    labels_gen,
-                    plan,
-                    people,
-                });
-                Vec::new()
-            }
-            Msg::Info(text) | Msg::Error(text) => {
-                sh.message = Some(text);
-                Vec::new()
-            }
+            msg => sh.on_msg(msg),
         }
     }
 

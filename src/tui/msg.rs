@@ -203,3 +203,29 @@ pub enum RunEnd {
     /// Stopped, or cells are missing (why): the run stays resumable.
     Unfinished(String),
 }
+
+impl Msg {
+    /// The pane a runtime answer is for (`None`: for the app or what every pane shares).
+    pub fn pane(&self) -> Option<super::pane::PaneId> {
+        use super::pane::PaneId;
+        match self {
+            Msg::RunStarted { .. }
+            | Msg::Grade { .. }
+            | Msg::Preload { .. }
+            | Msg::InFlight { .. }
+            | Msg::GradeFinished { .. }
+            | Msg::Estimate { .. }
+            | Msg::EstimateProgress(_)
+            | Msg::BatchStepped { .. } => Some(PaneId::Grade),
+            Msg::EarlierRun { .. }
+            | Msg::RunItemsFiltered { .. }
+            | Msg::Compared { .. }
+            | Msg::Calibrated { .. } => Some(PaneId::Results),
+            Msg::RubricCreated(_) | Msg::RubricLoaded { .. } | Msg::Diff(_) => {
+                Some(PaneId::Rubrics)
+            }
+            Msg::Artifacts { .. } => Some(PaneId::Review),
+            _ => None,
+        }
+    }
+}

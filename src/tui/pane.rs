@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use super::effect::Effect;
 use super::keymap::Action;
 use super::modal::Modal;
+use super::msg::Msg;
 use super::open_dataset::Filter;
 use super::run_details::RunRows;
 use super::shared::Shared;
@@ -115,6 +116,11 @@ pub trait Pane {
 
     /// An action of the keymap while the pane is in front.
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome;
+
+    /// An answer of the runtime for this pane (`Msg::pane` says which pane one is for).
+    fn on_msg(&mut self, _msg: Msg, _sh: &mut Shared) -> Outcome {
+        Outcome::Ignored
+    }
 
     /// Requests the pane needs after any change (a window of rows to read, figures to
     /// work out again); empty when it has what it shows.

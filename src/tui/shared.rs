@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::data::{DatasetInfo, Labels, RunDetails};
+use super::effect::Effect;
 use super::keymap::{Action, Context, Keymap};
+use super::msg::Msg;
 use super::open_dataset::Browse;
 use super::pane::PaneId;
 use super::theme::Theme;
@@ -153,7 +155,7 @@ impl Shared {
 
     /// Shows (and labels as) the next annotator with labels for the open dataset (no
     /// effect: there is no other).
-    pub fn next_annotator(&mut self) -> Vec<super::effect::Effect> {
+    pub fn next_annotator(&mut self) -> Vec<Effect> {
         let mut names = self.annotators.clone();
         if !names.contains(&self.annotator) {
             names.push(self.annotator.clone());
@@ -174,9 +176,74 @@ impl Shared {
         self.message = Some(format!(
             "labels of {next}: shown, and new labels are {next}'s"
         ));
-        vec![super::effect::Effect::SetAnnotator {
+        vec![Effect::SetAnnotator {
             name: next,
             dataset: self.browse.as_ref().map(|b| b.dataset),
         }]
+    }
+
+    /// The runtime's answers about what every pane shares: the time and the screen's
+    /// size, the datasets and the open one, run items read, the labels' plan, what was said.
+    pub fn on_msg(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::Tick(now) => {
+                self.now = now;
+                Vec::new()
+            }
+            Msg::Resize(w, h) => {
+                self.size = (w, h);
+                let height = self.list_height();
+                if let Some(b) = &mut self.browse
+                    && b.cursor >= b.offset + height
+                {
+                    b.offset = b.cursor + 1 - height;
+                }
+                self.scrolled()
+            }
+            Msg::Window { tag, total, items } => self.window_read(tag, total, items),
+            Msg::DatasetsFound(fresh) => {
+                self.message = Some(format!(
+                    "new: {}",
+                    fresh
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                self.datasets.extend(fresh);
+                Vec::new()
+            }
+            Msg::DatasetAdded(info) => self.dataset_added(info),
+            Msg::ScanProgress { tag, read, total } => self.scan_progress(tag, read, total),
+            Msg::Scanned { tag, matches, ids } => self.scanned(tag, matches, ids),
+            Msg::RunDetails {
+                run_id,
+                positions,
+                items,
+            } => self.run_details_read(run_id, &positions, items),
+            Msg::LabelPlan {
+                dataset,
+                annotator,
+                labels_gen,
+                plan,
+                people,
+            } => {
+                self.planning = false;
+                self.plan = Some(super::label_plan::PlanShown {
+                    dataset,
+                    annotator,
+                    labels_gen,
+                    plan,
+                    people,
+                });
+                Vec::new()
+            }
+            Msg::Info(text) | Msg::Error(text) => {
+                self.message = Some(text);
+                Vec::new()
+            }
+            // The app and the panes take the others (`App::update`).
+            _ => Vec::new(),
+        }
     }
 }

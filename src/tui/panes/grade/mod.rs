@@ -18,6 +18,7 @@ use crate::engine::GradeEvent;
 use crate::engine::judge::Strategy;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
+use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
 
@@ -141,6 +142,48 @@ impl Pane for GradePane {
             return out;
         }
         self.grade_action(sh, action).into()
+    }
+
+    fn on_msg(&mut self, msg: Msg, sh: &mut Shared) -> Outcome {
+        match msg {
+            Msg::RunStarted {
+                tag,
+                run_id,
+                criteria,
+                items,
+            } => self.run_started(sh, tag, run_id, criteria, items),
+            Msg::Grade { tag, event } => self.grade_event(sh, tag, &event),
+            Msg::Preload { tag, cells } => self.grade_preload(tag, &cells),
+            Msg::InFlight { tag, calls } => self.grade_in_flight(tag, calls),
+            Msg::GradeFinished {
+                tag,
+                summary,
+                end,
+                tokens,
+                cost,
+            } => {
+                self.grade_finished(sh, tag, summary, end, tokens, cost);
+                // The Results pane shows the latest run: read it again.
+                if let Some(b) = &sh.browse {
+                    return vec![Effect::Open { dataset: b.dataset }].into();
+                }
+            }
+            Msg::Estimate { result, after } => {
+                return self.grade_estimate(sh, result, after).into();
+            }
+            Msg::EstimateProgress(items) => {
+                if self.estimating.is_some() {
+                    self.estimating = Some(items);
+                }
+            }
+            Msg::BatchStepped {
+                dataset,
+                run_id,
+                result,
+            } => return self.batch_stepped(sh, dataset, run_id, result).into(),
+            _ => return Outcome::Ignored,
+        }
+        Outcome::none()
     }
 
     fn hints(&self, _sh: &Shared) -> &'static [Action] {

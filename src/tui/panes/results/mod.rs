@@ -16,6 +16,7 @@ use crate::tui::data::RunData;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
 use crate::tui::modal::Modal;
+use crate::tui::msg::Msg;
 use crate::tui::open_dataset::Filter;
 use crate::tui::pane::{Nav, Outcome, Pane, PaneId};
 use crate::tui::run_details::{DETAILS_MARGIN, RunRows};
@@ -146,6 +147,16 @@ impl Pane for ResultsPane {
             run,
             on_screen,
             around,
+        })
+    }
+
+    fn on_msg(&mut self, msg: Msg, sh: &mut Shared) -> Outcome {
+        Outcome::from(match msg {
+            Msg::EarlierRun { back, run, b } => self.earlier_run(sh, back, run, b),
+            Msg::RunItemsFiltered { tag, positions } => self.run_items_filtered(sh, tag, positions),
+            Msg::Compared { a, b, result } => self.compared(sh, &a, &b, result),
+            Msg::Calibrated { labels_gen, ranked } => self.calibrated(labels_gen, ranked),
+            _ => return Outcome::Ignored,
         })
     }
 

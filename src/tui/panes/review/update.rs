@@ -8,6 +8,7 @@ use super::{ReviewPane, ordered};
 use crate::store::artifacts::{Artifact, Status};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
+use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane, confirm, refuse};
 use crate::tui::shared::Shared;
 
@@ -84,6 +85,15 @@ impl Pane for ReviewPane {
             _ => return Outcome::Ignored,
         }
         Outcome::none()
+    }
+
+    fn on_msg(&mut self, msg: Msg, sh: &mut Shared) -> Outcome {
+        match msg {
+            Msg::Artifacts { artifacts, message } => {
+                self.artifacts_read(sh, artifacts, message).into()
+            }
+            _ => Outcome::Ignored,
+        }
     }
 
     fn hints(&self, _sh: &Shared) -> &'static [Action] {

@@ -18,6 +18,7 @@ use ratatui_textarea::TextArea;
 use crate::model::{Kind, Rubric};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
+use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
 pub use edit::{Field, FieldEdit};
@@ -240,6 +241,19 @@ impl Pane for RubricsPane {
 
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {
         self.rubrics_action(sh, action).into()
+    }
+
+    fn on_msg(&mut self, msg: Msg, sh: &mut Shared) -> Outcome {
+        Outcome::from(match msg {
+            Msg::RubricCreated(path) => self.rubric_created(sh, path),
+            Msg::RubricLoaded {
+                view,
+                message,
+                draft,
+            } => self.rubric_loaded(sh, view, message, draft),
+            Msg::Diff(diff) => self.diff_read(sh, diff),
+            _ => return Outcome::Ignored,
+        })
     }
 
     fn hints(&self, _sh: &Shared) -> &'static [Action] {
