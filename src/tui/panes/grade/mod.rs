@@ -452,22 +452,31 @@ impl GradePane {
     }
 
     fn grade_action(&mut self, sh: &mut Shared, action: Action) -> Vec<Effect> {
+        if self.run.is_some() {
+            self.grid_action(sh, action)
+        } else {
+            self.setup_action(sh, action)
+        }
+    }
+
+    /// The set-up's actions: the rubric, judge, strategy, name and cost limit of the next
+    /// run, its estimate, and starting (or continuing) it.
+    fn setup_action(&mut self, sh: &mut Shared, action: Action) -> Vec<Effect> {
         let dataset = sh.browse.as_ref().map_or(0, |b| b.dataset);
-        let height = sh.list_height();
         let batch_run = self.unfinished_batch_run(sh);
-        match (&mut self.run, action) {
-            (None, Action::Up) => {
+        match action {
+            Action::Up => {
                 self.rubric = self.rubric.saturating_sub(1);
                 self.estimate = None;
                 Vec::new()
             }
-            (None, Action::Down) => {
+            Action::Down => {
                 // The last entry is "each item's own rubric".
                 self.rubric = (self.rubric + 1).min(sh.rubric_files.len());
                 self.estimate = None;
                 Vec::new()
             }
-            (None, Action::Strategy) => {
+            Action::Strategy => {
                 self.strategy = match self.strategy {
                     None => Some(Strategy::PerCriterion),
                     Some(Strategy::PerCriterion) => Some(Strategy::OneShot),
@@ -478,12 +487,12 @@ impl GradePane {
                 self.estimate = None;
                 Vec::new()
             }
-            (None, Action::Continue) if batch_run.is_some() => {
+            Action::Continue if batch_run.is_some() => {
                 let run_id = batch_run.unwrap_or_default();
                 sh.message = Some(format!("asking about run {run_id}'s batches…"));
                 vec![Effect::WatchBatch { dataset, run_id }]
             }
-            (None, Action::BatchMode) => {
+            Action::BatchMode => {
                 self.batch = !self.batch;
                 sh.message = Some(if self.batch {
                     "the next run goes to the providers' batch engines (about half the price, answered within 24 hours)".into()
@@ -492,7 +501,7 @@ impl GradePane {
                 });
                 Vec::new()
             }
-            (None, Action::Continue) => {
+            Action::Continue => {
                 // Refused or asked about first (`grade_ask.rs`).
                 let Some(run_id) = self.unfinished_live_run(sh) else {
                     return Vec::new();
@@ -505,31 +514,43 @@ impl GradePane {
                     max_cost: self.max_cost,
                 }]
             }
-            (None, Action::Model) => {
+            Action::Model => {
                 self.judge_input = Some(self.judge.clone().unwrap_or_default());
                 Vec::new()
             }
-            (None, Action::RunName) => {
+            Action::RunName => {
                 self.name_input = Some(self.name.clone().unwrap_or_default());
                 Vec::new()
             }
-            (None, Action::MaxCost) => {
+            Action::MaxCost => {
                 self.max_cost_input =
                     Some(self.max_cost.map(|c| c.to_string()).unwrap_or_default());
                 Vec::new()
             }
-            (None, Action::Estimate) if self.estimating.is_none() => {
+            Action::Estimate if self.estimating.is_none() => {
                 self.estimate_effect(sh, AfterEstimate::Show)
             }
             // The plan is estimated first (a sample, scaled up): a large run asks first.
-            (None, Action::Open | Action::RegradeChanged) if self.estimating.is_none() => self
+            Action::Open | Action::RegradeChanged if self.estimating.is_none() => self
                 .estimate_effect(
                     sh,
                     AfterEstimate::Start {
                         changed_only: action == Action::RegradeChanged,
                     },
                 ),
-            (Some(run), Action::Up) => {
+            _ => Vec::new(),
+        }
+    }
+
+    /// The live grid's actions: move, pause, cancel, retry failed cells, back to the set-up.
+    fn grid_action(&mut self, sh: &mut Shared, action: Action) -> Vec<Effect> {
+        let height = sh.list_height();
+        let max_cost = self.max_cost;
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        match action {
+            Action::Up => {
                 run.cursor.0 = run.cursor.0.saturating_sub(1);
                 run.stream.clear();
                 if run.cursor.0 < run.offset {
@@ -537,7 +558,7 @@ impl GradePane {
                 }
                 Vec::new()
             }
-            (Some(run), Action::Down) => {
+            Action::Down => {
                 run.cursor.0 = (run.cursor.0 + 1).min(run.rows.len().saturating_sub(1));
                 run.stream.clear();
                 if run.cursor.0 >= run.offset + height {
@@ -545,17 +566,17 @@ impl GradePane {
                 }
                 Vec::new()
             }
-            (Some(run), Action::PrevItem) => {
+            Action::PrevItem => {
                 run.cursor.1 = run.cursor.1.saturating_sub(1);
                 run.stream.clear();
                 Vec::new()
             }
-            (Some(run), Action::NextItem) => {
+            Action::NextItem => {
                 run.cursor.1 = (run.cursor.1 + 1).min(run.criteria.len().saturating_sub(1));
                 run.stream.clear();
                 Vec::new()
             }
-            (Some(run), Action::Pause) if !run.finished => {
+            Action::Pause if !run.finished => {
                 run.paused = !run.paused;
                 run.in_flight = None;
                 vec![Effect::PauseRun {
@@ -563,34 +584,33 @@ impl GradePane {
                     paused: run.paused,
                 }]
             }
-            (Some(run), Action::Back) if !run.finished && !run.cancelled => {
+            Action::Back if !run.finished && !run.cancelled => {
                 run.cancelled = true;
                 sh.message = Some(
                     "cancelling: no new judge call starts; those in flight finish (the run stays resumable)".into(),
                 );
                 vec![Effect::CancelRun { tag: run.tag }]
             }
-            (Some(run), Action::Back) => {
+            Action::Back => {
                 // A finished or cancelled run: back to the set-up (its journal stays).
-                let _ = run;
                 self.run = None;
                 Vec::new()
             }
-            (Some(run), Action::Retry) if run.finished || run.cancelled => {
+            Action::Retry if run.finished || run.cancelled => {
                 // Refused or asked about first (`grade_ask.rs`).
                 match run.selected_failed() {
-                    Some(cell) => retry(run, vec![cell], self.max_cost),
+                    Some(cell) => retry(run, vec![cell], max_cost),
                     None => Vec::new(),
                 }
             }
-            (Some(run), Action::RetryAll) if run.finished || run.cancelled => {
+            Action::RetryAll if run.finished || run.cancelled => {
                 let cells = run.failed_cells();
                 if cells.is_empty() {
                     return Vec::new();
                 }
-                retry(run, cells, self.max_cost)
+                retry(run, cells, max_cost)
             }
-            (Some(_), Action::Retry | Action::RetryAll) => {
+            Action::Retry | Action::RetryAll => {
                 sh.message = Some("retry once the run has finished or been cancelled".into());
                 Vec::new()
             }

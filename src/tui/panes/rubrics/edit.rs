@@ -113,6 +113,61 @@ pub fn sub_value(kind: &Kind, j: usize) -> String {
 }
 
 impl RubricsPane {
+    /// `r`, `n`, `w`, … on a criterion of the tree: that field of it, edited in place.
+    pub fn start_field_edit(&mut self, sh: &mut Shared, action: Action) {
+        let (Some(i), Some(r)) = (self.rubric_criterion(), self.current_rubric()) else {
+            sh.message = Some("select a criterion in the tree first".into());
+            return;
+        };
+        let Some(c) = r.criteria.get(i) else {
+            return;
+        };
+        let sub = node(&r, self.line).1;
+        let (field, text) = match (action, sub) {
+            (Action::EditName, Some(j)) => (Field::Label(j), sub_label(&c.kind, j)),
+            (Action::EditWeight, Some(j)) => (Field::Value(j), sub_value(&c.kind, j)),
+            _ => match action {
+                Action::EditId => (Field::Id, c.id.clone()),
+                Action::EditName => (Field::Name, c.name.clone()),
+                Action::EditRequirement => (Field::Requirement, c.requirement.clone()),
+                Action::EditMinScore => (
+                    Field::MinScore,
+                    c.min_score.map(|m| m.to_string()).unwrap_or_default(),
+                ),
+                Action::EditTemplate => {
+                    let crate::model::Method::Judge(j) = &c.method else {
+                        sh.message = Some("only a judged criterion has a template".into());
+                        return;
+                    };
+                    (Field::Template, j.template.clone().unwrap_or_default())
+                }
+                Action::EditArgs => {
+                    let crate::model::Method::Check(ch) = &c.method else {
+                        sh.message = Some("only a check has arguments".into());
+                        return;
+                    };
+                    (
+                        Field::Args,
+                        serde_json::Value::Object(ch.args.clone()).to_string(),
+                    )
+                }
+                _ => (Field::Weight, c.weight.to_string()),
+            },
+        };
+        let lines: Vec<String> = if text.is_empty() {
+            vec![String::new()]
+        } else {
+            text.lines().map(str::to_owned).collect()
+        };
+        let mut area = TextArea::new(lines);
+        area.move_cursor(ratatui_textarea::CursorMove::End);
+        self.edit = Some(FieldEdit {
+            criterion: i,
+            field,
+            area,
+        });
+    }
+
     /// Shows `rubric` at once (the next edit starts from it) and writes it to the draft, in
     /// order after any earlier write; the draft is then read back and linted.
     pub fn write_draft(&mut self, rubric: Rubric) -> Vec<Effect> {

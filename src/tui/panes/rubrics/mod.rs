@@ -13,7 +13,6 @@ pub mod view;
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui_textarea::TextArea;
 
 use crate::model::{Kind, Rubric};
 use crate::tui::effect::Effect;
@@ -22,7 +21,6 @@ use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
 pub use edit::{Field, FieldEdit};
-use edit::{sub_label, sub_value};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
@@ -494,59 +492,7 @@ impl RubricsPane {
             | Action::EditWeight
             | Action::EditMinScore
             | Action::EditTemplate
-            | Action::EditArgs => {
-                let (Some(i), Some(r)) = (self.rubric_criterion(), self.current_rubric()) else {
-                    sh.message = Some("select a criterion in the tree first".into());
-                    return Vec::new();
-                };
-                let Some(c) = r.criteria.get(i) else {
-                    return Vec::new();
-                };
-                let sub = node(&r, self.line).1;
-                let (field, text) = match (action, sub) {
-                    (Action::EditName, Some(j)) => (Field::Label(j), sub_label(&c.kind, j)),
-                    (Action::EditWeight, Some(j)) => (Field::Value(j), sub_value(&c.kind, j)),
-                    _ => match action {
-                        Action::EditId => (Field::Id, c.id.clone()),
-                        Action::EditName => (Field::Name, c.name.clone()),
-                        Action::EditRequirement => (Field::Requirement, c.requirement.clone()),
-                        Action::EditMinScore => (
-                            Field::MinScore,
-                            c.min_score.map(|m| m.to_string()).unwrap_or_default(),
-                        ),
-                        Action::EditTemplate => {
-                            let crate::model::Method::Judge(j) = &c.method else {
-                                sh.message = Some("only a judged criterion has a template".into());
-                                return Vec::new();
-                            };
-                            (Field::Template, j.template.clone().unwrap_or_default())
-                        }
-                        Action::EditArgs => {
-                            let crate::model::Method::Check(ch) = &c.method else {
-                                sh.message = Some("only a check has arguments".into());
-                                return Vec::new();
-                            };
-                            (
-                                Field::Args,
-                                serde_json::Value::Object(ch.args.clone()).to_string(),
-                            )
-                        }
-                        _ => (Field::Weight, c.weight.to_string()),
-                    },
-                };
-                let lines: Vec<String> = if text.is_empty() {
-                    vec![String::new()]
-                } else {
-                    text.lines().map(str::to_owned).collect()
-                };
-                let mut area = TextArea::new(lines);
-                area.move_cursor(ratatui_textarea::CursorMove::End);
-                self.edit = Some(FieldEdit {
-                    criterion: i,
-                    field,
-                    area,
-                });
-            }
+            | Action::EditArgs => self.start_field_edit(sh, action),
             Action::Undo => return self.undo_edit(sh),
             Action::ToggleRequired
             | Action::NextKind
