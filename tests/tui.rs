@@ -1,5 +1,8 @@
 //! The terminal UI without a terminal: `App::update` (state and effects), and every pane
-//! drawn from the demo workspace at 120×40 and 80×24 into insta snapshots.
+//! drawn from the demo workspace at 120×40 and 80×24 into insta snapshots. Each pane's tests
+//! are in tests/tui/<pane>.rs, over the builders here.
+#![cfg(feature = "tui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use rubricate::store::Workspace;
