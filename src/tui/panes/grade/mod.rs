@@ -2,26 +2,17 @@
 //! answer the question before a large run), start, continue or retry a run, and watch it
 //! on the live grid (`grid.rs`).
 
-mod update;
 mod ask;
 mod batch;
 mod grid;
+mod update;
 pub mod view;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Frame;
-use ratatui::layout::Rect;
 
 pub use batch::{BatchShown, BatchStatus};
 pub use grid::{Cell, GridRun, Row};
 
-use crate::engine::GradeEvent;
 use crate::engine::judge::Strategy;
 use crate::tui::effect::Effect;
-use crate::tui::keymap::Action;
-use crate::tui::msg::Msg;
-use crate::tui::pane::{Outcome, Pane};
-use crate::tui::shared::Shared;
 
 /// The Grade pane: what would run, and the run being watched.
 #[derive(Debug, Clone)]

@@ -1,8 +1,5 @@
 //! The Grade pane's part of `App::update`: its keys, actions and the runtime's answers.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use crate::engine::GradeEvent;
 use crate::engine::judge::Strategy;
 use crate::tui::effect::Effect;
@@ -10,8 +7,11 @@ use crate::tui::keymap::Action;
 use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Frame;
+use ratatui::layout::Rect;
 
-use super::*;
+use super::{AfterEstimate, Confirm, GradePane, GridRun, retry, view};
 
 impl Pane for GradePane {
     fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Option<Outcome> {

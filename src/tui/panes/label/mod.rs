@@ -1,25 +1,14 @@
 //! The Label pane: one item at a time, one key per verdict, on to the next criterion and
 //! then the next item of the queue; notes, undo, blind mode and adjudication.
 
-mod update;
 mod adjudicate;
 mod keys;
+mod update;
 pub mod view;
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 pub use keys::{choice_keys, verdict_for};
-
-use crate::tui::effect::Effect;
-use crate::tui::keymap::Action;
-use crate::tui::modal::Modal;
-use crate::tui::open_dataset::label_text;
-use crate::tui::pane::{Outcome, Pane};
-use crate::tui::shared::Shared;
 
 /// The label queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,4 +71,3 @@ pub struct LabelPane {
     /// the new item's first criterion left to answer.
     focused_at: u64,
 }
-

@@ -1,17 +1,16 @@
 //! The Label pane's part of `App::update`: its keys, actions and the runtime's answers.
 
-use std::sync::Arc;
-use std::time::Instant;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
 use crate::tui::modal::Modal;
 use crate::tui::open_dataset::label_text;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use std::sync::Arc;
 
-use super::*;
+use super::{LabelPane, Queue, verdict_for, view};
 
 impl Pane for LabelPane {
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {

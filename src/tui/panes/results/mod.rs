@@ -2,27 +2,16 @@
 //! (filtered by verdict or failure, opened), run comparison (both sides move, a changed
 //! item opens), export, calibration.
 
-mod update;
 mod calibrate;
+mod update;
 pub mod view;
 mod view_calibrate;
 mod view_items;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 pub use calibrate::CalibrateView;
 
 use crate::tui::data::RunData;
-use crate::tui::effect::Effect;
-use crate::tui::keymap::Action;
-use crate::tui::modal::Modal;
-use crate::tui::msg::Msg;
-use crate::tui::open_dataset::Filter;
-use crate::tui::pane::{Nav, Outcome, Pane, PaneId};
-use crate::tui::run_details::{DETAILS_MARGIN, RunRows};
-use crate::tui::run_scan::{Comparison, ItemsQuery};
-use crate::tui::shared::{PAGE, Shared};
+use crate::tui::run_scan::Comparison;
 use std::sync::Arc;
 
 pub use crate::tui::run_data::verdict_text;
@@ -107,4 +96,3 @@ pub fn verdicts(run: &RunData, criterion: &str) -> Vec<String> {
         .map(|c| run.verdict_texts(c))
         .unwrap_or_default()
 }
-

@@ -1,7 +1,5 @@
 //! The Results pane's part of `App::update`: its keys, actions and the runtime's answers.
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use crate::tui::data::RunData;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
@@ -12,9 +10,11 @@ use crate::tui::pane::{Nav, Outcome, Pane, PaneId};
 use crate::tui::run_details::{DETAILS_MARGIN, RunRows};
 use crate::tui::run_scan::{Comparison, ItemsQuery};
 use crate::tui::shared::{PAGE, Shared};
+use ratatui::Frame;
+use ratatui::layout::Rect;
 use std::sync::Arc;
 
-use super::*;
+use super::{ItemsView, ResultsPane, RowsFor, verdicts, view};
 
 impl Pane for ResultsPane {
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {

@@ -6,24 +6,15 @@
 //! saved as a new version in the registry (and over the rubric file) with a one-line note;
 //! `d` shows the diff against the previous version.
 
-mod update;
 mod edit;
 mod search;
+mod update;
 pub mod view;
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use crate::model::{Kind, Rubric};
-use crate::tui::effect::Effect;
-use crate::tui::keymap::Action;
-use crate::tui::msg::Msg;
-use crate::tui::pane::{Outcome, Pane};
-use crate::tui::shared::Shared;
 pub use edit::{Field, FieldEdit};
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use std::path::PathBuf;
 
 /// A rubric as the pane shows it.
@@ -195,4 +186,3 @@ pub fn tree(r: &Rubric) -> Vec<(Option<usize>, String)> {
 
 /// Edits `z` can take back in one sitting.
 pub(super) const UNDO_DEPTH: usize = 100;
-

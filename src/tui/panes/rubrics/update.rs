@@ -1,18 +1,17 @@
 //! The Rubrics pane's part of `App::update`: its keys, actions and the runtime's answers.
 
-use std::sync::Arc;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use crate::model::{Kind, Rubric};
+use crate::model::Rubric;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
 use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use std::path::PathBuf;
+use std::sync::Arc;
 
-use super::*;
+use super::{Field, NO_CRITERIA, RubricView, RubricsPane, SaveDialog, tree, view};
 
 impl RubricsPane {
     /// An edit is still on its way to the draft.
