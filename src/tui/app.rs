@@ -15,9 +15,10 @@ pub use super::effect::Effect;
 use super::keymap::{Action, Context, Key, Keymap};
 use super::modal::{Answer, Modal, NewArtifact, Palette, Then};
 pub use super::msg::{Msg, RunEnd};
+use super::nav::Nav;
+pub use super::nav::PaneId;
 pub use super::open_dataset::{Browse, Filter, label_text};
-pub use super::pane::PaneId;
-use super::pane::{Nav, Outcome, Pane};
+use super::pane::{Outcome, Pane};
 use super::panes::Panes;
 use super::shared::Shared;
 
@@ -160,7 +161,7 @@ impl App {
 
     /// Where keys are looked up now.
     pub fn context(&self) -> Context {
-        context_of(self.shared.front)
+        self.shared.front.context()
     }
 
     /// Writes the disk has not confirmed yet: labels, undos and rubric drafts.
@@ -576,18 +577,11 @@ impl App {
     /// Draws the frame: the tab bar, the pane in front, the status bar, and the modals on
     /// top.
     pub fn draw(&self, f: &mut ratatui::Frame<'_>) {
-        super::view::draw(self, f);
-    }
-}
-
-/// Where a pane's keys are looked up.
-pub fn context_of(pane: PaneId) -> Context {
-    match pane {
-        PaneId::Datasets => Context::List,
-        PaneId::Label => Context::Label,
-        PaneId::Grade => Context::Grade,
-        PaneId::Results => Context::Results,
-        PaneId::Review => Context::Review,
-        PaneId::Rubrics => Context::Rubrics,
+        let screen = super::view::Screen {
+            shared: &self.shared,
+            front: self.panes.get(self.shared.front),
+            modals: &self.modals,
+        };
+        super::view::draw(&screen, f);
     }
 }

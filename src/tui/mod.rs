@@ -18,6 +18,7 @@ pub mod keymap;
 pub mod label_plan;
 pub mod modal;
 pub mod msg;
+pub mod nav;
 pub mod open_dataset;
 pub mod pane;
 pub mod panes;
@@ -233,9 +234,7 @@ async fn event_loop(
         // Draw when something changed, at most once per FRAME; messages arriving faster
         // are all applied before the next frame.
         if dirty && !stopping && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|f| view::draw(&app, f))
-                .map_err(TuiError::Draw)?;
+            terminal.draw(|f| app.draw(f)).map_err(TuiError::Draw)?;
             last_draw = Instant::now();
             dirty = false;
         }
@@ -370,7 +369,7 @@ pub fn settle(app: &mut App, runtime: &Runtime, mut effects: Vec<app::Effect>) {
 pub fn render_text(app: &App, width: u16, height: u16) -> String {
     let backend = ratatui::backend::TestBackend::new(width, height);
     let Ok(mut terminal) = Terminal::new(backend);
-    let _ = terminal.draw(|f| view::draw(app, f));
+    let _ = terminal.draw(|f| app.draw(f));
     let buffer = terminal.backend().buffer();
     let mut out = String::new();
     for y in 0..height {

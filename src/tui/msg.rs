@@ -206,8 +206,8 @@ pub enum RunEnd {
 
 impl Msg {
     /// The pane a runtime answer is for (`None`: for the app or what every pane shares).
-    pub fn pane(&self) -> Option<super::pane::PaneId> {
-        use super::pane::PaneId;
+    pub fn pane(&self) -> Option<super::nav::PaneId> {
+        use super::nav::PaneId;
         match self {
             Msg::RunStarted { .. }
             | Msg::Grade { .. }

@@ -11,59 +11,9 @@ use super::effect::Effect;
 use super::keymap::Action;
 use super::modal::Modal;
 use super::msg::Msg;
-use super::open_dataset::Filter;
+pub use super::nav::{Nav, PaneId};
 use super::run_details::RunRows;
 use super::shared::Shared;
-
-/// Which pane (the tabs, in order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaneId {
-    Datasets,
-    Rubrics,
-    Label,
-    Grade,
-    Results,
-    Review,
-}
-
-impl PaneId {
-    pub const ALL: [PaneId; 6] = [
-        PaneId::Datasets,
-        PaneId::Rubrics,
-        PaneId::Label,
-        PaneId::Grade,
-        PaneId::Results,
-        PaneId::Review,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            PaneId::Datasets => "Datasets",
-            PaneId::Rubrics => "Rubrics",
-            PaneId::Label => "Label",
-            PaneId::Grade => "Grade",
-            PaneId::Results => "Results",
-            PaneId::Review => "Review",
-        }
-    }
-}
-
-/// A request to show another pane, applied by `app.rs` alone.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Nav {
-    /// The pane, as its tab key opens it.
-    To(PaneId),
-    /// The Datasets pane listing the open dataset's items that pass `filter`.
-    Filtered(Filter),
-    /// The Datasets pane with one item open (the whole list behind it).
-    Item { id: String, position: usize },
-    /// The Review pane's new-artifact line, for content from elsewhere.
-    NewArtifact {
-        from: String,
-        content: serde_json::Value,
-        name: String,
-    },
-}
 
 /// What handling an action or a message asks of the app.
 #[derive(Debug)]

@@ -10,8 +10,8 @@ use super::data::{DatasetInfo, Labels, RunDetails};
 use super::effect::Effect;
 use super::keymap::{Action, Context, Keymap};
 use super::msg::Msg;
+use super::nav::PaneId;
 use super::open_dataset::Browse;
-use super::pane::PaneId;
 use super::theme::Theme;
 
 pub struct Shared {

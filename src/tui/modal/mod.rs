@@ -24,7 +24,7 @@ pub use path::{PathPrompt, PathPurpose, SHOWN};
 use super::effect::Effect;
 use super::export::ExportFormat;
 use super::keymap::{Action, Key};
-use super::pane::{Nav, PaneId};
+use super::nav::{Nav, PaneId};
 use super::shared::Shared;
 
 /// One thing on the modal stack.

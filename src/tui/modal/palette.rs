@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{Answer, Then};
 use crate::tui::keymap::{Action, Context, Keymap};
-use crate::tui::pane::PaneId as Pane;
+use crate::tui::nav::PaneId as Pane;
 
 /// The palette while it is open: what is typed and which match is selected.
 #[derive(Debug, Clone, PartialEq)]

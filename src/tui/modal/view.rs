@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::{Modal, Palette, PathPrompt, SHOWN, entries};
 use crate::tui::keymap::Context;
-use crate::tui::pane::PaneId;
+use crate::tui::nav::PaneId;
 use crate::tui::shared::Shared;
 
 /// Draws `modal` over the frame (`here`: the pane in front; `status`: the status bar).

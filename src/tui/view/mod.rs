@@ -7,11 +7,27 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::app::App;
 use super::keymap::{Action, Context};
-use super::pane::PaneId;
+use super::modal::Modal;
+use super::nav::PaneId;
+use super::pane::Pane;
+use super::shared::Shared;
 
-pub fn draw(app: &App, f: &mut Frame<'_>) {
+/// What one frame shows: what every pane shares, the pane in front, and the modals on top
+/// (the top one last).
+pub struct Screen<'a> {
+    pub shared: &'a Shared,
+    pub front: &'a dyn Pane,
+    pub modals: &'a [Modal],
+}
+
+impl Screen<'_> {
+    fn context(&self) -> Context {
+        self.shared.front.context()
+    }
+}
+
+pub fn draw(app: &Screen<'_>, f: &mut Frame<'_>) {
     let area = f.area();
     let [tabs, body, status] = Layout::vertical([
         Constraint::Length(1),
@@ -19,34 +35,34 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let sh = app.shared();
+    let sh = app.shared;
     tab_bar(app, f, tabs);
-    app.panes().get(app.pane()).draw(sh, f, body);
+    app.front.draw(sh, f, body);
     status_bar(app, f, status);
-    for modal in app.modals() {
+    for modal in app.modals {
         crate::tui::modal::view::draw(modal, app.context(), sh, f, status);
     }
 }
 
-fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
+fn tab_bar(app: &Screen<'_>, f: &mut Frame<'_>, area: Rect) {
     let mut spans = vec![
-        Span::styled(" rubricate ", app.shared().theme.selected),
+        Span::styled(" rubricate ", app.shared.theme.selected),
         Span::raw(" "),
     ];
     for p in PaneId::ALL {
-        let style = if p == app.pane() {
-            app.shared().theme.title.add_modifier(Modifier::UNDERLINED)
+        let style = if p == app.shared.front {
+            app.shared.theme.title.add_modifier(Modifier::UNDERLINED)
         } else {
             Style::new()
         };
         spans.push(Span::styled(
-            format!(" {} ", app.shared().tab_label(p)),
+            format!(" {} ", app.shared.tab_label(p)),
             style,
         ));
     }
     // The workspace's path, when it fits whole (a cut path names nothing).
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    let path = format!("  {}", app.shared().workspace.display());
+    let path = format!("  {}", app.shared.workspace.display());
     if used + path.chars().count() <= usize::from(area.width) {
         spans.push(Span::raw(path));
     }
@@ -54,10 +70,10 @@ fn tab_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
 }
 
 /// `key action · key action …` for the focused pane, from the keymap.
-fn hints(app: &App) -> String {
-    let sh = app.shared();
+fn hints(app: &Screen<'_>) -> String {
+    let sh = app.shared;
     let ctx = app.context();
-    let wanted = app.panes().get(app.pane()).hints(sh);
+    let wanted = app.front.hints(sh);
     // Help first: on a narrow terminal the end of the line is cut, and help lists the rest.
     let global = |a: Action| {
         sh.keymap
@@ -125,12 +141,13 @@ fn short(a: Action) -> &'static str {
     }
 }
 
-fn status_bar(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let sh = app.shared();
+fn status_bar(app: &Screen<'_>, f: &mut Frame<'_>, area: Rect) {
+    let sh = app.shared;
     let typing = app
-        .modal()
+        .modals
+        .last()
         .and_then(|m| m.typing(sh))
-        .or_else(|| app.panes().get(app.pane()).typing(sh));
+        .or_else(|| app.front.typing(sh));
     let text = match (typing, &sh.message) {
         (Some(t), _) => t,
         (None, Some(m)) => format!("{m} │ {}", hints(app)),

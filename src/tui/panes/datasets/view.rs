@@ -8,8 +8,8 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 
+use crate::tui::nav::PaneId as Pane;
 use crate::tui::open_dataset::{Browse, file_verdicts, label_text};
-use crate::tui::pane::PaneId as Pane;
 use crate::tui::shared::Shared;
 use crate::tui::view::preview;
 
