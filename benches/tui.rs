@@ -23,7 +23,7 @@ use ratatui::backend::TestBackend;
 use rubricate::store::Workspace;
 use rubricate::tui::app::{Msg, PaneId};
 use rubricate::tui::effects::Runtime;
-use rubricate::tui::{build, settle, view};
+use rubricate::tui::{build, settle};
 
 fn key(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
@@ -108,7 +108,7 @@ fn frames(lines: usize) {
                 settle(&mut app, &runtime, e);
             }
             let t = Instant::now();
-            terminal.draw(|f| view::draw(&app, f)).expect("draw");
+            terminal.draw(|f| app.draw(f)).expect("draw");
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         let worst = times.iter().copied().fold(0.0, f64::max);
@@ -127,7 +127,7 @@ fn first_frame_in_process() {
         let mut app = build(&ws).expect("app");
         app.update(Msg::Resize(120, 40));
         let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-        terminal.draw(|f| view::draw(&app, f)).expect("draw");
+        terminal.draw(|f| app.draw(f)).expect("draw");
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let m = median(times);
@@ -292,7 +292,7 @@ fn grade_stream(cells: usize) {
                 });
                 if last_draw.elapsed() >= frame {
                     let t = Instant::now();
-                    terminal.draw(|f| view::draw(&app, f)).expect("draw");
+                    terminal.draw(|f| app.draw(f)).expect("draw");
                     let drawn = Instant::now();
                     worst_frame = worst_frame.max((drawn - t).as_secs_f64() * 1000.0);
                     if let Some(v) = pending_verdict.take() {
