@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use rubricate::store::Workspace;
 use rubricate::tui::app::{App, Effect, Msg, Pane};
-use rubricate::tui::effects::Runtime;
+use rubricate::tui::runtime::Runtime;
 use rubricate::tui::{build, render_text, settle};
 
 #[path = "support/later_run.rs"]
