@@ -97,7 +97,12 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         .or_else(|| std::env::var("USER").ok())
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
         .unwrap_or_else(|| "annotator".into());
-    let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
+    let mut app = App::new(
+        ws.root.clone(),
+        keymap,
+        annotator,
+        runtime::reads::datasets(ws),
+    );
     app.theme = theme;
     app.artifact_types = artifact_types;
     if !ws.config.untrusted.is_empty() {

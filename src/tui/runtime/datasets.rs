@@ -6,10 +6,11 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use super::reads;
 use super::{Runtime, Topic, failed, misrouted};
 use crate::formats::dataset::index::LineIndex;
 use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::tui::data::{self, DatasetInfo};
+use crate::tui::data::DatasetInfo;
 use crate::tui::effect::{Effect, RunScan};
 use crate::tui::msg::Msg;
 use crate::tui::path_prompt;
@@ -73,7 +74,7 @@ impl Runtime {
     /// Datasets that appeared since the UI started (a file put in `datasets/`, one added
     /// with `rubricate datasets add`), appended so every known position stays the same.
     fn new_datasets(&self) -> Vec<DatasetInfo> {
-        let now = data::datasets(&self.ws);
+        let now = reads::datasets(&self.ws);
         let Ok(mut known) = self.datasets.write() else {
             return Vec::new();
         };

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::reads;
 use super::{Runtime, Topic, misrouted};
 use crate::store::labels::{Journal, Op};
-use crate::tui::data::{self, DatasetInfo};
+use crate::tui::data::{DatasetInfo, RunData};
 use crate::tui::effect::Effect;
 use crate::tui::msg::Msg;
 
@@ -80,8 +81,8 @@ impl Runtime {
             Effect::SetAnnotator { name, dataset } => self.set_annotator(name, dataset),
             Effect::Open { dataset } => {
                 let d = &self.dataset(dataset)?;
-                let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
-                let rubric = data::labelling_rubric(&self.ws, d, run.as_deref());
+                let run = reads::latest_run(&self.ws, &d.path).map(Arc::new);
+                let rubric = reads::labelling_rubric(&self.ws, d, run.as_deref());
                 Some(self.opened(dataset, d, run, rubric))
             }
             Effect::PlanLabels {
@@ -144,7 +145,7 @@ impl Runtime {
         }
         let dataset = dataset?;
         let d = &self.dataset(dataset)?;
-        let run = data::latest_run(&self.ws, &d.path).map(Arc::new);
+        let run = reads::latest_run(&self.ws, &d.path).map(Arc::new);
         Some(self.opened(dataset, d, run, None))
     }
 
@@ -177,7 +178,7 @@ impl Runtime {
         &self,
         dataset: usize,
         d: &DatasetInfo,
-        run: Option<Arc<data::RunData>>,
+        run: Option<Arc<RunData>>,
         rubric: Option<Arc<crate::model::Rubric>>,
     ) -> Msg {
         let annotator = self.annotator();
@@ -187,7 +188,7 @@ impl Runtime {
             annotators
                 .iter()
                 .filter(|a| **a != annotator)
-                .map(|a| (a.clone(), data::labels(&self.ws, &d.key, a)))
+                .map(|a| (a.clone(), reads::labels(&self.ws, &d.key, a)))
                 .collect()
         } else {
             BTreeMap::new()
@@ -199,7 +200,7 @@ impl Runtime {
                 None
             }
         };
-        let (labels, notes) = data::labels_and_notes(&self.ws, &d.key, &annotator);
+        let (labels, notes) = reads::labels_and_notes(&self.ws, &d.key, &annotator);
         Msg::Opened {
             dataset,
             run,

@@ -11,6 +11,7 @@ mod datasets;
 mod dispatch;
 mod export;
 mod labels;
+pub mod reads;
 mod rubrics;
 mod runs;
 mod saved_runs;

@@ -1,12 +1,12 @@
 //! The runtime's reading of saved runs for the panes: the run before the latest (to compare
 //! with), the details of the items on screen, a run joined with the labels, the items a
 //! Results filter keeps, two runs compared; and a run exported. Each streams the run's
-//! journal (`run_scan`, `data`, `export`); nothing here holds a run whole.
+//! journal (`run_scan`, `reads`, `export`); nothing here holds a run whole.
 
 use std::sync::Arc;
 
+use super::reads;
 use super::{Runtime, Topic, export, failed, misrouted};
-use crate::tui::data;
 use crate::tui::effect::Effect;
 use crate::tui::msg::Msg;
 use crate::tui::run_scan;
@@ -28,12 +28,13 @@ impl Runtime {
                 let d = &self.dataset(dataset)?;
                 Msg::EarlierRun {
                     back,
-                    run: data::earlier_run(&self.ws, &d.path, back).map(Arc::new),
+                    run: reads::earlier_run(&self.ws, &d.path, back).map(Arc::new),
                     b,
                 }
             }
             Effect::LoadRunDetails { run_id, positions } => Msg::RunDetails {
-                items: data::run_details(&runs_dir, &run_id, &positions).map_err(|e| e.to_string()),
+                items: reads::run_details(&runs_dir, &run_id, &positions)
+                    .map_err(|e| e.to_string()),
                 run_id,
                 positions,
             },

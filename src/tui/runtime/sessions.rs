@@ -162,7 +162,7 @@ pub fn start(
     let judge = judge_settings(spec.judge, spec.strategy, spec.max_cost);
     // Re-grading what changed: the cells of unchanged criteria come from the last run.
     let copied = if let (true, Some(loaded)) = (spec.changed_only, &loaded) {
-        let earlier = crate::tui::data::runs_of(ws, &d.path)
+        let earlier = super::reads::runs_of(ws, &d.path)
             .into_iter()
             .rev()
             .find(|m| m.rubric_id == loaded.rubric.id)
