@@ -72,7 +72,7 @@ impl Runtime {
             Effect::DecideArtifact { id, to, note } => self.decide_artifact(&id, to, &note),
             // The event loop hands the terminal to the editor itself (`artifact_draft`).
             Effect::EditArtifact { .. } => return None,
-            other => return misrouted(Topic::Artifacts, &other),
+            other => misrouted(Topic::Artifacts, &other),
         })
     }
 

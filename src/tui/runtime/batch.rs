@@ -41,7 +41,7 @@ impl Runtime {
                 },
             ),
             Effect::WatchBatch { dataset, run_id } => self.watch_batch(dataset, &run_id),
-            other => misrouted(Topic::Batch, &other),
+            other => Some(misrouted(Topic::Batch, &other)),
         }
     }
 

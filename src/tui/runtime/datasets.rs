@@ -67,7 +67,7 @@ impl Runtime {
                 query,
                 run,
             } => self.scan(tag, dataset, &query, run.as_ref()),
-            other => misrouted(Topic::Datasets, &other),
+            other => Some(misrouted(Topic::Datasets, &other)),
         }
     }
 

@@ -105,7 +105,7 @@ impl Runtime {
                 annotator,
                 run_id,
             } => Some(self.adopt(&self.dataset(dataset)?, &annotator, &run_id)),
-            other => misrouted(Topic::Labels, &other),
+            other => Some(misrouted(Topic::Labels, &other)),
         }
     }
 

@@ -185,9 +185,20 @@ fn failed(failure: impl std::fmt::Display) -> Msg {
     Msg::Error(failure.to_string())
 }
 
-/// The answer to an effect handed to a topic that is not its own: none. `Effect::topic`
-/// and the topics' handlers name the same variants, so this is a bug, logged.
-fn misrouted(topic: Topic, effect: &Effect) -> Option<Msg> {
-    tracing::error!("the {topic:?} runtime was handed {effect:?}, not one of its effects");
-    None
+/// The answer to an effect handed to a topic that is not its own. `Effect::topic` and the
+/// topics' handlers name the same variants (`tests.rs` hands every variant to `handle`), so
+/// this is a bug: said and logged, never silent.
+fn misrouted(topic: Topic, effect: &Effect) -> Msg {
+    let shown = format!("{effect:?}");
+    let variant = shown.split([' ', '(', '{']).next().unwrap_or_default();
+    tracing::error!("the {topic:?} runtime was handed {shown}, not one of its effects");
+    failed(format!(
+        "{MISROUTED} the {topic:?} runtime was handed {variant}; please report it"
+    ))
 }
+
+/// How a misrouted effect's message begins.
+const MISROUTED: &str = "internal error:";
+
+#[cfg(test)]
+mod tests;

@@ -65,7 +65,7 @@ impl Runtime {
             Effect::WriteDraft { path, rubric, seq } => write_draft(ws, &path, &rubric, seq),
             // The event loop hands the terminal to the editor itself (`rubric_draft`).
             Effect::EditRubric { .. } => return None,
-            other => return misrouted(Topic::Rubrics, &other),
+            other => misrouted(Topic::Rubrics, &other),
         })
     }
 

@@ -77,7 +77,7 @@ impl Runtime {
                     .err()
                     .map(|e| failed(Failure::Retry(e)))
             }
-            other => misrouted(Topic::Runs, &other),
+            other => Some(misrouted(Topic::Runs, &other)),
         }
     }
 

@@ -69,7 +69,7 @@ impl Runtime {
                 Ok(said) => Msg::Info(said),
                 Err(e) => failed(Failure::Export(e)),
             },
-            other => return misrouted(Topic::SavedRuns, &other),
+            other => misrouted(Topic::SavedRuns, &other),
         })
     }
 }
