@@ -22,7 +22,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rubricate::store::Workspace;
 use rubricate::tui::app::{Msg, PaneId};
-use rubricate::tui::effects::Runtime;
+use rubricate::tui::runtime::Runtime;
 use rubricate::tui::{build, settle};
 
 fn key(code: KeyCode) -> Msg {

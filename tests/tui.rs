@@ -7,8 +7,8 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use rubricate::store::Workspace;
 use rubricate::tui::app::{App, Effect, Msg, PaneId};
-use rubricate::tui::effects::Runtime;
 use rubricate::tui::modal::Modal;
+use rubricate::tui::runtime::Runtime;
 use rubricate::tui::{build, render_text, settle};
 
 #[path = "support/later_run.rs"]

@@ -24,7 +24,7 @@ fn demo() -> (tempfile::TempDir, PathBuf, Labels) {
     let dir = tempfile::tempdir().unwrap();
     rubricate::store::workspace::create_demo(dir.path()).unwrap();
     let ws = Workspace::at(dir.path()).unwrap();
-    let labels = rubricate::tui::data::labels(&ws, "support-answers", "alice");
+    let labels = rubricate::tui::runtime::reads::labels(&ws, "support-answers", "alice");
     assert!(!labels.is_empty(), "the demo has alice's labels");
     (dir, ws.runs_dir(), labels)
 }

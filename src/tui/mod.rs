@@ -5,13 +5,8 @@
 //! every exit path restore the terminal; logs go to a file, never to the screen.
 
 pub mod app;
-mod artifact_runtime;
 pub mod data;
 pub mod effect;
-pub mod effects;
-mod effects_batch;
-mod effects_data;
-mod effects_labels;
 mod error;
 pub mod export;
 pub mod keymap;
@@ -23,12 +18,11 @@ pub mod open_dataset;
 pub mod pane;
 pub mod panes;
 pub mod path_prompt;
-mod rubric_files;
-mod run;
 pub mod run_data;
 mod run_details;
 pub mod run_scan;
 mod run_stats;
+pub mod runtime;
 pub mod shared;
 pub mod theme;
 pub mod ui_state;
@@ -49,8 +43,8 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
 use app::{App, Msg};
-use effects::Runtime;
 use keymap::Keymap;
+use runtime::{Dispatch, Runtime};
 
 pub use error::TuiError;
 
@@ -92,7 +86,12 @@ pub fn build(ws: &Workspace) -> Result<App, TuiError> {
         .or_else(|| std::env::var("USER").ok())
         .filter(|a| crate::store::labels::check_name("annotator", a).is_ok())
         .unwrap_or_else(|| "annotator".into());
-    let mut app = App::new(ws.root.clone(), keymap, annotator, data::datasets(ws));
+    let mut app = App::new(
+        ws.root.clone(),
+        keymap,
+        annotator,
+        runtime::reads::datasets(ws),
+    );
     app.shared_mut().theme = theme;
     app.shared_mut().artifact_types = artifact_types;
     if !ws.config.untrusted.is_empty() {
@@ -207,15 +206,7 @@ async fn event_loop(
     runtime: Arc<Runtime>,
 ) -> Result<ui_state::UiState, TuiError> {
     let (tx, mut rx) = mpsc::channel::<Msg>(256);
-    if let Ok(mut slot) = runtime.tx.lock() {
-        *slot = Some(tx.clone());
-    }
-    let writes = ordered_writer(&runtime, &tx);
-    let out = Dispatch {
-        runtime: &runtime,
-        ui: &tx,
-        writes: &writes,
-    };
+    let out = Dispatch::start(&runtime, &tx);
     let mut events = EventStream::new();
     if let Ok(size) = terminal.size() {
         let effects = app.update(Msg::Resize(size.width, size.height));
@@ -388,28 +379,26 @@ pub fn render_text(app: &App, width: u16, height: u16) -> String {
 fn run_effects(
     app: &mut App,
     terminal: &mut Terminal<CrosstermBackend<Stderr>>,
-    out: &Dispatch<'_>,
+    out: &Dispatch,
     effects: Vec<app::Effect>,
 ) -> Result<(), TuiError> {
-    let runtime = out.runtime;
+    let runtime = out.runtime();
     let mut rest = Vec::new();
     for effect in effects {
         let (file, then) = match effect {
-            app::Effect::EditRubric { path } => {
-                match rubric_files::ensure_draft(&runtime.ws, &path) {
-                    Ok(draft) => (
-                        draft.clone(),
-                        app::Effect::LoadRubric {
-                            path,
-                            draft: Some(draft),
-                        },
-                    ),
-                    Err(e) => {
-                        app.shared_mut().message = Some(e.to_string());
-                        continue;
-                    }
+            app::Effect::EditRubric { path } => match runtime.rubric_draft(&path) {
+                Ok(draft) => (
+                    draft.clone(),
+                    app::Effect::LoadRubric {
+                        path,
+                        draft: Some(draft),
+                    },
+                ),
+                Err(e) => {
+                    app.shared_mut().message = Some(e.to_string());
+                    continue;
                 }
-            }
+            },
             app::Effect::EditArtifact { id } => match runtime.artifact_draft(&id) {
                 Ok(file) => (file.clone(), app::Effect::ReviseArtifact { id, file }),
                 Err(e) => {
@@ -455,85 +444,4 @@ fn edit_in_editor(
     Ok(status
         .map(|_| ())
         .map_err(|e| format!("could not start the editor `{editor}`: {e}")))
-}
-
-/// Where effects go: writes to a user's files to the one ordered writer, everything else
-/// to a blocking worker of its own.
-struct Dispatch<'a> {
-    runtime: &'a Arc<Runtime>,
-    ui: &'a mpsc::Sender<Msg>,
-    writes: &'a mpsc::UnboundedSender<app::Effect>,
-}
-
-impl Dispatch<'_> {
-    fn send(&self, effects: Vec<app::Effect>) {
-        for effect in effects {
-            self.runtime.note(&effect);
-            if effect.writes_in_order() {
-                let _ = self.writes.send(effect);
-                continue;
-            }
-            let runtime = Arc::clone(self.runtime);
-            let tx = self.ui.clone();
-            tokio::task::spawn_blocking(move || {
-                if let Some(msg) = runtime.handle(effect) {
-                    let _ = tx.blocking_send(msg);
-                }
-            });
-        }
-    }
-}
-
-/// The one writer of a user's files: effects are carried out one after another, in the
-/// order they were made, each on a blocking worker; the answers go back to the UI in the
-/// same order.
-fn ordered_writer(
-    runtime: &Arc<Runtime>,
-    ui: &mpsc::Sender<Msg>,
-) -> mpsc::UnboundedSender<app::Effect> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<app::Effect>();
-    let runtime = Arc::clone(runtime);
-    let ui = ui.clone();
-    tokio::spawn(async move {
-        while let Some(first) = rx.recv().await {
-            let mut batch = vec![first];
-            while let Ok(more) = rx.try_recv() {
-                batch.push(more);
-            }
-            for effect in superseded_drafts_dropped(batch) {
-                let runtime = Arc::clone(&runtime);
-                let answer = tokio::task::spawn_blocking(move || runtime.handle(effect)).await;
-                if let Ok(Some(msg)) = answer
-                    && ui.send(msg).await.is_err()
-                {
-                    return;
-                }
-            }
-        }
-    });
-    tx
-}
-
-/// A draft write followed in the same batch by another write of the same draft is left
-/// out: the later one holds every edit (each edit starts from the last), so rapid edits
-/// cost one write and one lint, not one each.
-fn superseded_drafts_dropped(batch: Vec<app::Effect>) -> Vec<app::Effect> {
-    let later_write = |i: usize, path: &std::path::Path| {
-        batch[i + 1..]
-            .iter()
-            .any(|e| matches!(e, app::Effect::WriteDraft { path: p, .. } if p == path))
-    };
-    let keep: Vec<bool> = batch
-        .iter()
-        .enumerate()
-        .map(|(i, e)| match e {
-            app::Effect::WriteDraft { path, .. } => !later_write(i, path),
-            _ => true,
-        })
-        .collect();
-    batch
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(e, k)| k.then_some(e))
-        .collect()
 }

@@ -7,30 +7,56 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::app::Msg;
-use super::effects::Runtime;
-use super::panes::grade::BatchShown;
+use super::sessions::{self, RunSpec};
+use super::{Runtime, Topic, failed, misrouted};
+use crate::tui::effect::Effect;
+use crate::tui::msg::Msg;
+use crate::tui::panes::grade::BatchShown;
 
 /// Seconds between steps of a watched batch run when the workspace sets none.
 const DEFAULT_POLL: f64 = 60.0;
 
+/// Why a batch effect failed, worded once for the UI.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("the batch run did not start: {0}")]
+    Start(#[source] crate::run::Error),
+}
+
 impl Runtime {
+    /// Carries out a batch effect (`Topic::Batch`).
+    pub(super) fn handle_batch(&self, effect: Effect) -> Option<Msg> {
+        match effect {
+            Effect::StartBatch {
+                dataset,
+                rubric,
+                judge,
+                strategy,
+                name,
+            } => self.start_batch(
+                dataset,
+                &RunSpec {
+                    name: name.as_deref(),
+                    ..RunSpec::chosen(rubric.as_deref(), judge.as_deref(), strategy, None)
+                },
+            ),
+            Effect::WatchBatch { dataset, run_id } => self.watch_batch(dataset, &run_id),
+            other => Some(misrouted(Topic::Batch, &other)),
+        }
+    }
+
     /// Starts a batch run of `dataset` and watches it.
-    pub(super) fn start_batch(
-        &self,
-        dataset: usize,
-        spec: &super::run::RunSpec<'_>,
-    ) -> Option<Msg> {
+    fn start_batch(&self, dataset: usize, spec: &RunSpec<'_>) -> Option<Msg> {
         let d = self.dataset(dataset)?;
-        match super::run::start_batch(&self.ws, &d, spec) {
+        match sessions::start_batch(&self.ws, &d, spec) {
             Ok(run_id) => self.watch_batch(dataset, &run_id),
-            Err(e) => Some(Msg::Error(format!("the batch run did not start: {e}"))),
+            Err(e) => Some(failed(Failure::Start(e))),
         }
     }
 
     /// Steps the batch run `run_id` now and then every poll interval until it is finished,
     /// a step fails, or the UI quits. A run already watched is only woken (asked now).
-    pub(super) fn watch_batch(&self, dataset: usize, run_id: &str) -> Option<Msg> {
+    fn watch_batch(&self, dataset: usize, run_id: &str) -> Option<Msg> {
         let wake = {
             let mut watched = self.batch_watch.lock().ok()?;
             if let Some(wake) = watched.get(run_id) {
@@ -46,7 +72,7 @@ impl Runtime {
         let poll = Duration::from_secs_f64(self.ws.config.judge.batch_poll.unwrap_or(DEFAULT_POLL));
         let tx = self.ui();
         let last = loop {
-            let result = super::run::step_batch(&self.ws, run_id)
+            let result = sessions::step_batch(&self.ws, run_id)
                 .map(|r| BatchShown::of(&r))
                 .map_err(|e| e.to_string());
             let done = result.as_ref().map_or(true, |s| s.finished || s.stuck);

@@ -1,15 +1,83 @@
-//! The Rubrics pane's work on files: read and lint a rubric (or its draft), make the draft
-//! an editor works on, save a draft as a new registry version, and diff versions.
+//! The runtime's work on rubric files for the Rubrics pane: read and lint a rubric (or its
+//! draft), make the draft an editor works on, write an edit to the draft, save a draft as a
+//! new registry version, make a new rubric, and diff versions.
 
 use std::path::{Path, PathBuf};
 
-use super::app::Msg;
-use super::panes::rubrics::RubricView;
+use super::{Runtime, Topic, failed, misrouted};
 use crate::store::registry::Registry;
 use crate::store::{FileError, Workspace};
+use crate::tui::effect::Effect;
+use crate::tui::msg::Msg;
+use crate::tui::panes::rubrics::RubricView;
+
+/// Why a rubric effect failed, worded once for the Rubrics pane.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("no new rubric: {0}")]
+    Create(FileError),
+    #[error("no criterion added: {0}")]
+    AddCriterion(FileError),
+    #[error("not saved: {0}")]
+    Save(FileError),
+    #[error("the edit was NOT written to {draft}: {error}")]
+    WriteDraft {
+        draft: String,
+        error: std::io::Error,
+    },
+}
+
+impl Runtime {
+    /// Carries out a rubric effect (`Topic::Rubrics`).
+    pub(super) fn handle_rubrics(&self, effect: Effect) -> Option<Msg> {
+        let ws = &self.ws;
+        Some(match effect {
+            Effect::NewRubric { from } => match create(ws, from.as_deref()) {
+                Ok(path) => Msg::RubricCreated(path),
+                Err(e) => failed(Failure::Create(e)),
+            },
+            Effect::AddFirstCriterion { path, seq } => {
+                let (draft, message) = match add_first_criterion(ws, &path) {
+                    Ok(draft) => (
+                        Some(draft),
+                        "a first criterion, in the draft: edit it in place (r n w …)".to_owned(),
+                    ),
+                    Err(e) => (None, Failure::AddCriterion(e).to_string()),
+                };
+                Msg::RubricLoaded {
+                    view: load(ws, &path, draft.as_deref()),
+                    message: Some(message),
+                    draft: Some(seq),
+                }
+            }
+            Effect::LoadRubric { path, draft } => Msg::RubricLoaded {
+                view: load(ws, &path, draft.as_deref()),
+                message: None,
+                draft: None,
+            },
+            Effect::SaveRubric {
+                path,
+                draft,
+                note,
+                version,
+            } => save(ws, &path, &draft, &note, &version),
+            Effect::DiffRubric { id, back } => diff(ws, &id, back),
+            Effect::WriteDraft { path, rubric, seq } => write_draft(ws, &path, &rubric, seq),
+            // The event loop hands the terminal to the editor itself (`rubric_draft`).
+            Effect::EditRubric { .. } => return None,
+            other => misrouted(Topic::Rubrics, &other),
+        })
+    }
+
+    /// The draft of the rubric file `path` for `$EDITOR`, made from the file when there is
+    /// none yet.
+    pub fn rubric_draft(&self, path: &Path) -> Result<PathBuf, FileError> {
+        ensure_draft(&self.ws, path)
+    }
+}
 
 /// Where the draft of a rubric file lives (kept until it is saved: an edit survives a crash).
-pub fn draft_path(ws: &Workspace, file: &Path) -> PathBuf {
+fn draft_path(ws: &Workspace, file: &Path) -> PathBuf {
     let name = file.file_name().map_or_else(
         || "rubric.yaml".into(),
         |n| n.to_string_lossy().into_owned(),
@@ -18,7 +86,7 @@ pub fn draft_path(ws: &Workspace, file: &Path) -> PathBuf {
 }
 
 /// The draft for `file`, made from the file when there is none yet.
-pub fn ensure_draft(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
+fn ensure_draft(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
     let draft = draft_path(ws, file);
     if !draft.exists() {
         if let Some(parent) = draft.parent() {
@@ -31,7 +99,7 @@ pub fn ensure_draft(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
 }
 
 /// Reads (the draft of) a rubric and lints it.
-pub fn load(ws: &Workspace, path: &Path, draft: Option<&Path>) -> RubricView {
+fn load(ws: &Workspace, path: &Path, draft: Option<&Path>) -> RubricView {
     let draft = draft
         .map(Path::to_path_buf)
         .or_else(|| Some(draft_path(ws, path)).filter(|d| d.exists()));
@@ -103,7 +171,7 @@ fn criterion_of(path: &str) -> Option<usize> {
 /// Saves the draft as `version` (written into it first) in the registry and over the
 /// rubric file, then drops the draft. A rubric never saved before has its file, as it was
 /// before the edits, recorded first as its own version, so the original is never lost.
-pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str) -> Msg {
+fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str) -> Msg {
     let message = (|| -> Result<String, FileError> {
         let text = std::fs::read_to_string(draft).map_err(FileError::at(draft))?;
         let text = with_version(&text, version);
@@ -141,7 +209,7 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str
     let view = load(ws, path, None);
     Msg::RubricLoaded {
         view,
-        message: Some(message.unwrap_or_else(|e| format!("not saved: {e}"))),
+        message: Some(message.unwrap_or_else(|e| Failure::Save(e).to_string())),
         draft: None,
     }
 }
@@ -149,7 +217,7 @@ pub fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str
 /// A new rubric in `rubrics/`: blank (`new-rubric.yaml`, one binary criterion) or a copy
 /// of a built-in (`<name>.yaml`, its id the file's name), `-2`, `-3` … added where the
 /// name is taken (an existing file is never replaced). Valid as it stands.
-pub fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, FileError> {
+fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, FileError> {
     let dir = ws.path("rubrics");
     std::fs::create_dir_all(&dir).map_err(FileError::at(&dir))?;
     let base = from.map_or_else(|| "new-rubric".to_owned(), |n| n.replace('_', "-"));
@@ -185,7 +253,7 @@ const FIRST_CRITERION: &str = "  - id: first\n    name: First criterion\n    req
 
 /// Writes a first criterion into the draft of a rubric that has none (`criteria: []`, or no
 /// `criteria:` at all); anything else is left for the user to fix. Returns the draft.
-pub fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
+fn add_first_criterion(ws: &Workspace, file: &Path) -> Result<PathBuf, FileError> {
     let draft = ensure_draft(ws, file)?;
     let text = std::fs::read_to_string(&draft).map_err(FileError::at(&draft))?;
     let mut out: Vec<String> = Vec::new();
@@ -255,7 +323,7 @@ fn with_top_level(text: &str, key: &str, value: &str) -> String {
 
 /// The unified diff from the version `back` places before the registry's last version of
 /// `id` to the last (the oldest one when `back` goes past it).
-pub fn diff(ws: &Workspace, id: &str, back: usize) -> Msg {
+fn diff(ws: &Workspace, id: &str, back: usize) -> Msg {
     let registry = Registry::new(&ws.root);
     let result = registry
         .versions(id)
@@ -281,7 +349,7 @@ pub fn diff(ws: &Workspace, id: &str, back: usize) -> Msg {
 
 /// Writes an edited rubric to the draft of `path` (native YAML; atomically), then reads it
 /// back and lints it. Every edit is on disk at once: nothing is lost to a crash.
-pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric, seq: u64) -> Msg {
+fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric, seq: u64) -> Msg {
     let draft = draft_path(ws, path);
     let written = crate::formats::native::rubric_to_yaml(rubric)
         .map_err(|e| std::io::Error::other(e.to_string()))
@@ -294,9 +362,13 @@ pub fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric, s
     let view = load(ws, path, Some(&draft));
     Msg::RubricLoaded {
         view,
-        message: written
-            .err()
-            .map(|e| format!("the edit was NOT written to {}: {e}", draft.display())),
+        message: written.err().map(|error| {
+            Failure::WriteDraft {
+                draft: draft.display().to_string(),
+                error,
+            }
+            .to_string()
+        }),
         draft: Some(seq),
     }
 }

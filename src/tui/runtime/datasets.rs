@@ -1,21 +1,80 @@
 //! The runtime's work on datasets for the UI, off its loop: datasets that appeared since it
-//! started, one added by path, each JSONL/CSV file's line index (built once, kept), a window
-//! of items, and a search through every item that a newer search stops.
+//! started, one added by path (and the path prompt's completion), each JSONL/CSV file's line
+//! index (built once, kept), a window of items, and a search through every item that a
+//! newer search stops.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::app::Msg;
-use super::data::{self, DatasetInfo};
-use super::effects::Runtime;
+use super::reads;
+use super::{Runtime, Topic, failed, misrouted};
 use crate::formats::dataset::index::LineIndex;
 use crate::formats::dataset::{ReadOptions, open_dataset};
+use crate::tui::data::DatasetInfo;
+use crate::tui::effect::{Effect, RunScan};
+use crate::tui::msg::Msg;
+use crate::tui::path_prompt;
+
+/// Why a dataset effect failed, worded once for the UI.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("not opened: {0}")]
+    Add(String),
+    /// A window's own words (they name the file).
+    #[error("{0}")]
+    Window(String),
+    #[error("run {run_id}: {error}")]
+    RunFilter {
+        run_id: String,
+        error: crate::run::Error,
+    },
+    #[error("{0}")]
+    Read(crate::formats::Diagnostics),
+}
 
 impl Runtime {
+    /// Carries out a dataset effect (`Topic::Datasets`).
+    pub(super) fn handle_datasets(&self, effect: Effect) -> Option<Msg> {
+        match effect {
+            Effect::FindDatasets => {
+                let fresh = self.new_datasets();
+                (!fresh.is_empty()).then_some(Msg::DatasetsFound(fresh))
+            }
+            Effect::AddDataset(typed) => Some(match self.add_dataset(&typed) {
+                Ok(info) => Msg::DatasetAdded(info),
+                Err(e) => failed(Failure::Add(e)),
+            }),
+            Effect::CompletePath(typed) => {
+                let (text, candidates) = path_prompt::complete(&typed, &self.ws.root);
+                Some(Msg::PathCompleted {
+                    typed,
+                    text,
+                    candidates,
+                })
+            }
+            Effect::LoadWindow {
+                tag,
+                dataset,
+                start,
+                count,
+            } => Some(
+                self.window(tag, dataset, start, count)
+                    .unwrap_or_else(|e| failed(Failure::Window(e))),
+            ),
+            Effect::Scan {
+                tag,
+                dataset,
+                query,
+                run,
+            } => self.scan(tag, dataset, &query, run.as_ref()),
+            other => Some(misrouted(Topic::Datasets, &other)),
+        }
+    }
+
     /// Datasets that appeared since the UI started (a file put in `datasets/`, one added
     /// with `rubricate datasets add`), appended so every known position stays the same.
-    pub(super) fn new_datasets(&self) -> Vec<DatasetInfo> {
-        let now = data::datasets(&self.ws);
+    fn new_datasets(&self) -> Vec<DatasetInfo> {
+        let now = reads::datasets(&self.ws);
         let Ok(mut known) = self.datasets.write() else {
             return Vec::new();
         };
@@ -29,8 +88,8 @@ impl Runtime {
 
     /// Registers the dataset file at a typed path (under its file name, `-2` … when that
     /// name is another file's) and lists it; a file already listed is that entry.
-    pub(super) fn add_dataset(&self, typed: &str) -> Result<DatasetInfo, String> {
-        let path = super::path_prompt::resolve(typed, &self.ws.root);
+    fn add_dataset(&self, typed: &str) -> Result<DatasetInfo, String> {
+        let path = path_prompt::resolve(typed, &self.ws.root);
         if !path.is_file() {
             return Err(format!(
                 "{}: no such file (tab completes a path; relative paths start at the workspace)",
@@ -87,7 +146,7 @@ impl Runtime {
         Ok(info)
     }
 
-    pub(super) fn index(&self, dataset: usize) -> Result<Arc<LineIndex>, String> {
+    fn index(&self, dataset: usize) -> Result<Arc<LineIndex>, String> {
         if let Some(ix) = self
             .indexes
             .lock()
@@ -106,13 +165,7 @@ impl Runtime {
         Ok(ix)
     }
 
-    pub(super) fn window(
-        &self,
-        tag: u64,
-        dataset: usize,
-        start: usize,
-        count: usize,
-    ) -> Result<Msg, String> {
+    fn window(&self, tag: u64, dataset: usize, start: usize, count: usize) -> Result<Msg, String> {
         let d = &self.dataset(dataset).ok_or("no such dataset")?;
         let file = d.path.display().to_string();
         let indexable = d
@@ -154,24 +207,23 @@ impl Runtime {
 
     /// Reads every item once: its id, and whether its submission holds `query` — and, with
     /// a filter on the run, whether the run's pass (done first, positions only) kept it.
-    pub(super) fn scan(
-        &self,
-        tag: u64,
-        dataset: usize,
-        query: &str,
-        run: Option<&super::effect::RunScan>,
-    ) -> Option<Msg> {
+    fn scan(&self, tag: u64, dataset: usize, query: &str, run: Option<&RunScan>) -> Option<Msg> {
         let d = &self.dataset(dataset)?;
         let needle = query.to_lowercase();
         let kept = match run {
-            Some(r) => match super::run_scan::filter_run(
+            Some(r) => match crate::tui::run_scan::filter_run(
                 &self.ws.runs_dir(),
                 &r.run_id,
                 &r.filter,
                 &r.labels,
             ) {
                 Ok(kept) => Some(kept),
-                Err(e) => return Some(Msg::Error(format!("run {}: {e}", r.run_id))),
+                Err(error) => {
+                    return Some(failed(Failure::RunFilter {
+                        run_id: r.run_id.clone(),
+                        error,
+                    }));
+                }
             },
             None => None,
         };
@@ -189,7 +241,7 @@ impl Runtime {
         };
         let items = match open_dataset(&d.path, ReadOptions::default()) {
             Ok(ds) => ds.items,
-            Err(e) => return Some(Msg::Error(e.to_string())),
+            Err(e) => return Some(failed(Failure::Read(e))),
         };
         let mut ids = Vec::new();
         let mut matches = Vec::new();

@@ -1,17 +1,104 @@
-//! The runtime's artifact work: the artifacts read for the Review pane, a submission
-//! evaluated (watched live on the Grade pane's grid), a revision's content file written
-//! for `$EDITOR` and saved back.
+//! The runtime's artifact work: the artifacts read for the Review pane, one made from a
+//! typed or read content, a submission evaluated (watched live on the Grade pane's grid), a
+//! reviewer's decision, a revision's content file written for `$EDITOR` and saved back.
 
-use super::app::Msg;
-use super::effects::Runtime;
+use super::{Runtime, Topic, failed, misrouted};
+use crate::store::artifacts::{Artifacts, Provenance, Status};
+use crate::tui::effect::Effect;
+use crate::tui::msg::Msg;
+use crate::tui::path_prompt;
+
+/// Why an artifact effect failed, worded once for the Review pane (whose list comes back
+/// with the words, or, for a content file, for the status line).
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("{path}: {error}")]
+    ReadContent { path: String, error: std::io::Error },
+    #[error("no artifact made: {0}")]
+    Create(String),
+    #[error("{id}: not revised ({error}); the edit is kept in {kept}")]
+    Revise {
+        id: String,
+        error: String,
+        kept: String,
+    },
+    #[error("{id}: no runtime to evaluate on")]
+    NoRuntime { id: String },
+    #[error("{id}: {error}")]
+    Review { id: String, error: String },
+    /// A decision refused: the store's own words.
+    #[error("{0}")]
+    Decide(String),
+}
 
 impl Runtime {
+    /// Carries out an artifact effect (`Topic::Artifacts`).
+    pub(super) fn handle_artifacts(&self, effect: Effect) -> Option<Msg> {
+        Some(match effect {
+            Effect::LoadArtifacts => self.artifacts(None),
+            Effect::ReadArtifactFile(typed) => {
+                let path = path_prompt::resolve(&typed, &self.ws.root);
+                match std::fs::read_to_string(&path) {
+                    Ok(text) => Msg::ArtifactContent {
+                        from: path.display().to_string(),
+                        content: crate::store::artifacts::content_of(text),
+                    },
+                    Err(error) => failed(Failure::ReadContent {
+                        path: path.display().to_string(),
+                        error,
+                    }),
+                }
+            }
+            Effect::CreateArtifact {
+                kind,
+                name,
+                content,
+                rubrics,
+            } => {
+                let store = Artifacts::new(&self.ws.root);
+                let provenance = Provenance {
+                    source: format!("user:{}", self.annotator()),
+                    kind: "human".into(),
+                    created_at: jiff::Timestamp::now().to_string(),
+                };
+                let message = match store.create(&kind, &name, content, provenance, rubrics) {
+                    Ok(a) => format!("{} made: a {kind} draft; s submits it for review", a.id),
+                    Err(e) => Failure::Create(e.to_string()).to_string(),
+                };
+                self.artifacts(Some(message))
+            }
+            Effect::ReviseArtifact { id, file } => self.revise_artifact(&id, &file),
+            Effect::SubmitArtifact { id, tag } => self.submit_artifact(&id, tag),
+            Effect::DecideArtifact { id, to, note } => self.decide_artifact(&id, to, &note),
+            // The event loop hands the terminal to the editor itself (`artifact_draft`).
+            Effect::EditArtifact { .. } => return None,
+            other => misrouted(Topic::Artifacts, &other),
+        })
+    }
+
+    /// A reviewer's decision (an artifact pending review is taken into review first).
+    fn decide_artifact(&self, id: &str, to: Status, note: &str) -> Msg {
+        let store = Artifacts::new(&self.ws.root);
+        let result = store.get(id).and_then(|mut a| {
+            if a.status == Status::PendingReview {
+                a.transition(Status::InReview, "")?;
+            }
+            a.transition(to, note)?;
+            store.save(&a)
+        });
+        let message = match result {
+            Ok(()) => format!("{id}: {}", to.as_str()),
+            Err(e) => Failure::Decide(e.to_string()).to_string(),
+        };
+        self.artifacts(Some(message))
+    }
+
     /// The file an artifact's content is edited in (`.rubricate/drafts/<id>.json|txt`),
     /// written from the content unless an unsaved edit is already there.
     pub fn artifact_draft(&self, id: &str) -> Result<std::path::PathBuf, crate::store::FileError> {
         use crate::store::FileError;
         crate::store::names::check("artifact id", id).map_err(|e| e.to_string())?;
-        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+        let store = Artifacts::new(&self.ws.root);
         let a = store.get(id).map_err(|e| e.to_string())?;
         let ext = if a.content.is_string() { "txt" } else { "json" };
         let file = self
@@ -31,11 +118,14 @@ impl Runtime {
 
     /// Saves an edited content file as the artifact's revision (the file goes once saved;
     /// kept, with the reason said, when the revision is refused).
-    pub(super) fn revise_artifact(&self, id: &str, file: &std::path::Path) -> Msg {
-        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+    fn revise_artifact(&self, id: &str, file: &std::path::Path) -> Msg {
+        let store = Artifacts::new(&self.ws.root);
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
-            Err(e) => return self.artifacts(Some(format!("{}: {e}", file.display()))),
+            Err(error) => {
+                let path = file.display().to_string();
+                return self.artifacts(Some(Failure::ReadContent { path, error }.to_string()));
+            }
         };
         let content = crate::store::artifacts::content_of(text);
         let unchanged = store.get(id).is_ok_and(|a| a.content == content);
@@ -49,10 +139,14 @@ impl Runtime {
                     a.status.as_str()
                 ),
                 Err(e) => {
-                    return self.artifacts(Some(format!(
-                        "{id}: not revised ({e}); the edit is kept in {}",
-                        file.display()
-                    )));
+                    return self.artifacts(Some(
+                        Failure::Revise {
+                            id: id.to_owned(),
+                            error: e.to_string(),
+                            kept: file.display().to_string(),
+                        }
+                        .to_string(),
+                    ));
                 }
             }
         };
@@ -62,11 +156,11 @@ impl Runtime {
 
     /// Submits an artifact: its rubrics are evaluated here (a worker thread), with the
     /// workspace's judge when one is set.
-    pub(super) fn submit_artifact(&self, id: &str, tag: u64) -> Msg {
-        let judge = super::run::judge_settings(None, None, None);
-        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+    fn submit_artifact(&self, id: &str, tag: u64) -> Msg {
+        let judge = super::sessions::judge_settings(None, None, None);
+        let store = Artifacts::new(&self.ws.root);
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
-            return self.artifacts(Some(format!("{id}: no runtime to evaluate on")));
+            return self.artifacts(Some(Failure::NoRuntime { id: id.to_owned() }.to_string()));
         };
         let watch = self.watch_review(&store, id, tag, &handle);
         let message = match handle.block_on(crate::run::review::review(
@@ -74,7 +168,11 @@ impl Runtime {
         )) {
             Ok(o) if o.incomplete => format!("{id}: the review is incomplete; it stays in review"),
             Ok(o) => format!("{id}: {}", o.artifact.status.as_str()),
-            Err(e) => format!("{id}: {e}"),
+            Err(e) => Failure::Review {
+                id: id.to_owned(),
+                error: e.to_string(),
+            }
+            .to_string(),
         };
         self.artifacts(Some(message))
     }
@@ -83,7 +181,7 @@ impl Runtime {
     /// columns every criterion among them. `None` when there is no UI to show it on.
     fn watch_review(
         &self,
-        store: &crate::store::artifacts::Artifacts,
+        store: &Artifacts,
         id: &str,
         tag: u64,
         handle: &tokio::runtime::Handle,
@@ -140,7 +238,7 @@ impl Runtime {
                 .send(Msg::GradeFinished {
                     tag,
                     summary: "review finished".into(),
-                    end: super::app::RunEnd::Finished,
+                    end: crate::tui::msg::RunEnd::Finished,
                     tokens: 0,
                     cost: 0.0,
                 })
@@ -150,8 +248,8 @@ impl Runtime {
     }
 
     /// Every artifact of the workspace (damaged files are skipped and said).
-    pub(super) fn artifacts(&self, message: Option<String>) -> Msg {
-        let store = crate::store::artifacts::Artifacts::new(&self.ws.root);
+    fn artifacts(&self, message: Option<String>) -> Msg {
+        let store = Artifacts::new(&self.ws.root);
         let mut damaged = 0;
         let artifacts = store
             .list()

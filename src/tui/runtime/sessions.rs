@@ -1,7 +1,8 @@
 //! Grading from the terminal UI: sessions of the run engine (`crate::run`), exactly the
 //! runs `grade --save` records (so `rubricate runs resume` can finish them), with their
 //! events sent to the UI tagged. Pause, cancel, continue and retry go through the engine's
-//! `Control`; this file only translates between the engine and the UI's messages.
+//! `Control`; this file only translates between the engine and the UI's messages (the
+//! effects that start them are `runs.rs`'s and `batch.rs`'s).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,13 +11,13 @@ use std::sync::atomic::AtomicBool;
 
 use tokio::sync::mpsc;
 
-use super::app::{Msg, RunEnd};
-use super::data::DatasetInfo;
 use crate::engine::judge::Strategy;
 use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::run::estimate::{Walk, estimate as walk_estimate};
 use crate::run::{self, Control, Env, JudgeSettings, NewRun, RunEvent, RunSettings, RunsHome};
 use crate::store::Workspace;
+use crate::tui::data::DatasetInfo;
+use crate::tui::msg::{Msg, RunEnd};
 
 /// Items an estimate walks before it scales up to the whole dataset.
 const ESTIMATE_SAMPLE: u64 = 2_000;
@@ -56,6 +57,25 @@ pub struct RunSpec<'a> {
     pub changed_only: bool,
     /// The run's name in the workspace (`ui` when none was typed).
     pub name: Option<&'a str>,
+}
+
+impl<'a> RunSpec<'a> {
+    /// Grading everything with what the set-up chose, under the default name.
+    pub fn chosen(
+        rubric: Option<&'a Path>,
+        judge: Option<&'a str>,
+        strategy: Option<Strategy>,
+        max_cost: Option<f64>,
+    ) -> Self {
+        RunSpec {
+            rubric,
+            judge,
+            strategy,
+            max_cost,
+            changed_only: false,
+            name: None,
+        }
+    }
 }
 
 /// How many items the dataset holds: its line index for JSONL and CSV, else the count
@@ -142,7 +162,7 @@ pub fn start(
     let judge = judge_settings(spec.judge, spec.strategy, spec.max_cost);
     // Re-grading what changed: the cells of unchanged criteria come from the last run.
     let copied = if let (true, Some(loaded)) = (spec.changed_only, &loaded) {
-        let earlier = super::data::runs_of(ws, &d.path)
+        let earlier = super::reads::runs_of(ws, &d.path)
             .into_iter()
             .rev()
             .find(|m| m.rubric_id == loaded.rubric.id)
