@@ -44,6 +44,7 @@ mod run_stats;
 pub mod theme;
 pub mod ui_state;
 pub mod view;
+pub mod widgets;
 
 use std::io::Stderr;
 use std::sync::Arc;
