@@ -278,6 +278,7 @@ impl App {
             Msg::Key(k) if k.kind == KeyEventKind::Press => self.key(k),
             Msg::Key(_) => Vec::new(),
             Msg::Mouse(m) => self.mouse(m),
+            Msg::Paste(text) => self.paste(&text),
             Msg::Tick(now) => {
                 self.now = now;
                 Vec::new()

@@ -8,7 +8,7 @@ use super::keymap::{Action, Context, Key};
 
 impl App {
     /// The one-line text being typed, if any (in the order keys reach them).
-    fn typed_text(&mut self) -> Option<&mut String> {
+    pub(super) fn typed_text(&mut self) -> Option<&mut String> {
         if let Some((_, note)) = &mut self.review.note {
             return Some(note);
         }

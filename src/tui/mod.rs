@@ -29,6 +29,7 @@ mod label;
 mod label_plan;
 pub mod msg;
 pub mod palette;
+mod paste;
 pub mod path_prompt;
 pub mod results;
 pub mod review;
@@ -50,7 +51,10 @@ use std::io::Stderr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
+    EventStream,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -153,9 +157,27 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// The UI's screen: raw mode is the caller's; then the alternate screen, the mouse, and
+/// bracketed paste (a paste arrives as one `Event::Paste`, not as keys that would run
+/// actions). `restore` undoes each.
+fn enter_screen() -> Result<(), TuiError> {
+    execute!(
+        std::io::stderr(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+    .map_err(TuiError::Terminal)
+}
+
 fn restore() {
     let _ = disable_raw_mode();
-    let _ = execute!(std::io::stderr(), LeaveAlternateScreen, DisableMouseCapture);
+    let _ = execute!(
+        std::io::stderr(),
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        DisableMouseCapture
+    );
 }
 
 /// Logs go to `<state dir>/rubricate.log` (`RUBRICATE_LOG` sets the level).
@@ -191,8 +213,7 @@ pub fn run(ws: Workspace) -> Result<(), TuiError> {
     }));
     enable_raw_mode().map_err(TuiError::Terminal)?;
     let _guard = TerminalGuard;
-    execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
-        .map_err(TuiError::Terminal)?;
+    enter_screen()?;
     let mut terminal =
         Terminal::new(CrosstermBackend::new(std::io::stderr())).map_err(TuiError::Terminal)?;
     let datasets = app.datasets.clone();
@@ -256,6 +277,7 @@ async fn event_loop(
                 Some(Ok(Event::Key(k))) => Msg::Key(k),
                 Some(Ok(Event::Mouse(m))) => Msg::Mouse(m),
                 Some(Ok(Event::Resize(w, h))) => Msg::Resize(w, h),
+                Some(Ok(Event::Paste(text))) => Msg::Paste(text),
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(TuiError::Input(e)),
                 None => return Ok(app.ui_state()),
@@ -461,8 +483,7 @@ fn edit_in_editor(
         .arg(file)
         .status();
     enable_raw_mode().map_err(TuiError::Terminal)?;
-    execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
-        .map_err(TuiError::Terminal)?;
+    enter_screen()?;
     terminal.clear().map_err(TuiError::Draw)?;
     Ok(status
         .map(|_| ())

@@ -16,6 +16,8 @@ pub enum Msg {
     Tick(std::time::Instant),
     Key(KeyEvent),
     Mouse(MouseEvent),
+    /// Text pasted into the terminal (bracketed paste), all at once.
+    Paste(String),
     Resize(u16, u16),
     /// SIGTERM or SIGHUP: quit as `q` does, once every queued write is on disk.
     Stop,
