@@ -46,12 +46,17 @@ pub struct LineInput {
     cursor: usize,
     /// The text is a suggestion: the first key that types or deletes replaces all of it.
     offered: bool,
+    /// The characters the field takes (a cost limit: digits and `.`); `None`: any.
+    accepts: Option<fn(char) -> bool>,
+    /// At most this many characters (a run name: 100).
+    max_chars: Option<usize>,
     /// Columns scrolled off the left at the last draw, kept so the view moves only when
     /// the cursor would leave it (a `Cell`: drawing takes `&self`).
     scroll: Cell<usize>,
 }
 
-/// Where the view scrolls to is not part of what the field holds.
+/// What the field holds: its text, cursor and offer (not its rules, nor where the view
+/// scrolled to).
 impl PartialEq for LineInput {
     fn eq(&self, other: &Self) -> bool {
         self.text == other.text && self.cursor == other.cursor && self.offered == other.offered
@@ -148,6 +153,20 @@ impl LineInput {
         input
     }
 
+    /// Only characters `accepts` admits are typed or pasted (the others are left out).
+    #[must_use]
+    pub fn accepting(mut self, accepts: fn(char) -> bool) -> Self {
+        self.accepts = Some(accepts);
+        self
+    }
+
+    /// At most `n` characters are typed or pasted (a paste is cut at the limit).
+    #[must_use]
+    pub fn max_chars(mut self, n: usize) -> Self {
+        self.max_chars = Some(n);
+        self
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -191,12 +210,30 @@ impl LineInput {
     /// Inserts pasted text at the cursor: line breaks inside it become spaces (the field is
     /// one line), those at either end and other control characters are dropped.
     pub fn paste(&mut self, text: &str) -> Edit {
-        let text = one_line(text);
-        if text.is_empty() {
+        self.type_in(&one_line(text))
+    }
+
+    /// Inserts what of `s` the field's rules admit (nothing admitted: the text stays, an
+    /// offer too).
+    fn type_in(&mut self, s: &str) -> Edit {
+        let held = if self.offered {
+            0
+        } else {
+            self.text.chars().count()
+        };
+        let room = self
+            .max_chars
+            .map_or(usize::MAX, |n| n.saturating_sub(held));
+        let admitted: String = s
+            .chars()
+            .filter(|c| self.accepts.is_none_or(|accepts| accepts(*c)))
+            .take(room)
+            .collect();
+        if admitted.is_empty() {
             return Edit::Moved;
         }
         self.take_offer();
-        self.insert(&text);
+        self.insert(&admitted);
         Edit::Changed
     }
 
@@ -204,11 +241,7 @@ impl LineInput {
         match op {
             Op::Submit => Edit::Submit,
             Op::Cancel => Edit::Cancel,
-            Op::Insert(c) => {
-                self.take_offer();
-                self.insert(c.encode_utf8(&mut [0; 4]));
-                Edit::Changed
-            }
+            Op::Insert(c) => self.type_in(c.encode_utf8(&mut [0; 4])),
             Op::Move(reach) => {
                 self.offered = false;
                 self.cursor = self.reach(reach);

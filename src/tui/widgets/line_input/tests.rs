@@ -419,3 +419,28 @@ fn render_draws_the_field_and_puts_the_terminal_cursor_in_it() {
         Some(Position::new(5, 1))
     );
 }
+
+#[test]
+fn a_field_takes_only_the_characters_its_rules_admit_typed_or_pasted() {
+    // A cost limit: digits and a point.
+    let mut cost = LineInput::new("").accepting(|c| c.is_ascii_digit() || c == '.');
+    typed(&mut cost, "1");
+    assert_eq!(cost.handle_key(&key(KeyCode::Char('$'))), Edit::Moved);
+    assert_eq!(cost.paste("2 dollars.5\n"), Edit::Changed);
+    assert_eq!(at(&cost), "12.5|");
+    assert_eq!(cost.paste("abc"), Edit::Moved);
+    // A run name: at most five characters here; a paste is cut at the limit.
+    let mut name = LineInput::new("ab").max_chars(5);
+    name.handle_key(&key(KeyCode::Home));
+    assert_eq!(name.paste("xyzw"), Edit::Changed);
+    assert_eq!(at(&name), "xyz|ab");
+    assert_eq!(name.handle_key(&key(KeyCode::Char('q'))), Edit::Moved);
+    assert_eq!(name.text(), "xyzab");
+    // An offered text leaves room for what replaces it, and stays if nothing is admitted.
+    let mut offered = LineInput::offered("12345").max_chars(5);
+    typed(&mut offered, "9");
+    assert_eq!(at(&offered), "9|");
+    let mut offered = LineInput::offered("5").accepting(|c| c.is_ascii_digit());
+    assert_eq!(offered.handle_key(&key(KeyCode::Char('x'))), Edit::Moved);
+    assert!(offered.is_offered());
+}
