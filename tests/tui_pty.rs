@@ -5,7 +5,8 @@
 //! line kept in view at 80×24; quit while labels are being written; a levels criterion's κ
 //! in Results equal to `rubricate metrics`; thirty items labelled in a row and a
 //! half-labelled one gone back to, with no label replaced; SIGTERM and SIGHUP quitting as `q`
-//! does, and a terminal closing unseen (SIGHUP blocked) ending the UI. Skipped where tmux is missing, except under `CI=true`.
+//! does, and a terminal closing unseen (SIGHUP blocked) ending the UI; a bracketed paste into
+//! the Datasets search. Skipped where tmux is missing, except under `CI=true`.
 #![cfg(feature = "tui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -30,12 +31,17 @@ fn demo(name: &str, home: &Path, width: u16, height: u16) -> Tmux {
     Tmux::start(name, Path::new("/"), width, height, &command)
 }
 
-/// From the first screen to the first item in Label, once its rubric is read (a key
-/// before that says so and labels nothing).
-fn open_label(t: &Tmux) {
+/// From the first screen into the demo dataset, once its first item shows.
+fn open_dataset(t: &Tmux) {
     t.wait_for("support-answers");
     t.keys(&["Enter"]);
     t.wait_for("q01");
+}
+
+/// From the first screen to the first item in Label, once its rubric is read (a key
+/// before that says so and labels nothing).
+fn open_label(t: &Tmux) {
+    open_dataset(t);
     t.keys(&["L"]);
     label_shown(t, "q01 (1 of 50)");
 }
@@ -114,9 +120,7 @@ fn a_new_item_starts_at_its_first_unanswered_criterion_and_the_focus_stays_in_vi
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let t = demo("cursor", &home, 80, 24);
-    t.wait_for("support-answers");
-    t.keys(&["Enter"]);
-    t.wait_for("q01");
+    open_dataset(&t);
     // q33 is the first item nobody labelled.
     for _ in 0..32 {
         t.keys(&["Down"]);
@@ -293,9 +297,7 @@ fn rubricate_log_goes_to_the_log_file_never_onto_the_screen() {
         ("NO_COLOR", "1".into()),
     ]);
     let t = Tmux::start("log", Path::new("/"), 80, 24, &command);
-    t.wait_for("support-answers");
-    t.keys(&["Enter"]);
-    t.wait_for("q01");
+    open_dataset(&t);
     let screen = t.screen();
     assert!(
         !screen.contains("INFO") && !screen.contains("DEBUG"),
@@ -385,9 +387,7 @@ fn sigterm_and_sighup_quit_as_q_does_with_every_label_on_disk() {
         ]);
         let t = Tmux::start(&format!("stop-{signal}"), Path::new("/"), 80, 24, &command);
         if round == 0 {
-            t.wait_for("support-answers");
-            t.keys(&["Enter"]);
-            t.wait_for("q01");
+            open_dataset(&t);
             t.keys(&["L"]);
         }
         label_shown(&t, "(1 of 50)");
@@ -449,4 +449,31 @@ fn a_terminal_that_closes_unseen_ends_the_ui() {
             || std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .is_ok_and(|s| s.contains(") Z "))
     });
+}
+
+#[test]
+fn a_paste_into_the_datasets_search_is_one_line_of_text_and_finds_its_matches() {
+    if !Tmux::required() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let t = demo("paste", &home, 80, 24);
+    open_dataset(&t);
+    t.keys(&["/"]);
+    t.wait_for("(enter keeps, esc clears)");
+    // A line break inside and one at the end, as a copied line has. Pasted as keys, the
+    // first would end the search; a bracketed paste is text, made one line.
+    t.paste("example.com/reset\nSorry\n");
+    t.wait_for("/example.com/reset Sorry▏ (enter keeps, esc clears)");
+    t.wait_for("— 0 of 50 items");
+    // Six backspaces leave the address alone: its ten matches.
+    t.keys(&["BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace"]);
+    t.wait_for("/example.com/reset▏");
+    t.wait_for("10 of 50 items");
+    let screen = t.screen();
+    for id in ["q02", "q12", "q27", "q40"] {
+        assert!(screen.contains(id), "{id} is a match:\n{screen}");
+    }
+    assert!(!screen.contains("q01 "), "q01 is not a match:\n{screen}");
 }

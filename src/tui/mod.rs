@@ -27,12 +27,16 @@ pub mod shared;
 pub mod theme;
 pub mod ui_state;
 pub mod view;
+pub mod widgets;
 
 use std::io::Stderr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
+    EventStream,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -142,9 +146,27 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// The UI's screen: raw mode is the caller's; then the alternate screen, the mouse, and
+/// bracketed paste (a paste arrives as one `Event::Paste`, not as keys that would run
+/// actions). `restore` undoes each.
+fn enter_screen() -> Result<(), TuiError> {
+    execute!(
+        std::io::stderr(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+    .map_err(TuiError::Terminal)
+}
+
 fn restore() {
     let _ = disable_raw_mode();
-    let _ = execute!(std::io::stderr(), LeaveAlternateScreen, DisableMouseCapture);
+    let _ = execute!(
+        std::io::stderr(),
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        DisableMouseCapture
+    );
 }
 
 /// Logs go to `<state dir>/rubricate.log` (`RUBRICATE_LOG` sets the level).
@@ -180,8 +202,7 @@ pub fn run(ws: Workspace) -> Result<(), TuiError> {
     }));
     enable_raw_mode().map_err(TuiError::Terminal)?;
     let _guard = TerminalGuard;
-    execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
-        .map_err(TuiError::Terminal)?;
+    enter_screen()?;
     let mut terminal =
         Terminal::new(CrosstermBackend::new(std::io::stderr())).map_err(TuiError::Terminal)?;
     let datasets = app.shared().datasets.clone();
@@ -235,6 +256,7 @@ async fn event_loop(
                 Some(Ok(Event::Key(k))) => Msg::Key(k),
                 Some(Ok(Event::Mouse(m))) => Msg::Mouse(m),
                 Some(Ok(Event::Resize(w, h))) => Msg::Resize(w, h),
+                Some(Ok(Event::Paste(text))) => Msg::Paste(text),
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(TuiError::Input(e)),
                 None => return Ok(app.ui_state()),
@@ -438,8 +460,7 @@ fn edit_in_editor(
         .arg(file)
         .status();
     enable_raw_mode().map_err(TuiError::Terminal)?;
-    execute!(std::io::stderr(), EnterAlternateScreen, EnableMouseCapture)
-        .map_err(TuiError::Terminal)?;
+    enter_screen()?;
     terminal.clear().map_err(TuiError::Draw)?;
     Ok(status
         .map(|_| ())

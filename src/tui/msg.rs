@@ -15,9 +15,9 @@ pub enum Msg {
     /// The time now: sent before every batch of messages, so `update` reads no clock.
     Tick(std::time::Instant),
     Key(KeyEvent),
-    /// Text pasted into the terminal (bracketed paste).
-    Paste(String),
     Mouse(MouseEvent),
+    /// Text pasted into the terminal (bracketed paste), all at once.
+    Paste(String),
     Resize(u16, u16),
     /// SIGTERM or SIGHUP: quit as `q` does, once every queued write is on disk.
     Stop,

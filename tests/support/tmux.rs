@@ -116,6 +116,21 @@ impl Tmux {
         self.send(&["send-keys", "-l", "-t", &self.session, text]);
     }
 
+    /// Pastes `text` as a terminal does: as one bracketed paste when the program asked
+    /// for bracketed paste, else as typed characters (a line break then reads as Enter).
+    pub fn paste(&self, text: &str) {
+        self.send(&["set-buffer", "-b", "test-paste", "--", text]);
+        self.send(&[
+            "paste-buffer",
+            "-p",
+            "-d",
+            "-b",
+            "test-paste",
+            "-t",
+            &self.session,
+        ]);
+    }
+
     fn send(&self, args: &[&str]) {
         let ok = Command::new("tmux")
             .args(["-L", &self.socket])
