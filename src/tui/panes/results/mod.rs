@@ -5,6 +5,7 @@
 mod calibrate;
 pub mod view;
 mod view_calibrate;
+mod view_compare;
 mod view_items;
 
 use ratatui::Frame;
