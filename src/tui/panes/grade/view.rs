@@ -23,7 +23,38 @@ pub fn draw(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     }
 }
 
+/// The set-up: the dataset, the judge, strategy, cost limit, run name and call mode, the
+/// rubric to choose, an unfinished run to continue, the estimate and a large run's
+/// confirmation.
 fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
+    let mut lines = settings_lines(pane, sh);
+    lines.extend(rubric_choices(pane, sh));
+    lines.extend(unfinished_run_lines(pane, sh));
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(match (&pane.estimating, &pane.estimate) {
+        (Some(0), _) => "estimating… (q still quits)".to_owned(),
+        (Some(n), _) => format!("estimating… {n} items walked (q still quits)"),
+        (None, Some(e)) => format!("estimate: {e}"),
+        (None, None) => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: grade all · u: only what changed since the last run of this rubric".into(),
+    }));
+    if let Some(c) = &pane.confirm {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("This run is large: {}. Start it? y yes · n no", c.text),
+            sh.theme.disagree,
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::new().borders(Borders::ALL).title(" Grade ")),
+        area,
+    );
+}
+
+/// The set-up's settings, one a line with the key that changes it (a field being typed
+/// shows its text and cursor): dataset, judge, strategy, cost limit, run name, calls.
+fn settings_lines(pane: &GradePane, sh: &Shared) -> Vec<Line<'static>> {
     let dataset = sh
         .browse
         .as_ref()
@@ -32,7 +63,7 @@ fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
             || "— open one in the Datasets pane".into(),
             |d| d.name.clone(),
         );
-    let mut lines = vec![
+    vec![
         Line::styled(format!("dataset  {dataset}"), sh.theme.header),
         Line::raw(match &pane.judge_input {
             Some(t) => format!("judge    {t}▏ (enter keeps, esc drops)"),
@@ -68,8 +99,12 @@ fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
             "calls    live  (b for the providers' batch engines: about half the price)"
         }),
         Line::raw(""),
-        Line::styled("rubric (↑/↓ to choose):", sh.theme.header),
-    ];
+    ]
+}
+
+/// The rubrics to grade with, the chosen one highlighted, and last each item's own.
+fn rubric_choices(pane: &GradePane, sh: &Shared) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::styled("rubric (↑/↓ to choose):", sh.theme.header)];
     if sh.rubric_files.is_empty() {
         lines.push(Line::raw("  no rubric files in rubrics/"));
     }
@@ -88,8 +123,13 @@ fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         };
         lines.push(Line::styled(format!("  {name}"), style));
     }
+    lines
+}
+
+/// The latest run when it is not finished: in provider batches (with what they last
+/// said) or unfinished, and the key that continues it. Empty when there is none.
+fn unfinished_run_lines(pane: &GradePane, sh: &Shared) -> Vec<Line<'static>> {
     if let Some(id) = pane.unfinished_batch_run(sh) {
-        lines.push(Line::raw(""));
         let said = pane
             .batch_status
             .as_ref()
@@ -108,51 +148,50 @@ fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
                     Err(e) => format!("the last ask failed: {e}"),
                 },
             );
-        lines.push(Line::styled(
-            format!("the latest run {id} is in provider batches: {said} · c asks now"),
-            sh.theme.disagree,
-        ));
+        vec![
+            Line::raw(""),
+            Line::styled(
+                format!("the latest run {id} is in provider batches: {said} · c asks now"),
+                sh.theme.disagree,
+            ),
+        ]
     } else if let Some(r) = sh
         .browse
         .as_ref()
         .and_then(|b| b.run.as_ref())
         .filter(|r| r.manifest.finished_at.is_none())
     {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            format!(
-                "the latest run {} is unfinished: c continues it",
-                r.manifest.id
+        vec![
+            Line::raw(""),
+            Line::styled(
+                format!(
+                    "the latest run {} is unfinished: c continues it",
+                    r.manifest.id
+                ),
+                sh.theme.disagree,
             ),
-            sh.theme.disagree,
-        ));
+        ]
+    } else {
+        Vec::new()
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::raw(match (&pane.estimating, &pane.estimate) {
-        (Some(0), _) => "estimating… (q still quits)".to_owned(),
-        (Some(n), _) => format!("estimating… {n} items walked (q still quits)"),
-        (None, Some(e)) => format!("estimate: {e}"),
-        (None, None) => "e: dry-run estimate (calls, tokens, cost; nothing is sent) · enter: grade all · u: only what changed since the last run of this rubric".into(),
-    }));
-    if let Some(c) = &pane.confirm {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            format!("This run is large: {}. Start it? y yes · n no", c.text),
-            sh.theme.disagree,
-        ));
-    }
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::new().borders(Borders::ALL).title(" Grade ")),
-        area,
-    );
 }
 
+/// The live run: its numbers and throughput sparkline on top, the items × criteria grid
+/// below beside the selected cell.
 fn grid(sh: &Shared, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
     let [header, body] = Layout::vertical([Constraint::Length(3), Constraint::Min(3)]).areas(area);
+    run_header(sh, run, f, header);
+    let [table, side] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body);
+    cell_table(sh, run, f, table);
+    cell_detail(sh, run, f, side);
+}
+
+/// The run's header: its state, progress, throughput, tokens, cost, errors and ETA,
+/// beside a sparkline of cells per second.
+fn run_header(sh: &Shared, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
     let [numbers, spark] =
-        Layout::horizontal([Constraint::Min(40), Constraint::Length(30)]).areas(header);
+        Layout::horizontal([Constraint::Min(40), Constraint::Length(30)]).areas(area);
     let total = run
         .items_total
         .map_or_else(|| "?".into(), |t| t.to_string());
@@ -201,8 +240,12 @@ fn grid(sh: &Shared, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
             .block(Block::new().borders(Borders::ALL).title(" cells/s ")),
         spark,
     );
-    let [table, side] =
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body);
+}
+
+/// The grid: a row per item (the rows in view, the selected one always among them), a
+/// column per criterion (as many as fit, the selected one among them), each cell a
+/// symbol coloured by its verdict.
+fn cell_table(sh: &Shared, run: &GridRun, f: &mut Frame<'_>, table: Rect) {
     let height = usize::from(table.height.saturating_sub(3));
     let width = usize::from(table.width.saturating_sub(2));
     let id_width = 14usize;
@@ -265,6 +308,11 @@ fn grid(sh: &Shared, run: &GridRun, f: &mut Frame<'_>, area: Rect) {
         ),
         table,
     );
+}
+
+/// The selected cell: queued, the judge's text as it streams, the verdict and reason, or
+/// the failure and how to retry it.
+fn cell_detail(sh: &Shared, run: &GridRun, f: &mut Frame<'_>, side: Rect) {
     let (r, c) = run.cursor;
     let cell = run
         .rows

@@ -8,8 +8,8 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::{LabelPane, choice_keys};
-use crate::model::Kind;
-use crate::tui::open_dataset::{file_verdicts, label_text};
+use crate::model::{Criterion, Item, Kind};
+use crate::tui::open_dataset::{Browse, file_verdicts, label_text};
 use crate::tui::shared::Shared;
 
 pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
@@ -30,6 +30,13 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     };
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+    submission(b, item, f, left);
+    criteria_panel(pane, sh, b, item, f, right);
+}
+
+/// The left panel: the item's prompt (in italics) and submission, titled with its id and
+/// its place in the list.
+fn submission(b: &Browse, item: &Item, f: &mut Frame<'_>, area: Rect) {
     let mut text = Vec::new();
     if let Some(p) = &item.prompt {
         text.push(Line::styled(
@@ -48,8 +55,20 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
                 b.cursor + 1
             )),
         ),
-        left,
+        area,
     );
+}
+
+/// The right panel: every criterion with your label, the judge's and the file's, the
+/// sitting's figures below, titled with the rubric and scrolled to the focused criterion.
+fn criteria_panel(
+    pane: &LabelPane,
+    sh: &Shared,
+    b: &Browse,
+    item: &Item,
+    f: &mut Frame<'_>,
+    area: Rect,
+) {
     let criteria = sh.label_criteria();
     // What the dataset file says (its ground truth), beside your label and the judge's.
     let file = sh
@@ -65,6 +84,7 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     let labelled_all = criteria
         .iter()
         .all(|c| sh.labels.contains_key(&(item.id.clone(), c.id.clone())));
+    let reveal = !pane.blind || labelled_all;
     let mut lines = Vec::new();
     if criteria.is_empty() {
         lines.push(Line::raw(if b.opened {
@@ -76,22 +96,77 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     // The first line of the focused criterion, kept in view.
     let mut focus = 0usize;
     for (i, c) in criteria.iter().enumerate() {
-        let human = sh
-            .labels
-            .get(&(item.id.clone(), c.id.clone()))
-            .map(label_text);
+        if i == pane.criterion {
+            focus = lines.len();
+        }
         let judge = result
             .and_then(|d| d.cell(&c.id))
             .and_then(|x| x.verdict.as_ref())
             .map(ToString::to_string);
-        let reveal = !pane.blind || labelled_all;
-        let disagree = reveal && human.is_some() && judge.is_some() && human != judge;
-        let marker = if i == pane.criterion { "▶" } else { " " };
-        let mut style = Style::new();
-        if i == pane.criterion {
-            style = style.add_modifier(Modifier::BOLD);
-        }
-        lines.push(Line::styled(
+        let answers = Answers {
+            judge,
+            file: file.get(i).cloned().flatten(),
+            reveal,
+        };
+        lines.extend(criterion_lines(sh, item, c, i == pane.criterion, answers));
+    }
+    lines.extend(footer_lines(pane, sh, item, &criteria));
+    let scroll = scroll_to(&lines, focus, area);
+    let mut block = Block::new()
+        .borders(Borders::ALL)
+        .title(format!(" {} ", rubric_title(sh)));
+    // The focused criterion's stop rule stays in sight however far the list scrolls.
+    if let Some(short) = criteria
+        .get(pane.criterion)
+        .and_then(|c| stop_rule_short(sh, &c.id))
+    {
+        block = block.title_bottom(Line::styled(short, sh.theme.muted));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .block(block),
+        area,
+    );
+}
+
+/// The other answers shown beside yours for one criterion.
+struct Answers {
+    /// The judge's verdict, if the run has one.
+    judge: Option<String>,
+    /// The dataset file's verdict (its ground truth), if it has one.
+    file: Option<String>,
+    /// Whether the judge's and the file's answers are shown (blind mode hides them until
+    /// the item is labelled).
+    reveal: bool,
+}
+
+/// One criterion's lines: its name and kind, its requirement, the answer keys when it has
+/// focus, your label beside the judge's and the file's, the annotators' labels when
+/// adjudicating, and your note.
+fn criterion_lines(
+    sh: &Shared,
+    item: &Item,
+    c: &Criterion,
+    focused: bool,
+    answers: Answers,
+) -> Vec<Line<'static>> {
+    let key = (item.id.clone(), c.id.clone());
+    let human = sh.labels.get(&key).map(label_text);
+    let Answers {
+        judge,
+        file,
+        reveal,
+    } = answers;
+    let disagree = reveal && human.is_some() && judge.is_some() && human != judge;
+    let marker = if focused { "▶" } else { " " };
+    let mut style = Style::new();
+    if focused {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    let mut lines = vec![
+        Line::styled(
             format!(
                 "{marker} {} ({})",
                 c.name,
@@ -102,84 +177,97 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
                 }
             ),
             style,
-        ));
-        lines.push(Line::raw(format!("    {}", c.requirement)));
-        if i == pane.criterion {
-            focus = lines.len().saturating_sub(2);
-            // Every answer with the key that gives it, as `verdict_for` reads keys.
-            let keys = choice_keys(c);
-            let choices = match &c.kind {
-                Kind::Binary => "m MET · u UNMET · c can't tell".to_owned(),
-                Kind::Scale(s) if keys.is_empty() => format!(
-                    "{} to {}: no key for every point; use the CLI (rubricate labels set)",
-                    s.min, s.max
-                ),
-                _ => keys
-                    .iter()
-                    .map(|(key, _, shown)| format!("{key} {shown}"))
-                    .chain(std::iter::once("c can't tell".to_owned()))
-                    .collect::<Vec<_>>()
-                    .join(" · "),
-            };
-            lines.push(Line::raw(format!("    keys: {choices}")));
-        }
-        let judge_text = match (&judge, reveal) {
-            (Some(j), true) => j.clone(),
-            (Some(_), false) => "hidden".into(),
-            (None, _) => "—".into(),
-        };
-        let flag = if disagree { "  ≠ DISAGREE" } else { "" };
-        let note = sh.notes.get(&(item.id.clone(), c.id.clone()));
-        // Hidden with the judge's in blind mode: it is an answer too.
-        let file_text = match (file.get(i).cloned().flatten(), reveal) {
-            (Some(v), true) => format!(" · file: {v}"),
-            (Some(_), false) => " · file: hidden".into(),
-            (None, _) => String::new(),
-        };
-        lines.push(Line::styled(
-            format!(
-                "    you: {} · judge: {judge_text}{file_text}{flag}",
-                human.unwrap_or_else(|| "—".into())
-            ),
-            if disagree {
-                sh.theme.disagree
-            } else {
-                Style::new()
-            },
-        ));
-        if sh.adjudicating() {
-            // Each annotator's label, for the adjudicated one to settle.
-            let said: Vec<(&String, String)> = sh
-                .peers
-                .iter()
-                .filter_map(|(who, labels)| {
-                    labels
-                        .get(&(item.id.clone(), c.id.clone()))
-                        .map(|v| (who, label_text(v)))
-                })
-                .collect();
-            let differ = said.windows(2).any(|w| w[0].1 != w[1].1);
-            let text = if said.is_empty() {
-                "no annotator labelled it".to_owned()
-            } else {
-                said.iter()
-                    .map(|(who, v)| format!("{who}: {v}"))
-                    .collect::<Vec<_>>()
-                    .join(" · ")
-            };
-            lines.push(Line::styled(
-                format!("    {text}{}", if differ { "  ≠ DIFFER" } else { "" }),
-                if differ {
-                    sh.theme.disagree
-                } else {
-                    sh.theme.muted
-                },
-            ));
-        }
-        if let Some(n) = note {
-            lines.push(Line::styled(format!("    note: {n}"), sh.theme.muted));
-        }
+        ),
+        Line::raw(format!("    {}", c.requirement)),
+    ];
+    if focused {
+        lines.push(Line::raw(format!("    keys: {}", choices(c))));
     }
+    let judge_text = match (&judge, reveal) {
+        (Some(j), true) => j.clone(),
+        (Some(_), false) => "hidden".into(),
+        (None, _) => "—".into(),
+    };
+    let flag = if disagree { "  ≠ DISAGREE" } else { "" };
+    // Hidden with the judge's in blind mode: it is an answer too.
+    let file_text = match (file, reveal) {
+        (Some(v), true) => format!(" · file: {v}"),
+        (Some(_), false) => " · file: hidden".into(),
+        (None, _) => String::new(),
+    };
+    lines.push(Line::styled(
+        format!(
+            "    you: {} · judge: {judge_text}{file_text}{flag}",
+            human.unwrap_or_else(|| "—".into())
+        ),
+        if disagree {
+            sh.theme.disagree
+        } else {
+            Style::new()
+        },
+    ));
+    if sh.adjudicating() {
+        lines.push(peers_line(sh, &key));
+    }
+    if let Some(n) = sh.notes.get(&key) {
+        lines.push(Line::styled(format!("    note: {n}"), sh.theme.muted));
+    }
+    lines
+}
+
+/// Every answer with the key that gives it, as `verdict_for` reads keys.
+fn choices(c: &Criterion) -> String {
+    let keys = choice_keys(c);
+    match &c.kind {
+        Kind::Binary => "m MET · u UNMET · c can't tell".to_owned(),
+        Kind::Scale(s) if keys.is_empty() => format!(
+            "{} to {}: no key for every point; use the CLI (rubricate labels set)",
+            s.min, s.max
+        ),
+        _ => keys
+            .iter()
+            .map(|(key, _, shown)| format!("{key} {shown}"))
+            .chain(std::iter::once("c can't tell".to_owned()))
+            .collect::<Vec<_>>()
+            .join(" · "),
+    }
+}
+
+/// Each annotator's label on one (item, criterion), for the adjudicated one to settle,
+/// marked when they differ.
+fn peers_line(sh: &Shared, key: &(String, String)) -> Line<'static> {
+    let said: Vec<(&String, String)> = sh
+        .peers
+        .iter()
+        .filter_map(|(who, labels)| labels.get(key).map(|v| (who, label_text(v))))
+        .collect();
+    let differ = said.windows(2).any(|w| w[0].1 != w[1].1);
+    let text = if said.is_empty() {
+        "no annotator labelled it".to_owned()
+    } else {
+        said.iter()
+            .map(|(who, v)| format!("{who}: {v}"))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    Line::styled(
+        format!("    {text}{}", if differ { "  ≠ DIFFER" } else { "" }),
+        if differ {
+            sh.theme.disagree
+        } else {
+            sh.theme.muted
+        },
+    )
+}
+
+/// The lines under the criteria: the annotator, the sitting's count and rate, the queue,
+/// the focused criterion's stop rule and, in the where-it-matters queue, why this item.
+fn footer_lines(
+    pane: &LabelPane,
+    sh: &Shared,
+    item: &Item,
+    criteria: &[Criterion],
+) -> Vec<Line<'static>> {
     let minutes = pane
         .started
         .map_or(0.0, |t| sh.now.duration_since(t).as_secs_f64() / 60.0);
@@ -189,19 +277,21 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     } else {
         0.0
     };
-    lines.push(Line::raw(""));
-    lines.push(Line::raw(format!(
-        "annotator {} · this sitting {} labelled ({rate:.1}/min) · queue: {}{}{}",
-        sh.annotator,
-        pane.sitting,
-        pane.queue.name(),
-        if pane.blind { " · blind" } else { "" },
-        if pane.pending.is_empty() {
-            ""
-        } else {
-            " · saving…"
-        }
-    )));
+    let mut lines = vec![
+        Line::raw(""),
+        Line::raw(format!(
+            "annotator {} · this sitting {} labelled ({rate:.1}/min) · queue: {}{}{}",
+            sh.annotator,
+            pane.sitting,
+            pane.queue.name(),
+            if pane.blind { " · blind" } else { "" },
+            if pane.pending.is_empty() {
+                ""
+            } else {
+                " · saving…"
+            }
+        )),
+    ];
     if let Some(c) = criteria.get(pane.criterion) {
         lines.push(Line::styled(
             format!("{}: {}", c.id, sh.stop_rule_text(&c.id)),
@@ -219,32 +309,19 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
             sh.theme.muted,
         ));
     }
+    lines
+}
+
+/// The right panel's title: the rubric labelled with, and whether you are adjudicating.
+fn rubric_title(sh: &Shared) -> String {
     let rubric = sh
         .labelling_rubric()
         .map_or_else(|| "no rubric".into(), |r| format!("{}@{}", r.id, r.version));
-    let rubric = if sh.adjudicating() {
+    if sh.adjudicating() {
         format!("adjudicating · {rubric}")
     } else {
         rubric
-    };
-    let scroll = scroll_to(&lines, focus, right);
-    let mut block = Block::new()
-        .borders(Borders::ALL)
-        .title(format!(" {rubric} "));
-    // The focused criterion's stop rule stays in sight however far the list scrolls.
-    if let Some(short) = criteria
-        .get(pane.criterion)
-        .and_then(|c| stop_rule_short(sh, &c.id))
-    {
-        block = block.title_bottom(Line::styled(short, sh.theme.muted));
     }
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0))
-            .block(block),
-        right,
-    );
 }
 
 /// How many rows to scroll so that the focused criterion (from line `focus`, its header,

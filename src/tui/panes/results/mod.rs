@@ -6,6 +6,7 @@ mod calibrate;
 mod update;
 pub mod view;
 mod view_calibrate;
+mod view_compare;
 mod view_items;
 
 pub use calibrate::CalibrateView;

@@ -18,174 +18,18 @@ use std::fmt::Write as _;
 
 /// A run's per-criterion figures, as they were worked out when its join with the labels
 /// came back.
-fn stats(sh: &Shared, run: &RunData) -> std::sync::Arc<RunStats> {
+pub(super) fn stats(sh: &Shared, run: &RunData) -> std::sync::Arc<RunStats> {
     sh.stats.stats(run, &sh.labels)
 }
 
 /// κ of a criterion (quadratic-weighted for ordered kinds), where it is defined.
-fn kappa(report: &MetricsReport, i: usize) -> Option<f64> {
+pub(super) fn kappa(report: &MetricsReport, i: usize) -> Option<f64> {
     report.criteria.get(i)?.kappa()
 }
 
-/// Two runs side by side: per criterion the full-marks rate and agreement with the labels
-/// in each, and how many verdicts changed; then the items whose score changed most,
-/// regressions (passed in A, not in B) first.
-fn compare(
-    pane: &ResultsPane,
-    sh: &Shared,
-    a: &RunData,
-    b: &RunData,
-    f: &mut Frame<'_>,
-    area: Rect,
-) {
-    // Runs of different rubrics share only some criteria, and their scores mean different
-    // things: only the shared criteria are compared, and no item is called a regression.
-    let same_rubric = a.manifest.rubric_id == b.manifest.rubric_id;
-    let shared: Vec<(usize, &crate::model::Criterion)> = b
-        .rubric
-        .criteria
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| a.rubric.criteria.iter().any(|x| x.id == c.id))
-        .collect();
-    let mut head = vec![
-        Line::raw(format!(
-            "A = {} ({}, {} back{})",
-            a.manifest.id,
-            a.manifest.rubric_label(),
-            pane.compare_back,
-            state_note(&a.manifest)
-        )),
-        Line::raw(format!(
-            "B = {} ({}, {}{})",
-            b.manifest.id,
-            b.manifest.rubric_label(),
-            if pane.compare_b.is_some() {
-                format!("{} back", pane.compare_b_back)
-            } else {
-                "the latest".to_owned()
-            },
-            state_note(&b.manifest)
-        )),
-    ];
-    if !same_rubric {
-        head.push(Line::styled(
-            format!(
-                "different rubrics: only the {} criteria both have are compared; item scores are not",
-                shared.len()
-            ),
-            sh.theme.disagree,
-        ));
-    }
-    let [top, table, items] = Layout::vertical([
-        Constraint::Length(u16::try_from(head.len() + 2).unwrap_or(4)),
-        Constraint::Min(5),
-        Constraint::Min(5),
-    ])
-    .areas(area);
-    f.render_widget(
-        Paragraph::new(head).block(
-            Block::new()
-                .borders(Borders::ALL)
-                .title(" Compare (A: [ older · ] newer · B: { older · } newer · c off) "),
-        ),
-        top,
-    );
-    let (sa, sb) = (stats(sh, a), stats(sh, b));
-    let (ra, rb) = (&sa.report, &sb.report);
-    let comparison = pane.shown_comparison(sh);
-    let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
-    let mut lines = vec![Line::styled(
-        format!(
-            "{:<22} {:>7} {:>7} {:>7} {:>6} {:>6} {:>8}",
-            "CRITERION", "A FULL", "B FULL", "Δ", "κ A", "κ B", "CHANGED"
-        ),
-        sh.theme.header,
-    )];
-    for &(i, c) in &shared {
-        let ia = a.rubric.criteria.iter().position(|x| x.id == c.id);
-        let fa = ia.and_then(|i| sa.full.get(i)).copied().unwrap_or(0.0);
-        let fb = sb.full.get(i).copied().unwrap_or(0.0);
-        let changed = comparison.map_or_else(
-            || "…".to_owned(),
-            |x| x.changed.get(&c.id).copied().unwrap_or(0).to_string(),
-        );
-        lines.push(Line::raw(format!(
-            "{:<22} {:>6.0}% {:>6.0}% {:>+7.1} {} {} {:>8}",
-            crate::tui::view::preview(&c.name, 22),
-            fa * 100.0,
-            fb * 100.0,
-            (fb - fa) * 100.0,
-            num(ia.and_then(|i| kappa(ra, i))),
-            num(kappa(rb, i)),
-            changed
-        )));
-    }
-    f.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Criteria ")),
-        table,
-    );
-    if !same_rubric {
-        f.render_widget(
-            Paragraph::new(
-                "the runs grade with different rubrics: their item scores are not compared",
-            )
-            .block(Block::new().borders(Borders::ALL).title(" Items ")),
-            items,
-        );
-        return;
-    }
-    // Worked out by a pass over both runs in the runtime.
-    let Some(comparison) = comparison else {
-        f.render_widget(
-            Paragraph::new("comparing the runs item by item…")
-                .block(Block::new().borders(Borders::ALL).title(" Items ")),
-            items,
-        );
-        return;
-    };
-    let moved = &comparison.moved;
-    let mut lines = vec![Line::styled(
-        if comparison.moved_total > moved.len() {
-            format!(
-                "{} items changed; regressions first (the {} that changed most listed)",
-                comparison.moved_total,
-                moved.len()
-            )
-        } else {
-            format!("{} items changed; regressions first", moved.len())
-        },
-        sh.theme.header,
-    )];
-    let rows = usize::from(items.height.saturating_sub(3)).max(1);
-    let selected = pane.compare_cursor.min(moved.len().saturating_sub(1));
-    let first = (selected + 1).saturating_sub(rows);
-    for (i, (id, d, regression, _)) in moved.iter().enumerate().skip(first).take(rows) {
-        let style = if i == selected {
-            sh.theme.selected
-        } else if *regression {
-            sh.theme.disagree
-        } else {
-            Style::new()
-        };
-        lines.push(Line::styled(
-            format!(
-                "{}{id:<16} {:>+7.1} points{}",
-                if i == selected { "▶ " } else { "  " },
-                d * 100.0,
-                if *regression { "  REGRESSION" } else { "" }
-            ),
-            style,
-        ));
-    }
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::new()
-                .borders(Borders::ALL)
-                .title(" Items (↑/↓ · enter opens the item) "),
-        ),
-        items,
-    );
+/// A figure in a table's five columns, `  -  ` where it is not defined.
+pub(super) fn figure(x: Option<f64>) -> String {
+    x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"))
 }
 
 /// An n×n confusion: rows the human's category, columns the judge's (in score order).
@@ -217,7 +61,7 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
             .as_ref()
             .or_else(|| sh.browse.as_ref().and_then(|b| b.run.as_ref())),
     ) {
-        compare(pane, sh, a, b, f, area);
+        super::view_compare::draw(pane, sh, a, b, f, area);
         return;
     }
     // The run chosen with `{` `}` (so many back), else the latest.
@@ -240,6 +84,31 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         Constraint::Length(8),
     ])
     .areas(area);
+    summary(pane, run, &figures, f, top);
+    if let Some(view) = &pane.items {
+        let [list, detail] =
+            Layout::vertical([Constraint::Min(5), Constraint::Length(8)]).areas(Rect::new(
+                middle.x,
+                middle.y,
+                middle.width,
+                middle.height + bottom.height,
+            ));
+        super::view_items::item_list(pane, sh, run, view, f, list, detail);
+        return;
+    }
+
+    // The histogram gives way on narrow screens.
+    let hist_width = if middle.width < 100 { 22 } else { 34 };
+    let [hist, table] =
+        Layout::horizontal([Constraint::Length(hist_width), Constraint::Min(30)]).areas(middle);
+    histogram(run, f, hist);
+    criteria_table(pane, sh, run, &figures, f, table);
+    confusion(pane, sh, run, &figures, f, bottom);
+}
+
+/// The summary: the run's id, state, rubric, items passed and mean score; its tokens and
+/// cost and which run it is; each tag's mean when the items carry tags.
+fn summary(pane: &ResultsPane, run: &RunData, figures: &RunStats, f: &mut Frame<'_>, top: Rect) {
     let RunFigures {
         items,
         passed,
@@ -284,23 +153,10 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(summary).block(Block::new().borders(Borders::ALL).title(" Summary ")),
         top,
     );
-    if let Some(view) = &pane.items {
-        let [list, detail] =
-            Layout::vertical([Constraint::Min(5), Constraint::Length(8)]).areas(Rect::new(
-                middle.x,
-                middle.y,
-                middle.width,
-                middle.height + bottom.height,
-            ));
-        super::view_items::item_list(pane, sh, run, view, f, list, detail);
-        return;
-    }
+}
 
-    // The histogram gives way on narrow screens.
-    let hist_width = if middle.width < 100 { 22 } else { 34 };
-    let [hist, table] =
-        Layout::horizontal([Constraint::Length(hist_width), Constraint::Min(30)]).areas(middle);
-    // Score histogram: ten bins, as bars of '█'.
+/// The score histogram: ten bins, highest first, as bars of '█'.
+fn histogram(run: &RunData, f: &mut Frame<'_>, hist: Rect) {
     let bins = run.figures.bins;
     let most = bins.iter().copied().max().unwrap_or(1).max(1);
     let width = usize::from(hist.width.saturating_sub(12)).max(1);
@@ -321,11 +177,19 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         Paragraph::new(hist_lines).block(Block::new().borders(Borders::ALL).title(" Scores ")),
         hist,
     );
+}
 
-    // Per criterion: pass rate (full marks), agreement with the human labels.
-    let criteria = &run.rubric.criteria;
+/// Per criterion: pass rate (full marks) with a bar, and agreement with the human labels
+/// (κ, F1, accuracy, leniency, how many pairs); the selected criterion highlighted.
+fn criteria_table(
+    pane: &ResultsPane,
+    sh: &Shared,
+    run: &RunData,
+    figures: &RunStats,
+    f: &mut Frame<'_>,
+    table: Rect,
+) {
     let report = &figures.report;
-    let num = |x: Option<f64>| x.map_or_else(|| "  -  ".into(), |v| format!("{v:>5.2}"));
     // The name takes what the figures (43 columns) leave, so every column fits at 80×24.
     let name_w = usize::from(table.width.saturating_sub(2))
         .saturating_sub(43)
@@ -337,7 +201,7 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         ),
         sh.theme.header,
     )];
-    for (i, c) in criteria.iter().enumerate() {
+    for (i, c) in run.rubric.criteria.iter().enumerate() {
         let rate = figures.full.get(i).copied().unwrap_or(0.0);
         let (kappa, f1, acc, len, n) = match report.criteria.get(i).map(|r| &r.metrics) {
             Some(CriterionMetrics::Binary(b)) => (
@@ -371,9 +235,9 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
                 crate::tui::view::preview(&c.name, name_w),
                 rate * 100.0,
                 bar,
-                num(kappa),
-                num(f1),
-                num(acc),
+                figure(kappa),
+                figure(f1),
+                figure(acc),
                 len.map_or_else(|| "-".into(), |l| format!("{l:+.1}")),
                 n
             ),
@@ -388,10 +252,22 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         ),
         table,
     );
+}
 
-    let selected = criteria.get(pane.cursor);
-    let metrics = selected.and_then(|_| report.criteria.get(pane.cursor).map(|r| &r.metrics));
-    let lines = match metrics {
+/// The selected criterion's confusion (binary, categorical, or the interval figures),
+/// people against people on it, and its stop rule.
+fn confusion(
+    pane: &ResultsPane,
+    sh: &Shared,
+    run: &RunData,
+    figures: &RunStats,
+    f: &mut Frame<'_>,
+    bottom: Rect,
+) {
+    let selected = run.rubric.criteria.get(pane.cursor);
+    let metrics =
+        selected.and_then(|_| figures.report.criteria.get(pane.cursor).map(|r| &r.metrics));
+    let mut lines = match metrics {
         Some(CriterionMetrics::Binary(c)) if c.metrics.support > 0 => {
             let c = c.confusion;
             vec![
@@ -408,14 +284,13 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         Some(CriterionMetrics::Interval(s)) if s.metrics.n > 0 => vec![Line::raw(format!(
             "{} pairs · MAE {} · RMSE {} · Pearson {} · bias (judge − human) {}",
             s.metrics.n,
-            num(s.metrics.mae),
-            num(s.metrics.rmse),
-            num(s.metrics.pearson),
-            num(s.metrics.bias)
+            figure(s.metrics.mae),
+            figure(s.metrics.rmse),
+            figure(s.metrics.pearson),
+            figure(s.metrics.bias)
         ))],
         _ => vec![Line::raw("no labels to compare for this criterion yet")],
     };
-    let mut lines = lines;
     if let Some(line) = selected.and_then(|c| people_line(sh, &c.id)) {
         lines.push(Line::raw(line));
     }
@@ -467,7 +342,7 @@ fn people_line(sh: &Shared, criterion: &str) -> Option<String> {
 
 /// ` · in batches (1 of 2 in flight)` or ` · unfinished` after a run's id; nothing when
 /// the run is finished.
-fn state_note(m: &crate::store::runs::Manifest) -> String {
+pub(super) fn state_note(m: &crate::store::runs::Manifest) -> String {
     let state = m.state();
     if state.is_finished() {
         String::new()

@@ -7,7 +7,8 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::ResultsPane;
+use super::{ItemsView, ResultsPane};
+use crate::model::Criterion;
 use crate::tui::data::RunData;
 use crate::tui::run_data::verdict_text;
 use crate::tui::shared::Shared;
@@ -17,37 +18,15 @@ pub fn item_list(
     pane: &ResultsPane,
     sh: &Shared,
     run: &RunData,
-    view: &super::ItemsView,
+    view: &ItemsView,
     f: &mut Frame<'_>,
     list: Rect,
     detail: Rect,
 ) {
-    let c = pane.cursor;
-    let criterion = run.rubric.criteria.get(c);
+    let criterion = run.rubric.criteria.get(pane.cursor);
     // The matches came from a pass in the runtime; the rows on screen are read from the
     // journal (`…` until they are).
     let count = view.row_count(run);
-    let mut filter = Vec::new();
-    if let (Some(v), Some(c)) = (&view.verdict, criterion) {
-        filter.push(format!("{} = {v}", c.id));
-    }
-    if view.failed {
-        filter.push("failed cells".to_owned());
-    }
-    let title = format!(
-        " Items {}/{}{} (v verdict · F failed · enter open · i criteria) ",
-        if view.filtering.is_some() {
-            "…".to_owned()
-        } else {
-            count.to_string()
-        },
-        run.len(),
-        if filter.is_empty() {
-            String::new()
-        } else {
-            format!(" · {}", filter.join(" · "))
-        }
-    );
     let mut lines = vec![Line::styled(
         format!(
             "  {:<16} {:>6} {:<5} {:<14} REASON",
@@ -62,35 +41,14 @@ pub fn item_list(
     let selected = view.cursor.min(count.saturating_sub(1));
     let first = (selected + 1).saturating_sub(height);
     let width = usize::from(list.width.saturating_sub(2));
-    let details = &sh.run_details;
     for k in first..(first + height).min(count) {
         let Some(position) = view.position(run, k) else {
             continue;
         };
-        let text = match details.at(run, position) {
-            Some(d) => {
-                let cell = criterion.and_then(|c| d.cell(&c.id));
-                format!(
-                    "{}{:<16} {:>6} {:<5} {:<14} {}",
-                    if k == selected { "▶ " } else { "  " },
-                    crate::tui::view::preview(&d.id, 16),
-                    d.score
-                        .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
-                    if d.passed { "pass" } else { "FAIL" },
-                    cell.map_or_else(|| "-".to_owned(), verdict_text),
-                    cell.map_or("", |x| x.reason.as_str()),
-                )
-            }
-            None => format!(
-                "{}{:<16} {:>6} {:<5} {:<14} …",
-                if k == selected { "▶ " } else { "  " },
-                format!("#{}", position + 1),
-                "…",
-                "…",
-                "…"
-            ),
-        };
-        let line = crate::tui::view::cut(&text, width);
+        let line = crate::tui::view::cut(
+            &row_text(sh, run, criterion, position, k == selected),
+            width,
+        );
         lines.push(if k == selected {
             Line::styled(line, sh.theme.selected)
         } else {
@@ -103,15 +61,98 @@ pub fn item_list(
         lines.push(Line::raw("no item passes the filter (v, F change it)"));
     }
     f.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)),
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(list_title(run, view, criterion, count)),
+        ),
         list,
     );
-    // The selected item: every criterion's verdict and reason (its feedback).
+    item_detail(sh, run, view, selected, count, f, detail);
+}
+
+/// The list's title: how many items it shows of the run's (`…` while a filter reads the
+/// run), the filter, and the keys.
+fn list_title(
+    run: &RunData,
+    view: &ItemsView,
+    criterion: Option<&Criterion>,
+    count: usize,
+) -> String {
+    let mut filter = Vec::new();
+    if let (Some(v), Some(c)) = (&view.verdict, criterion) {
+        filter.push(format!("{} = {v}", c.id));
+    }
+    if view.failed {
+        filter.push("failed cells".to_owned());
+    }
+    format!(
+        " Items {}/{}{} (v verdict · F failed · enter open · i criteria) ",
+        if view.filtering.is_some() {
+            "…".to_owned()
+        } else {
+            count.to_string()
+        },
+        run.len(),
+        if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", filter.join(" · "))
+        }
+    )
+}
+
+/// One item's row: its id, score, pass and the selected criterion's verdict and reason,
+/// or its position and `…` until the journal is read there.
+fn row_text(
+    sh: &Shared,
+    run: &RunData,
+    criterion: Option<&Criterion>,
+    position: usize,
+    selected: bool,
+) -> String {
+    let marker = if selected { "▶ " } else { "  " };
+    match sh.run_details.at(run, position) {
+        Some(d) => {
+            let cell = criterion.and_then(|c| d.cell(&c.id));
+            format!(
+                "{}{:<16} {:>6} {:<5} {:<14} {}",
+                marker,
+                crate::tui::view::preview(&d.id, 16),
+                d.score
+                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
+                if d.passed { "pass" } else { "FAIL" },
+                cell.map_or_else(|| "-".to_owned(), verdict_text),
+                cell.map_or("", |x| x.reason.as_str()),
+            )
+        }
+        None => format!(
+            "{}{:<16} {:>6} {:<5} {:<14} …",
+            marker,
+            format!("#{}", position + 1),
+            "…",
+            "…",
+            "…"
+        ),
+    }
+}
+
+/// The selected item: every criterion's verdict and reason (its feedback), titled with
+/// its id.
+fn item_detail(
+    sh: &Shared,
+    run: &RunData,
+    view: &ItemsView,
+    selected: usize,
+    count: usize,
+    f: &mut Frame<'_>,
+    detail: Rect,
+) {
     let mut lines = Vec::new();
     let chosen = view
         .position(run, selected)
         .filter(|_| count > 0)
-        .and_then(|p| details.at(run, p));
+        .and_then(|p| sh.run_details.at(run, p));
     if view.position(run, selected).is_some() && count > 0 && chosen.is_none() {
         lines.push(Line::raw("reading its reasons…"));
     }
