@@ -21,6 +21,8 @@ mod levels;
 mod app;
 #[path = "tui/datasets.rs"]
 mod datasets;
+#[path = "tui/fields.rs"]
+mod fields;
 #[path = "tui/grade.rs"]
 mod grade;
 #[path = "tui/label.rs"]

@@ -21,6 +21,7 @@ pub use super::open_dataset::{Browse, Filter, label_text};
 use super::pane::{Outcome, Pane};
 use super::panes::Panes;
 use super::shared::Shared;
+use super::widgets::LineInput;
 
 /// Where the first tab begins: after ` rubricate ` and a space.
 pub const TAB_BAR_START: usize = 12;
@@ -219,7 +220,7 @@ impl App {
                 candidates,
             } => {
                 if let Some(Modal::Path(p)) = self.modals.last_mut() {
-                    p.completed(&typed, text, candidates);
+                    p.completed(&typed, &text, candidates);
                 }
                 Vec::new()
             }
@@ -231,7 +232,7 @@ impl App {
                     .and_then(|f| f.split('.').next())
                     .unwrap_or_default()
                     .to_owned();
-                if let Some(line) = NewArtifact::open(&mut self.shared, from, content, name) {
+                if let Some(line) = NewArtifact::open(&mut self.shared, from, content, &name) {
                     self.modals.push(line);
                 }
                 Vec::new()
@@ -334,27 +335,27 @@ impl App {
         self.act(action)
     }
 
-    /// Text pasted: into the modal on top when it has a line being typed, else into the
-    /// pane's.
+    /// Text pasted: into the line being typed in the modal on top, else in the pane in
+    /// front; with no line being typed it goes nowhere (a paste is never a burst of
+    /// commands: a pasted `q` does not quit).
     fn paste(&mut self, text: &str) -> Vec<Effect> {
         if let Some(top) = self.modals.last_mut() {
             top.paste(text);
             return Vec::new();
         }
-        // A paste into a pane's line is its characters typed one by one (a line is one
-        // line: breaks become spaces).
-        let mut effects = Vec::new();
-        for c in text.chars() {
-            let c = if c == '\n' || c == '\r' { ' ' } else { c };
-            let k = KeyEvent::from(KeyCode::Char(c));
-            let front = self.shared.front;
-            match self.panes.get_mut(front).key(&k, &mut self.shared) {
-                Some(outcome) => effects.extend(self.outcome(outcome)),
-                // Nothing is being typed: a paste is not a burst of commands.
-                None => break,
-            }
+        let front = self.shared.front;
+        match self.panes.get_mut(front).paste(text, &mut self.shared) {
+            Some(outcome) => self.outcome(outcome),
+            None => Vec::new(),
         }
-        effects
+    }
+
+    /// The line being typed now (in the modal on top, else in the pane in front), if any.
+    pub fn field(&self) -> Option<&LineInput> {
+        match self.modals.last() {
+            Some(modal) => modal.field(),
+            None => self.panes.get(self.shared.front).field(&self.shared),
+        }
     }
 
     /// What a closed modal leaves to do.
@@ -431,7 +432,7 @@ impl App {
                 content,
                 name,
             } => {
-                if let Some(line) = NewArtifact::open(&mut self.shared, from, content, name) {
+                if let Some(line) = NewArtifact::open(&mut self.shared, from, content, &name) {
                     self.modals.push(line);
                 }
                 Vec::new()
@@ -498,8 +499,7 @@ impl App {
         let effects = self.shared.next_annotator();
         if !effects.is_empty() {
             self.panes.label.refocus_on_open = true;
-            self.modals
-                .retain(|m| !matches!(m, Modal::Annotator { .. }));
+            self.modals.retain(|m| !matches!(m, Modal::Annotator(_)));
         }
         effects
     }
@@ -519,10 +519,8 @@ impl App {
         }
         if pane == PaneId::Label && !sh.annotator_confirmed {
             // Nothing said who labels: ask once, with the login name offered.
-            self.modals.push(Modal::Annotator {
-                name: sh.annotator.clone(),
-                offered: true,
-            });
+            self.modals
+                .push(Modal::Annotator(LineInput::offered(&sh.annotator)));
         }
         if pane != PaneId::Datasets && sh.browse.is_none() && !sh.datasets.is_empty() {
             return sh.open(sh.selected);

@@ -78,7 +78,7 @@ pub struct Browse {
     pub detail_scroll: u16,
     pub filter: Filter,
     /// The search being typed (`Some` while the search line is open).
-    pub search: Option<String>,
+    pub search: Option<super::widgets::LineInput>,
     pub scan_tag: u64,
     /// A scan in progress: items read, of how many (`None` when none is running).
     pub scanning: Option<(usize, Option<usize>)>,

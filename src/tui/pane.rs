@@ -14,6 +14,7 @@ use super::msg::Msg;
 pub use super::nav::{Nav, PaneId};
 use super::run_details::RunRows;
 use super::shared::Shared;
+use super::widgets::{LineInput, Typing};
 
 /// What handling an action or a message asks of the app.
 #[derive(Debug)]
@@ -87,8 +88,20 @@ pub trait Pane {
     /// The actions the status bar offers now, in order.
     fn hints(&self, sh: &Shared) -> &'static [Action];
 
-    /// The status line while the pane has a line being typed (it replaces the hints).
-    fn typing(&self, _sh: &Shared) -> Option<String> {
+    /// The status line while the pane has a line being typed there (it replaces the
+    /// hints).
+    fn typing<'a>(&'a self, _sh: &'a Shared) -> Option<Typing<'a>> {
+        None
+    }
+
+    /// The line the pane has being typed, wherever it is drawn.
+    fn field<'a>(&'a self, _sh: &'a Shared) -> Option<&'a LineInput> {
+        None
+    }
+
+    /// Text pasted while the pane is in front: into its line being typed (`None`: it has
+    /// none, and the paste goes nowhere — a paste is never a burst of commands).
+    fn paste(&mut self, _text: &str, _sh: &mut Shared) -> Option<Outcome> {
         None
     }
 

@@ -116,7 +116,11 @@ fn a_dataset_file_outside_the_workspace_opens_by_path_with_tab_completion() {
     let Some(Modal::Path(p)) = ui.app.modal().cloned() else {
         panic!("the path prompt is open")
     };
-    assert_eq!(p.text, file.display().to_string(), "tab completed the name");
+    assert_eq!(
+        p.text.text(),
+        file.display().to_string(),
+        "tab completed the name"
+    );
     assert!(ui.screen().contains("open a dataset file:"));
     ui.press([code(KeyCode::Enter)]);
     assert!(ui.app.modal().is_none());

@@ -549,17 +549,17 @@ fn with_no_annotator_configured_the_label_pane_asks_once() {
     ui.app.shared_mut().annotator_confirmed = false;
     ui.app.shared_mut().annotator = "login".into();
     ui.press([code(KeyCode::Enter), key('L')]);
-    assert!(matches!(ui.app.modal(), Some(Modal::Annotator { name, .. }) if name == "login"));
+    assert!(matches!(ui.app.modal(), Some(Modal::Annotator(name)) if name.text() == "login"));
     assert!(
         ui.screen()
-            .contains("who is labelling? [login] (enter keeps it")
+            .contains("who is labelling? [login ] (enter keeps it")
     );
     // Typed keys go to the prompt, not to the labels; the first replaces the name offered
     // (typing "bob" gave "loginbob").
     for c in "bo".chars() {
         ui.app.update(key(c));
     }
-    assert!(matches!(ui.app.modal(), Some(Modal::Annotator { name, .. }) if name == "bo"));
+    assert!(matches!(ui.app.modal(), Some(Modal::Annotator(name)) if name.text() == "bo"));
     ui.app.update(code(KeyCode::Backspace));
     ui.app.update(code(KeyCode::Backspace));
     for c in "../x".chars() {

@@ -15,7 +15,7 @@ mod palette;
 mod path;
 pub mod view;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 pub use new_artifact::NewArtifact;
 pub use palette::{Entry, Palette, entries, matches};
@@ -26,6 +26,7 @@ use super::export::ExportFormat;
 use super::keymap::{Action, Key};
 use super::nav::{Nav, PaneId};
 use super::shared::Shared;
+use super::widgets::{Edit, LineInput, Typing};
 
 /// One thing on the modal stack.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,15 +40,12 @@ pub enum Modal {
     },
     Palette(Palette),
     Path(PathPrompt),
-    /// The annotator's name being typed (asked once, when nothing configured it). While
-    /// `offered`, it shows the name offered (the login name): enter keeps it, the first key
-    /// typed replaces it (a person types their name, not a suffix to someone else's).
-    Annotator {
-        name: String,
-        offered: bool,
-    },
+    /// The annotator's name being typed (asked once, when nothing configured it), the name
+    /// offered (the login name) in it: enter keeps it, the first key typed replaces it (a
+    /// person types their name, not a suffix to someone else's).
+    Annotator(LineInput),
     /// A note being typed for the current label.
-    Note(String),
+    Note(LineInput),
     /// Which format to export the run shown in: the run, and the dataset positions of the
     /// items listed when the list is filtered.
     Export {
@@ -93,16 +91,6 @@ pub enum Then {
 impl Modal {
     /// A key while this modal is on top.
     pub fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Answer {
-        if k.modifiers.contains(KeyModifiers::CONTROL)
-            && matches!(k.code, KeyCode::Char(_))
-            && let Modal::Annotator { name, .. } | Modal::Note(name) = self
-        {
-            // ctrl-u clears the line (as in a shell); other ctrl keys type nothing.
-            if k.code == KeyCode::Char('u') {
-                name.clear();
-            }
-            return Answer::Stay(Vec::new());
-        }
         match self {
             Modal::Refused(_) => {
                 if matches!(k.code, KeyCode::Esc | KeyCode::Enter) {
@@ -126,18 +114,22 @@ impl Modal {
             Modal::Palette(p) => p.key(k, &sh.keymap),
             Modal::NewArtifact(n) => n.key(k, sh),
             Modal::Path(p) => p.key(k, sh),
-            Modal::Annotator { name, offered } => annotator_key(name, offered, k, sh),
-            Modal::Note(note) => match k.code {
-                KeyCode::Esc => Answer::Close(Then::Nothing),
-                KeyCode::Backspace => {
-                    note.pop();
-                    Answer::Stay(Vec::new())
+            Modal::Annotator(name) => match name.handle_key(k) {
+                // Not now: back to the list (the pane asks again next time).
+                Edit::Cancel => Answer::Close(Then::Nav(Nav::To(PaneId::Datasets))),
+                Edit::Submit => {
+                    let name = name.text().trim().to_owned();
+                    if let Err(e) = crate::store::labels::check_name("annotator", &name) {
+                        sh.message = Some(e.to_string());
+                        return Answer::Stay(Vec::new());
+                    }
+                    Answer::Close(Then::Annotator(name))
                 }
-                KeyCode::Char(c) => {
-                    note.push(c);
-                    Answer::Stay(Vec::new())
-                }
-                KeyCode::Enter => Answer::Close(Then::Note(std::mem::take(note))),
+                _ => Answer::Stay(Vec::new()),
+            },
+            Modal::Note(note) => match note.handle_key(k) {
+                Edit::Cancel => Answer::Close(Then::Nothing),
+                Edit::Submit => Answer::Close(Then::Note(std::mem::take(note).into_text())),
                 _ => Answer::Stay(Vec::new()),
             },
             Modal::Export { run_id, only } => {
@@ -186,83 +178,70 @@ impl Modal {
         }
     }
 
-    /// Text pasted while this modal is on top (into what it has being typed).
+    /// Text pasted while this modal is on top (into the line it has being typed).
     pub fn paste(&mut self, text: &str) {
-        let one_line = text.replace(['\r', '\n'], " ");
-        match self {
-            Modal::Palette(p) => {
-                p.query.push_str(&one_line);
-                p.selected = 0;
-            }
-            Modal::Path(p) => {
-                p.text.push_str(&one_line);
-                p.candidates.clear();
-            }
-            Modal::Annotator { name, offered } => {
-                if std::mem::take(offered) {
-                    name.clear();
-                }
-                name.push_str(&one_line);
-            }
-            Modal::Note(note) => note.push_str(&one_line),
-            Modal::NewArtifact(n) => n.name.push_str(&one_line),
-            _ => {}
+        if let Modal::Palette(p) = self {
+            p.selected = 0;
+        }
+        if let Modal::Path(p) = self {
+            p.candidates.clear();
+        }
+        if let Some(field) = self.field_mut() {
+            field.paste(text);
         }
     }
 
-    /// The status line while this modal has a line being typed.
-    pub fn typing(&self, sh: &Shared) -> Option<String> {
+    /// The line this modal has being typed, if any.
+    pub fn field(&self) -> Option<&LineInput> {
+        match self {
+            Modal::Palette(p) => Some(&p.query),
+            Modal::Path(p) => Some(&p.text),
+            Modal::Annotator(name) => Some(name),
+            Modal::Note(note) => Some(note),
+            Modal::NewArtifact(n) => Some(&n.name),
+            _ => None,
+        }
+    }
+
+    fn field_mut(&mut self) -> Option<&mut LineInput> {
+        match self {
+            Modal::Palette(p) => Some(&mut p.query),
+            Modal::Path(p) => Some(&mut p.text),
+            Modal::Annotator(name) => Some(name),
+            Modal::Note(note) => Some(note),
+            Modal::NewArtifact(n) => Some(&mut n.name),
+            _ => None,
+        }
+    }
+
+    /// The status line while this modal has a line being typed there.
+    pub fn typing<'a>(&'a self, sh: &'a Shared) -> Option<Typing<'a>> {
         match self {
             Modal::NewArtifact(n) => Some(n.typing(sh)),
-            Modal::Path(p) => Some(format!(
-                "{}: {}▏ (tab completes · enter opens · esc) · relative to the workspace",
+            Modal::Path(p) => Some(Typing::new(
                 match p.purpose {
-                    PathPurpose::Artifact => "a new artifact from the file",
-                    PathPurpose::Dataset => "open a dataset file",
+                    PathPurpose::Artifact => "a new artifact from the file: ",
+                    PathPurpose::Dataset => "open a dataset file: ",
                 },
-                p.text
+                &p.text,
+                " (tab completes · enter opens · esc) · relative to the workspace",
             )),
-            Modal::Annotator {
+            Modal::Annotator(name) if name.is_offered() => Some(Typing::new(
+                "who is labelling? [",
                 name,
-                offered: true,
-            } => Some(format!(
-                "who is labelling? [{name}] (enter keeps it, or type your name; set `annotator:` in rubricate.yaml to skip this)"
+                "] (enter keeps it, or type your name; set `annotator:` in rubricate.yaml to skip this)",
             )),
-            Modal::Annotator { name, .. } => Some(format!(
-                "who is labelling? {name}▏ (enter confirms; set `annotator:` in rubricate.yaml to skip this)"
+            Modal::Annotator(name) => Some(Typing::new(
+                "who is labelling? ",
+                name,
+                " (enter confirms; set `annotator:` in rubricate.yaml to skip this)",
             )),
-            Modal::Note(note) => Some(format!(
-                "note: {note}▏ (enter saves it with the label, esc drops it)"
+            Modal::Note(note) => Some(Typing::new(
+                "note: ",
+                note,
+                " (enter saves it with the label, esc drops it)",
             )),
             _ => None,
         }
     }
-}
-
-/// A key at the annotator's prompt.
-fn annotator_key(name: &mut String, offered: &mut bool, k: &KeyEvent, sh: &mut Shared) -> Answer {
-    let was_offered = std::mem::take(offered);
-    match k.code {
-        KeyCode::Esc => return Answer::Close(Then::Nav(Nav::To(PaneId::Datasets))),
-        KeyCode::Backspace if was_offered => name.clear(),
-        KeyCode::Backspace => {
-            name.pop();
-        }
-        KeyCode::Char(c) => {
-            if was_offered {
-                name.clear();
-            }
-            name.push(c);
-        }
-        KeyCode::Enter => {
-            let name = name.trim().to_owned();
-            if let Err(e) = crate::store::labels::check_name("annotator", &name) {
-                sh.message = Some(e.to_string());
-                return Answer::Stay(Vec::new());
-            }
-            return Answer::Close(Then::Annotator(name));
-        }
-        _ => {}
-    }
-    Answer::Stay(Vec::new())
 }

@@ -2,11 +2,12 @@
 //! or from a file (`n` in Review, after the path prompt), its type (one of
 //! `artifact_types:` in rubricate.yaml, `tab` cycles) and name asked on one line.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{Answer, Modal, Then};
 use crate::tui::effect::Effect;
 use crate::tui::shared::Shared;
+use crate::tui::widgets::{Edit, LineInput, Typing};
 
 /// The new-artifact line while it is open.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +17,7 @@ pub struct NewArtifact {
     pub content: serde_json::Value,
     /// Which of the workspace's artifact types (their order in `Shared::artifact_types`).
     pub kind: usize,
-    pub name: String,
+    pub name: LineInput,
 }
 
 impl NewArtifact {
@@ -26,7 +27,7 @@ impl NewArtifact {
         sh: &mut Shared,
         from: String,
         content: serde_json::Value,
-        name: String,
+        name: &str,
     ) -> Option<Modal> {
         if sh.artifact_types.is_empty() {
             sh.message = Some(
@@ -39,57 +40,57 @@ impl NewArtifact {
             from,
             content,
             kind: 0,
-            name,
+            name: LineInput::new(name),
         }))
     }
 
     /// Keys of the line: `tab` the next type, text the name, `enter` creates.
     pub(super) fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Answer {
         let n = sh.artifact_types.len().max(1);
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         match k.code {
-            KeyCode::Esc => {
-                sh.message = Some("no artifact made".into());
-                return Answer::Close(Then::Nothing);
-            }
             KeyCode::Tab => self.kind = (self.kind + 1) % n,
             KeyCode::BackTab => self.kind = (self.kind + n - 1) % n,
-            KeyCode::Backspace => {
-                self.name.pop();
-            }
-            KeyCode::Char('u') if ctrl => self.name.clear(),
-            KeyCode::Char(c) if !ctrl => self.name.push(c),
-            KeyCode::Enter => {
-                let name = self.name.trim().to_owned();
-                if name.is_empty() {
-                    sh.message = Some("type a name for the artifact".into());
-                    return Answer::Stay(Vec::new());
-                }
-                let Some((kind, rubrics)) = sh.artifact_types.get(self.kind).cloned() else {
+            _ => match self.name.handle_key(k) {
+                Edit::Cancel => {
+                    sh.message = Some("no artifact made".into());
                     return Answer::Close(Then::Nothing);
-                };
-                sh.message = Some(format!("making the {kind} artifact '{name}'…"));
-                return Answer::Close(Then::Effects(vec![Effect::CreateArtifact {
-                    kind,
-                    name,
-                    content: std::mem::take(&mut self.content),
-                    rubrics,
-                }]));
-            }
-            _ => {}
+                }
+                Edit::Submit => {
+                    let name = self.name.text().trim().to_owned();
+                    if name.is_empty() {
+                        sh.message = Some("type a name for the artifact".into());
+                        return Answer::Stay(Vec::new());
+                    }
+                    let Some((kind, rubrics)) = sh.artifact_types.get(self.kind).cloned() else {
+                        return Answer::Close(Then::Nothing);
+                    };
+                    sh.message = Some(format!("making the {kind} artifact '{name}'…"));
+                    return Answer::Close(Then::Effects(vec![Effect::CreateArtifact {
+                        kind,
+                        name,
+                        content: std::mem::take(&mut self.content),
+                        rubrics,
+                    }]));
+                }
+                Edit::Changed | Edit::Moved | Edit::Ignored => {}
+            },
         }
         Answer::Stay(Vec::new())
     }
 
     /// The status line: what is typed first, so it shows on a narrow terminal.
-    pub(super) fn typing(&self, sh: &Shared) -> String {
-        format!(
-            "new artifact name: {}▏ · type {} (tab) · enter makes it, esc drops · from {}",
-            self.name,
-            sh.artifact_types
-                .get(self.kind)
-                .map_or("", |(k, _)| k.as_str()),
-            self.from
+    pub(super) fn typing<'a>(&'a self, sh: &'a Shared) -> Typing<'a> {
+        let kind = sh
+            .artifact_types
+            .get(self.kind)
+            .map_or("", |(k, _)| k.as_str());
+        Typing::new(
+            "new artifact name: ",
+            &self.name,
+            format!(
+                " · type {kind} (tab) · enter makes it, esc drops · from {}",
+                self.from
+            ),
         )
     }
 }

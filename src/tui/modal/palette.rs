@@ -7,11 +7,12 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::{Answer, Then};
 use crate::tui::keymap::{Action, Context, Keymap};
 use crate::tui::nav::PaneId as Pane;
+use crate::tui::widgets::{Edit, LineInput};
 
 /// The palette while it is open: what is typed and which match is selected.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Palette {
-    pub query: String,
+    pub query: LineInput,
     pub selected: usize,
     /// Where it was opened: that pane's actions come first.
     pub here: Context,
@@ -102,7 +103,7 @@ pub fn matches(entries: &[Entry], query: &str) -> Vec<Entry> {
 impl Palette {
     pub fn new(here: Context) -> Self {
         Self {
-            query: String::new(),
+            query: LineInput::default(),
             selected: 0,
             here,
         }
@@ -110,7 +111,7 @@ impl Palette {
 
     /// What the palette lists now.
     pub fn matches(&self, keymap: &Keymap) -> Vec<Entry> {
-        matches(&entries(keymap, self.here), &self.query)
+        matches(&entries(keymap, self.here), self.query.text())
     }
 
     /// A key while the palette is open: typing filters, arrows choose, enter runs (in its
@@ -121,36 +122,27 @@ impl Palette {
         let last = n.saturating_sub(1);
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         match k.code {
-            KeyCode::Esc => return Answer::Close(Then::Nothing),
-            KeyCode::Enter => {
-                return Answer::Close(match found.get(self.selected) {
-                    Some(entry) => Then::Act {
-                        action: entry.action,
-                        pane: entry.pane(),
-                        confirmed: false,
-                    },
-                    None => Then::Nothing,
-                });
-            }
             KeyCode::Down => self.selected = (self.selected + 1).min(last),
             KeyCode::Char('n') if ctrl => self.selected = (self.selected + 1).min(last),
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),
             KeyCode::Char('p') if ctrl => self.selected = self.selected.saturating_sub(1),
             KeyCode::PageDown => self.selected = (self.selected + 10).min(last),
             KeyCode::PageUp => self.selected = self.selected.saturating_sub(10),
-            KeyCode::Char('u') if ctrl => {
-                self.query.clear();
-                self.selected = 0;
-            }
-            KeyCode::Backspace => {
-                self.query.pop();
-                self.selected = 0;
-            }
-            KeyCode::Char(c) if !ctrl => {
-                self.query.push(c);
-                self.selected = 0;
-            }
-            _ => {}
+            _ => match self.query.handle_key(k) {
+                Edit::Cancel => return Answer::Close(Then::Nothing),
+                Edit::Submit => {
+                    return Answer::Close(match found.get(self.selected) {
+                        Some(entry) => Then::Act {
+                            action: entry.action,
+                            pane: entry.pane(),
+                            confirmed: false,
+                        },
+                        None => Then::Nothing,
+                    });
+                }
+                Edit::Changed => self.selected = 0,
+                Edit::Moved | Edit::Ignored => {}
+            },
         }
         Answer::Stay(Vec::new())
     }

@@ -1,11 +1,12 @@
 //! The path prompt (`o` in Datasets, `n` in Review): a path typed, `tab` completing it
 //! from its directory (as a shell does, in the runtime), `enter` reading the file.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{Answer, Then};
 use crate::tui::effect::Effect;
 use crate::tui::shared::Shared;
+use crate::tui::widgets::{Edit, LineInput};
 
 /// What the typed path is for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum PathPurpose {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PathPrompt {
     pub purpose: PathPurpose,
-    pub text: String,
+    pub text: LineInput,
     /// What the last `tab` found in the directory (shown under the prompt).
     pub candidates: Vec<String>,
 }
@@ -31,12 +32,13 @@ pub const SHOWN: usize = 8;
 
 impl PathPrompt {
     pub(super) fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Answer {
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        match k.code {
-            KeyCode::Esc => return Answer::Close(Then::Nothing),
-            KeyCode::Tab => return Answer::Stay(vec![Effect::CompletePath(self.text.clone())]),
-            KeyCode::Enter => {
-                let path = self.text.trim().to_owned();
+        if k.code == KeyCode::Tab {
+            return Answer::Stay(vec![Effect::CompletePath(self.text.text().to_owned())]);
+        }
+        match self.text.handle_key(k) {
+            Edit::Cancel => return Answer::Close(Then::Nothing),
+            Edit::Submit => {
+                let path = self.text.text().trim().to_owned();
                 if path.is_empty() {
                     return Answer::Close(Then::Nothing);
                 }
@@ -46,27 +48,17 @@ impl PathPrompt {
                     PathPurpose::Artifact => Effect::ReadArtifactFile(path),
                 }]));
             }
-            KeyCode::Char('u') if ctrl => {
-                self.text.clear();
-                self.candidates.clear();
-            }
-            KeyCode::Backspace => {
-                self.text.pop();
-                self.candidates.clear();
-            }
-            KeyCode::Char(c) if !ctrl => {
-                self.text.push(c);
-                self.candidates.clear();
-            }
-            _ => {}
+            // What `tab` found was for the text before.
+            Edit::Changed => self.candidates.clear(),
+            Edit::Moved | Edit::Ignored => {}
         }
         Answer::Stay(Vec::new())
     }
 
     /// A completion arrived: applied when the prompt still holds what was completed.
-    pub fn completed(&mut self, typed: &str, text: String, candidates: Vec<String>) {
-        if self.text == typed {
-            self.text = text;
+    pub fn completed(&mut self, typed: &str, text: &str, candidates: Vec<String>) {
+        if self.text.text() == typed {
+            self.text.set_text(text);
             self.candidates = candidates;
         }
     }

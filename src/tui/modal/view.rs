@@ -29,8 +29,7 @@ pub fn draw(modal: &Modal, here: Context, sh: &Shared, f: &mut Frame<'_>, status
         Modal::Palette(p) => palette(p, sh, f, area),
         Modal::Help { scroll } => help(here, *scroll, sh, f, area),
         Modal::Path(p) => completions(p, f, status),
-        Modal::Annotator { .. } | Modal::Note(_) | Modal::Export { .. } | Modal::NewArtifact(_) => {
-        }
+        Modal::Annotator(_) | Modal::Note(_) | Modal::Export { .. } | Modal::NewArtifact(_) => {}
     }
 }
 
@@ -65,10 +64,13 @@ fn palette(palette: &Palette, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
     let found = palette.matches(&sh.keymap);
     let inner = usize::from(w.saturating_sub(2));
-    let mut lines = vec![
-        Line::raw(format!("> {}▏ {} found", palette.query, found.len())),
-        Line::raw(""),
-    ];
+    let (query, cursor) = palette.query.line(
+        "> ",
+        &format!(" {} found", found.len()),
+        w.saturating_sub(2),
+    );
+    f.set_cursor_position((r.x + 1 + cursor, r.y + 1));
+    let mut lines = vec![query, Line::raw("")];
     let rows = usize::from(h.saturating_sub(4)).max(1);
     let selected = palette.selected.min(found.len().saturating_sub(1));
     let first = (selected + 1).saturating_sub(rows);

@@ -141,6 +141,8 @@ fn short(a: Action) -> &'static str {
     }
 }
 
+/// The status bar: the line being typed (its cursor the terminal's), else what was said
+/// and the pane's keys.
 fn status_bar(app: &Screen<'_>, f: &mut Frame<'_>, area: Rect) {
     let sh = app.shared;
     let typing = app
@@ -148,28 +150,16 @@ fn status_bar(app: &Screen<'_>, f: &mut Frame<'_>, area: Rect) {
         .last()
         .and_then(|m| m.typing(sh))
         .or_else(|| app.front.typing(sh));
-    let text = match (typing, &sh.message) {
-        (Some(t), _) => t,
-        (None, Some(m)) => format!("{m} │ {}", hints(app)),
-        (None, None) => hints(app),
-    };
-    let text = cursor_in_view(&text, usize::from(area.width));
-    f.render_widget(Paragraph::new(text).style(sh.theme.selected), area);
-}
-
-/// A status line whose typing cursor (`▏`) is past the width, shifted left (`…` in front)
-/// so the cursor and what was just typed stay on screen.
-fn cursor_in_view(text: &str, width: usize) -> String {
-    let Some(at) = text.chars().position(|c| c == '▏') else {
-        return text.to_owned();
-    };
-    if width < 2 || at < width.saturating_sub(1) {
-        return text.to_owned();
+    if let Some(t) = typing {
+        t.field
+            .render(f, area, &t.prefix, &t.suffix, sh.theme.selected);
+        return;
     }
-    let skip = at + 2 - width;
-    std::iter::once('…')
-        .chain(text.chars().skip(skip))
-        .collect()
+    let text = match &sh.message {
+        Some(m) => format!("{m} │ {}", hints(app)),
+        None => hints(app),
+    };
+    f.render_widget(Paragraph::new(text).style(sh.theme.selected), area);
 }
 
 /// The first `n` characters of a line, columns kept (`…` where it is cut; a line break
@@ -193,22 +183,5 @@ pub fn preview(text: &str, n: usize) -> String {
         format!("{cut}…")
     } else {
         one
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_typing_cursor_past_the_width_shifts_the_line_left() {
-        assert_eq!(
-            super::cursor_in_view("note: ab▏ (enter)", 40),
-            "note: ab▏ (enter)"
-        );
-        // Width 8: the cursor ends in the last column, what was typed just before it.
-        let shifted = super::cursor_in_view("note: abcdefgh▏ (enter)", 8);
-        assert!(shifted.chars().count() >= 8);
-        assert!(shifted.starts_with('…'));
-        assert_eq!(shifted.chars().position(|c| c == '▏'), Some(7));
-        assert!(shifted.contains("fgh▏"));
     }
 }

@@ -4,7 +4,7 @@
 
 pub mod view;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -13,45 +13,43 @@ use crate::tui::keymap::Action;
 use crate::tui::modal::{Modal, PathPrompt};
 use crate::tui::pane::{Nav, Outcome, Pane};
 use crate::tui::shared::{PAGE, Shared};
+use crate::tui::widgets::{Edit, LineInput, Typing};
 
 #[derive(Debug, Default)]
 pub struct DatasetsPane;
 
 impl Pane for DatasetsPane {
-    /// The search line takes typed keys first.
+    /// The search line takes typed keys first; each change runs the search again.
     fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Option<Outcome> {
         let b = sh.browse.as_mut()?;
         let query = b.search.as_mut()?;
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        let effects = match k.code {
-            // ctrl-u clears the line being typed (as in a shell); other ctrl keys type
-            // nothing.
-            KeyCode::Char('u') if ctrl => {
-                query.clear();
-                sh.rescan(String::new())
-            }
-            KeyCode::Char(_) if ctrl => Vec::new(),
-            KeyCode::Esc => {
+        let effects = match query.handle_key(k) {
+            Edit::Cancel => {
                 b.search = None;
                 sh.rescan(String::new())
             }
-            KeyCode::Enter => {
+            Edit::Submit => {
                 b.search = None;
                 Vec::new()
             }
-            KeyCode::Backspace => {
-                query.pop();
-                let q = query.clone();
+            Edit::Changed => {
+                let q = query.text().to_owned();
                 sh.rescan(q)
             }
-            KeyCode::Char(c) => {
-                query.push(c);
-                let q = query.clone();
-                sh.rescan(q)
-            }
-            _ => Vec::new(),
+            Edit::Moved | Edit::Ignored => Vec::new(),
         };
         Some(effects.into())
+    }
+
+    fn paste(&mut self, text: &str, sh: &mut Shared) -> Option<Outcome> {
+        let query = sh.browse.as_mut()?.search.as_mut()?;
+        query.paste(text);
+        let q = query.text().to_owned();
+        Some(sh.rescan(q).into())
+    }
+
+    fn field<'a>(&'a self, sh: &'a Shared) -> Option<&'a LineInput> {
+        sh.browse.as_ref()?.search.as_ref()
     }
 
     fn click(&mut self, row: u16, drag: bool, sh: &mut Shared) -> Outcome {
@@ -135,7 +133,7 @@ impl Pane for DatasetsPane {
             }
             Action::Search => {
                 if let Some(b) = &mut sh.browse {
-                    b.search = Some(String::new());
+                    b.search = Some(LineInput::default());
                 }
                 Vec::new()
             }
@@ -159,9 +157,9 @@ impl Pane for DatasetsPane {
         }
     }
 
-    fn typing(&self, sh: &Shared) -> Option<String> {
-        let q = sh.browse.as_ref()?.search.as_ref()?;
-        Some(format!("/{q}▏ (enter keeps, esc clears)"))
+    fn typing<'a>(&'a self, sh: &'a Shared) -> Option<Typing<'a>> {
+        let query = sh.browse.as_ref()?.search.as_ref()?;
+        Some(Typing::new("/", query, " (enter keeps, esc clears)"))
     }
 
     fn draw(&self, sh: &Shared, f: &mut Frame<'_>, area: Rect) {

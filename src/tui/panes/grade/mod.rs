@@ -13,8 +13,12 @@ pub use grid::{Cell, GridRun, Row};
 
 use crate::engine::judge::Strategy;
 use crate::tui::effect::Effect;
+use crate::tui::widgets::LineInput;
 
 /// The Grade pane: what would run, and the run being watched.
+/// A run's name is at most this many characters (it names the run in lists and files).
+pub const RUN_NAME_MAX: usize = 100;
+
 #[derive(Debug, Clone)]
 pub struct GradePane {
     /// Which of the rubric files offered (`Shared::rubric_files`) is chosen; the entry
@@ -27,17 +31,17 @@ pub struct GradePane {
     /// The strategy (`t` cycles; `None`: the rubric's or the workspace's).
     pub strategy: Option<Strategy>,
     /// A judge model being typed.
-    pub judge_input: Option<String>,
+    pub judge_input: Option<LineInput>,
     /// The run's cost limit in dollars (the workspace's `judge.max_cost`, or typed with `$`).
     pub max_cost: Option<f64>,
     /// The workspace's `judge.max_cost`: every run keeps within it, so an emptied limit
     /// comes back to it (the screen shows the limit in force).
     pub workspace_max_cost: Option<f64>,
     /// A cost limit being typed.
-    pub max_cost_input: Option<String>,
+    pub max_cost_input: Option<LineInput>,
     /// The next run's name (`n`; `None`: `ui`), and the name being typed.
     pub name: Option<String>,
-    pub name_input: Option<String>,
+    pub name_input: Option<LineInput>,
     pub estimate: Option<String>,
     /// Items an estimate in progress has walked.
     pub estimating: Option<u64>,

@@ -7,39 +7,28 @@ use crate::tui::keymap::Action;
 use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::tui::widgets::{Edit, LineInput};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::{AfterEstimate, Confirm, GradePane, GridRun, retry, view};
+use super::{AfterEstimate, Confirm, GradePane, GridRun, RUN_NAME_MAX, retry, view};
 
 impl Pane for GradePane {
     fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Option<Outcome> {
-        let typing = self.judge_input.is_some()
-            || self.name_input.is_some()
-            || self.max_cost_input.is_some();
-        if typing
-            && self.confirm.is_none()
-            && k.modifiers.contains(KeyModifiers::CONTROL)
-            && matches!(k.code, KeyCode::Char(_))
-        {
-            // ctrl-u clears the line being typed (as in a shell); other ctrl keys type
-            // nothing.
-            if k.code == KeyCode::Char('u') {
-                for text in [
-                    &mut self.max_cost_input,
-                    &mut self.judge_input,
-                    &mut self.name_input,
-                ]
-                .into_iter()
-                .flatten()
-                {
-                    text.clear();
-                }
-            }
-            return Some(Outcome::none());
-        }
         self.grade_key(sh, k).map(Outcome::from)
+    }
+
+    fn paste(&mut self, text: &str, _sh: &mut Shared) -> Option<Outcome> {
+        self.field_mut()?.paste(text);
+        Some(Outcome::none())
+    }
+
+    fn field<'a>(&'a self, _sh: &'a Shared) -> Option<&'a LineInput> {
+        self.max_cost_input
+            .as_ref()
+            .or(self.name_input.as_ref())
+            .or(self.judge_input.as_ref())
     }
 
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {
@@ -129,74 +118,70 @@ impl GradePane {
             });
         }
         if let Some(text) = self.max_cost_input.as_mut() {
-            match k.code {
-                KeyCode::Esc => self.max_cost_input = None,
-                KeyCode::Backspace => {
-                    text.pop();
+            match text.handle_key(k) {
+                Edit::Cancel => self.max_cost_input = None,
+                Edit::Submit => {
+                    let typed = text.text().trim().trim_start_matches('$').to_owned();
+                    self.set_max_cost(sh, &typed);
                 }
-                KeyCode::Char(c) if c.is_ascii_digit() || c == '.' => text.push(c),
-                KeyCode::Enter => {
-                    let typed = text.trim().trim_start_matches('$').to_owned();
-                    match typed.parse::<f64>() {
-                        _ if typed.is_empty() => {
-                            self.max_cost = self.workspace_max_cost;
-                            self.max_cost_input = None;
-                            sh.message = Some(match self.workspace_max_cost {
-                                Some(c) => format!(
-                                    "rubricate.yaml's judge.max_cost (${c:.2}) still applies"
-                                ),
-                                None => "no cost limit".into(),
-                            });
-                        }
-                        Ok(x) if x.is_finite() && x > 0.0 => {
-                            self.max_cost = Some(x);
-                            self.max_cost_input = None;
-                            self.estimate = None;
-                        }
-                        _ => {
-                            sh.message =
-                                Some("the cost limit is a positive number of dollars".into());
-                        }
-                    }
-                }
-                _ => {}
+                Edit::Changed | Edit::Moved | Edit::Ignored => {}
             }
             return Some(Vec::new());
         }
         if let Some(text) = self.name_input.as_mut() {
-            match k.code {
-                KeyCode::Esc => self.name_input = None,
-                KeyCode::Backspace => {
-                    text.pop();
-                }
-                KeyCode::Char(c) if !c.is_control() && text.chars().count() < 100 => {
-                    text.push(c);
-                }
-                KeyCode::Enter => {
-                    let name = text.trim().to_owned();
+            match text.handle_key(k) {
+                Edit::Cancel => self.name_input = None,
+                Edit::Submit => {
+                    let name = text.text().trim().to_owned();
                     self.name = (!name.is_empty()).then_some(name);
                     self.name_input = None;
                 }
-                _ => {}
+                Edit::Changed | Edit::Moved | Edit::Ignored => {}
             }
             return Some(Vec::new());
         }
         let text = self.judge_input.as_mut()?;
-        match k.code {
-            KeyCode::Esc => self.judge_input = None,
-            KeyCode::Backspace => {
-                text.pop();
-            }
-            KeyCode::Char(c) => text.push(c),
-            KeyCode::Enter => {
-                let model = text.trim().to_owned();
+        match text.handle_key(k) {
+            Edit::Cancel => self.judge_input = None,
+            Edit::Submit => {
+                let model = text.text().trim().to_owned();
                 self.judge = (!model.is_empty()).then_some(model);
                 self.judge_input = None;
                 self.estimate = None;
             }
-            _ => {}
+            Edit::Changed | Edit::Moved | Edit::Ignored => {}
         }
         Some(Vec::new())
+    }
+
+    /// The line being typed, if any.
+    fn field_mut(&mut self) -> Option<&mut LineInput> {
+        self.max_cost_input
+            .as_mut()
+            .or(self.name_input.as_mut())
+            .or(self.judge_input.as_mut())
+    }
+
+    /// The cost limit typed (dollars; empty: the workspace's, if any), or why not.
+    fn set_max_cost(&mut self, sh: &mut Shared, typed: &str) {
+        match typed.parse::<f64>() {
+            _ if typed.is_empty() => {
+                self.max_cost = self.workspace_max_cost;
+                self.max_cost_input = None;
+                sh.message = Some(match self.workspace_max_cost {
+                    Some(c) => format!("rubricate.yaml's judge.max_cost (${c:.2}) still applies"),
+                    None => "no cost limit".into(),
+                });
+            }
+            Ok(x) if x.is_finite() && x > 0.0 => {
+                self.max_cost = Some(x);
+                self.max_cost_input = None;
+                self.estimate = None;
+            }
+            _ => {
+                sh.message = Some("the cost limit is a positive number of dollars".into());
+            }
+        }
     }
 
     /// A run started: its grid is shown — unless it is a retry of cells of the run on
@@ -425,16 +410,20 @@ impl GradePane {
                 }]
             }
             Action::Model => {
-                self.judge_input = Some(self.judge.clone().unwrap_or_default());
+                self.judge_input = Some(LineInput::new(self.judge.as_deref().unwrap_or_default()));
                 Vec::new()
             }
             Action::RunName => {
-                self.name_input = Some(self.name.clone().unwrap_or_default());
+                self.name_input = Some(
+                    LineInput::new(self.name.as_deref().unwrap_or_default())
+                        .max_chars(RUN_NAME_MAX),
+                );
                 Vec::new()
             }
             Action::MaxCost => {
+                let now = self.max_cost.map(|c| c.to_string()).unwrap_or_default();
                 self.max_cost_input =
-                    Some(self.max_cost.map(|c| c.to_string()).unwrap_or_default());
+                    Some(LineInput::new(&now).accepting(|c| c.is_ascii_digit() || c == '.'));
                 Vec::new()
             }
             Action::Estimate if self.estimating.is_none() => {

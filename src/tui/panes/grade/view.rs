@@ -15,6 +15,7 @@ use super::GradePane;
 use super::{Cell, GridRun};
 use crate::tui::msg::RunEnd;
 use crate::tui::shared::Shared;
+use crate::tui::widgets::LineInput;
 
 pub fn draw(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     match &pane.run {
@@ -27,7 +28,8 @@ pub fn draw(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
 /// rubric to choose, an unfinished run to continue, the estimate and a large run's
 /// confirmation.
 fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
-    let mut lines = settings_lines(pane, sh);
+    let inner_width = area.width.saturating_sub(2);
+    let (mut lines, typing) = settings_lines(pane, sh, inner_width);
     lines.extend(rubric_choices(pane, sh));
     lines.extend(unfinished_run_lines(pane, sh));
     lines.push(Line::raw(""));
@@ -44,6 +46,17 @@ fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
             sh.theme.disagree,
         ));
     }
+    // The terminal's cursor in the field being typed: below the lines before it, as
+    // they wrap.
+    if let Some((at, x)) = typing {
+        let above = Paragraph::new(lines[..at].to_vec())
+            .wrap(Wrap { trim: false })
+            .line_count(inner_width);
+        let row = u16::try_from(above).unwrap_or(u16::MAX);
+        if row < area.height.saturating_sub(2) {
+            f.set_cursor_position((area.x + 1 + x, area.y + 1 + row));
+        }
+    }
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -54,7 +67,11 @@ fn setup(pane: &GradePane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
 
 /// The set-up's settings, one a line with the key that changes it (a field being typed
 /// shows its text and cursor): dataset, judge, strategy, cost limit, run name, calls.
-fn settings_lines(pane: &GradePane, sh: &Shared) -> Vec<Line<'static>> {
+fn settings_lines(
+    pane: &GradePane,
+    sh: &Shared,
+    width: u16,
+) -> (Vec<Line<'static>>, Option<(usize, u16)>) {
     let dataset = sh
         .browse
         .as_ref()
@@ -63,43 +80,64 @@ fn settings_lines(pane: &GradePane, sh: &Shared) -> Vec<Line<'static>> {
             || "— open one in the Datasets pane".into(),
             |d| d.name.clone(),
         );
-    vec![
+    // A field being typed: its line, and where the cursor is in it.
+    let mut typing = None;
+    let mut field = |row: usize, input: &LineInput, prefix: &str, suffix: &str| {
+        let (line, x) = input.line(prefix, suffix, width);
+        typing = Some((row, x));
+        line
+    };
+    let judge = match &pane.judge_input {
+        Some(t) => field(1, t, "judge    ", " (enter keeps, esc drops)"),
+        None => Line::raw(format!(
+            "judge    {}  (m to type one)",
+            pane.judge.as_deref().unwrap_or(
+                "none set: the rubric's judge.model, or `judge: {model: …}` in rubricate.yaml"
+            )
+        )),
+    };
+    let cost = match (&pane.max_cost_input, pane.max_cost) {
+        (Some(t), _) => field(
+            3,
+            t,
+            "cost limit $",
+            " (enter keeps, empty for none, esc drops)",
+        ),
+        (None, Some(c)) => Line::raw(format!(
+            "cost limit ${c:.2}  ($ to change; needs prices for every judge)"
+        )),
+        (None, None) => Line::raw("cost limit none  ($ to set one)"),
+    };
+    let name = match &pane.name_input {
+        Some(t) => field(
+            4,
+            t,
+            "run name ",
+            " (enter keeps, empty for `ui`, esc drops)",
+        ),
+        None => Line::raw(format!(
+            "run name {}  (n to name it)",
+            pane.name.as_deref().unwrap_or("ui")
+        )),
+    };
+    let lines = vec![
         Line::styled(format!("dataset  {dataset}"), sh.theme.header),
-        Line::raw(match &pane.judge_input {
-            Some(t) => format!("judge    {t}▏ (enter keeps, esc drops)"),
-            None => format!(
-                "judge    {}  (m to type one)",
-                pane.judge.as_deref().unwrap_or(
-                    "none set: the rubric's judge.model, or `judge: {model: …}` in rubricate.yaml"
-                )
-            ),
-        }),
+        judge,
         Line::raw(format!(
             "strategy {}  (t for the next)",
             pane.strategy
                 .map_or("the rubric's (else per criterion)", |s| s.as_str())
         )),
-        Line::raw(match (&pane.max_cost_input, pane.max_cost) {
-            (Some(t), _) => format!("cost limit ${t}▏ (enter keeps, empty for none, esc drops)"),
-            (None, Some(c)) => {
-                format!("cost limit ${c:.2}  ($ to change; needs prices for every judge)")
-            }
-            (None, None) => "cost limit none  ($ to set one)".to_owned(),
-        }),
-        Line::raw(match &pane.name_input {
-            Some(t) => format!("run name {t}▏ (enter keeps, empty for `ui`, esc drops)"),
-            None => format!(
-                "run name {}  (n to name it)",
-                pane.name.as_deref().unwrap_or("ui")
-            ),
-        }),
+        cost,
+        name,
         Line::raw(if pane.batch {
             "calls    provider batches: about half the price, within 24 h  (b for live)"
         } else {
             "calls    live  (b for the providers' batch engines: about half the price)"
         }),
         Line::raw(""),
-    ]
+    ];
+    (lines, typing)
 }
 
 /// The rubrics to grade with, the chosen one highlighted, and last each item's own.

@@ -6,6 +6,7 @@ use crate::tui::modal::Modal;
 use crate::tui::open_dataset::label_text;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
+use crate::tui::widgets::LineInput;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::sync::Arc;
@@ -140,7 +141,7 @@ impl LabelPane {
             }
             Action::NextItem => self.next_item(sh, 1),
             Action::PrevItem => self.next_item(sh, -1),
-            Action::Note => return Outcome::Modal(Modal::Note(String::new())),
+            Action::Note => return Outcome::Modal(Modal::Note(LineInput::default())),
             Action::Blind => {
                 self.blind = !self.blind;
                 sh.message = Some(format!(

@@ -7,6 +7,7 @@ mod update;
 pub mod view;
 
 use crate::store::artifacts::{Artifact, Status};
+use crate::tui::widgets::LineInput;
 
 #[derive(Debug, Clone, Default)]
 pub struct ReviewPane {
@@ -15,7 +16,7 @@ pub struct ReviewPane {
     pub selected: usize,
     pub loaded: bool,
     /// A reviewer's decision whose note is being typed.
-    pub note: Option<(Status, String)>,
+    pub note: Option<(Status, LineInput)>,
     /// An artifact is being evaluated.
     pub busy: Option<String>,
     /// Rows the selected artifact's panel is scrolled by (its history and reviews grow

@@ -1,6 +1,6 @@
 //! The Review pane's part of `App::update`: keys, actions and the runtime's answers.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -11,19 +11,16 @@ use crate::tui::keymap::Action;
 use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane, confirm, refuse};
 use crate::tui::shared::Shared;
+use crate::tui::widgets::{Edit, LineInput, Typing};
 
 impl Pane for ReviewPane {
     /// The note line of a review decision takes typed keys first.
     fn key(&mut self, k: &KeyEvent, _sh: &mut Shared) -> Option<Outcome> {
         let (to, note) = self.note.as_mut()?;
-        match k.code {
-            KeyCode::Esc => self.note = None,
-            KeyCode::Backspace => {
-                note.pop();
-            }
-            KeyCode::Char(c) => note.push(c),
-            KeyCode::Enter => {
-                let (to, note) = (*to, note.clone());
+        match note.handle_key(k) {
+            Edit::Cancel => self.note = None,
+            Edit::Submit => {
+                let (to, note) = (*to, note.text().to_owned());
                 self.note = None;
                 if let Some(a) = self.selected_artifact() {
                     return Some(Outcome::from(vec![Effect::DecideArtifact {
@@ -33,9 +30,18 @@ impl Pane for ReviewPane {
                     }]));
                 }
             }
-            _ => {}
+            Edit::Changed | Edit::Moved | Edit::Ignored => {}
         }
         Some(Outcome::none())
+    }
+
+    fn paste(&mut self, text: &str, _sh: &mut Shared) -> Option<Outcome> {
+        self.note.as_mut()?.1.paste(text);
+        Some(Outcome::none())
+    }
+
+    fn field<'a>(&'a self, _sh: &'a Shared) -> Option<&'a LineInput> {
+        self.note.as_ref().map(|(_, note)| note)
     }
 
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {
@@ -80,7 +86,7 @@ impl Pane for ReviewPane {
                     Action::RequestRevision => Status::NeedsRevision,
                     _ => Status::Rejected,
                 };
-                self.note = Some((to, String::new()));
+                self.note = Some((to, LineInput::default()));
             }
             _ => return Outcome::Ignored,
         }
@@ -108,11 +114,12 @@ impl Pane for ReviewPane {
         ]
     }
 
-    fn typing(&self, _sh: &Shared) -> Option<String> {
+    fn typing<'a>(&'a self, _sh: &'a Shared) -> Option<Typing<'a>> {
         let (to, note) = self.note.as_ref()?;
-        Some(format!(
-            "note for {}: {note}▏ (enter decides, esc drops)",
-            to.as_str()
+        Some(Typing::new(
+            format!("note for {}: ", to.as_str()),
+            note,
+            " (enter decides, esc drops)",
         ))
     }
 

@@ -11,6 +11,7 @@ mod search;
 mod update;
 pub mod view;
 
+use crate::tui::widgets::LineInput;
 use std::sync::Arc;
 
 use crate::model::{Kind, Rubric};
@@ -40,7 +41,7 @@ pub struct RubricView {
 pub struct SaveDialog {
     pub offers: Vec<String>,
     pub chosen: usize,
-    pub note: String,
+    pub note: LineInput,
 }
 
 impl SaveDialog {
@@ -66,7 +67,7 @@ impl SaveDialog {
         Self {
             offers,
             chosen: 0,
-            note: String::new(),
+            note: LineInput::default(),
         }
     }
 

@@ -9,11 +9,12 @@ use super::RubricsPane;
 use super::tree;
 use crate::tui::effect::Effect;
 use crate::tui::shared::Shared;
+use crate::tui::widgets::{Edit, LineInput};
 
 /// A search being typed: the text, and the line (or file) it started from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RubricSearch {
-    pub query: String,
+    pub query: LineInput,
     pub from: usize,
 }
 
@@ -57,7 +58,7 @@ impl RubricsPane {
     pub fn start_rubric_search(&mut self) -> Vec<Effect> {
         let from = *self.selection();
         self.search = Some(RubricSearch {
-            query: String::new(),
+            query: LineInput::default(),
             from,
         });
         Vec::new()
@@ -83,33 +84,52 @@ impl RubricsPane {
     }
 
     pub fn rubric_search_key(&mut self, sh: &mut Shared, k: &KeyEvent) -> Vec<Effect> {
-        let Some(search) = self.search.clone() else {
+        let Some(search) = self.search.as_mut() else {
             return Vec::new();
         };
+        let from = search.from;
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        let (query, start, forward) = match k.code {
-            KeyCode::Esc => {
-                *self.selection() = search.from;
-                self.search = None;
-                return Vec::new();
-            }
-            KeyCode::Enter => {
-                self.search = None;
-                return Vec::new();
-            }
-            KeyCode::Down => (search.query, *self.selection() + 1, true),
-            KeyCode::Char('n') if ctrl => (search.query, *self.selection() + 1, true),
-            KeyCode::Up => (search.query, self.selection().wrapping_sub(1), false),
-            KeyCode::Char('p') if ctrl => (search.query, self.selection().wrapping_sub(1), false),
-            KeyCode::Char('u') if ctrl => (String::new(), search.from, true),
-            KeyCode::Backspace => {
-                let mut q = search.query;
-                q.pop();
-                (q, search.from, true)
-            }
-            KeyCode::Char(c) if !ctrl => (format!("{}{c}", search.query), search.from, true),
-            _ => return Vec::new(),
+        // ↓/↑ (ctrl-n/ctrl-p) find the next or previous line; what is typed finds from where
+        // the search began.
+        let (start, forward) = match k.code {
+            KeyCode::Down => (*self.selection() + 1, true),
+            KeyCode::Char('n') if ctrl => (*self.selection() + 1, true),
+            KeyCode::Up => (self.selection().wrapping_sub(1), false),
+            KeyCode::Char('p') if ctrl => (self.selection().wrapping_sub(1), false),
+            _ => match search.query.handle_key(k) {
+                Edit::Cancel => {
+                    *self.selection() = from;
+                    self.search = None;
+                    return Vec::new();
+                }
+                Edit::Submit => {
+                    self.search = None;
+                    return Vec::new();
+                }
+                Edit::Changed => (from, true),
+                Edit::Moved | Edit::Ignored => return Vec::new(),
+            },
         };
+        self.find(sh, start, forward);
+        Vec::new()
+    }
+
+    /// Text pasted into the search line: found as if typed.
+    pub fn rubric_search_paste(&mut self, sh: &mut Shared, text: &str) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        search.query.paste(text);
+        let from = search.from;
+        self.find(sh, from, true);
+    }
+
+    /// Selects the first line from `start` (going forward or back) that has the query.
+    fn find(&mut self, sh: &mut Shared, start: usize, forward: bool) {
+        let Some(search) = &self.search else {
+            return;
+        };
+        let (query, from) = (search.query.text().to_owned(), search.from);
         let n = self.searchable(sh).len().max(1);
         let start = if start == usize::MAX {
             n - 1
@@ -121,13 +141,8 @@ impl RubricsPane {
                 *self.selection() = line;
                 sh.message = None;
             }
-            None if query.is_empty() => *self.selection() = search.from,
+            None if query.is_empty() => *self.selection() = from,
             None => sh.message = Some(format!("no line has '{query}'")),
         }
-        self.search = Some(RubricSearch {
-            query,
-            from: search.from,
-        });
-        Vec::new()
     }
 }

@@ -6,6 +6,7 @@ use crate::tui::keymap::Action;
 use crate::tui::msg::Msg;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
+use crate::tui::widgets::{Edit, LineInput, Typing};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -22,23 +23,27 @@ impl RubricsPane {
 
 impl Pane for RubricsPane {
     fn key(&mut self, k: &KeyEvent, sh: &mut Shared) -> Option<Outcome> {
-        let only_note = self.search.is_none()
-            && self.new_from.is_none()
-            && self.confirm_delete.is_none()
-            && self.edit.is_none()
-            && self.diff.is_none();
-        if only_note
-            && k.modifiers.contains(KeyModifiers::CONTROL)
-            && matches!(k.code, KeyCode::Char(_))
-            && let Some(d) = &mut self.save
-        {
-            // ctrl-u clears the change note (as in a shell); other ctrl keys type nothing.
-            if k.code == KeyCode::Char('u') {
-                d.note.clear();
-            }
-            return Some(Outcome::none());
-        }
         self.rubrics_key(sh, k).map(Outcome::from)
+    }
+
+    fn paste(&mut self, text: &str, sh: &mut Shared) -> Option<Outcome> {
+        if self.search.is_some() {
+            self.rubric_search_paste(sh, text);
+        } else if let Some(edit) = &mut self.edit {
+            // A template keeps its line breaks; one-line fields are made one line on commit.
+            edit.area.insert_str(text);
+        } else {
+            self.save.as_mut()?.note.paste(text);
+        }
+        Some(Outcome::none())
+    }
+
+    fn field<'a>(&'a self, _sh: &'a Shared) -> Option<&'a LineInput> {
+        match (&self.search, &self.save) {
+            (Some(search), _) => Some(&search.query),
+            (None, Some(d)) if self.edit.is_none() => Some(&d.note),
+            _ => None,
+        }
     }
 
     fn click(&mut self, row: u16, drag: bool, sh: &mut Shared) -> Outcome {
@@ -87,27 +92,34 @@ impl Pane for RubricsPane {
         }
     }
 
-    fn typing(&self, sh: &Shared) -> Option<String> {
+    fn typing<'a>(&'a self, sh: &'a Shared) -> Option<Typing<'a>> {
         if let Some(d) = &self.save {
-            return Some(format!(
-                "save as version {} (tab: {}) · change note: {}▏ (enter saves, esc drops)",
-                d.version(),
-                d.offers
-                    .iter()
-                    .filter(|v| v.as_str() != d.version())
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(" / "),
-                d.note
+            let others = d
+                .offers
+                .iter()
+                .filter(|v| v.as_str() != d.version())
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" / ");
+            return Some(Typing::new(
+                format!(
+                    "save as version {} (tab: {others}) · change note: ",
+                    d.version()
+                ),
+                &d.note,
+                " (enter saves, esc drops)",
             ));
         }
         let search = self.search.as_ref()?;
-        Some(format!(
-            "/{}▏ (↓/ctrl-n next · ↑/ctrl-p previous · enter keeps · esc back){}",
-            search.query,
-            sh.message
-                .as_deref()
-                .map_or_else(String::new, |m| format!(" · {m}"))
+        Some(Typing::new(
+            "/",
+            &search.query,
+            format!(
+                " (↓/ctrl-n next · ↑/ctrl-p previous · enter keeps · esc back){}",
+                sh.message
+                    .as_deref()
+                    .map_or_else(String::new, |m| format!(" · {m}"))
+            ),
         ))
     }
 
@@ -210,31 +222,30 @@ impl RubricsPane {
         }
         let dialog = self.save.as_mut()?;
         match k.code {
-            KeyCode::Esc => self.save = None,
-            KeyCode::Backspace => {
-                dialog.note.pop();
-            }
             KeyCode::Tab => dialog.chosen = (dialog.chosen + 1) % dialog.offers.len().max(1),
             KeyCode::BackTab => {
                 let n = dialog.offers.len().max(1);
                 dialog.chosen = (dialog.chosen + n - 1) % n;
             }
-            KeyCode::Char(c) => dialog.note.push(c),
-            KeyCode::Enter => {
-                let (note, version) = (dialog.note.clone(), dialog.version().to_owned());
-                self.save = None;
-                let v = self.view.as_ref()?;
-                let draft = v.draft.clone()?;
-                return Some(vec![Effect::SaveRubric {
-                    path: v.path.clone(),
-                    draft,
-                    note,
-                    version,
-                }]);
-            }
-            _ => {}
+            _ => match dialog.note.handle_key(k) {
+                Edit::Cancel => self.save = None,
+                Edit::Submit => return self.save_draft(),
+                Edit::Changed | Edit::Moved | Edit::Ignored => {}
+            },
         }
         Some(Vec::new())
+    }
+
+    /// The save dialog's enter: the draft saved as the version chosen, with the note.
+    fn save_draft(&mut self) -> Option<Vec<Effect>> {
+        let dialog = self.save.take()?;
+        let v = self.view.as_ref()?;
+        Some(vec![Effect::SaveRubric {
+            path: v.path.clone(),
+            draft: v.draft.clone()?,
+            note: dialog.note.text().to_owned(),
+            version: dialog.version().to_owned(),
+        }])
     }
 
     pub fn rubrics_action(&mut self, sh: &mut Shared, action: Action) -> Vec<Effect> {
