@@ -17,6 +17,7 @@ use super::gate::Gate;
 use super::limits::{Limits, Slot};
 use super::meter::{Meter, Price};
 use super::openai::OpenAi;
+use super::wire::Endpoint;
 use super::{
     Cache, ChatRequest, ChatResponse, LlmError, OnPiece, Piece, Provider, ProviderKind,
     ProviderSpec, Timeouts,
@@ -164,10 +165,7 @@ impl Client {
     /// A client for a resolved model id.
     pub fn new(id: &str, spec: ProviderSpec, opts: ClientOptions) -> Result<Self, LlmError> {
         let endpoint = spec.endpoint();
-        let http = reqwest::Client::builder()
-            .connect_timeout(opts.connect_timeout)
-            .build()
-            .map_err(|e| LlmError::Config(format!("cannot start the HTTP client: {e}")))?;
+        let http = super::wire::http_client(opts.connect_timeout)?;
         let timeouts = Timeouts {
             whole: opts.timeout,
             idle: opts.idle_timeout,
@@ -182,24 +180,15 @@ impl Client {
             key_var,
         } = spec;
         let one = |url: &str| -> Box<dyn Provider> {
+            let endpoint =
+                Endpoint::new(url, key.clone(), &key_var, http.clone(), kind.authorize());
             match kind {
-                ProviderKind::OpenAi => Box::new(OpenAi::new(
-                    &name,
-                    url,
-                    key.clone(),
-                    &key_var,
-                    http.clone(),
-                    timeouts,
-                    opts.max_reply_bytes,
-                )),
-                ProviderKind::Anthropic => Box::new(Anthropic {
-                    base_url: url.to_owned(),
-                    key: key.clone(),
-                    key_var: key_var.clone(),
-                    http: http.clone(),
-                    timeouts,
-                    max_reply_bytes: opts.max_reply_bytes,
-                }),
+                ProviderKind::OpenAi => {
+                    Box::new(OpenAi::new(&name, endpoint, timeouts, opts.max_reply_bytes))
+                }
+                ProviderKind::Anthropic => {
+                    Box::new(Anthropic::new(endpoint, timeouts, opts.max_reply_bytes))
+                }
             }
         };
         // Replicas: each server keeps the configured limits; the endpoint's own limits
