@@ -79,7 +79,7 @@ pub fn run(action: &RubricsAction, root: &Path) -> Result<u8, CliError> {
 
 impl From<RegistryError> for CliError {
     fn from(e: RegistryError) -> Self {
-        Self::input(e.to_string())
+        crate::run::Error::from(e).into()
     }
 }
 

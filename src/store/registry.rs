@@ -108,8 +108,13 @@ pub enum RegistryError {
         id: String,
         diagnostics: Diagnostics,
     },
-    #[error("rubric '{id}' cannot be saved: {why}")]
-    Unwritable { id: String, why: String },
+    /// The rubric cannot be written as YAML at all.
+    #[error("rubric '{id}' cannot be saved: {source}")]
+    Unwritable {
+        id: String,
+        #[source]
+        source: crate::formats::export::RenderError,
+    },
 }
 
 type Result<T> = std::result::Result<T, RegistryError>;
