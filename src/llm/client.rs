@@ -27,6 +27,7 @@ use super::{
 /// than any verdict, far less than would strain memory.
 pub const DEFAULT_MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 
+/// How a client reaches its endpoint: concurrency, pacing, retries, timeouts, reply cap.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
     /// Calls in flight at once to this endpoint, across every item and criterion.
@@ -39,11 +40,13 @@ pub struct ClientOptions {
     pub max_retries: u32,
     /// The whole request, first byte to last.
     pub timeout: Duration,
+    /// How long connecting may take.
     pub connect_timeout: Duration,
     /// The longest silence inside a streamed reply.
     pub idle_timeout: Duration,
     /// The first backoff; it doubles each retry (with jitter), up to `max_backoff`.
     pub backoff: Duration,
+    /// The longest backoff between tries.
     pub max_backoff: Duration,
     /// The most bytes one reply may take (body or stream, error bodies included); a longer
     /// one fails the call with [`LlmError::TooLarge`] and is not tried again.
@@ -82,9 +85,11 @@ pub fn endpoint_limits(opts: &ClientOptions, servers: usize) -> Limits {
 /// A successful call and what it took.
 #[derive(Debug, Clone)]
 pub struct Completion {
+    /// The reply.
     pub response: ChatResponse,
     /// Requests sent (0 for a cache hit).
     pub attempts: u32,
+    /// From the call to its answer, waits and retries included.
     pub latency: Duration,
     /// Answered without a request of its own (from the cache, or by an identical call
     /// that was already in flight).
@@ -117,7 +122,9 @@ pub enum IfUnreadable {
 /// A reply that was read.
 #[derive(Debug, Clone)]
 pub struct Read<T> {
+    /// What the caller read from the reply.
     pub value: T,
+    /// The reply it was read from, and what the call took.
     pub completion: Completion,
     /// Read in full ([`Reading::Accepted`], and cached), not only in part.
     pub complete: bool,
@@ -127,11 +134,18 @@ pub struct Read<T> {
 #[derive(Debug, Clone)]
 pub enum ReadError {
     /// No reply: the last error and the requests sent.
-    Call { error: LlmError, attempts: u32 },
+    Call {
+        /// The last error.
+        error: LlmError,
+        /// Requests sent.
+        attempts: u32,
+    },
     /// Replies came but none could be read: the last of them (its `attempts` count every
     /// request sent) and what is wrong with it.
     Unreadable {
+        /// The last reply, its `attempts` counting every request sent.
         completion: Completion,
+        /// Why it could not be read.
         problem: String,
     },
 }
@@ -144,10 +158,13 @@ type Flights = Arc<Mutex<HashMap<String, Flight>>>;
 /// Reads a reply's text.
 type Reader<'r, T> = &'r (dyn Fn(&str) -> Reading<T> + Send + Sync);
 
+/// One judge model's client (see the module comment): cloned cheaply, its clones share
+///  limits, meter, cache and gate.
 #[derive(Debug, Clone)]
 pub struct Client {
     /// `provider/model`, as the user wrote it.
     pub id: String,
+    /// The provider's own model name.
     pub model: String,
     provider: Arc<dyn Provider>,
     /// Where requests go (provider and base URL): part of every cache key.
@@ -276,22 +293,27 @@ impl Client {
         self
     }
 
+    /// The gate its calls wait at.
     pub fn gate(&self) -> &Gate {
         &self.gate
     }
 
+    /// Where its requests go (provider and base URL), part of every cache key.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
     }
 
+    /// Dollars per million tokens, when the model has a price.
     pub fn price(&self) -> Option<Price> {
         self.price
     }
 
+    /// The run's usage counter its calls add to.
     pub fn meter(&self) -> &Arc<Meter> {
         &self.meter
     }
 
+    /// The endpoint's limits, shared with its other clients.
     pub fn limits(&self) -> &Arc<Limits> {
         &self.limits
     }

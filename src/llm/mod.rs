@@ -34,31 +34,40 @@ pub use model_id::{NamedProvider, ProviderKind, ProviderSpec, resolve};
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Message {
+    /// Who says it.
     pub role: Role,
+    /// What is said.
     pub content: String,
 }
 
+/// Who says a message (serialized lowercase, as both wire formats write it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The instructions (Anthropic sends them apart from the messages).
     System,
+    /// The question.
     User,
+    /// The model's earlier answer (a repair request quotes it).
     Assistant,
 }
 
 impl Message {
+    /// A system message.
     pub fn system(text: impl Into<String>) -> Self {
         Self {
             role: Role::System,
             content: text.into(),
         }
     }
+    /// A user message.
     pub fn user(text: impl Into<String>) -> Self {
         Self {
             role: Role::User,
             content: text.into(),
         }
     }
+    /// An assistant message.
     pub fn assistant(text: impl Into<String>) -> Self {
         Self {
             role: Role::Assistant,
@@ -72,9 +81,13 @@ impl Message {
 pub struct ChatRequest {
     /// The provider's own model name (`gpt-4o-mini`, not `openai/gpt-4o-mini`).
     pub model: String,
+    /// The conversation, in order.
     pub messages: Vec<Message>,
+    /// Sampling temperature (0 for grading).
     pub temperature: f64,
+    /// The most tokens the reply may take.
     pub max_tokens: u32,
+    /// A sampling seed, where the server honours one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// A JSON Schema the reply must follow (structured output), where the server supports it.
@@ -100,6 +113,7 @@ pub fn estimate_tokens(req: &ChatRequest) -> u64 {
     estimate_input_tokens(req) + u64::from(req.max_tokens)
 }
 
+/// Tokens a request's messages take, at about four characters a token.
 pub fn estimate_input_tokens(req: &ChatRequest) -> u64 {
     let chars: usize = req.messages.iter().map(|m| m.content.chars().count()).sum();
     (chars as u64).div_ceil(4) + 4 * req.messages.len() as u64
@@ -108,8 +122,11 @@ pub fn estimate_input_tokens(req: &ChatRequest) -> u64 {
 /// The provider's answer.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChatResponse {
+    /// The reply's text.
     pub text: String,
+    /// Prompt tokens, as the provider counted them (0 when it did not say).
     pub input_tokens: u64,
+    /// Reply tokens, as the provider counted them (0 when it did not say).
     pub output_tokens: u64,
     /// The reply's tokens and their natural-log probabilities, in order, when asked for
     /// and given (empty otherwise).
@@ -141,30 +158,62 @@ pub fn push_logprobs(content: &serde_json::Value, into: &mut Vec<(String, f64)>)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
     #[error("rate limited by the provider (HTTP 429)")]
-    RateLimited { retry_after: Option<Duration> },
+    /// The server answered 429.
+    RateLimited {
+        /// How long it asked us to wait (`Retry-After`), when it said.
+        retry_after: Option<Duration>,
+    },
     #[error("the provider answered HTTP {status}: {message}")]
-    Server { status: u16, message: String },
+    /// The server failed (5xx, or an error inside a stream).
+    Server {
+        /// The HTTP status (or the status an in-stream error stands for).
+        status: u16,
+        /// What the server said, in one short line.
+        message: String,
+    },
     #[error("the provider refused the key (HTTP {status}); check {key_var}")]
-    Auth { status: u16, key_var: String },
+    /// The key was refused (401 or 403).
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// Where the key came from, to check.
+        key_var: String,
+    },
     #[error("the request was refused (HTTP {status}): {message}")]
-    Request { status: u16, message: String },
+    /// The request itself was refused (another 4xx): sending it again would not help.
+    Request {
+        /// The HTTP status.
+        status: u16,
+        /// What the server said, in one short line.
+        message: String,
+    },
+    /// The connection failed or broke (the request may not have arrived).
     #[error("could not reach the provider: {0}")]
     Transport(String),
+    /// No complete answer within the whole request's timeout.
     #[error("no answer within {0:?}")]
     Timeout(Duration),
+    /// A stream sent nothing for this long.
     #[error("the stream went quiet for {0:?}")]
     Idle(Duration),
+    /// A stream ended before its end-of-reply event.
     #[error("the stream ended before the reply was complete ({0})")]
     Truncated(String),
+    /// The run's cost budget is spent.
     #[error("not sent: {0}")]
     Budget(String),
+    /// The reply is not what the provider's format promises.
     #[error("the provider's reply could not be read: {0}")]
     BadResponse(String),
     #[error(
         "the reply exceeded {} (judge.max_reply_bytes); no verdict needs that much, so the call was stopped (raise judge.max_reply_bytes in rubricate.yaml if this judge's replies really are that long)",
         human_bytes(*limit)
     )]
-    TooLarge { limit: usize },
+    /// The reply passed the cap on a reply's size.
+    TooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The run was stopped before this call was sent: not a failure of the call.
     #[error("cancelled: the run was stopped before this call was sent")]
     Cancelled,
@@ -176,6 +225,7 @@ pub enum LlmError {
     /// left out): worth sending again.
     #[error("the provider's batch did not answer it: {0}")]
     Unanswered(String),
+    /// The judge cannot be set up as configured (model id, key, base URL, HTTP client).
     #[error("{0}")]
     Config(String),
 }
@@ -236,6 +286,7 @@ impl LlmError {
     }
 }
 
+/// A boxed future, as [`Provider::complete`] returns (the trait stays object-safe).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a streaming call reports as it goes.

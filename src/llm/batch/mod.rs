@@ -32,7 +32,9 @@ const MAX_RESULT_LINE: usize = 1024 * 1024 * 1024 + 64 * 1024;
 /// What a provider allows in one batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// The most requests in one batch.
     pub requests: usize,
+    /// The most bytes of one batch's requests file.
     pub bytes: u64,
 }
 
@@ -43,11 +45,15 @@ pub struct Status {
     pub state: String,
     /// No request in it will be answered any more: its results can be read.
     pub ended: bool,
+    /// Requests answered so far.
     pub answered: u64,
+    /// Requests that failed, expired or were cancelled.
     pub failed: u64,
+    /// Requests in the batch.
     pub total: u64,
     /// `OpenAI`: the files holding answers and errors.
     pub output_file: Option<String>,
+    /// `OpenAI`: the file holding the requests that failed.
     pub error_file: Option<String>,
     /// Why the batch as a whole failed (`OpenAI` `failed`: it was not valid); every request
     /// in it is answered with this.
@@ -57,6 +63,7 @@ pub struct Status {
 /// A batch the provider holds, as its list of batches describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
+    /// The provider's batch id.
     pub id: String,
     /// When the provider made it (`None`: it did not say).
     pub created_at: Option<jiff::Timestamp>,
@@ -186,6 +193,7 @@ impl BatchApi {
             .map(|_| ())
     }
 
+    /// The batch as the provider describes it now (progress, and whether it has ended).
     pub async fn status(&self, batch_id: &str) -> Result<Status, LlmError> {
         check_id(batch_id)?;
         match self.kind {
