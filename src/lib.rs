@@ -19,6 +19,7 @@ pub mod formats;
 pub mod llm;
 #[warn(missing_docs)]
 pub mod metrics;
+#[warn(missing_docs)]
 pub mod model;
 pub mod run;
 pub mod store;
