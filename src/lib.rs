@@ -13,7 +13,9 @@ pub mod cli;
 // in CI): these layers are the library other programs use.
 #[warn(missing_docs)]
 pub mod core;
+#[warn(missing_docs)]
 pub mod engine;
+#[warn(missing_docs)]
 pub mod formats;
 #[warn(missing_docs)]
 pub mod llm;

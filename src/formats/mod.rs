@@ -40,7 +40,9 @@ use node::Node;
 /// relative paths (schema files).
 #[derive(Debug, Clone)]
 pub struct LoadedRubric {
+    /// The rubric.
     pub rubric: Arc<Rubric>,
+    /// Where each of its fields is in the file.
     pub source: SourceMap,
     /// The name used in messages: a path, or `builtin:NAME`.
     pub file: String,
@@ -59,6 +61,8 @@ impl LoadedRubric {
         }
     }
 
+    /// A problem with `field` of `criterion` (`None`: the rubric), located where the file
+    ///  wrote it.
     pub fn diagnostic(&self, criterion: Option<usize>, field: &str, message: &str) -> Diagnostic {
         self.source
             .diagnostic(&self.file, criterion, field, message)
