@@ -24,6 +24,7 @@ pub mod metrics;
 #[warn(missing_docs)]
 pub mod model;
 pub mod run;
+#[warn(missing_docs)]
 pub mod store;
 #[cfg(feature = "tui")]
 pub mod tui;
