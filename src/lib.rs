@@ -7,7 +7,10 @@
 //! crossterm (`cargo check --no-default-features` builds the library without them), and
 //! `tui` never imports `cli`.
 
+// The command line is the binary's: only what `main.rs` calls is public, and
+// `unreachable_pub` keeps the rest `pub(crate)`.
 #[cfg(feature = "cli")]
+#[warn(unreachable_pub)]
 pub mod cli;
 // Every public item below `run` says what it is (`missing_docs`, denied by clippy -D warnings
 // in CI): these layers are the library other programs use.
