@@ -24,7 +24,7 @@ enum Target {
 }
 
 /// A file written in full before it replaces the one at its path: a crash leaves the old
-///  content or the new, never a part (through a symbolic link, the file it points to).
+/// content or the new, never a part (through a symbolic link, the file it points to).
 pub struct AtomicFile {
     target: Option<Target>,
 }

@@ -21,7 +21,7 @@ pub enum CompiledMethod {
 }
 
 /// A rubric with every criterion's method compiled: checks, commands and schemas are
-///  checked once, before any item is graded.
+/// checked once, before any item is graded.
 #[derive(Debug)]
 pub struct CompiledRubric {
     /// The rubric and where it came from.

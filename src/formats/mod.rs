@@ -62,7 +62,7 @@ impl LoadedRubric {
     }
 
     /// A problem with `field` of `criterion` (`None`: the rubric), located where the file
-    ///  wrote it.
+    /// wrote it.
     pub fn diagnostic(&self, criterion: Option<usize>, field: &str, message: &str) -> Diagnostic {
         self.source
             .diagnostic(&self.file, criterion, field, message)

@@ -45,7 +45,7 @@ fn read_validated_in(
 }
 
 /// Where a rubric's fields were written: the document and each criterion's path in it,
-///  so a problem found after reading still points at a line.
+/// so a problem found after reading still points at a line.
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
     /// Shared: every case rubric of an agentv file points into the same document.
@@ -95,7 +95,7 @@ impl SourceMap {
     }
 
     /// A problem with `field` of `criterion` (`None`: the rubric) in `file`, at its position
-    ///  when known.
+    /// when known.
     pub fn diagnostic(
         &self,
         file: &str,

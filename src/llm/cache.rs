@@ -11,7 +11,7 @@ use serde_json::json;
 use super::{ChatRequest, ChatResponse};
 
 /// Replies kept on disk by a hash of their endpoint and request (one JSON file each), so
-///  a repeated call costs nothing; shared between runs and processes.
+/// a repeated call costs nothing; shared between runs and processes.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
@@ -68,7 +68,7 @@ impl Cache {
     }
 
     /// The reply kept under `key`; `None` when there is none or it cannot be read (a damaged
-    ///  entry is a miss, never an error).
+    /// entry is a miss, never an error).
     pub fn get(&self, key: &str) -> Option<ChatResponse> {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;

@@ -17,7 +17,7 @@ const REPEAT_WINDOW: Duration = Duration::from_secs(5);
 const CUT_COOLDOWN: Duration = Duration::from_secs(1);
 
 /// An endpoint's limits: calls in flight (halved on repeated 429s, restored by successes)
-///  and the pace in requests and tokens per minute.
+/// and the pace in requests and tokens per minute.
 #[derive(Debug)]
 pub struct Limits {
     gate: Gate,

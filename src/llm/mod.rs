@@ -13,6 +13,7 @@ mod limits;
 mod meter;
 mod model_id;
 mod openai;
+mod options;
 mod replicas;
 mod sse;
 mod wire;
@@ -22,14 +23,12 @@ use std::pin::Pin;
 use std::time::Duration;
 
 pub use cache::{Cache, CacheStats};
-pub use client::{
-    Client, ClientOptions, Completion, DEFAULT_MAX_REPLY_BYTES, IfUnreadable, Read, ReadError,
-    Reading, endpoint_limits,
-};
+pub use client::{Client, Completion, IfUnreadable, Read, ReadError, Reading};
 pub use gate::Gate;
 pub use limits::Limits;
 pub use meter::{Meter, Price, Usage as RunUsage};
 pub use model_id::{NamedProvider, ProviderKind, ProviderSpec, resolve};
+pub use options::{ClientOptions, DEFAULT_MAX_REPLY_BYTES, endpoint_limits};
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::atomic::AtomicFile;
 
 /// Where an artifact is in its review flow: draft → pending review → in review →
-///  approved, needs revision (back to draft) or rejected.
+/// approved, needs revision (back to draft) or rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
@@ -108,7 +108,7 @@ pub struct Review {
 }
 
 /// Something made by a person or a bot (a quiz, a summary) going through review: its
-///  content, where it came from, where it stands, and every review of it.
+/// content, where it came from, where it stands, and every review of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Artifact {
     /// Its id, which names its file in `artifacts/`.

@@ -265,7 +265,7 @@ pub struct Journal {
 
 impl Journal {
     /// Opens (or starts) `annotator`'s journal of `dataset` for writing: one writer at a time,
-    ///  and a torn last line from a crash is cut.
+    /// and a torn last line from a crash is cut.
     pub fn open(labels_dir: &Path, dataset: &str, annotator: &str) -> Result<Self, StoreError> {
         check_name("dataset", dataset)?;
         check_name("annotator", annotator)?;

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::SpecError;
 
 /// A check's `args`, read field by field; each field read is marked, so the rest can be
-///  reported as unknown.
+/// reported as unknown.
 pub struct Args<'a> {
     map: &'a Map<String, Value>,
     used: Vec<&'a str>,

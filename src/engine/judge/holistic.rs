@@ -23,7 +23,7 @@ pub fn first_request(judge: &Judge, rubric: &Rubric, item: &Item, sample: u32) -
 }
 
 /// Asks `judge` for one holistic score of `item` against `rubric` (with one repair
-///  request when the reply cannot be read).
+/// request when the reply cannot be read).
 pub async fn judge(
     judge: &Judge,
     rubric: &Rubric,

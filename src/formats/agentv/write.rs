@@ -9,7 +9,7 @@ use crate::formats::export::{Holds, losses};
 use crate::model::{Criterion, Item, Kind, Rubric};
 
 /// An agentv eval file holding `rubric` and `items` as its tests, and what it could not
-///  hold.
+/// hold.
 pub fn write(rubric: &Rubric, items: &[Item]) -> (Value, Vec<String>) {
     let holds = Holds {
         format: "agentv",

@@ -14,7 +14,7 @@ use crate::formats::{json, text::utf8};
 use crate::model::Item;
 
 /// Opens a JSONL dataset at `path` (named `file` in messages), reading items as the stream
-///  is pulled.
+/// is pulled.
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
     let f = File::open(path).map_err(|e| {
         Diagnostics::one(Diagnostic::whole(file, format!("cannot read dataset: {e}")))
@@ -128,7 +128,7 @@ impl LineParser<'_> {
     }
 
     /// The item on this line (`complete_line`: the line ended with a newline, so a JSON error
-    ///  is not a cut-off last line).
+    /// is not a cut-off last line).
     pub fn item(&self, text: &str, complete_line: bool) -> Result<Item, Diagnostic> {
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
