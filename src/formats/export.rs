@@ -48,10 +48,7 @@ impl Syntax {
                     syntax: "JSON",
                     message: e.to_string(),
                 }),
-            Syntax::Yaml => yaml_serde::to_string(value).map_err(|e| RenderError {
-                syntax: "YAML",
-                message: e.to_string(),
-            }),
+            Syntax::Yaml => Ok(super::yaml_write::to_yaml(value)),
         }
     }
 }

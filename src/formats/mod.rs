@@ -23,6 +23,7 @@ pub mod rubric_lib;
 pub mod source;
 mod text;
 pub mod yaml;
+mod yaml_write;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

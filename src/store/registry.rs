@@ -31,7 +31,7 @@ use serde::Serialize;
 use crate::core::atomic::AtomicFile;
 use crate::core::atomic::sync_dir;
 use crate::core::hash::sha256_hex;
-use crate::formats::native::rubric_to_yaml;
+use crate::formats::native::rubric_to_json;
 use crate::formats::{Diagnostics, Format, parse_rubric_text};
 use crate::model::Rubric;
 use files::{
@@ -510,7 +510,12 @@ impl Registry {
             let cur_text = read_snapshot_text(id, &dir, cur)?;
             let mut probe = rubric.clone();
             probe.version.clone_from(cur);
-            if rubric_to_yaml(&probe).is_ok_and(|text| text == cur_text) {
+            // Compared as content, not text: a snapshot written by an earlier version of
+            // the YAML writer reads the same and is worded differently.
+            let file = snapshot_path(&dir, cur).display().to_string();
+            let same = parse_rubric_text(&file, &cur_text, id, &self.root, Some(Format::Native))
+                .is_ok_and(|l| rubric_to_json(&l.rubric) == rubric_to_json(&probe));
+            if same {
                 return Err(RegistryError::Unchanged {
                     id: id.to_owned(),
                     version: rubric.version.clone(),
