@@ -16,6 +16,7 @@ mod cases;
 mod entry;
 mod expand;
 mod external;
+mod one_case;
 mod walk;
 mod write;
 
