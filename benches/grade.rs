@@ -16,10 +16,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use rubricate::cli::output::item_json;
 use rubricate::engine::{CancelToken, EventKind, ExecOptions, Executor, InOrder, compile};
 use rubricate::formats::dataset::{ReadOptions, open_dataset};
 use rubricate::formats::parse_rubric_text;
+use rubricate::formats::results::item_json;
 use tokio::sync::mpsc;
 
 #[path = "support/answers.rs"]

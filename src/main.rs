@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     };
     // A command logs to stderr; without one the terminal UI may start, whose screen stderr
     // is: it logs to its file, and the other paths choose for themselves.
-    if cli.command.is_some() {
+    if cli.has_command() {
         rubricate::cli::log_to_stderr();
     }
     rubricate::cli::run(cli)

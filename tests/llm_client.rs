@@ -299,6 +299,43 @@ async fn repeated_429s_halve_the_concurrency_and_successes_restore_it() {
     assert_eq!(usage.requests, 48);
 }
 
+/// A 429's `Retry-After` is the wait before the next try, over the client's own backoff,
+/// for both wire formats, plain and streamed (the shared status mapping). The backoff here
+/// is an hour: a call that ignored `Retry-After: 0` would still be waiting at the deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_after_is_honoured_over_the_backoff_for_every_wire_format() {
+    for kind in KINDS {
+        for streamed in [false, true] {
+            let server = replying(REPLY);
+            server.script([Reply::Status(429, Some(0), "slow down".into())]);
+            let client = client(
+                kind,
+                &server.url,
+                ClientOptions {
+                    backoff: Duration::from_secs(3600),
+                    max_backoff: Duration::from_secs(3600),
+                    ..quick(1)
+                },
+            );
+            let pieces = Pieces::default();
+            let on_piece = |p: Piece<'_>| pieces.push(p);
+            let req = request("Why?");
+            let call = client.complete(&req, streamed.then_some(&on_piece as _));
+            let done = tokio::time::timeout(Duration::from_secs(120), call)
+                .await
+                .unwrap_or_else(|_| panic!("{kind:?} streamed={streamed}: Retry-After ignored"))
+                .unwrap();
+            assert_eq!(done.response.text, REPLY, "{kind:?} streamed={streamed}");
+            assert_eq!(done.attempts, 2, "{kind:?} streamed={streamed}");
+            assert_eq!(
+                client.meter().snapshot().rate_limited,
+                1,
+                "{kind:?} streamed={streamed}"
+            );
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn identical_calls_in_flight_share_one_request_through_the_cache() {
     let server = LlmServer::start(Duration::from_millis(200), |_| Reply::Text(REPLY.into()));

@@ -8,7 +8,7 @@ use crate::store::artifacts::{Artifact, Artifacts, Provenance, Status};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
-pub enum ArtifactsAction {
+pub(crate) enum ArtifactsAction {
     /// A new artifact (draft) from a file's content (JSON stays structured).
     Create {
         #[arg(long = "type")]
@@ -65,7 +65,7 @@ pub enum ArtifactsAction {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Decision {
+pub(crate) enum Decision {
     Approve,
     RequestRevision,
     Reject,
@@ -88,7 +88,7 @@ fn read_content(path: &Path) -> Result<serde_json::Value, CliError> {
     Ok(crate::store::artifacts::content_of(text))
 }
 
-pub fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+pub(crate) fn run(action: &ArtifactsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = super::workspace(ws_flag)?;
     let store = Artifacts::new(&ws.root);
     match action {

@@ -21,39 +21,39 @@ use crate::run::{self, Control, Env, NewRun, RunSettings};
 use crate::store::labels::{annotators, dataset_key};
 
 #[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {
+pub(crate) struct CalibrateArgs {
     /// The labelled dataset: its file, or its name in the workspace.
     #[arg(long)]
-    pub dataset: String,
+    pub(crate) dataset: String,
     /// The rubric the candidate judges grade with (a file or a registry name); needed with
     /// `--judge`.
     #[arg(long)]
-    pub rubric: Option<String>,
+    pub(crate) rubric: Option<String>,
     /// Whose labels are the truth (default: the dataset's only annotator).
     #[arg(long)]
-    pub annotator: Option<String>,
+    pub(crate) annotator: Option<String>,
     /// Runs already made over this dataset, added as candidates.
     #[arg(long = "run", value_name = "ID")]
-    pub runs: Vec<String>,
+    pub(crate) runs: Vec<String>,
     /// Bootstrap resamples for the 95 % intervals.
     #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
+    pub(crate) bootstrap: usize,
     /// The bootstrap's seed.
     #[arg(long = "bootstrap-seed", default_value_t = 0)]
-    pub bootstrap_seed: u64,
+    pub(crate) bootstrap_seed: u64,
     #[arg(long, value_enum, default_value_t = super::metrics::MetricsFormat::Table)]
-    pub format: super::metrics::MetricsFormat,
+    pub(crate) format: super::metrics::MetricsFormat,
     /// Write the best candidate's judge (model, strategy, system prompt, temperature) into
     /// the rubric's `judge:` block as a new version in the workspace's registry, with the
     /// calibration's figures in the version's note.
     #[arg(long)]
-    pub adopt: bool,
+    pub(crate) adopt: bool,
     /// Each `--judge` is a candidate (graded alone); the other judge options apply to all.
     #[command(flatten)]
-    pub judge: JudgeArgs,
+    pub(crate) judge: JudgeArgs,
 }
 
-pub fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+pub(crate) fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = super::workspace(ws_flag)?;
     if args.judge.judge.is_empty() && args.runs.is_empty() {
         return Err(CliError::input(

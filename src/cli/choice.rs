@@ -8,12 +8,12 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use crate::core::choice::Choice;
 
 /// `#[arg(value_parser = choice::<Strategy>())]`
-pub fn choice<T: Choice>() -> ChoiceParser<T> {
+pub(crate) fn choice<T: Choice>() -> ChoiceParser<T> {
     ChoiceParser(PhantomData)
 }
 
 #[derive(Clone, Copy)]
-pub struct ChoiceParser<T>(PhantomData<T>);
+pub(crate) struct ChoiceParser<T>(PhantomData<T>);
 
 impl<T: Choice> TypedValueParser for ChoiceParser<T> {
     type Value = T;

@@ -14,15 +14,15 @@ use crate::formats::{
     Format, Imported, agentv, dataknobs, import_file, is_bare_name, load_rubric_as,
 };
 
-pub struct ConvertArgs<'a> {
-    pub input: &'a str,
-    pub to: Format,
-    pub from: Option<Format>,
-    pub out: Option<&'a Path>,
-    pub strict: bool,
+pub(crate) struct ConvertArgs<'a> {
+    pub(crate) input: &'a str,
+    pub(crate) to: Format,
+    pub(crate) from: Option<Format>,
+    pub(crate) out: Option<&'a Path>,
+    pub(crate) strict: bool,
 }
 
-pub fn run(a: &ConvertArgs<'_>) -> Result<u8, CliError> {
+pub(crate) fn run(a: &ConvertArgs<'_>) -> Result<u8, CliError> {
     let (path, pick) = split_pick(a.input);
     let syntax = match a.out {
         Some(p) => Syntax::for_path(p),

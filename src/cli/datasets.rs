@@ -11,7 +11,7 @@ use crate::store::datasets::{Datasets, indexable};
 use crate::store::runs::file_hash;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum DatasetsAction {
+pub(crate) enum DatasetsAction {
     /// Registers a dataset file (or refreshes its hash, count and index).
     Add {
         file: PathBuf,
@@ -31,7 +31,7 @@ pub enum DatasetsAction {
     },
 }
 
-pub fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+pub(crate) fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = super::workspace(ws_flag)?;
     let datasets = Datasets::new(&ws.root);
     match action {

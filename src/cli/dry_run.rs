@@ -12,7 +12,7 @@ use crate::run::RunJudges;
 use crate::run::estimate::{PerModel, Walk, estimate, group};
 
 /// Walks the dataset (streamed) and prints the estimate to stdout.
-pub fn run(
+pub(crate) fn run(
     dataset: Dataset,
     rubric: Option<&LoadedRubric>,
     override_rubric: bool,

@@ -10,7 +10,7 @@ use crate::formats::dataset::{Dataset, open_dataset};
 use crate::formats::load_rubric_as;
 use crate::run::{self, Control, Env, GradeSettings, NewRun, RunEvent, RunSettings, Stop};
 
-pub fn run(
+pub(crate) fn run(
     common: &CommonArgs,
     judge_args: &JudgeArgs,
     opts: &GradeOptions,
@@ -146,7 +146,7 @@ pub fn run(
 
 /// Drives a session on a runtime of its own, with the progress line on a terminal, handing
 /// each finished item (input order) to `on_item`.
-pub fn drive(
+pub(crate) fn drive(
     session: run::Session,
     config: &crate::store::WorkspaceConfig,
     mut on_item: impl FnMut(&crate::model::Evaluation) -> Result<(), String>,
@@ -179,7 +179,7 @@ pub fn drive(
 }
 
 /// What happened to the saved run, on stderr.
-pub fn report_record(outcome: &run::Outcome) {
+pub(crate) fn report_record(outcome: &run::Outcome) {
     if let Some(e) = &outcome.record_error {
         eprintln!("error: the run's record could not be completed: {e}");
     }
@@ -191,7 +191,7 @@ pub fn report_record(outcome: &run::Outcome) {
 }
 
 /// The exit for a run that stopped early (`None`: it did not).
-pub fn stopped(stop: Option<&Stop>, items: usize) -> Option<Result<u8, CliError>> {
+pub(crate) fn stopped(stop: Option<&Stop>, items: usize) -> Option<Result<u8, CliError>> {
     match stop? {
         Stop::Cost(why) => {
             eprintln!(
@@ -213,18 +213,18 @@ pub fn stopped(stop: Option<&Stop>, items: usize) -> Option<Result<u8, CliError>
 
 /// A run to record, with its name if it has one.
 #[derive(Debug, Clone)]
-pub struct SaveAs {
-    pub name: Option<String>,
+pub(crate) struct SaveAs {
+    pub(crate) name: Option<String>,
 }
 
 /// `grade`'s options beyond the dataset and the judge.
 #[derive(Debug, Clone)]
-pub struct GradeOptions {
-    pub grade: GradeSettings,
+pub(crate) struct GradeOptions {
+    pub(crate) grade: GradeSettings,
     /// Record the run in the workspace.
-    pub save: Option<SaveAs>,
+    pub(crate) save: Option<SaveAs>,
     /// Send the judge calls to the providers' batch engines.
-    pub batch: bool,
+    pub(crate) batch: bool,
 }
 
 /// The workspace's `rubricate.yaml` (warnings go to stderr).
@@ -237,7 +237,7 @@ fn workspace_config() -> Result<crate::store::WorkspaceConfig, CliError> {
     Ok(config)
 }
 
-pub fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {
+pub(crate) fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {
     match x {
         Some(x) if !x.is_finite() => Err(CliError::input("--fail-under must be a number")),
         _ => Ok(()),
@@ -245,7 +245,7 @@ pub fn check_fail_under(x: Option<f64>) -> Result<(), CliError> {
 }
 
 /// `--rubric` first, else the dataset's own rubric; `None` when items must bring theirs.
-pub fn effective_rubric(
+pub(crate) fn effective_rubric(
     common: &CommonArgs,
     dataset: &Dataset,
 ) -> Result<Option<crate::formats::LoadedRubric>, CliError> {
@@ -256,7 +256,7 @@ pub fn effective_rubric(
     Ok(crate::run::effective_rubric(chosen, dataset))
 }
 
-pub fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
+pub(crate) fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
     let opts = crate::formats::dataset::ReadOptions {
         max_item_bytes: common.max_item_mb.max(1) * 1024 * 1024,
         ..crate::formats::dataset::ReadOptions::default()
@@ -264,7 +264,7 @@ pub fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
     Ok(open_dataset(&common.dataset, opts)?)
 }
 
-pub fn default_format() -> OutputFormat {
+pub(crate) fn default_format() -> OutputFormat {
     if style::stdout_is_terminal() {
         OutputFormat::Table
     } else {

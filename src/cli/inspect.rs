@@ -13,7 +13,7 @@ use crate::formats::import::split_pick;
 use crate::formats::{Format, Imported, LoadedRubric, import_file, is_bare_name, load_rubric_as};
 use crate::model::{Kind, Method, Rubric};
 
-pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
+pub(crate) fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
     let (path, pick) = split_pick(spec);
     let report = if is_bare_name(spec) || pick.is_some() {
         let r = load_rubric_as(spec, from)?;

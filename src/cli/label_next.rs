@@ -7,7 +7,7 @@ use super::{CliError, exit};
 use crate::store::labels::dataset_key;
 
 /// `labels next`: the order to label in, and each criterion's stop rule.
-pub fn next(
+pub(crate) fn next(
     ws: &crate::store::Workspace,
     dataset: &std::path::Path,
     annotator: &str,

@@ -16,7 +16,7 @@ use crate::model::{Rubric, Verdict};
 use crate::store::labels::{self, Journal, Op, annotators, dataset_key, fold};
 
 #[derive(Debug, clap::Subcommand)]
-pub enum LabelsAction {
+pub(crate) enum LabelsAction {
     /// Datasets with labels, and each annotator's count.
     List,
     /// Label cells: `ITEM CRITERION VERDICT`, or `--stdin` for one `ITEM CRITERION VERDICT
@@ -116,24 +116,24 @@ pub enum LabelsAction {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct PeopleArgs {
+pub(crate) struct PeopleArgs {
     /// The dataset file the labels belong to.
     #[arg(long)]
-    pub dataset: PathBuf,
+    pub(crate) dataset: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Who {
+pub(crate) struct Who {
     /// The dataset file the labels belong to (its name keys the journal).
     #[arg(long)]
-    pub dataset: PathBuf,
+    pub(crate) dataset: PathBuf,
     /// Who labels (default: `$RUBRICATE_ANNOTATOR`, else `$USER`).
     #[arg(long)]
-    pub annotator: Option<String>,
+    pub(crate) annotator: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportAs {
+pub(crate) enum ExportAs {
     Csv,
     Autorubric,
 }
@@ -149,7 +149,7 @@ fn annotator(who: &Who) -> Result<String, CliError> {
         })
 }
 
-pub fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = super::workspace(ws_flag)?;
     let dir = ws.labels_dir();
     match action {

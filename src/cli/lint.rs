@@ -8,7 +8,7 @@ use crate::engine::compile;
 use crate::engine::lint::{LintReport, Severity, lint};
 use crate::formats::{Format, load_rubric_as};
 
-pub fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
+pub(crate) fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
     let loaded = load_rubric_as(spec, from)?;
     compile(&loaded)?;
     let runtime = tokio::runtime::Builder::new_current_thread()

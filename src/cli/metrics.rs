@@ -14,30 +14,30 @@ use crate::store::labels::{self, dataset_key};
 use crate::store::runs::Manifest;
 
 #[derive(Debug, clap::Args)]
-pub struct MetricsArgs {
+pub(crate) struct MetricsArgs {
     /// The run whose verdicts are compared (an id or a unique prefix).
     #[arg(long)]
-    pub run: String,
+    pub(crate) run: String,
     /// Whose labels are the truth: an annotator, or `adjudicated` (default: the
     /// adjudicated labels when there are some, else the dataset's only annotator).
     #[arg(long, visible_alias = "reference")]
-    pub annotator: Option<String>,
+    pub(crate) annotator: Option<String>,
     /// Bootstrap resamples for 95 % intervals (0: none).
     #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
+    pub(crate) bootstrap: usize,
     #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     #[arg(long, value_enum, default_value_t = MetricsFormat::Table)]
-    pub format: MetricsFormat,
+    pub(crate) format: MetricsFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum MetricsFormat {
+pub(crate) enum MetricsFormat {
     Table,
     Json,
 }
 
-pub fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = super::workspace(ws_flag)?;
     let bootstrap = (args.bootstrap > 0).then_some(Bootstrap {
         resamples: args.bootstrap,

@@ -7,7 +7,8 @@
 #[macro_use]
 mod out;
 
-pub mod artifacts;
+mod args;
+pub(crate) mod artifacts;
 mod calibrate;
 mod choice;
 mod convert;
@@ -19,7 +20,7 @@ mod label_next;
 mod labels;
 mod lint;
 mod metrics;
-pub mod output;
+pub(crate) mod output;
 mod people;
 mod progress;
 mod rubrics;
@@ -37,34 +38,36 @@ use std::path::PathBuf;
 use crate::formats::Format;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub(crate) use args::{CommonArgs, JudgeArgs, LintFormat, OutputFormat};
 
 /// Exit codes (also in the README).
-pub mod exit {
+pub(crate) mod exit {
     /// Everything passed.
-    pub const OK: u8 = 0;
+    pub(crate) const OK: u8 = 0;
     /// Some item is below its threshold, `--fail-under` is not met, or lint failed.
-    pub const BELOW: u8 = 1;
+    pub(crate) const BELOW: u8 = 1;
     /// Usage, config or input error.
-    pub const INPUT: u8 = 2;
+    pub(crate) const INPUT: u8 = 2;
     /// Judge/check failures above the tolerated rate.
-    pub const FAILURES: u8 = 3;
+    pub(crate) const FAILURES: u8 = 3;
     /// A batch run is not finished yet: its batches are still with the provider
     /// (`runs resume` without `--wait`).
-    pub const PENDING: u8 = 4;
+    pub(crate) const PENDING: u8 = 4;
 }
 
 /// An error that ends a command with an exit code and a message on stderr.
 #[derive(Debug)]
-pub struct CliError {
-    pub code: u8,
-    pub message: String,
+pub(crate) struct CliError {
+    pub(crate) code: u8,
+    pub(crate) message: String,
 }
 
 impl CliError {
     /// A usage, config or input error; anything printable (a message, or a typed error
     /// whose text names the file and the cause).
-    pub fn input(message: impl std::fmt::Display) -> Self {
+    pub(crate) fn input(message: impl std::fmt::Display) -> Self {
         Self {
             code: exit::INPUT,
             message: message.to_string(),
@@ -80,7 +83,9 @@ impl From<crate::store::StoreError> for CliError {
 
 /// The workspace a command works in (`--workspace`, else found from the current folder,
 /// else the default one); its warnings go to stderr.
-pub fn workspace(flag: Option<&std::path::Path>) -> Result<crate::store::Workspace, CliError> {
+pub(crate) fn workspace(
+    flag: Option<&std::path::Path>,
+) -> Result<crate::store::Workspace, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let ws = crate::store::Workspace::open(flag, &cwd)?;
     for w in &ws.warnings {
@@ -112,15 +117,23 @@ Exit codes: 0 pass · 1 below threshold / --fail-under · 2 usage, config or inp
 #[command(name = "rubricate", version, about = "Rubric-based evaluation of LLM and human outputs", after_help = AFTER_HELP)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// The workspace folder (default: the nearest holding rubricate.yaml, else the default
     /// workspace in the user data folder).
     #[arg(long, global = true, value_name = "DIR")]
-    pub workspace: Option<PathBuf>,
+    pub(crate) workspace: Option<PathBuf>,
+}
+
+impl Cli {
+    /// A command was given (without one, the terminal UI may start, which logs to its own
+    /// file rather than stderr).
+    pub fn has_command(&self) -> bool {
+        self.command.is_some()
+    }
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check rubric and dataset files; print every problem with <file:line:column>.
     #[command(
         after_help = "Examples:\n  rubricate validate my-rubric.yaml\n  rubricate validate rubrics/*.yaml data.jsonl"
@@ -311,165 +324,9 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CacheAction {
+pub(crate) enum CacheAction {
     Stats,
     Clear,
-}
-
-#[derive(Debug, Args)]
-pub struct CommonArgs {
-    /// The dataset: .json (autorubric shape), .jsonl, .csv, or an agentv eval .yaml.
-    pub dataset: PathBuf,
-    /// A rubric file (any format; FILE#ID picks one) or built-in name; overrides the
-    /// dataset's and items' own rubrics.
-    #[arg(long, short)]
-    pub rubric: Option<String>,
-    /// Read the rubric as this format instead of detecting it.
-    #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
-    pub from: Option<Format>,
-    /// Output format (default: table on a terminal, else jsonl).
-    #[arg(long, value_enum)]
-    pub format: Option<OutputFormat>,
-    /// Write results to FILE (replaced atomically when done) instead of stdout.
-    #[arg(long, short)]
-    pub out: Option<PathBuf>,
-    /// Exit 1 when the mean score is below X (unscored items count as 0).
-    #[arg(long, value_name = "X")]
-    pub fail_under: Option<f64>,
-    /// Largest single item (a JSONL line or CSV record) accepted, in MiB.
-    #[arg(long, default_value_t = 16)]
-    pub max_item_mb: usize,
-}
-
-/// The LLM judge for `method: judge` criteria (the run engine's `JudgeSettings`, kept in a
-/// saved run's manifest so a resumed run is judged the same way).
-#[derive(Debug, Clone, Args)]
-pub struct JudgeArgs {
-    /// A judge model: `openai/MODEL`, `anthropic/MODEL`, `ollama/MODEL` or `NAME/MODEL` for a
-    /// provider named in rubricate.yaml; repeat for an ensemble, `MODEL=WEIGHT` for a
-    /// weighted vote (default: the rubric's `judge.model`, else the workspace's). Keys come
-    /// from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; base URLs from `OPENAI_BASE_URL` /
-    /// `ANTHROPIC_BASE_URL` / `OLLAMA_HOST`.
-    #[arg(long, value_name = "MODEL")]
-    pub judge: Vec<String>,
-    /// How criteria are put to the judge (default: the rubric's `judge.strategy`, else
-    /// per-criterion). `calibrate` takes several, each a candidate.
-    #[arg(long, value_parser = choice::choice::<crate::engine::judge::Strategy>())]
-    pub strategy: Vec<crate::engine::judge::Strategy>,
-    /// Answers per judge for each call, combined like an ensemble (use a temperature above 0).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub samples: u32,
-    /// How the votes of several judges or samples make a verdict.
-    #[arg(long, value_parser = choice::choice::<crate::engine::judge::Rule>(), default_value = "majority")]
-    pub ensemble: crate::engine::judge::Rule,
-    /// How graded votes (options, levels, scales, holistic scores) combine.
-    #[arg(long, value_parser = choice::choice::<crate::engine::judge::ValueRule>(), default_value = "mean")]
-    pub combine: crate::engine::judge::ValueRule,
-    /// Judge temperature (default: the rubric's, else 0).
-    #[arg(long)]
-    pub temperature: Option<f64>,
-    /// Most tokens a judge reply may use (default: the rubric's, else 1024).
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<u32>,
-    /// Sampling seed sent to providers that take one.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// A file whose text replaces the judge's system prompt. `calibrate` takes several,
-    /// each a candidate.
-    #[arg(long, value_name = "FILE")]
-    pub system_prompt: Vec<PathBuf>,
-    /// Stream judge replies (an idle stream is cut after 30 s instead of waiting for the
-    /// whole timeout).
-    #[arg(long)]
-    pub stream: bool,
-    /// Requests per minute to each provider endpoint.
-    #[arg(long, value_name = "N")]
-    pub rpm: Option<u32>,
-    /// Tokens per minute to each provider endpoint (prompt estimated, plus max tokens).
-    #[arg(long, value_name = "N")]
-    pub tpm: Option<u32>,
-    /// Seconds a judge request may take, first byte to last (default 120).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-    /// Retries of a judge call after a rate limit, server error or lost connection
-    /// (default 4).
-    #[arg(long, value_name = "N")]
-    pub max_retries: Option<u32>,
-    /// Stop sending judge calls once this many dollars are spent (needs `prices:` in
-    /// rubricate.yaml for every judge model); calls in flight finish.
-    #[arg(long, value_name = "DOLLARS")]
-    pub max_cost: Option<f64>,
-    /// Print the calls, estimated tokens and cost, and how many the cache already holds;
-    /// send nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Neither read nor write the response cache (every call goes to the provider).
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Ask OpenAI-compatible judges for token log-probabilities: each judged verdict records
-    /// the judge's confidence in it (`invocation.confidence`), and `labels next` puts the
-    /// least certain first. A server that refuses them is asked again without.
-    #[arg(long)]
-    pub logprobs: bool,
-    /// `llm`: feedback written by the (first) judge, 3–5 sentences; falls back to the
-    /// deterministic summary on any failure.
-    #[arg(long, value_parser = choice::choice::<FeedbackMode>(), default_value = "deterministic")]
-    pub feedback: FeedbackMode,
-}
-
-impl JudgeArgs {
-    /// Grading takes one strategy and one system prompt (`calibrate` compares several).
-    pub fn one_setting(&self) -> Result<(), CliError> {
-        if self.strategy.len() > 1 || self.system_prompt.len() > 1 {
-            return Err(CliError::input(
-                "give one --strategy and one --system-prompt; `rubricate calibrate` compares several",
-            ));
-        }
-        Ok(())
-    }
-
-    /// The run engine's judge settings from these flags (the last strategy and system
-    /// prompt given).
-    pub fn settings(&self) -> crate::run::JudgeSettings {
-        crate::run::JudgeSettings {
-            judge: self.judge.clone(),
-            strategy: self.strategy.last().copied(),
-            samples: self.samples,
-            ensemble: self.ensemble,
-            combine: self.combine,
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
-            seed: self.seed,
-            system_prompt: self.system_prompt.last().cloned(),
-            stream: self.stream,
-            rpm: self.rpm,
-            tpm: self.tpm,
-            timeout: self.timeout,
-            max_retries: self.max_retries,
-            max_cost: self.max_cost,
-            no_cache: self.no_cache,
-            feedback: self.feedback,
-            logprobs: self.logprobs,
-            batch: false,
-        }
-    }
-}
-
-pub use crate::run::FeedbackMode;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Table,
-    Json,
-    Jsonl,
-    Csv,
-    Junit,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LintFormat {
-    Text,
-    Json,
 }
 
 /// `RUBRICATE_LOG` (a level or filter) sends logs to stderr; unset, nothing is logged.

@@ -59,7 +59,7 @@ fn guarded<T>(op: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<T>) ->
 /// Standard output through the sink, as an `io::Write` (wrap it in a `BufWriter` for many
 /// small writes; dropping one unflushed still records a failure).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Stdout;
+pub(crate) struct Stdout;
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -74,7 +74,7 @@ impl Write for Stdout {
 }
 
 /// Writes formatted text; a failure is recorded for [`finish`] (see `out!`).
-pub fn text(args: fmt::Arguments<'_>) {
+pub(crate) fn text(args: fmt::Arguments<'_>) {
     let _ = Stdout.write_fmt(args);
 }
 
@@ -97,7 +97,7 @@ macro_rules! outln {
 
 /// How a command's output ended.
 #[derive(Debug, PartialEq, Eq)]
-pub enum End {
+pub(crate) enum End {
     /// Everything was written.
     Written,
     /// The reader closed the pipe: a quiet end, exit 0.
@@ -107,7 +107,7 @@ pub enum End {
 }
 
 /// Flushes standard output and says how it ended. Call once, when the command is done.
-pub fn finish() -> End {
+pub(crate) fn finish() -> End {
     let _ = Stdout.flush();
     match broken().take() {
         None => End::Written,

@@ -12,10 +12,10 @@ use super::{CliError, OutputFormat};
 use crate::core::atomic::AtomicFile;
 use crate::model::{Evaluation, Rubric};
 
-pub use crate::run::Summary;
+pub(crate) use crate::run::Summary;
 
 /// The summary line, coloured on a terminal that wants colour.
-pub fn summary_line(s: &Summary, color: bool) -> String {
+pub(crate) fn summary_line(s: &Summary, color: bool) -> String {
     use crate::run::Tone;
     s.line_styled(&|tone, text| match tone {
         Tone::Good => style::green(text, color),
@@ -24,7 +24,7 @@ pub fn summary_line(s: &Summary, color: bool) -> String {
     })
 }
 
-pub use crate::formats::results::{ItemOut, item_json};
+pub(crate) use crate::formats::results::item_json;
 use crate::formats::results::{csv_header, csv_row, write_csv_row};
 
 enum Dest {
@@ -48,7 +48,7 @@ impl Write for Dest {
 }
 
 /// Receives evaluations in input order and writes them.
-pub struct Sink {
+pub(crate) struct Sink {
     format: OutputFormat,
     dest: Dest,
     color: bool,
@@ -64,7 +64,7 @@ pub struct Sink {
     first: bool,
     /// One item serialized at a time (JSON, JSONL), reused.
     scratch: Vec<u8>,
-    pub summary: Summary,
+    pub(crate) summary: Summary,
 }
 
 fn io_err(e: &io::Error) -> CliError {
@@ -74,7 +74,7 @@ fn io_err(e: &io::Error) -> CliError {
 impl Sink {
     /// `rubric` is the main rubric (its criteria become CSV columns); `suite` names the
     /// `JUnit` suite.
-    pub fn open(
+    pub(crate) fn open(
         format: OutputFormat,
         out: Option<&Path>,
         rubric: Option<&Rubric>,
@@ -141,7 +141,7 @@ impl Sink {
         }
     }
 
-    pub fn write(&mut self, e: &Evaluation) -> Result<(), CliError> {
+    pub(crate) fn write(&mut self, e: &Evaluation) -> Result<(), CliError> {
         self.summary.add(e);
         self.write_item(e).map_err(|err| io_err(&err))
     }
@@ -220,7 +220,7 @@ impl Sink {
     }
 
     /// Writes the closing part and commits the file. Returns the totals.
-    pub fn finish(mut self) -> Result<Summary, CliError> {
+    pub(crate) fn finish(mut self) -> Result<Summary, CliError> {
         self.footer().map_err(|e| io_err(&e))?;
         self.dest.flush().map_err(|e| io_err(&e))?;
         if let Dest::File(f) = self.dest {
@@ -274,7 +274,7 @@ impl Sink {
     }
 
     /// The table already ends with the summary; other formats print it on stderr.
-    pub fn prints_summary(&self) -> bool {
+    pub(crate) fn prints_summary(&self) -> bool {
         self.format == OutputFormat::Table && matches!(self.dest, Dest::Stdout(_))
     }
 }

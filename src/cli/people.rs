@@ -15,7 +15,7 @@ use crate::store::assignments::{self, Assignment};
 use crate::store::labels::dataset_key;
 
 /// Assigns the dataset's items among `annotators` with `overlap` of them to two people.
-pub fn assign(
+pub(crate) fn assign(
     ws: &Workspace,
     dataset: &Path,
     annotators: &[String],
@@ -57,7 +57,7 @@ pub fn assign(
 }
 
 /// People against people, and the judge against each.
-pub fn agreement(
+pub(crate) fn agreement(
     ws: &Workspace,
     dataset: &Path,
     resamples: usize,

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::llm::Meter;
 use crate::model::Evaluation;
 
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     meter: Arc<Meter>,
     start: Instant,
@@ -20,7 +20,7 @@ pub struct Progress {
 
 impl Progress {
     /// A progress line when `show`, else a silent counter.
-    pub fn new(show: bool, meter: Arc<Meter>) -> Self {
+    pub(crate) fn new(show: bool, meter: Arc<Meter>) -> Self {
         let bar = show.then(|| {
             let bar = ProgressBar::new_spinner();
             if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {msg}") {
@@ -38,7 +38,7 @@ impl Progress {
         }
     }
 
-    pub fn item_done(&mut self, evaluation: &Evaluation) {
+    pub(crate) fn item_done(&mut self, evaluation: &Evaluation) {
         self.items += 1;
         self.failures += evaluation.failures as u64;
         if let Some(bar) = &self.bar {
@@ -47,7 +47,7 @@ impl Progress {
     }
 
     /// `12 items · 3.4 calls/s · 1,234 tokens · $0.0012 · 0 errors`
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let u = self.meter.snapshot();
         let secs = self.start.elapsed().as_secs_f64().max(1e-3);
         #[allow(clippy::cast_precision_loss)] // display only
@@ -70,7 +70,7 @@ impl Progress {
         line
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

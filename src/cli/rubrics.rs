@@ -13,7 +13,7 @@ use crate::formats::native::rubric_to_json;
 use crate::store::registry::{EventKind, Registry, RegistryError};
 
 #[derive(Debug, Clone, clap::Subcommand)]
-pub enum RubricsAction {
+pub(crate) enum RubricsAction {
     /// The current version of every registered rubric.
     List {
         /// Only rubrics whose `target_type` is this.
@@ -54,7 +54,7 @@ pub enum RubricsAction {
     },
 }
 
-pub fn run(action: &RubricsAction, root: &Path) -> Result<u8, CliError> {
+pub(crate) fn run(action: &RubricsAction, root: &Path) -> Result<u8, CliError> {
     let reg = Registry::new(root);
     match action {
         RubricsAction::List {
@@ -79,7 +79,7 @@ pub fn run(action: &RubricsAction, root: &Path) -> Result<u8, CliError> {
 
 impl From<RegistryError> for CliError {
     fn from(e: RegistryError) -> Self {
-        Self::input(e.to_string())
+        crate::run::Error::from(e).into()
     }
 }
 

@@ -7,7 +7,7 @@ use super::verdict::decide;
 use super::{CliError, CommonArgs, style};
 use crate::engine::scoring::score_ground_truth;
 
-pub fn run(common: &CommonArgs) -> Result<u8, CliError> {
+pub(crate) fn run(common: &CommonArgs) -> Result<u8, CliError> {
     check_fail_under(common.fail_under)?;
     let dataset = open(common)?;
     let rubric = effective_rubric(common, &dataset)?;

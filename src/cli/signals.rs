@@ -9,7 +9,11 @@ use crate::run::Control;
 const STOPPED_AT_ONCE: i32 = 130;
 
 /// Watches for stop signals on `runtime` for as long as it runs.
-pub fn stop_on_signals(runtime: &tokio::runtime::Runtime, control: &Control, what: &'static str) {
+pub(crate) fn stop_on_signals(
+    runtime: &tokio::runtime::Runtime,
+    control: &Control,
+    what: &'static str,
+) {
     let control = control.clone();
     runtime.spawn(async move {
         if next_stop().await.is_err() {

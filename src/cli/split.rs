@@ -10,7 +10,7 @@ use crate::formats::dataset::write::{RubricStyle, dataset_json, jsonl};
 use crate::formats::dataset::{DatasetFormat, ReadOptions, open_dataset};
 use crate::model::Item;
 
-pub fn run(
+pub(crate) fn run(
     dataset: &Path,
     train: usize,
     seed: u64,

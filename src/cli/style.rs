@@ -2,11 +2,11 @@
 
 use std::io::IsTerminal;
 
-pub fn color_enabled(stream_is_terminal: bool) -> bool {
+pub(crate) fn color_enabled(stream_is_terminal: bool) -> bool {
     stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-pub fn stdout_is_terminal() -> bool {
+pub(crate) fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
@@ -18,24 +18,24 @@ fn paint(text: &str, code: &str, on: bool) -> String {
     }
 }
 
-pub fn green(text: &str, on: bool) -> String {
+pub(crate) fn green(text: &str, on: bool) -> String {
     paint(text, "32", on)
 }
 
-pub fn red(text: &str, on: bool) -> String {
+pub(crate) fn red(text: &str, on: bool) -> String {
     paint(text, "31", on)
 }
 
-pub fn yellow(text: &str, on: bool) -> String {
+pub(crate) fn yellow(text: &str, on: bool) -> String {
     paint(text, "33", on)
 }
 
-pub fn bold(text: &str, on: bool) -> String {
+pub(crate) fn bold(text: &str, on: bool) -> String {
     paint(text, "1", on)
 }
 
 /// An error message for stderr, prefixed `error:` (red on a terminal).
-pub fn error_text(message: &str) -> String {
+pub(crate) fn error_text(message: &str) -> String {
     let on = color_enabled(std::io::stderr().is_terminal());
     format!("{} {message}", red("error:", on))
 }

@@ -12,7 +12,7 @@ use crate::formats::{Diagnostics, Format, import_file, is_bare_name, load_rubric
 /// At most this many problems are listed per dataset.
 const MAX_DATASET_PROBLEMS: usize = 50;
 
-pub fn run(files: &[String], from: Option<Format>) -> Result<u8, CliError> {
+pub(crate) fn run(files: &[String], from: Option<Format>) -> Result<u8, CliError> {
     let color = style::color_enabled(style::stdout_is_terminal());
     let mut failed = 0;
     for spec in files {

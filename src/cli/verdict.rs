@@ -8,7 +8,11 @@ use crate::llm;
 use crate::run;
 
 /// The exit code for a finished run.
-pub fn decide(summary: &run::Summary, fail_under: Option<f64>, max_error_rate: Option<f64>) -> u8 {
+pub(crate) fn decide(
+    summary: &run::Summary,
+    fail_under: Option<f64>,
+    max_error_rate: Option<f64>,
+) -> u8 {
     if max_error_rate.is_some_and(|max| summary.error_rate() > max + 1e-12) {
         return exit::FAILURES;
     }
@@ -22,7 +26,7 @@ pub fn decide(summary: &run::Summary, fail_under: Option<f64>, max_error_rate: O
 }
 
 /// `judge: 2,500 calls (1,200 cached), 812,000 tokens in, 130,000 out, $0.2000`
-pub fn usage_line(u: &llm::RunUsage) -> String {
+pub(crate) fn usage_line(u: &llm::RunUsage) -> String {
     let mut line = format!(
         "judge: {} requests sent, {} answered from the cache, {} tokens in, {} out",
         u.requests, u.cache_hits, u.input_tokens, u.output_tokens

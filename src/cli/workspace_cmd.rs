@@ -1,7 +1,7 @@
 //! Commands about the workspace itself rather than its contents: `init`, `trust`, the
 //! response cache, and no command at all (the UI on a terminal, else the latest run again).
 
-use super::{CacheAction, Cli, CliError, exit, log_to_stderr, runs, workspace};
+use super::{CacheAction, Cli, CliError, exit, log_to_stderr, runs};
 
 pub(super) fn cache_command(action: CacheAction) -> Result<u8, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
@@ -42,7 +42,7 @@ pub(super) fn open_ui(flag: Option<&std::path::Path>) -> Result<u8, CliError> {
     if std::io::IsTerminal::is_terminal(&std::io::stdin())
         && std::io::IsTerminal::is_terminal(&std::io::stderr())
     {
-        let ws = workspace(flag)?;
+        let ws = super::workspace(flag)?;
         crate::tui::run(ws).map_err(CliError::input)?;
         return Ok(exit::OK);
     }

@@ -23,11 +23,14 @@ enum Target {
     InPlace(BufWriter<File>),
 }
 
+/// A file written in full before it replaces the one at its path: a crash leaves the old
+/// content or the new, never a part (through a symbolic link, the file it points to).
 pub struct AtomicFile {
     target: Option<Target>,
 }
 
 impl AtomicFile {
+    /// Starts writing the replacement of `target`; nothing changes there until it is committed.
     pub fn create(target: &Path) -> io::Result<Self> {
         let link = std::fs::symlink_metadata(target).ok();
         let followed = std::fs::metadata(target);

@@ -33,12 +33,16 @@ pub trait Choice: Sized + Copy + Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("'{given}' is not a {what}; use one of: {}", .choices.join(", "))]
 pub struct UnknownChoice {
+    /// The name as it was written.
     pub given: String,
+    /// What kind of name was expected (`format`, `scale`), for the message.
     pub what: &'static str,
+    /// The names that would have been accepted.
     pub choices: Vec<&'static str>,
 }
 
 impl UnknownChoice {
+    /// The error for `given`, which is none of `T`'s choices.
     pub fn of<T: Choice>(given: &str) -> Self {
         Self {
             given: given.to_owned(),

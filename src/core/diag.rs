@@ -5,11 +5,14 @@ use std::fmt;
 /// A 1-based line and column (columns count characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Pos {
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column, in characters.
     pub col: usize,
 }
 
 impl Pos {
+    /// The position at `line` and `col` (both 1-based).
     pub fn new(line: usize, col: usize) -> Self {
         Self { line, col }
     }
@@ -18,12 +21,16 @@ impl Pos {
 /// One problem in one file, at a place when we know it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The file as the user named it.
     pub file: String,
+    /// Where in the file, when known (`None`: the file as a whole).
     pub pos: Option<Pos>,
+    /// What is wrong, and what to do about it.
     pub message: String,
 }
 
 impl Diagnostic {
+    /// A problem at `pos` in `file`.
     pub fn at(file: &str, pos: Pos, message: impl Into<String>) -> Self {
         Self {
             file: file.to_owned(),
@@ -31,6 +38,7 @@ impl Diagnostic {
             message: message.into(),
         }
     }
+    /// A problem with `file` as a whole (no place in it).
     pub fn whole(file: &str, message: impl Into<String>) -> Self {
         Self {
             file: file.to_owned(),
@@ -54,9 +62,11 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// Just `d`.
     pub fn one(d: Diagnostic) -> Self {
         Self(vec![d])
     }
+    /// In file and position order, as the user reads them.
     #[must_use]
     pub fn sorted(mut self) -> Self {
         self.0
@@ -87,6 +97,7 @@ pub struct LineIndex<'a> {
 }
 
 impl<'a> LineIndex<'a> {
+    /// Indexes `text`'s line starts once, for many lookups.
     pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
@@ -107,6 +118,7 @@ impl<'a> LineIndex<'a> {
         self.pos(start + byte_col.saturating_sub(1))
     }
 
+    /// The line and column of a byte offset into the text.
     pub fn pos(&self, offset: usize) -> Pos {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {

@@ -56,16 +56,23 @@ fn bounded_format(
 /// line when minijinja knows it), or renders more than a judge is sent.
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
+    /// minijinja knows the template line that failed.
     #[error("template error on template line {line}: {detail}")]
     AtLine {
+        /// The template's own line (1-based).
         line: usize,
+        /// minijinja's message, without its own location.
         detail: String,
+        /// The error minijinja gave.
         #[source]
         source: minijinja::Error,
     },
+    /// No line is known: the template as a whole failed.
     #[error("template error: {detail}")]
     Whole {
+        /// minijinja's message.
         detail: String,
+        /// The error minijinja gave.
         #[source]
         source: minijinja::Error,
     },
@@ -74,7 +81,11 @@ pub enum TemplateError {
         *.bytes as f64 / 1e6,
         MAX_RENDERED_BYTES / (1024 * 1024)
     )]
-    TooLong { bytes: usize },
+    /// The rendered text is longer than a judge is sent.
+    TooLong {
+        /// How long it rendered.
+        bytes: usize,
+    },
 }
 
 impl From<minijinja::Error> for TemplateError {

@@ -24,7 +24,9 @@ pub enum Outcome {
 /// One criterion's contribution.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Input {
+    /// The criterion's weight (negative for a penalty).
     pub weight: f64,
+    /// What the criterion's verdict came to.
     pub outcome: Outcome,
     /// `Some` when the criterion is `required` (and the rubric's gates apply).
     pub gate: Option<Gate>,
@@ -34,14 +36,18 @@ pub struct Input {
     pub worst: Option<f64>,
 }
 
+/// An item's score from its criteria's outcomes, as the rubric's scoring says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aggregate {
     /// `None` when nothing was counted.
     pub score: Option<f64>,
     /// Σ w·v over counted criteria; `None` when nothing was counted.
     pub raw: Option<f64>,
+    /// The score reaches the threshold and every gate holds.
     pub passed: bool,
+    /// A criterion failed, or nothing was counted.
     pub incomplete: bool,
+    /// Criteria that failed.
     pub failures: usize,
     /// Indexes of required criteria that did not reach their `min_score`.
     pub gates_failed: Vec<usize>,

@@ -7,22 +7,31 @@ use super::template;
 use crate::formats::{Diagnostics, LoadedRubric};
 use crate::model::{Method, SchemaSource};
 
+/// A criterion's method, ready to run.
 #[derive(Debug)]
 pub enum CompiledMethod {
+    /// Asked of the run's judges.
     Judge,
+    /// A check run in process.
     Check(Box<dyn Check>),
+    /// A program run on the submission.
     Command(CommandCheck),
+    /// A compiled JSON Schema.
     Schema(CompiledSchema),
 }
 
+/// A rubric with every criterion's method compiled: checks, commands and schemas are
+/// checked once, before any item is graded.
 #[derive(Debug)]
 pub struct CompiledRubric {
+    /// The rubric and where it came from.
     pub loaded: LoadedRubric,
     /// One per criterion, in order.
     pub methods: Vec<CompiledMethod>,
 }
 
 impl CompiledRubric {
+    /// The rubric.
     pub fn rubric(&self) -> &crate::model::Rubric {
         &self.loaded.rubric
     }

@@ -32,6 +32,7 @@ pub struct CellSet {
 }
 
 impl CellSet {
+    /// An empty set.
     pub fn new() -> Self {
         Self::default()
     }
@@ -41,6 +42,7 @@ impl CellSet {
         self.len
     }
 
+    /// The set holds no cell.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -22,25 +22,33 @@ use crate::model::{
 /// One thing that happened while grading.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GradeEvent {
+    /// The run it belongs to.
     pub run: u64,
     /// The item's position in the input (0-based).
     pub item: usize,
     /// The criterion's index, for cell events.
     pub criterion: Option<usize>,
+    /// What happened.
     pub kind: EventKind,
 }
 
+/// What happened to an item or a cell.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
+    /// The cell is waiting for its turn.
     Queued,
+    /// The cell is being graded.
     Started,
     /// Text arriving from a streaming judge (`criterion` is `None` when one call covers
     /// several criteria).
     Chunk(String),
     /// The judge call is being tried again: text streamed so far is void.
     Retrying,
+    /// The cell has its result.
     Scored(Box<CriterionResult>),
+    /// The cell failed.
     Failed(Failure),
+    /// The item is graded.
     ItemDone(Box<Evaluation>),
     /// A quick batch's items, done, by position (one message: the consumer wakes once).
     ItemsDone(Vec<(usize, Evaluation)>),
@@ -50,8 +58,10 @@ pub enum EventKind {
 /// also await `cancelled()`).
 pub use tokio_util::sync::CancellationToken as CancelToken;
 
+/// How a run grades its items.
 #[derive(Debug, Clone)]
 pub struct ExecOptions {
+    /// The run's number, stamped on its events.
     pub run: u64,
     /// Items graded at once.
     pub concurrency: usize,
@@ -92,12 +102,15 @@ impl Default for ExecOptions {
     }
 }
 
+/// Grades items against compiled rubrics, several at once, reporting as it goes.
 #[derive(Debug, Clone)]
 pub struct Executor {
+    /// How it grades.
     pub opts: ExecOptions,
 }
 
 impl Executor {
+    /// An executor with these options.
     pub fn new(opts: ExecOptions) -> Self {
         Self { opts }
     }

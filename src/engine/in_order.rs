@@ -10,6 +10,7 @@ pub struct InOrder<T> {
 }
 
 impl<T> InOrder<T> {
+    /// Nothing waiting; the first item expected is position 0.
     pub fn new() -> Self {
         Self {
             next: 0,

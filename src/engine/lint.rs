@@ -11,33 +11,42 @@ use super::{compile, template};
 use crate::formats::{Diagnostics, LoadedRubric, load_rubric};
 use crate::model::{Evaluation, Item, Kind, Method, Rubric};
 
+/// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// The rubric will not grade as meant: fix it.
     Error,
+    /// Likely a mistake.
     Warning,
+    /// Worth knowing.
     Info,
 }
 
 /// One lint finding, located in the rubric file.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
+    /// How much it matters.
     pub severity: Severity,
     /// `file:line:column` (or `file` when the place is unknown).
     pub location: String,
     /// The field's document path, e.g. `criteria[2].requirement`.
     pub path: String,
+    /// What is wrong, and what to do.
     pub message: String,
 }
 
+/// A rubric's lint: the meta-rubric's verdict and each finding.
 #[derive(Debug, Clone)]
 pub struct LintReport {
     /// The meta-rubric's evaluation of the rubric's structure.
     pub meta: Evaluation,
+    /// Every finding, in document order.
     pub findings: Vec<Finding>,
 }
 
 impl LintReport {
+    /// The meta-rubric passed the rubric.
     pub fn passed(&self) -> bool {
         self.meta.passed
     }

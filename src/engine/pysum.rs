@@ -11,6 +11,7 @@ pub struct CompensatedSum {
 }
 
 impl CompensatedSum {
+    /// Adds `x`, keeping what rounding lost.
     pub fn add(&mut self, x: f64) {
         let t = self.total + x;
         self.compensation += if self.total.abs() >= x.abs() {
@@ -21,6 +22,7 @@ impl CompensatedSum {
         self.total = t;
     }
 
+    /// The sum, as `sum()` returns it.
     pub fn value(&self) -> f64 {
         if self.compensation != 0.0 && self.compensation.is_finite() {
             self.total + self.compensation

@@ -19,14 +19,28 @@ const MAX_EVIDENCE: usize = 50;
 /// Why a schema cannot be used: its file cannot be read, or it does not compile.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
+    /// The schema file cannot be read or is not JSON.
     #[error("{0}")]
     File(#[source] crate::formats::Diagnostics),
     #[error(
         "the schema file '{file}' {why}; schema files are read from the rubric's folder and the one above it"
     )]
-    Elsewhere { file: String, why: &'static str },
+    /// The schema file may not be read: it is outside the folders schemas are read from.
+    Elsewhere {
+        /// The file as the rubric names it.
+        file: String,
+        /// Why it may not be read (an absolute path, outside those folders).
+        why: &'static str,
+    },
     #[error("the JSON Schema does not compile: {message} (at {at})")]
-    Invalid { message: String, at: String },
+    /// The schema is not a valid JSON Schema.
+    Invalid {
+        /// What is wrong.
+        message: String,
+        /// Where in the schema.
+        at: String,
+    },
+    /// The schema asks for a draft rubricate does not implement.
     #[error("the JSON Schema names a `$schema` draft rubricate does not know")]
     UnknownDraft,
 }

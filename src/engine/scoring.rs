@@ -8,10 +8,17 @@ use crate::model::{CriterionResult, Evaluation, Item, Rubric, Verdict};
 #[derive(Debug, thiserror::Error)]
 pub enum ScoreError {
     #[error("item '{item}' has no ground_truth to score")]
-    NoGroundTruth { item: String },
-    #[error("item '{item}': {source}")]
-    GroundTruth {
+    /// The item carries no ground truth.
+    NoGroundTruth {
+        /// The item's id.
         item: String,
+    },
+    #[error("item '{item}': {source}")]
+    /// The item's ground truth does not fit the rubric.
+    GroundTruth {
+        /// The item's id.
+        item: String,
+        /// What does not fit.
         #[source]
         source: crate::model::GroundTruthError,
     },

@@ -10,7 +10,9 @@ use crate::model::{Kind, Method, Rubric, Scoring};
 /// The text of a converted file and everything the target format could not hold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exported {
+    /// The converted file.
     pub text: String,
+    /// What the format could not hold, one line each.
     pub lost: Vec<String>,
     /// What `text` is written in (agentv and agentic files are always YAML).
     pub syntax: Syntax,
@@ -19,7 +21,9 @@ pub struct Exported {
 /// YAML or JSON, for formats that read both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
+    /// YAML.
     Yaml,
+    /// JSON.
     Json,
 }
 
@@ -44,10 +48,7 @@ impl Syntax {
                     syntax: "JSON",
                     message: e.to_string(),
                 }),
-            Syntax::Yaml => yaml_serde::to_string(value).map_err(|e| RenderError {
-                syntax: "YAML",
-                message: e.to_string(),
-            }),
+            Syntax::Yaml => Ok(super::yaml_write::to_yaml(value)),
         }
     }
 }
@@ -64,7 +65,12 @@ pub struct RenderError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExportError {
     #[error("{format} scoring rubrics need positive weights; this rubric has none")]
-    NoPositiveWeights { format: &'static str },
+    /// The format scores with positive weights only, and the rubric has none.
+    NoPositiveWeights {
+        /// The format's name.
+        format: &'static str,
+    },
+    /// The document could not be written.
     #[error(transparent)]
     Render(#[from] RenderError),
 }

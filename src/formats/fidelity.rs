@@ -7,12 +7,15 @@ use super::Format;
 
 /// What a format's home system does, and what rubricate does differently on purpose.
 pub struct Fidelity {
+    /// How the home system scores, in one sentence.
     pub scoring: &'static str,
+    /// What rubricate does differently, each on purpose.
     pub differences: &'static [&'static str],
     /// The home library totals with Python's `sum()`, so the Python it runs on matters.
     pub python_sum: bool,
 }
 
+/// What `format`'s home system does; `None` for rubricate's own format.
 pub fn of(format: Format) -> Option<Fidelity> {
     let f = match format {
         Format::Native => return None,

@@ -6,11 +6,14 @@ use crate::core::diag::{Diagnostic, Pos};
 
 /// Where problems are collected while reading one file.
 pub struct Ctx<'f> {
+    /// The file's name in messages.
     pub file: &'f str,
+    /// The problems found so far.
     pub diags: Vec<Diagnostic>,
 }
 
 impl<'f> Ctx<'f> {
+    /// Collects problems for `file`.
     pub fn new(file: &'f str) -> Self {
         Self {
             file,
@@ -18,6 +21,7 @@ impl<'f> Ctx<'f> {
         }
     }
 
+    /// A problem at `pos`.
     pub fn err(&mut self, pos: Pos, message: impl Into<String>) {
         self.diags.push(Diagnostic::at(self.file, pos, message));
     }
@@ -33,6 +37,7 @@ impl<'f> Ctx<'f> {
 
 /// The entries of one mapping; fields taken are marked, the rest are reported as unknown.
 pub struct Fields<'n> {
+    /// The mapping itself (for its position).
     pub node: &'n Node,
     entries: &'n [(Key, Node)],
     used: Vec<bool>,
@@ -55,10 +60,12 @@ impl<'n> Fields<'n> {
         }
     }
 
+    /// Whether the mapping has `key` (taken or not).
     pub fn has(&self, key: &str) -> bool {
         self.entries.iter().any(|(k, _)| k.text == key)
     }
 
+    /// Every key, in document order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.text.as_str())
     }
@@ -82,16 +89,19 @@ impl<'n> Fields<'n> {
         found
     }
 
+    /// Takes `key` as text (a number is kept as written).
     pub fn string(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<String> {
         let node = self.take(key)?;
         string_of(ctx, node, &format!("`{key}`"))
     }
 
+    /// Takes `key` as a number.
     pub fn number(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<f64> {
         let node = self.take(key)?;
         number_of(ctx, node, &format!("`{key}`"))
     }
 
+    /// Takes `key` as true or false.
     pub fn boolean(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Option<bool> {
         let node = self.take(key)?;
         if let NodeValue::Bool(b) = node.value {
@@ -120,6 +130,7 @@ impl<'n> Fields<'n> {
     }
 }
 
+/// `node` as text (a number as written); `what` names it in the error.
 pub fn string_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<String> {
     match &node.value {
         NodeValue::Str(s) => Some(s.clone()),
@@ -137,6 +148,7 @@ pub fn string_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<String> {
     }
 }
 
+/// `node` as a number; `what` names it in the error.
 pub fn number_of(ctx: &mut Ctx<'_>, node: &Node, what: &str) -> Option<f64> {
     if let Some(x) = node.as_f64() {
         Some(x)

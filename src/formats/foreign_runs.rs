@@ -39,16 +39,22 @@ pub enum CriterionKey {
 /// One criterion's verdict as the other system recorded it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForeignVerdict {
+    /// Which criterion it is for.
     pub criterion: CriterionKey,
     /// `None` with a `failure`: the system could not grade it.
     pub verdict: Option<Verdict>,
+    /// The other system's reason.
     pub reason: String,
+    /// Why it could not be graded, when it could not.
     pub failure: Option<String>,
 }
 
+/// One item's verdicts as the other system recorded them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForeignItem {
+    /// Which item it is.
     pub key: ItemKey,
+    /// Its verdicts, per criterion.
     pub verdicts: Vec<ForeignVerdict>,
     /// Why the whole item could not be graded there, if it could not.
     pub error: Option<String>,
@@ -63,6 +69,7 @@ pub struct ForeignRun {
     pub name: String,
     /// The dataset the results were graded on, when the results say (autorubric).
     pub dataset: Option<PathBuf>,
+    /// Every item graded.
     pub items: Vec<ForeignItem>,
 }
 

@@ -19,10 +19,13 @@ use crate::model::{Item, Rubric};
 /// Everything one file holds, read through its format.
 #[derive(Debug)]
 pub struct Imported {
+    /// The file's name in messages.
     pub file: String,
+    /// The format it was read as.
     pub format: Format,
     /// True when the format was detected, false when `--from` named it.
     pub detected: bool,
+    /// The rubrics it holds.
     pub rubrics: Vec<LoadedRubric>,
     /// Dataset items (autorubric datasets, agentv eval cases), each with its own rubric
     /// where the file gives one.

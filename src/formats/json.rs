@@ -10,6 +10,7 @@ use crate::core::diag::{Diagnostic, Diagnostics, LineIndex};
 
 const MAX_DEPTH: usize = 256;
 
+/// Parses JSON into a located [`Node`] tree; every problem is located in `file`.
 pub fn parse(file: &str, text: &str) -> Result<Node, Diagnostics> {
     let lines = LineIndex::new(text);
     parse_span(file, text, &lines, 0..text.len())

@@ -23,6 +23,7 @@ pub mod rubric_lib;
 pub mod source;
 mod text;
 pub mod yaml;
+mod yaml_write;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,7 +41,9 @@ use node::Node;
 /// relative paths (schema files).
 #[derive(Debug, Clone)]
 pub struct LoadedRubric {
+    /// The rubric.
     pub rubric: Arc<Rubric>,
+    /// Where each of its fields is in the file.
     pub source: SourceMap,
     /// The name used in messages: a path, or `builtin:NAME`.
     pub file: String,
@@ -59,6 +62,8 @@ impl LoadedRubric {
         }
     }
 
+    /// A problem with `field` of `criterion` (`None`: the rubric), located where the file
+    /// wrote it.
     pub fn diagnostic(&self, criterion: Option<usize>, field: &str, message: &str) -> Diagnostic {
         self.source
             .diagnostic(&self.file, criterion, field, message)

@@ -5,33 +5,48 @@ use serde_json::{Map, Number, Value};
 
 use crate::core::diag::Pos;
 
+/// A parsed value and where it was written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
+    /// The value.
     pub value: NodeValue,
+    /// Where it starts.
     pub pos: Pos,
     /// The scalar as written, when it resolved to a number (so `version: 1.0` reads back
     /// as "1.0", not "1").
     pub raw: Option<Box<str>>,
 }
 
+/// A parsed value, of the kinds YAML and JSON share.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeValue {
+    /// `null`, `~` or nothing.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A whole number.
     Int(i64),
+    /// Any other number.
     Float(f64),
+    /// Text.
     Str(String),
+    /// A list.
     Seq(Vec<Node>),
+    /// A mapping, its entries in document order (duplicates are refused by the readers).
     Map(Vec<(Key, Node)>),
 }
 
+/// A mapping's key and where it was written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Key {
+    /// The key.
     pub text: String,
+    /// Where it starts.
     pub pos: Pos,
 }
 
 impl Node {
+    /// A node at `pos`, with no text as written.
     pub fn new(value: NodeValue, pos: Pos) -> Self {
         Self {
             value,
@@ -61,6 +76,7 @@ impl Node {
         }
     }
 
+    /// The text, when the node is text.
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
             NodeValue::Str(s) => Some(s),
@@ -68,6 +84,7 @@ impl Node {
         }
     }
 
+    /// The number, when the node is a number.
     pub fn as_f64(&self) -> Option<f64> {
         match self.value {
             NodeValue::Int(i) => Some(i as f64),
@@ -76,6 +93,7 @@ impl Node {
         }
     }
 
+    /// The entries, when the node is a mapping.
     pub fn as_map(&self) -> Option<&[(Key, Node)]> {
         match &self.value {
             NodeValue::Map(m) => Some(m),
@@ -83,6 +101,7 @@ impl Node {
         }
     }
 
+    /// The values, when the node is a list.
     pub fn as_seq(&self) -> Option<&[Node]> {
         match &self.value {
             NodeValue::Seq(s) => Some(s),
@@ -90,6 +109,7 @@ impl Node {
         }
     }
 
+    /// The value of `key`, when the node is a mapping that has it.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.as_map()?
             .iter()

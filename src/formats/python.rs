@@ -15,6 +15,7 @@ pub const VAR: &str = "RUBRICATE_PYTHON";
     "{VAR} is '{given}': give the Python version your other systems' libraries run on, such as 3.11 or 3.13 (unset: 3.12 or later)"
 )]
 pub struct UnknownPython {
+    /// The variable's value as given.
     pub given: String,
 }
 

@@ -95,6 +95,7 @@ impl Serialize for PlainVerdict<'_> {
     }
 }
 
+/// An evaluation as a results line (JSON) or document entry writes it.
 pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
     ItemOut {
         item: &e.target_id,
@@ -128,11 +129,14 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
 /// What a results CSV has columns for: the main rubric's criteria and its criteria's tags.
 #[derive(Debug, Clone, Default)]
 pub struct CsvColumns {
+    /// The main rubric's criterion ids, in order.
     pub criteria: Vec<String>,
+    /// Their tags, each once.
     pub tags: Vec<String>,
 }
 
 impl CsvColumns {
+    /// The columns for results graded against `rubric` (none without one).
     pub fn of(rubric: Option<&crate::model::Rubric>) -> Self {
         let Some(r) = rubric else {
             return Self::default();

@@ -44,6 +44,8 @@ fn read_validated_in(
     }
 }
 
+/// Where a rubric's fields were written: the document and each criterion's path in it,
+/// so a problem found after reading still points at a line.
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
     /// Shared: every case rubric of an agentv file points into the same document.
@@ -53,6 +55,7 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// A map over the document `root`, with each criterion's path (in rubric order).
     pub fn new(root: impl Into<Arc<Node>>, criteria: Vec<String>) -> Self {
         Self {
             root: Some(root.into()),
@@ -91,6 +94,8 @@ impl SourceMap {
         Some(node.pos)
     }
 
+    /// A problem with `field` of `criterion` (`None`: the rubric) in `file`, at its position
+    /// when known.
     pub fn diagnostic(
         &self,
         file: &str,

@@ -1,30 +1,46 @@
 //! Anthropic Messages: the system prompt apart, `x-api-key` and `anthropic-version` headers,
 //! the reply in `content[].text`.
 
-use std::sync::Mutex;
-
 use serde_json::{Value, json};
 
-use super::{
-    BoxFuture, ChatRequest, ChatResponse, Flow, LlmError, OnPiece, Piece, Provider, Role, Timeouts,
-    event_json,
-};
+use super::wire::{Endpoint, Flow, count, event_json, push_piece, stream_error};
+use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, OnPiece, Provider, Role, Timeouts};
 
 pub const API_VERSION: &str = "2023-06-01";
 
+/// Where the Messages API takes a request (after the base URL).
+const MESSAGES: &str = "/v1/messages";
+
+/// Anthropic's authentication: the API version on every request, the key as `x-api-key`.
+pub(super) fn authorize(
+    request: reqwest::RequestBuilder,
+    key: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let request = request.header("anthropic-version", API_VERSION);
+    match key {
+        Some(key) => request.header("x-api-key", key),
+        None => request,
+    }
+}
+
+/// One Anthropic server, spoken to in the Messages format.
 #[derive(Debug)]
 pub struct Anthropic {
-    pub base_url: String,
-    pub key: Option<String>,
-    /// Where the key came from, for error messages.
-    pub key_var: String,
-    pub http: reqwest::Client,
-    pub timeouts: Timeouts,
+    endpoint: Endpoint,
+    timeouts: Timeouts,
     /// The most bytes a reply may take.
-    pub max_reply_bytes: usize,
+    max_reply_bytes: usize,
 }
 
 impl Anthropic {
+    pub(super) fn new(endpoint: Endpoint, timeouts: Timeouts, max_reply_bytes: usize) -> Self {
+        Self {
+            endpoint,
+            timeouts,
+            max_reply_bytes,
+        }
+    }
+
     /// The request body (`params` of a batch request).
     pub(super) fn body(req: &ChatRequest, stream: bool) -> Value {
         let system: Vec<&str> = req
@@ -54,28 +70,6 @@ impl Anthropic {
         body
     }
 
-    fn key(&self) -> super::Key<'_> {
-        super::Key {
-            var: &self.key_var,
-            value: self.key.as_deref(),
-        }
-    }
-
-    fn request(&self, body: &Value) -> reqwest::RequestBuilder {
-        let request = self
-            .http
-            .post(format!(
-                "{}/v1/messages",
-                self.base_url.trim_end_matches('/')
-            ))
-            .header("anthropic-version", API_VERSION)
-            .json(body);
-        match &self.key {
-            Some(key) => request.header("x-api-key", key),
-            None => request,
-        }
-    }
-
     /// `message_start` (input tokens), `content_block_delta` (text), `message_delta`
     /// (output tokens), `message_stop` (the end); an `error` event fails the call.
     async fn stream(
@@ -83,14 +77,11 @@ impl Anthropic {
         req: &ChatRequest,
         on_piece: OnPiece<'_>,
     ) -> Result<ChatResponse, LlmError> {
-        let reply = Mutex::new(ChatResponse::default());
+        let mut reply = ChatResponse::default();
         let cap = self.max_reply_bytes;
-        super::send_stream(
-            self.request(&Self::body(req, true)),
-            self.timeouts,
-            cap,
-            &self.key(),
-            |event| {
+        let request = self.endpoint.post(MESSAGES).json(&Self::body(req, true));
+        self.endpoint
+            .stream(request, self.timeouts, cap, |event| {
                 if event.name == "ping" {
                     return Ok(Flow::More);
                 }
@@ -102,30 +93,21 @@ impl Anthropic {
                         .unwrap_or_default()
                         .to_owned()
                 } else {
-                    event.name.clone()
+                    event.name
                 };
-                let mut r = reply
-                    .lock()
-                    .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;
                 match kind.as_str() {
                     "message_start" => {
-                        let tokens = |k: &str| {
-                            v.pointer(&format!("/message/usage/{k}"))
-                                .and_then(Value::as_u64)
-                                .unwrap_or(0)
-                        };
-                        r.input_tokens = tokens("input_tokens");
-                        r.output_tokens = tokens("output_tokens");
+                        reply.input_tokens = count(&v, "/message/usage/input_tokens");
+                        reply.output_tokens = count(&v, "/message/usage/output_tokens");
                     }
                     "content_block_delta" => {
                         if let Some(text) = v.pointer("/delta/text").and_then(Value::as_str) {
-                            super::push_text(&mut r.text, text, cap)?;
-                            on_piece(Piece::Text(text));
+                            push_piece(&mut reply.text, text, cap, on_piece)?;
                         }
                     }
                     "message_delta" => {
                         if let Some(n) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
-                            r.output_tokens = n;
+                            reply.output_tokens = n;
                         }
                     }
                     "message_stop" => return Ok(Flow::Done),
@@ -136,27 +118,15 @@ impl Anthropic {
                             .unwrap_or("an error event without a message");
                         let overloaded = v.pointer("/error/type").and_then(Value::as_str)
                             == Some("overloaded_error");
-                        return Err(LlmError::Server {
-                            status: if overloaded { 529 } else { 500 },
-                            message: format!("error inside the stream: {message}"),
-                        });
+                        return Err(stream_error(if overloaded { 529 } else { 500 }, message));
                     }
                     _ => {}
                 }
                 Ok(Flow::More)
-            },
-        )
-        .await?;
-        reply
-            .into_inner()
-            .map_err(|_| LlmError::BadResponse("stream state lost".into()))
+            })
+            .await?;
+        Ok(reply)
     }
-}
-
-fn parse(text: &str) -> Result<ChatResponse, LlmError> {
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| LlmError::BadResponse(format!("not JSON ({e})")))?;
-    parse_message(&v)
 }
 
 /// A Messages reply (`content[].text`, `usage`), as a plain call or a batch result holds it.
@@ -170,15 +140,10 @@ pub(super) fn parse_message(v: &Value) -> Result<ChatResponse, LlmError> {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
-    let tokens = |k: &str| {
-        v.pointer(&format!("/usage/{k}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
     Ok(ChatResponse {
         text,
-        input_tokens: tokens("input_tokens"),
-        output_tokens: tokens("output_tokens"),
+        input_tokens: count(v, "/usage/input_tokens"),
+        output_tokens: count(v, "/usage/output_tokens"),
         // Anthropic's API gives no log-probabilities.
         logprobs: Vec::new(),
     })
@@ -199,16 +164,12 @@ impl Provider for Anthropic {
             if let Some(on_piece) = on_piece {
                 return self.stream(req, on_piece).await;
             }
-            let request = self.request(&Self::body(req, false));
-            parse(
-                &super::send(
-                    request,
-                    self.timeouts.whole,
-                    self.max_reply_bytes,
-                    &self.key(),
-                )
-                .await?,
-            )
+            let request = self.endpoint.post(MESSAGES).json(&Self::body(req, false));
+            let reply = self
+                .endpoint
+                .send_json(request, self.timeouts.whole, self.max_reply_bytes)
+                .await?;
+            parse_message(&reply)
         })
     }
 }

@@ -10,6 +10,8 @@ use serde_json::json;
 
 use super::{ChatRequest, ChatResponse};
 
+/// Replies kept on disk by a hash of their endpoint and request (one JSON file each), so
+/// a repeated call costs nothing; shared between runs and processes.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
@@ -18,17 +20,21 @@ pub struct Cache {
 /// What `rubricate cache stats` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CacheStats {
+    /// Replies kept.
     pub entries: u64,
+    /// Bytes they take on disk.
     pub bytes: u64,
 }
 
 static TEMP: AtomicU64 = AtomicU64::new(0);
 
 impl Cache {
+    /// A cache in `dir` (made when the first reply is stored).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self { dir: dir.into() }
     }
 
+    /// Where its files are.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -61,6 +67,8 @@ impl Cache {
         self.dir.join(head).join(format!("{tail}.json"))
     }
 
+    /// The reply kept under `key`; `None` when there is none or it cannot be read (a damaged
+    /// entry is a miss, never an error).
     pub fn get(&self, key: &str) -> Option<ChatResponse> {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
@@ -114,6 +122,7 @@ impl Cache {
         }
     }
 
+    /// How many replies are kept and how much space they take.
     pub fn stats(&self) -> CacheStats {
         let mut stats = CacheStats::default();
         let Ok(shards) = std::fs::read_dir(&self.dir) else {

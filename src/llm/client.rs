@@ -17,73 +17,21 @@ use super::gate::Gate;
 use super::limits::{Limits, Slot};
 use super::meter::{Meter, Price};
 use super::openai::OpenAi;
+use super::options::{ClientOptions, endpoint_limits};
+use super::wire::Endpoint;
 use super::{
     Cache, ChatRequest, ChatResponse, LlmError, OnPiece, Piece, Provider, ProviderKind,
     ProviderSpec, Timeouts,
 };
 
-/// The most bytes a reply may take unless configured (`judge.max_reply_bytes`): far more
-/// than any verdict, far less than would strain memory.
-pub const DEFAULT_MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
-
-#[derive(Debug, Clone)]
-pub struct ClientOptions {
-    /// Calls in flight at once to this endpoint, across every item and criterion.
-    pub concurrency: usize,
-    /// Requests per minute to this endpoint.
-    pub rpm: Option<u32>,
-    /// Tokens per minute to this endpoint (input estimated from the prompt, plus max tokens).
-    pub tpm: Option<u32>,
-    /// Tries after the first.
-    pub max_retries: u32,
-    /// The whole request, first byte to last.
-    pub timeout: Duration,
-    pub connect_timeout: Duration,
-    /// The longest silence inside a streamed reply.
-    pub idle_timeout: Duration,
-    /// The first backoff; it doubles each retry (with jitter), up to `max_backoff`.
-    pub backoff: Duration,
-    pub max_backoff: Duration,
-    /// The most bytes one reply may take (body or stream, error bodies included); a longer
-    /// one fails the call with [`LlmError::TooLarge`] and is not tried again.
-    pub max_reply_bytes: usize,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            concurrency: 16,
-            rpm: None,
-            tpm: None,
-            max_retries: 4,
-            timeout: Duration::from_secs(120),
-            connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(30),
-            backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
-            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
-        }
-    }
-}
-
-/// The limits of an endpoint of `servers` replicas: each replica keeps the configured
-/// concurrency and rates (enforced per replica), so the endpoint as a whole takes them all.
-pub fn endpoint_limits(opts: &ClientOptions, servers: usize) -> Limits {
-    let n = servers.max(1);
-    let times = |x: Option<u32>| x.map(|x| x.saturating_mul(u32::try_from(n).unwrap_or(u32::MAX)));
-    Limits::new(
-        opts.concurrency.saturating_mul(n),
-        times(opts.rpm),
-        times(opts.tpm),
-    )
-}
-
 /// A successful call and what it took.
 #[derive(Debug, Clone)]
 pub struct Completion {
+    /// The reply.
     pub response: ChatResponse,
     /// Requests sent (0 for a cache hit).
     pub attempts: u32,
+    /// From the call to its answer, waits and retries included.
     pub latency: Duration,
     /// Answered without a request of its own (from the cache, or by an identical call
     /// that was already in flight).
@@ -116,7 +64,9 @@ pub enum IfUnreadable {
 /// A reply that was read.
 #[derive(Debug, Clone)]
 pub struct Read<T> {
+    /// What the caller read from the reply.
     pub value: T,
+    /// The reply it was read from, and what the call took.
     pub completion: Completion,
     /// Read in full ([`Reading::Accepted`], and cached), not only in part.
     pub complete: bool,
@@ -126,11 +76,18 @@ pub struct Read<T> {
 #[derive(Debug, Clone)]
 pub enum ReadError {
     /// No reply: the last error and the requests sent.
-    Call { error: LlmError, attempts: u32 },
+    Call {
+        /// The last error.
+        error: LlmError,
+        /// Requests sent.
+        attempts: u32,
+    },
     /// Replies came but none could be read: the last of them (its `attempts` count every
     /// request sent) and what is wrong with it.
     Unreadable {
+        /// The last reply, its `attempts` counting every request sent.
         completion: Completion,
+        /// Why it could not be read.
         problem: String,
     },
 }
@@ -143,10 +100,13 @@ type Flights = Arc<Mutex<HashMap<String, Flight>>>;
 /// Reads a reply's text.
 type Reader<'r, T> = &'r (dyn Fn(&str) -> Reading<T> + Send + Sync);
 
+/// One judge model's client (see the module comment): cloned cheaply, its clones share
+/// limits, meter, cache and gate.
 #[derive(Debug, Clone)]
 pub struct Client {
     /// `provider/model`, as the user wrote it.
     pub id: String,
+    /// The provider's own model name.
     pub model: String,
     provider: Arc<dyn Provider>,
     /// Where requests go (provider and base URL): part of every cache key.
@@ -164,10 +124,7 @@ impl Client {
     /// A client for a resolved model id.
     pub fn new(id: &str, spec: ProviderSpec, opts: ClientOptions) -> Result<Self, LlmError> {
         let endpoint = spec.endpoint();
-        let http = reqwest::Client::builder()
-            .connect_timeout(opts.connect_timeout)
-            .build()
-            .map_err(|e| LlmError::Config(format!("cannot start the HTTP client: {e}")))?;
+        let http = super::wire::http_client(opts.connect_timeout)?;
         let timeouts = Timeouts {
             whole: opts.timeout,
             idle: opts.idle_timeout,
@@ -182,24 +139,15 @@ impl Client {
             key_var,
         } = spec;
         let one = |url: &str| -> Box<dyn Provider> {
+            let endpoint =
+                Endpoint::new(url, key.clone(), &key_var, http.clone(), kind.authorize());
             match kind {
-                ProviderKind::OpenAi => Box::new(OpenAi::new(
-                    &name,
-                    url,
-                    key.clone(),
-                    &key_var,
-                    http.clone(),
-                    timeouts,
-                    opts.max_reply_bytes,
-                )),
-                ProviderKind::Anthropic => Box::new(Anthropic {
-                    base_url: url.to_owned(),
-                    key: key.clone(),
-                    key_var: key_var.clone(),
-                    http: http.clone(),
-                    timeouts,
-                    max_reply_bytes: opts.max_reply_bytes,
-                }),
+                ProviderKind::OpenAi => {
+                    Box::new(OpenAi::new(&name, endpoint, timeouts, opts.max_reply_bytes))
+                }
+                ProviderKind::Anthropic => {
+                    Box::new(Anthropic::new(endpoint, timeouts, opts.max_reply_bytes))
+                }
             }
         };
         // Replicas: each server keeps the configured limits; the endpoint's own limits
@@ -287,22 +235,27 @@ impl Client {
         self
     }
 
+    /// The gate its calls wait at.
     pub fn gate(&self) -> &Gate {
         &self.gate
     }
 
+    /// Where its requests go (provider and base URL), part of every cache key.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
     }
 
+    /// Dollars per million tokens, when the model has a price.
     pub fn price(&self) -> Option<Price> {
         self.price
     }
 
+    /// The run's usage counter its calls add to.
     pub fn meter(&self) -> &Arc<Meter> {
         &self.meter
     }
 
+    /// The endpoint's limits, shared with its other clients.
     pub fn limits(&self) -> &Arc<Limits> {
         &self.limits
     }

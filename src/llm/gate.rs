@@ -65,10 +65,12 @@ impl Gate {
         self.inner.changed.notify_waiters();
     }
 
+    /// Paused: calls wait before they are sent.
     pub fn is_paused(&self) -> bool {
         self.state() == PAUSED
     }
 
+    /// Stopped for good: calls end as cancelled.
     pub fn is_stopped(&self) -> bool {
         self.state() == STOPPED
     }

@@ -16,6 +16,8 @@ const REPEAT_WINDOW: Duration = Duration::from_secs(5);
 /// At most one cut per this long (a burst of 429s from one moment is one signal).
 const CUT_COOLDOWN: Duration = Duration::from_secs(1);
 
+/// An endpoint's limits: calls in flight (halved on repeated 429s, restored by successes)
+/// and the pace in requests and tokens per minute.
 #[derive(Debug)]
 pub struct Limits {
     gate: Gate,
@@ -23,6 +25,7 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// `concurrency` calls at once, at most `rpm` requests and `tpm` tokens a minute.
     pub fn new(concurrency: usize, rpm: Option<u32>, tpm: Option<u32>) -> Self {
         Self {
             gate: Gate::new(concurrency),
@@ -46,10 +49,12 @@ impl Limits {
         self.pacer.settle(reserved, used);
     }
 
+    /// A 429 came back: repeated ones cut the concurrency.
     pub fn rate_limited(&self) {
         self.gate.rate_limited(Instant::now());
     }
 
+    /// A call succeeded: the concurrency grows back towards its limit.
     pub fn succeeded(&self) {
         self.gate.succeeded();
     }

@@ -6,11 +6,14 @@ use std::sync::Mutex;
 /// Dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Price {
+    /// Dollars per million input tokens.
     pub input: f64,
+    /// Dollars per million output tokens.
     pub output: f64,
 }
 
 impl Price {
+    /// Dollars for this many tokens.
     #[allow(clippy::cast_precision_loss)] // token counts are far below 2^52
     pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
         (input_tokens as f64 * self.input + output_tokens as f64 * self.output) / 1_000_000.0
@@ -24,7 +27,9 @@ pub struct Usage {
     pub requests: u64,
     /// Calls answered from the cache or by an identical call in flight.
     pub cache_hits: u64,
+    /// Prompt tokens the providers counted.
     pub input_tokens: u64,
+    /// Reply tokens the providers counted.
     pub output_tokens: u64,
     /// Dollars, for models with a price.
     pub cost: f64,
@@ -34,6 +39,7 @@ pub struct Usage {
     pub rate_limited: u64,
 }
 
+/// A run's usage, counted by every judge call of the run, with its cost budget.
 #[derive(Debug, Default)]
 pub struct Meter {
     totals: Mutex<Usage>,
@@ -41,6 +47,7 @@ pub struct Meter {
 }
 
 impl Meter {
+    /// A meter that refuses new calls once `max_cost` dollars are spent (no limit: `None`).
     pub fn new(max_cost: Option<f64>) -> Self {
         Self {
             totals: Mutex::new(Usage::default()),
@@ -48,6 +55,7 @@ impl Meter {
         }
     }
 
+    /// The totals now.
     pub fn snapshot(&self) -> Usage {
         self.totals.lock().map(|t| *t).unwrap_or_default()
     }
@@ -65,10 +73,12 @@ impl Meter {
         (spent >= max).then(|| format!("the cost limit (${max}) was reached (${spent:.4} spent)"))
     }
 
+    /// A request was sent.
     pub fn sent(&self) {
         self.update(|t| t.requests += 1);
     }
 
+    /// A reply arrived using these tokens (costed at `price`).
     pub fn answered(&self, input_tokens: u64, output_tokens: u64, price: Option<Price>) {
         self.update(|t| {
             t.input_tokens += input_tokens;
@@ -79,14 +89,17 @@ impl Meter {
         });
     }
 
+    /// A call was answered without a request.
     pub fn cache_hit(&self) {
         self.update(|t| t.cache_hits += 1);
     }
 
+    /// A call failed after its retries.
     pub fn failed(&self) {
         self.update(|t| t.failed_calls += 1);
     }
 
+    /// A 429 came back.
     pub fn rate_limited(&self) {
         self.update(|t| t.rate_limited += 1);
     }

@@ -13,51 +13,60 @@ mod limits;
 mod meter;
 mod model_id;
 mod openai;
+mod options;
 mod replicas;
 mod sse;
+mod wire;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
 pub use cache::{Cache, CacheStats};
-pub use client::{
-    Client, ClientOptions, Completion, DEFAULT_MAX_REPLY_BYTES, IfUnreadable, Read, ReadError,
-    Reading, endpoint_limits,
-};
+pub use client::{Client, Completion, IfUnreadable, Read, ReadError, Reading};
 pub use gate::Gate;
 pub use limits::Limits;
 pub use meter::{Meter, Price, Usage as RunUsage};
 pub use model_id::{NamedProvider, ProviderKind, ProviderSpec, resolve};
+pub use options::{ClientOptions, DEFAULT_MAX_REPLY_BYTES, endpoint_limits};
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Message {
+    /// Who says it.
     pub role: Role,
+    /// What is said.
     pub content: String,
 }
 
+/// Who says a message (serialized lowercase, as both wire formats write it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The instructions (Anthropic sends them apart from the messages).
     System,
+    /// The question.
     User,
+    /// The model's earlier answer (a repair request quotes it).
     Assistant,
 }
 
 impl Message {
+    /// A system message.
     pub fn system(text: impl Into<String>) -> Self {
         Self {
             role: Role::System,
             content: text.into(),
         }
     }
+    /// A user message.
     pub fn user(text: impl Into<String>) -> Self {
         Self {
             role: Role::User,
             content: text.into(),
         }
     }
+    /// An assistant message.
     pub fn assistant(text: impl Into<String>) -> Self {
         Self {
             role: Role::Assistant,
@@ -71,9 +80,13 @@ impl Message {
 pub struct ChatRequest {
     /// The provider's own model name (`gpt-4o-mini`, not `openai/gpt-4o-mini`).
     pub model: String,
+    /// The conversation, in order.
     pub messages: Vec<Message>,
+    /// Sampling temperature (0 for grading).
     pub temperature: f64,
+    /// The most tokens the reply may take.
     pub max_tokens: u32,
+    /// A sampling seed, where the server honours one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// A JSON Schema the reply must follow (structured output), where the server supports it.
@@ -99,6 +112,7 @@ pub fn estimate_tokens(req: &ChatRequest) -> u64 {
     estimate_input_tokens(req) + u64::from(req.max_tokens)
 }
 
+/// Tokens a request's messages take, at about four characters a token.
 pub fn estimate_input_tokens(req: &ChatRequest) -> u64 {
     let chars: usize = req.messages.iter().map(|m| m.content.chars().count()).sum();
     (chars as u64).div_ceil(4) + 4 * req.messages.len() as u64
@@ -107,8 +121,11 @@ pub fn estimate_input_tokens(req: &ChatRequest) -> u64 {
 /// The provider's answer.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChatResponse {
+    /// The reply's text.
     pub text: String,
+    /// Prompt tokens, as the provider counted them (0 when it did not say).
     pub input_tokens: u64,
+    /// Reply tokens, as the provider counted them (0 when it did not say).
     pub output_tokens: u64,
     /// The reply's tokens and their natural-log probabilities, in order, when asked for
     /// and given (empty otherwise).
@@ -140,30 +157,62 @@ pub fn push_logprobs(content: &serde_json::Value, into: &mut Vec<(String, f64)>)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
     #[error("rate limited by the provider (HTTP 429)")]
-    RateLimited { retry_after: Option<Duration> },
+    /// The server answered 429.
+    RateLimited {
+        /// How long it asked us to wait (`Retry-After`), when it said.
+        retry_after: Option<Duration>,
+    },
     #[error("the provider answered HTTP {status}: {message}")]
-    Server { status: u16, message: String },
+    /// The server failed (5xx, or an error inside a stream).
+    Server {
+        /// The HTTP status (or the status an in-stream error stands for).
+        status: u16,
+        /// What the server said, in one short line.
+        message: String,
+    },
     #[error("the provider refused the key (HTTP {status}); check {key_var}")]
-    Auth { status: u16, key_var: String },
+    /// The key was refused (401 or 403).
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// Where the key came from, to check.
+        key_var: String,
+    },
     #[error("the request was refused (HTTP {status}): {message}")]
-    Request { status: u16, message: String },
+    /// The request itself was refused (another 4xx): sending it again would not help.
+    Request {
+        /// The HTTP status.
+        status: u16,
+        /// What the server said, in one short line.
+        message: String,
+    },
+    /// The connection failed or broke (the request may not have arrived).
     #[error("could not reach the provider: {0}")]
     Transport(String),
+    /// No complete answer within the whole request's timeout.
     #[error("no answer within {0:?}")]
     Timeout(Duration),
+    /// A stream sent nothing for this long.
     #[error("the stream went quiet for {0:?}")]
     Idle(Duration),
+    /// A stream ended before its end-of-reply event.
     #[error("the stream ended before the reply was complete ({0})")]
     Truncated(String),
+    /// The run's cost budget is spent.
     #[error("not sent: {0}")]
     Budget(String),
+    /// The reply is not what the provider's format promises.
     #[error("the provider's reply could not be read: {0}")]
     BadResponse(String),
     #[error(
         "the reply exceeded {} (judge.max_reply_bytes); no verdict needs that much, so the call was stopped (raise judge.max_reply_bytes in rubricate.yaml if this judge's replies really are that long)",
         human_bytes(*limit)
     )]
-    TooLarge { limit: usize },
+    /// The reply passed the cap on a reply's size.
+    TooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The run was stopped before this call was sent: not a failure of the call.
     #[error("cancelled: the run was stopped before this call was sent")]
     Cancelled,
@@ -175,6 +224,7 @@ pub enum LlmError {
     /// left out): worth sending again.
     #[error("the provider's batch did not answer it: {0}")]
     Unanswered(String),
+    /// The judge cannot be set up as configured (model id, key, base URL, HTTP client).
     #[error("{0}")]
     Config(String),
 }
@@ -235,6 +285,7 @@ impl LlmError {
     }
 }
 
+/// A boxed future, as [`Provider::complete`] returns (the trait stays object-safe).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a streaming call reports as it goes.
@@ -271,226 +322,12 @@ pub trait Provider: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>>;
 }
 
-/// Reads an HTTP error body into a short message (the provider's `error.message` when it
-/// sends one), so errors say what the server said without dumping whole pages.
-fn error_message(body: &str) -> String {
-    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let msg = parsed
-        .as_ref()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .or_else(|| v.get("error"))
-                .or_else(|| v.get("message"))
-        })
-        .and_then(|m| m.as_str().map(str::to_owned))
-        .unwrap_or_else(|| body.trim().to_owned());
-    let one_line = msg.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() > 300 {
-        let cut: String = one_line.chars().take(300).collect();
-        format!("{cut}…")
-    } else {
-        one_line
-    }
-}
-
-/// The most of an error body read: enough for any message worth showing.
-const MAX_ERROR_BODY: usize = 64 * 1024;
-
-/// Sends a prepared request and returns the body of a successful answer (at most `cap`
-/// bytes, else `TooLarge`); a failed status becomes the matching error (`key_var` names
-/// where the key comes from).
-async fn send(
-    request: reqwest::RequestBuilder,
-    timeout: Duration,
-    cap: usize,
-    key: &Key<'_>,
-) -> Result<String, LlmError> {
-    send_inner(request, timeout, cap, key.var)
-        .await
-        .map_err(|e| e.redacted(key.value))
-}
-
-/// Where a provider's key comes from and what it is, so errors can name the one and never
-/// show the other.
-pub(crate) struct Key<'a> {
-    pub var: &'a str,
-    pub value: Option<&'a str>,
-}
-
-async fn send_inner(
-    request: reqwest::RequestBuilder,
-    timeout: Duration,
-    cap: usize,
-    key_var: &str,
-) -> Result<String, LlmError> {
-    let mut response = request
-        .timeout(timeout)
-        .send()
-        .await
-        .map_err(|e| transport(&e, timeout))?;
-    let status = response.status().as_u16();
-    if !(200..300).contains(&status) {
-        return Err(failed_status(response, timeout, cap, key_var).await);
-    }
-    if response.content_length().is_some_and(|n| n > cap as u64) {
-        return Err(LlmError::TooLarge { limit: cap });
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| transport(&e, timeout))? {
-        if body.len() + chunk.len() > cap {
-            return Err(LlmError::TooLarge { limit: cap });
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(String::from_utf8_lossy(&body).into_owned())
-}
-
-/// The error for a failed status, from at most [`MAX_ERROR_BODY`] (and `cap`) bytes of its
-/// body: the rest is never read.
-async fn failed_status(
-    mut response: reqwest::Response,
-    timeout: Duration,
-    cap: usize,
-    key_var: &str,
-) -> LlmError {
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let limit = cap.min(MAX_ERROR_BODY);
-    let mut body = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = limit - body.len();
-                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                if chunk.len() >= room {
-                    break;
-                }
-            }
-            Ok(None) => break,
-            Err(e) => return transport(&e, timeout),
+impl ProviderKind {
+    /// How this wire format sends its key.
+    fn authorize(self) -> wire::Authorize {
+        match self {
+            ProviderKind::OpenAi => openai::authorize,
+            ProviderKind::Anthropic => anthropic::authorize,
         }
     }
-    status_error(status, &headers, &String::from_utf8_lossy(&body), key_var)
-}
-
-/// Whether a stream goes on after an event.
-enum Flow {
-    More,
-    Done,
-}
-
-/// Sends a streaming request and hands each server-sent event to `on_event` until it says
-/// `Done`. A stream that ends first is `Truncated`; one silent for `idle` is `Idle`; one
-/// longer than `cap` bytes is `TooLarge`.
-async fn send_stream(
-    request: reqwest::RequestBuilder,
-    timeouts: Timeouts,
-    cap: usize,
-    key: &Key<'_>,
-    on_event: impl FnMut(sse::Event) -> Result<Flow, LlmError> + Send,
-) -> Result<(), LlmError> {
-    stream_inner(request, timeouts, cap, key.var, on_event)
-        .await
-        .map_err(|e| e.redacted(key.value))
-}
-
-async fn stream_inner(
-    request: reqwest::RequestBuilder,
-    timeouts: Timeouts,
-    cap: usize,
-    key_var: &str,
-    mut on_event: impl FnMut(sse::Event) -> Result<Flow, LlmError> + Send,
-) -> Result<(), LlmError> {
-    let mut response = request
-        .timeout(timeouts.whole)
-        .send()
-        .await
-        .map_err(|e| transport(&e, timeouts.whole))?;
-    let status = response.status().as_u16();
-    if !(200..300).contains(&status) {
-        return Err(failed_status(response, timeouts.whole, cap, key_var).await);
-    }
-    let mut reader = sse::Reader::default();
-    let mut received = 0usize;
-    loop {
-        let chunk = tokio::time::timeout(timeouts.idle, response.chunk())
-            .await
-            .map_err(|_| LlmError::Idle(timeouts.idle))?
-            .map_err(|e| transport(&e, timeouts.whole))?;
-        let Some(bytes) = chunk else {
-            return Err(LlmError::Truncated("no end-of-stream event".into()));
-        };
-        received += bytes.len();
-        if received > cap {
-            return Err(LlmError::TooLarge { limit: cap });
-        }
-        for event in reader.push(&bytes) {
-            if let Flow::Done = on_event(event)? {
-                return Ok(());
-            }
-        }
-    }
-}
-
-/// Adds a streamed piece to the reply's text, unless that would pass `cap` bytes.
-fn push_text(text: &mut String, piece: &str, cap: usize) -> Result<(), LlmError> {
-    if text.len() + piece.len() > cap {
-        return Err(LlmError::TooLarge { limit: cap });
-    }
-    text.push_str(piece);
-    Ok(())
-}
-
-/// An event's data as JSON.
-fn event_json(event: &sse::Event) -> Result<serde_json::Value, LlmError> {
-    serde_json::from_str(&event.data)
-        .map_err(|e| LlmError::BadResponse(format!("a stream event is not JSON ({e})")))
-}
-
-/// Maps a non-success status to an error.
-fn status_error(
-    status: u16,
-    headers: &reqwest::header::HeaderMap,
-    body: &str,
-    key_var: &str,
-) -> LlmError {
-    match status {
-        429 => LlmError::RateLimited {
-            retry_after: retry_after(headers),
-        },
-        401 | 403 => LlmError::Auth {
-            status,
-            key_var: key_var.to_owned(),
-        },
-        500..=599 => LlmError::Server {
-            status,
-            message: error_message(body),
-        },
-        _ => LlmError::Request {
-            status,
-            message: error_message(body),
-        },
-    }
-}
-
-/// `Retry-After` in seconds (an HTTP date is not worth parsing here: treated as absent).
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    let secs: f64 = v.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(600.0)))
-}
-
-fn transport(e: &reqwest::Error, timeout: Duration) -> LlmError {
-    if e.is_timeout() {
-        return LlmError::Timeout(timeout);
-    }
-    // reqwest errors name the URL and their causes, never headers: no key can appear here.
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    LlmError::Transport(text)
 }

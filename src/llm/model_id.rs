@@ -3,9 +3,12 @@
 
 use super::LlmError;
 
+/// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProviderKind {
+    /// OpenAI-compatible chat completions (`OpenAI`, vLLM, Ollama, llama.cpp, …).
     OpenAi,
+    /// Anthropic's Messages API.
     Anthropic,
 }
 
@@ -14,13 +17,17 @@ pub enum ProviderKind {
 pub struct ProviderSpec {
     /// The prefix of the id: `openai`, `anthropic`, `ollama`.
     pub name: String,
+    /// Its wire format.
     pub kind: ProviderKind,
     /// The provider's own model name.
     pub model: String,
+    /// Where requests go (for `OpenAI`-compatible servers, up to and including `/v1`).
     pub base_url: String,
     /// More servers of the same model (replicas); calls are spread over all of them.
     pub replicas: Vec<String>,
+    /// The API key, when one is set.
     pub key: Option<String>,
+    /// The environment variable the key is read from, named in errors.
     pub key_var: String,
 }
 
@@ -46,8 +53,11 @@ impl ProviderSpec {
 /// with the key from its environment variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamedProvider {
+    /// The id prefix it answers to (`NAME/MODEL`).
     pub name: String,
+    /// Its wire format.
     pub kind: ProviderKind,
+    /// Where requests go.
     pub base_url: String,
     /// Further base URLs of replicas of the same server (`base_url: [a, b, …]`).
     pub replicas: Vec<String>,

@@ -2,27 +2,35 @@
 //! `Ollama` (its `/v1`), `OpenRouter`. Structured output via `response_format: json_schema`; a server that
 //! refuses it is asked again without, and remembered.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
-use super::{
-    BoxFuture, ChatRequest, ChatResponse, Flow, LlmError, OnPiece, Piece, Provider, Timeouts,
-    event_json,
-};
+use super::wire::{Endpoint, Flow, count, error_message, event_json, push_piece, stream_error};
+use super::{BoxFuture, ChatRequest, ChatResponse, LlmError, OnPiece, Provider, Timeouts};
 
+/// Where a chat completion is asked for (after the base URL, which ends in `/v1`).
+const COMPLETIONS: &str = "/chat/completions";
+
+/// `OpenAI`'s authentication: the key as a bearer token (a local server may need none).
+pub(super) fn authorize(
+    request: reqwest::RequestBuilder,
+    key: Option<&str>,
+) -> reqwest::RequestBuilder {
+    match key {
+        Some(key) => request.bearer_auth(key),
+        None => request,
+    }
+}
+
+/// One OpenAI-compatible server, spoken to in the chat completions format.
 #[derive(Debug)]
 pub struct OpenAi {
-    pub name: String,
-    pub base_url: String,
-    pub key: Option<String>,
-    /// The environment variable the key came from, for error messages.
-    pub key_var: String,
-    pub http: reqwest::Client,
-    pub timeouts: Timeouts,
+    name: String,
+    endpoint: Endpoint,
+    timeouts: Timeouts,
     /// The most bytes a reply may take.
-    pub max_reply_bytes: usize,
+    max_reply_bytes: usize,
     /// Cleared after a server rejects `response_format`.
     structured: AtomicBool,
     /// Cleared after a server rejects `logprobs`.
@@ -30,21 +38,15 @@ pub struct OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(
+    pub(super) fn new(
         name: &str,
-        base_url: &str,
-        key: Option<String>,
-        key_var: &str,
-        http: reqwest::Client,
+        endpoint: Endpoint,
         timeouts: Timeouts,
         max_reply_bytes: usize,
     ) -> Self {
         Self {
             name: name.to_owned(),
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            key,
-            key_var: key_var.to_owned(),
-            http,
+            endpoint,
             timeouts,
             max_reply_bytes,
             structured: AtomicBool::new(true),
@@ -79,24 +81,6 @@ impl OpenAi {
         body
     }
 
-    fn key(&self) -> super::Key<'_> {
-        super::Key {
-            var: &self.key_var,
-            value: self.key.as_deref(),
-        }
-    }
-
-    fn request(&self, body: &Value) -> reqwest::RequestBuilder {
-        let request = self
-            .http
-            .post(format!("{}/chat/completions", self.base_url))
-            .json(body);
-        match &self.key {
-            Some(key) => request.bearer_auth(key),
-            None => request,
-        }
-    }
-
     async fn send(
         &self,
         req: &ChatRequest,
@@ -105,82 +89,60 @@ impl OpenAi {
         on_piece: Option<OnPiece<'_>>,
     ) -> Result<ChatResponse, LlmError> {
         let body = Self::body(req, structured, logprobs, on_piece.is_some());
+        let request = self.endpoint.post(COMPLETIONS).json(&body);
         let cap = self.max_reply_bytes;
         let Some(on_piece) = on_piece else {
-            return parse(
-                &super::send(self.request(&body), self.timeouts.whole, cap, &self.key()).await?,
-            );
+            let reply = self
+                .endpoint
+                .send_json(request, self.timeouts.whole, cap)
+                .await?;
+            return parse_completion(&reply);
         };
-        let reply = Mutex::new((ChatResponse::default(), false));
-        let streamed = super::send_stream(
-            self.request(&body),
-            self.timeouts,
-            cap,
-            &self.key(),
-            |event| {
+        let mut reply = ChatResponse::default();
+        let mut finished = false;
+        let streamed = self
+            .endpoint
+            .stream(request, self.timeouts, cap, |event| {
                 if event.data.trim() == "[DONE]" {
                     return Ok(Flow::Done);
                 }
                 let v = event_json(&event)?;
                 if let Some(e) = v.get("error") {
-                    return Err(LlmError::Server {
-                        status: 500,
-                        message: format!(
-                            "error inside the stream: {}",
-                            super::error_message(&e.to_string())
-                        ),
-                    });
+                    return Err(stream_error(500, &error_message(&e.to_string())));
                 }
-                let mut guard = reply
-                    .lock()
-                    .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;
-                let (response, finished) = &mut *guard;
                 if let Some(text) = v
                     .pointer("/choices/0/delta/content")
                     .and_then(Value::as_str)
                     && !text.is_empty()
                 {
-                    super::push_text(&mut response.text, text, cap)?;
-                    on_piece(Piece::Text(text));
+                    push_piece(&mut reply.text, text, cap, on_piece)?;
                 }
                 if let Some(content) = v.pointer("/choices/0/logprobs/content") {
-                    super::push_logprobs(content, &mut response.logprobs);
+                    super::push_logprobs(content, &mut reply.logprobs);
                 }
                 if v.pointer("/choices/0/finish_reason")
                     .is_some_and(|f| !f.is_null())
                 {
-                    *finished = true;
+                    finished = true;
                 }
                 if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
-                    read_usage(usage, response);
+                    read_usage(usage, &mut reply);
                 }
                 Ok(Flow::More)
-            },
-        )
-        .await;
-        let (response, finished) = reply
-            .into_inner()
-            .map_err(|_| LlmError::BadResponse("stream state lost".into()))?;
+            })
+            .await;
         match streamed {
-            Ok(()) => Ok(response),
+            Ok(()) => Ok(reply),
             // Some servers close the stream after the last choice without `[DONE]`.
-            Err(LlmError::Truncated(_)) if finished => Ok(response),
+            Err(LlmError::Truncated(_)) if finished => Ok(reply),
             Err(e) => Err(e),
         }
     }
 }
 
 fn read_usage(usage: &Value, into: &mut ChatResponse) {
-    let tokens = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-    into.input_tokens = tokens("prompt_tokens");
-    into.output_tokens = tokens("completion_tokens");
-}
-
-/// `choices[0].message.content` and `usage`.
-fn parse(text: &str) -> Result<ChatResponse, LlmError> {
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| LlmError::BadResponse(format!("not JSON ({e})")))?;
-    parse_completion(&v)
+    into.input_tokens = count(usage, "/prompt_tokens");
+    into.output_tokens = count(usage, "/completion_tokens");
 }
 
 /// A chat completion (`choices[0].message.content`, `usage`), as a plain call or a batch

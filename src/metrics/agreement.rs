@@ -45,6 +45,7 @@ pub struct UnitTally {
 }
 
 impl UnitTally {
+    /// The tally of `units`, each a unit's ratings (`None`: a rater who gave none).
     pub fn of<R: AsRef<[Option<f64>]>>(units: &[R]) -> Self {
         let mut t = Self::default();
         for u in units {

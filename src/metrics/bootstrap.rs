@@ -18,6 +18,7 @@ pub const MIN_DEFINED_SHARE: f64 = 0.5;
 pub struct Bootstrap {
     /// How many resamples to draw.
     pub resamples: usize,
+    /// The random seed: the same seed gives the same intervals.
     pub seed: u64,
     /// Confidence level in (0, 1), e.g. 0.95.
     pub level: f64,
@@ -36,7 +37,9 @@ impl Default for Bootstrap {
 /// A confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Ci {
+    /// The lower bound.
     pub low: f64,
+    /// The upper bound.
     pub high: f64,
 }
 

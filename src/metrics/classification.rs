@@ -13,8 +13,11 @@ use crate::model::Verdict;
 /// A binary label: MET, UNMET or an abstention (`CANNOT_ASSESS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinaryLabel {
+    /// The criterion is met.
     Met,
+    /// The criterion is not met.
     Unmet,
+    /// `CANNOT_ASSESS`: left out of the metrics.
     Abstain,
 }
 
@@ -134,6 +137,7 @@ impl AddAssign for BinaryConfusion {
 pub struct BinaryMetrics {
     /// Pairs counted (both sides MET or UNMET).
     pub support: u64,
+    /// Share of pairs where judge and human agree.
     pub accuracy: Option<f64>,
     /// Undefined when the judge never says MET.
     pub precision: Option<f64>,
@@ -290,7 +294,9 @@ impl CategoryConfusion {
 /// Multi-class judge-versus-human metrics; `None` wherever a metric is undefined.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MulticlassMetrics {
+    /// Pairs counted (both sides gave a category).
     pub support: u64,
+    /// Share of pairs where judge and human agree.
     pub accuracy: Option<f64>,
     /// Cohen's κ: unweighted for nominal categories, quadratic-weighted for ordinal ones.
     pub kappa: Option<f64>,

@@ -34,21 +34,27 @@ pub enum LabelScale<'a> {
 pub struct LabelPair<'a> {
     /// The item's id: cells with the same id are resampled together.
     pub item: &'a str,
+    /// The human's verdict.
     pub human: &'a Verdict,
+    /// The judge's verdict.
     pub judge: &'a Verdict,
 }
 
 /// A criterion's paired labels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CriterionLabels<'a> {
+    /// The criterion's id.
     pub criterion: &'a str,
+    /// The criterion's scale, which decides the metrics.
     pub scale: LabelScale<'a>,
+    /// The labelled items' verdicts.
     pub pairs: Vec<LabelPair<'a>>,
 }
 
 /// Every criterion's report, and the binary criteria pooled.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricsReport {
+    /// One report per criterion, in the rubric's order.
     pub criteria: Vec<CriterionReport>,
     /// All binary criteria's pairs together; `None` when no criterion is binary.
     pub pooled: Option<BinaryReport>,
@@ -60,12 +66,14 @@ pub struct MetricsReport {
 /// One criterion's report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CriterionReport {
+    /// The criterion's id.
     pub criterion: String,
     /// Pairs given, counted or not.
     pub pairs: usize,
     /// Pairs with a verdict of another kind than the criterion's scale (a level on a binary
     /// criterion, a number on a nominal one, a non-finite score): left out of every metric.
     pub mismatched: usize,
+    /// The metrics of its scale.
     #[serde(flatten)]
     pub metrics: CriterionMetrics,
 }
@@ -85,9 +93,13 @@ impl CriterionReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "scale", rename_all = "snake_case")]
 pub enum CriterionMetrics {
+    /// MET / UNMET criteria.
     Binary(BinaryReport),
+    /// Unordered categories.
     Nominal(CategoricalReport),
+    /// Ordered levels.
     Ordinal(CategoricalReport),
+    /// Numeric scores.
     Interval(ScoreReport),
 }
 
@@ -96,9 +108,12 @@ pub enum CriterionMetrics {
 pub struct BinaryReport {
     /// Pairs where either side said `CANNOT_ASSESS`: left out of every metric.
     pub abstained: u64,
+    /// The judge-versus-human counts.
     pub confusion: BinaryConfusion,
+    /// The metrics computed from them.
     #[serde(flatten)]
     pub metrics: BinaryMetrics,
+    /// Their bootstrap intervals, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci: Option<BinaryIntervals>,
 }
@@ -106,13 +121,21 @@ pub struct BinaryReport {
 /// Bootstrap intervals of the binary metrics; `None` where undefined.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BinaryIntervals {
+    /// Of accuracy.
     pub accuracy: Option<Ci>,
+    /// Of precision.
     pub precision: Option<Ci>,
+    /// Of recall.
     pub recall: Option<Ci>,
+    /// Of F1.
     pub f1: Option<Ci>,
+    /// Of macro-F1.
     pub macro_f1: Option<Ci>,
+    /// Of Cohen's κ.
     pub kappa: Option<Ci>,
+    /// Of the φ coefficient.
     pub phi: Option<Ci>,
+    /// Of leniency (judge MET rate − human MET rate, in percentage points).
     pub leniency: Option<Ci>,
 }
 
@@ -141,8 +164,10 @@ pub struct CategoricalReport {
     pub abstained: u64,
     /// Rows are the human's category, columns the judge's.
     pub confusion: Vec<Vec<u64>>,
+    /// The metrics computed from the confusion.
     #[serde(flatten)]
     pub metrics: MulticlassMetrics,
+    /// Their bootstrap intervals, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci: Option<MulticlassIntervals>,
 }
@@ -150,7 +175,9 @@ pub struct CategoricalReport {
 /// Bootstrap intervals of the multi-class metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MulticlassIntervals {
+    /// Of accuracy.
     pub accuracy: Option<Ci>,
+    /// Of κ.
     pub kappa: Option<Ci>,
 }
 
@@ -159,8 +186,10 @@ pub struct MulticlassIntervals {
 pub struct ScoreReport {
     /// Pairs where either side said `CANNOT_ASSESS`.
     pub abstained: u64,
+    /// The metrics computed from the pairs.
     #[serde(flatten)]
     pub metrics: ScoreMetrics,
+    /// Their bootstrap intervals, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci: Option<ScoreIntervals>,
 }
@@ -169,10 +198,15 @@ pub struct ScoreReport {
 /// p-value have none.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ScoreIntervals {
+    /// Of the root mean squared error.
     pub rmse: Option<Ci>,
+    /// Of the mean absolute error.
     pub mae: Option<Ci>,
+    /// Of Pearson's r.
     pub pearson: Option<Ci>,
+    /// Of the bias (mean judge score less mean human score).
     pub bias: Option<Ci>,
+    /// Of Cohen's d.
     pub cohen_d: Option<Ci>,
 }
 

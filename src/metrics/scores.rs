@@ -12,7 +12,9 @@ use super::special::student_t_two_sided;
 pub struct ScoreMetrics {
     /// Pairs compared.
     pub n: usize,
+    /// Root mean squared error (undefined without pairs).
     pub rmse: Option<f64>,
+    /// Mean absolute error (undefined without pairs).
     pub mae: Option<f64>,
     /// Undefined with fewer than 2 pairs or a constant side.
     pub pearson: Option<f64>,

@@ -7,15 +7,23 @@ use super::errors::{VerdictError, quoted_list};
 /// One thing a rubric checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Criterion {
+    /// Unique within the rubric; names the criterion in results, labels and journals.
     pub id: String,
+    /// The short name people see.
     pub name: String,
+    /// What must hold, as the judge is asked it.
     pub requirement: String,
+    /// Its share of the score; negative for a penalty (a fault that costs when present).
     pub weight: f64,
+    /// The evaluation fails unless this criterion reaches its gate (see [`Criterion::gate`]).
     #[serde(default)]
     pub required: bool,
+    /// The value a required criterion must reach; `None`: the kind's default gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_score: Option<f64>,
+    /// What answers it takes and what each is worth.
     pub kind: Kind,
+    /// Who answers it: a judge, a check or a schema.
     pub method: Method,
     /// The section this criterion was written under, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,11 +146,14 @@ impl Criterion {
 /// What a required criterion must reach.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Gate {
+    /// The value must reach this (within 1e-9).
     AtLeast(f64),
+    /// Any value above zero.
     AboveZero,
 }
 
 impl Gate {
+    /// Whether `value` passes the gate.
     pub fn admits(self, value: f64) -> bool {
         match self {
             Gate::AtLeast(m) => value + 1e-9 >= m,
@@ -173,7 +184,9 @@ pub enum Kind {
     Levels(Vec<Level>),
     /// Multiple choice; an `na` option abstains.
     Options {
+        /// The choices, in the order the judge sees them.
         options: Vec<OptionChoice>,
+        /// Whether the choices are ordered (agreement weighs near misses) or not.
         scale: OptionScale,
     },
     /// A number in `[min, max]`.
@@ -181,6 +194,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind's name as rubric files write it (`binary`, `levels`, `options`, `scale`).
     pub fn name(&self) -> &'static str {
         match self {
             Kind::Binary => "binary",
@@ -191,37 +205,54 @@ impl Kind {
     }
 }
 
+/// One level of a `levels` criterion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Level {
+    /// What verdicts name it by.
     pub id: String,
+    /// The short name people see.
     pub label: String,
+    /// What an answer at this level looks like.
     #[serde(default)]
     pub description: String,
+    /// What an answer at this level is worth.
     pub score: f64,
+    /// Signs of this level, listed for the judge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub indicators: Vec<String>,
 }
 
+/// One choice of an `options` criterion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OptionChoice {
+    /// What verdicts name it by (matched ignoring case and surrounding space).
     pub label: String,
+    /// What choosing it is worth.
     pub value: f64,
+    /// "Not applicable": choosing it abstains.
     #[serde(default)]
     pub na: bool,
 }
 
+/// Whether an `options` criterion's choices are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OptionScale {
+    /// Ordered from worst to best (agreement is quadratic-weighted κ).
     #[default]
     Ordinal,
+    /// Unordered categories (agreement is unweighted κ).
     Nominal,
 }
 
+/// A numeric `scale` criterion's range, normalised to [0, 1].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Scale {
+    /// The lowest score (worth 0).
     pub min: f64,
+    /// The highest score (worth 1).
     pub max: f64,
+    /// What some scores mean, shown to the judge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub anchors: Vec<Anchor>,
 }
@@ -238,9 +269,12 @@ impl Scale {
     }
 }
 
+/// What one score on a scale means.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Anchor {
+    /// The score.
     pub value: f64,
+    /// What it means.
     pub text: String,
 }
 
@@ -257,6 +291,7 @@ pub enum Method {
 }
 
 impl Method {
+    /// Which of the three methods this is, without its settings.
     pub fn kind(&self) -> MethodKind {
         match self {
             Method::Judge(_) => MethodKind::Judge,
@@ -266,15 +301,20 @@ impl Method {
     }
 }
 
+/// Which method answered a criterion (written in results).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MethodKind {
+    /// An LLM judge.
     Judge,
+    /// A deterministic check.
     Check,
+    /// JSON Schema validation.
     Schema,
 }
 
 impl MethodKind {
+    /// The name results write (`judge`, `check`, `schema`).
     pub fn as_str(self) -> &'static str {
         match self {
             MethodKind::Judge => "judge",
@@ -284,6 +324,7 @@ impl MethodKind {
     }
 }
 
+/// How an LLM judge answers a criterion, beyond the rubric's judge settings.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JudgeMethod {
     /// A minijinja template rendered with the item (level decode); `None` uses ours.
@@ -294,13 +335,17 @@ pub struct JudgeMethod {
     pub model: Option<String>,
 }
 
+/// A built-in check (or an opted-in command) and its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckSpec {
+    /// The check's name in the registry (`contains`, `regex`, `command`, …).
     pub name: String,
+    /// Its arguments, as the rubric file gives them.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub args: Map<String, Value>,
 }
 
+/// Where a `schema` criterion's JSON Schema comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SchemaSource {

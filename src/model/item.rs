@@ -10,13 +10,19 @@ use super::{Rubric, Verdict};
 pub struct Item {
     /// The given id, else the item's position (1-based line or index).
     pub id: String,
+    /// The output to grade.
     pub submission: String,
+    /// What the submission answers, when given.
     pub prompt: Option<String>,
+    /// A reference answer, when given.
     pub reference: Option<String>,
+    /// What the item is about, shown to people labelling it.
     pub description: Option<String>,
+    /// Human verdicts that came with the item, to measure the judge against.
     pub ground_truth: Option<GroundTruth>,
     /// A rubric of this item alone (autorubric per-item rubrics).
     pub rubric: Option<Arc<Rubric>>,
+    /// Any other fields the item had, kept for templates and exports.
     pub metadata: Map<String, Value>,
     /// Where the item came from, for error messages: `file:line` or `file item N`.
     pub origin: String,
@@ -25,7 +31,9 @@ pub struct Item {
 /// Human verdicts for an item: by position (autorubric) or by criterion id.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GroundTruth {
+    /// One verdict per criterion, in the rubric's order.
     ByPosition(Vec<Value>),
+    /// Verdicts named by criterion id.
     ById(Vec<(String, Value)>),
 }
 

@@ -6,25 +6,36 @@ use super::Criterion;
 /// A rubric: weighted criteria, a pass threshold and the knobs that turn verdicts into a score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rubric {
+    /// Names the rubric in the registry, results and runs.
     pub id: String,
+    /// The title people see.
     pub name: String,
+    /// What the rubric is for.
     #[serde(default)]
     pub description: String,
+    /// A semantic version; the registry keeps every version saved.
     pub version: String,
+    /// What kind of output it grades (free text, for people and reports).
     #[serde(default)]
     pub target_type: String,
+    /// Instructions the judge reads before every criterion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guidelines: Option<String>,
+    /// The score an evaluation must reach to pass.
     pub pass_threshold: f64,
+    /// How verdicts become a score.
     #[serde(default)]
     pub scoring: Scoring,
+    /// The judge this rubric asks for, over the workspace's defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSettings>,
+    /// What the rubric checks, in order.
     pub criteria: Vec<Criterion>,
     /// Groups of criteria scored apart and averaged (agentv's graders); empty: the
     /// criteria are scored as one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub graders: Vec<Grader>,
+    /// Fields of the source file that rubricate does not read, kept for writing it back.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
 }
@@ -36,11 +47,15 @@ pub struct Rubric {
 /// only the grader's verdict, as in agentv, never the rubric's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Grader {
+    /// The grader's id (as agentv names it).
     pub id: String,
+    /// Its share of the rubric's score.
     #[serde(default = "default_weight")]
     pub weight: f64,
+    /// The rubric scores 0 when this grader scores below its `min_score`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
+    /// The score a required grader must reach; `None`: the pass threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_score: Option<f64>,
     /// The ids of its criteria; every criterion of the rubric is in exactly one grader.
@@ -52,7 +67,9 @@ fn default_weight() -> f64 {
 }
 
 impl Rubric {
+    /// The version of a rubric whose file gives none.
     pub const DEFAULT_VERSION: &'static str = "1.0.0";
+    /// The pass threshold of a rubric whose file gives none.
     pub const DEFAULT_PASS_THRESHOLD: f64 = 0.7;
 
     /// A rubric with defaults everywhere but the given id and criteria.
@@ -74,6 +91,7 @@ impl Rubric {
         }
     }
 
+    /// The criterion with this id.
     pub fn criterion(&self, id: &str) -> Option<&Criterion> {
         self.criteria.iter().find(|c| c.id == id)
     }
@@ -105,14 +123,19 @@ impl Rubric {
 /// How criterion values become one score (SCORING.md "Aggregation").
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Scoring {
+    /// How criterion values are combined.
     #[serde(default)]
     pub aggregate: AggregateMode,
+    /// What an abstention (`CANNOT_ASSESS`) counts as.
     #[serde(default)]
     pub abstain: AbstainPolicy,
+    /// The value `abstain: partial` gives an abstention.
     #[serde(default = "default_partial_credit")]
     pub partial_credit: f64,
+    /// What a failed criterion counts as.
     #[serde(default)]
     pub errors: ErrorPolicy,
+    /// Keep the score in [0, 1] (`points`); off, the raw sum is the score.
     #[serde(default = "default_true")]
     pub normalize: bool,
     /// How a score is compared with `pass_threshold`.
@@ -148,6 +171,7 @@ pub enum Summation {
 }
 
 impl Summation {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["sequential", "compensated"];
 
     /// serde's `skip_serializing_if` (which passes a reference): the default is not written.
@@ -174,9 +198,13 @@ impl Scoring {
 /// between; subtracted from the score (never below 0 when scores are normalised).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LengthPenalty {
+    /// Words that cost nothing.
     pub free_budget: u64,
+    /// From this many words on, the full penalty.
     pub max_cap: u64,
+    /// The penalty at `max_cap` words and beyond.
     pub penalty_at_cap: f64,
+    /// The curve's exponent between the two.
     pub exponent: f64,
     /// Which part of the submission is counted.
     #[serde(default)]
@@ -201,13 +229,17 @@ impl Default for LengthPenalty {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PenaltyCount {
+    /// Every word.
     #[default]
     All,
+    /// Words inside `<output>` (or outside any section).
     Output,
+    /// Words inside `<thinking>`.
     Thinking,
 }
 
 impl PenaltyCount {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["all", "output", "thinking"];
 }
 
@@ -236,6 +268,7 @@ impl Default for Scoring {
     }
 }
 
+/// How criterion values become one score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AggregateMode {
@@ -286,6 +319,7 @@ pub enum FeedbackStyle {
     Dataknobs,
 }
 
+/// What an abstention counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AbstainPolicy {
@@ -300,6 +334,7 @@ pub enum AbstainPolicy {
     Worst,
 }
 
+/// What a criterion that failed (no verdict) counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorPolicy {
@@ -313,37 +348,49 @@ pub enum ErrorPolicy {
 }
 
 impl AggregateMode {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["points", "mean", "min", "weighted_mean"];
 }
 impl AbstainPolicy {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["skip", "zero", "partial", "worst"];
 }
 impl ErrorPolicy {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["abstain", "zero", "worst"];
 }
 impl ThresholdRule {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["tolerant", "exact"];
 }
 impl GateRule {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["all", "answered", "off"];
 }
 impl FeedbackStyle {
+    /// The names rubric files use, in declaration order.
     pub const NAMES: &'static [&'static str] = &["rubricate", "dataknobs"];
 }
 
 /// Default judge settings of a rubric; the LLM layer fills in what is missing from config.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JudgeSettings {
+    /// The judge model id (`openai/gpt-4o-mini`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// How the judge is asked: one call per criterion or one for all (`per_criterion`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
+    /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// The most tokens a reply may take.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// A sampling seed, where the provider honours one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The judge's system prompt, replacing rubricate's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
 }

@@ -8,8 +8,11 @@ use super::{Kind, Rubric};
 /// relative to that criterion (or to the rubric when `criterion` is `None`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// The criterion's index in `Rubric::criteria`; `None`: the rubric itself.
     pub criterion: Option<usize>,
+    /// The field, relative to the criterion or the rubric.
     pub field: String,
+    /// What is wrong, and what would be right.
     pub message: String,
 }
 
@@ -30,13 +33,13 @@ impl Problem {
     }
 }
 
-/// Every structural problem of `rubric`, in document order. Empty means valid.
 /// The longest id (of a rubric or a criterion) in characters: ids name files, columns and
 /// journal entries.
 pub const MAX_ID_CHARS: usize = 200;
 /// The longest rubric or criterion name in characters.
 pub const MAX_NAME_CHARS: usize = 1_000;
 
+/// Every structural problem of `rubric`, in document order. Empty means valid.
 pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
     let mut out = Vec::new();
     let too_long = |what: &str, text: &str, max: usize| {

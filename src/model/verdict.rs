@@ -8,10 +8,13 @@ use super::{Criterion, Kind, MethodKind, VerdictError};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// The criterion holds.
     #[serde(rename = "MET")]
     Met,
+    /// The criterion does not hold.
     #[serde(rename = "UNMET")]
     Unmet,
+    /// The judge cannot tell from what it was given: an abstention.
     #[serde(rename = "CANNOT_ASSESS")]
     CannotAssess,
     /// A level id of a `levels` criterion.
@@ -66,9 +69,11 @@ impl fmt::Display for Verdict {
 /// Why a criterion could not be scored. Never a verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
+    /// An error, or a reply that could not be read.
     pub kind: FailureKind,
     /// Where it went wrong: `judge`, `check`, `schema`, `template`, `command`.
     pub category: String,
+    /// What went wrong, for the user.
     pub message: String,
 }
 
@@ -88,6 +93,7 @@ impl Failure {
             || self.category == UNSENT_BATCHED
     }
 
+    /// A failure of kind `Error` in `category`.
     pub fn error(category: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             kind: FailureKind::Error,
@@ -112,6 +118,7 @@ impl fmt::Display for Failure {
     }
 }
 
+/// What kind of failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
@@ -124,21 +131,32 @@ pub enum FailureKind {
 /// Token counts reported by a provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
+    /// Prompt tokens.
     pub input_tokens: u64,
+    /// Reply tokens.
     pub output_tokens: u64,
 }
 
 /// The record of an LLM call behind a judged result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Invocation {
+    /// The judge's model id.
     pub model: String,
+    /// How it was asked (`per_criterion`, `one_shot`, …).
     pub strategy: String,
+    /// SHA-256 of the request sent, to tell which prompt gave the verdict.
     pub prompt_hash: String,
+    /// SHA-256 of the reply's text.
     pub response_hash: String,
+    /// When the call was made (RFC 3339).
     pub timestamp: String,
+    /// Tokens the call used.
     pub usage: Usage,
+    /// From the call to its answer, retries included.
     pub latency_ms: u64,
+    /// Requests sent (0: answered from the cache).
     pub attempts: u32,
+    /// Answered without a request of its own.
     pub cache_hit: bool,
     /// How sure the judge was of its verdict: the probability of the verdict's first token
     /// (when log-probabilities were asked for and given).
@@ -149,16 +167,21 @@ pub struct Invocation {
 /// The outcome for one criterion of one item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CriterionResult {
+    /// The criterion's id.
     pub criterion_id: String,
     /// `None` when the criterion failed.
     pub verdict: Option<Verdict>,
     /// The value in [0,1]; `None` when abstained or failed.
     pub value: Option<f64>,
+    /// Why, in the judge's (or check's) words.
     #[serde(default)]
     pub reason: String,
+    /// Quotes from the submission that support the verdict.
     #[serde(default)]
     pub evidence: Vec<String>,
+    /// Who answered.
     pub method: MethodKind,
+    /// Why there is no verdict, when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
     /// Boxed, as is `ensemble`: most results (every check's) have neither, and a result
@@ -177,23 +200,30 @@ pub struct Ensemble {
     pub rule: String,
     /// The share of counted votes equal to the final verdict; `None` when none counted.
     pub agreement: Option<f64>,
+    /// Every vote, judges in order, samples within.
     pub votes: Vec<Vote>,
 }
 
 /// One judge's (or one sample's) answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Vote {
+    /// The judge's model id.
     pub judge: String,
+    /// Which of its samples (0 for the first).
     pub sample: u32,
+    /// Its verdict; `None` when it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// Why, in its words.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Why it gave no verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
 }
 
 impl CriterionResult {
+    /// A result with no verdict, for `failure`.
     pub fn failed(criterion_id: &str, method: MethodKind, failure: Failure) -> Self {
         Self {
             criterion_id: criterion_id.to_owned(),
@@ -209,8 +239,6 @@ impl CriterionResult {
     }
 }
 
-/// The result of criterion `id`, the `position`-th of its rubric: where it usually is
-/// (results come in rubric order), else the first with that id.
 /// Reads a verdict written as text (by a command, or a person): the binary words, else a
 /// level id or label, an option label or a number, as the criterion takes.
 pub fn parse_verdict_text(c: &Criterion, text: &str) -> Result<Verdict, VerdictError> {
@@ -241,6 +269,8 @@ pub fn parse_verdict_text(c: &Criterion, text: &str) -> Result<Verdict, VerdictE
     Ok(v)
 }
 
+/// The result of criterion `id`, the `position`-th of its rubric: where it usually is
+/// (results come in rubric order), else the first with that id.
 pub fn result_of<'r>(
     results: &'r [CriterionResult],
     position: usize,

@@ -101,4 +101,42 @@ mod tests {
         assert_eq!(asked.kind(), ErrorKind::Refused);
         assert_eq!(asked.to_string(), "no item 'x' in the dataset");
     }
+
+    /// A registry write the file system refuses reaches a front end as a disk failure, with
+    /// the `io::Error` itself (its OS code) under the message, not its text.
+    #[test]
+    fn a_registry_write_the_disk_refuses_is_a_disk_failure_keeping_the_os_error() {
+        use crate::model::{Criterion, Rubric};
+        use crate::store::registry::Registry;
+
+        let dir = tempfile::tempdir().unwrap();
+        // The registry's folder is a file: every write under it is refused by the OS.
+        let root = dir.path().join("rubrics");
+        std::fs::write(&root, "not a folder").unwrap();
+        let rubric = Rubric::new(
+            "answer",
+            vec![Criterion::binary("accurate", "The answer is correct.", 1.0)],
+        );
+        let err = Error::from(Registry::new(&root).save(&rubric, "first").unwrap_err());
+
+        assert!(matches!(err, Error::Registry(_)), "{err:?}");
+        assert!(matches!(err.kind(), ErrorKind::Disk(_)), "{err:?}");
+        assert!(err.is_disk_failure());
+        let mut cause = std::error::Error::source(&err);
+        let mut os_code = None;
+        while let Some(c) = cause {
+            if let Some(io) = c.downcast_ref::<std::io::Error>() {
+                os_code = io.raw_os_error();
+            }
+            cause = c.source();
+        }
+        assert!(
+            os_code.is_some(),
+            "no io::Error with an OS code under {err:?}"
+        );
+        assert!(
+            err.to_string().contains(&root.display().to_string()),
+            "{err}"
+        );
+    }
 }

@@ -11,14 +11,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::atomic::AtomicFile;
 
+/// Where an artifact is in its review flow: draft → pending review → in review →
+/// approved, needs revision (back to draft) or rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// Being written; not yet submitted.
     Draft,
+    /// Submitted, waiting for a reviewer.
     PendingReview,
+    /// A reviewer has taken it.
     InReview,
+    /// Accepted.
     Approved,
+    /// Sent back for changes.
     NeedsRevision,
+    /// Refused for good.
     Rejected,
 }
 
@@ -32,6 +40,7 @@ crate::choice_enum!(Status, "review status", {
 });
 
 impl Status {
+    /// The name files and flags use (`pending_review`).
     pub fn as_str(self) -> &'static str {
         crate::core::choice::Choice::name(self)
     }
@@ -51,20 +60,27 @@ impl Status {
     }
 }
 
+/// Where an artifact came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     /// Who or what made it (`bot:quizbot`, `user:ana`).
     pub source: String,
     /// How (`generator`, `human`, `import`…).
     pub kind: String,
+    /// When it was made (RFC 3339).
     pub created_at: String,
 }
 
+/// One move in an artifact's review flow.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
+    /// Where it was (`None`: it was just made).
     pub from: Option<Status>,
+    /// Where it went.
     pub to: Status,
+    /// When (RFC 3339).
     pub time: String,
+    /// The reviewer's note, if any.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
     /// On a move to `needs_revision`: the hash of the content the review asked changes to
@@ -77,28 +93,42 @@ pub struct Transition {
 /// One rubric's evaluation from a review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Review {
+    /// The rubric evaluated.
     pub rubric_id: String,
+    /// Its version.
     pub rubric_version: String,
+    /// The evaluation passed.
     pub passed: bool,
+    /// Its score, when there is one.
     pub score: Option<f64>,
     /// The whole evaluation, as `grade --format json` writes an item.
     pub evaluation: serde_json::Value,
+    /// When it was evaluated (RFC 3339).
     pub time: String,
 }
 
+/// Something made by a person or a bot (a quiz, a summary) going through review: its
+/// content, where it came from, where it stands, and every review of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Artifact {
+    /// Its id, which names its file in `artifacts/`.
     pub id: String,
+    /// Its type (`type` in the file), which names the rubrics its review evaluates.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The name people see.
     pub name: String,
     /// Text, or any JSON (graded as its JSON text; templates see its fields).
     pub content: serde_json::Value,
+    /// Who made it, how and when.
     pub provenance: Provenance,
     /// The rubrics a review evaluates (registry ids, files or built-in names).
     pub rubrics: Vec<String>,
+    /// Where it stands in review.
     pub status: Status,
+    /// Every move so far, oldest first.
     pub history: Vec<Transition>,
+    /// Every review's evaluations, oldest first.
     #[serde(default)]
     pub reviews: Vec<Review>,
 }
@@ -213,6 +243,7 @@ pub struct Artifacts {
 }
 
 impl Artifacts {
+    /// The artifacts of the workspace at `workspace_root`.
     pub fn new(workspace_root: &Path) -> Self {
         Self {
             dir: workspace_root.join("artifacts"),
@@ -223,6 +254,7 @@ impl Artifacts {
         self.dir.join(format!("{id}.json"))
     }
 
+    /// Makes and saves a draft artifact; refused without rubrics to review it with.
     pub fn create(
         &self,
         kind: &str,
@@ -283,6 +315,7 @@ impl Artifacts {
         Ok(a)
     }
 
+    /// Saves `a` (replacing its file whole).
     pub fn save(&self, a: &Artifact) -> Result<(), StoreError> {
         super::names::check("artifact id", &a.id)
             .map_err(|e| StoreError::Refused(e.to_string()))?;

@@ -14,10 +14,13 @@ use crate::store::StoreError;
 /// A dataset's assignment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Assignment {
+    /// The dataset's key in `labels/`.
     pub dataset: String,
+    /// The annotators sharing its items.
     pub annotators: Vec<String>,
     /// The share of items given to two annotators.
     pub overlap: f64,
+    /// The seed of the shuffle that dealt the items, so the assignment can be made again.
     pub seed: u64,
     /// Each annotator's items, in dataset order.
     pub items: BTreeMap<String, Vec<String>>,

@@ -12,6 +12,7 @@ use crate::formats::node::Node;
 use crate::formats::{Diagnostic, Diagnostics, MAX_RUBRIC_BYTES, parse_document, read_text};
 use crate::llm::{NamedProvider, Price, ProviderKind};
 
+/// The workspace's config file, at its root.
 pub const CONFIG_FILE: &str = "rubricate.yaml";
 
 const KNOWN: &[&str] = &[
@@ -40,12 +41,14 @@ const JUDGE_KNOWN: &[&str] = &[
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
 
+/// `rubricate.yaml`, read and checked (what an untrusted config asks for is withheld).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkspaceConfig {
     /// The file this came from; `None` when there is no workspace config.
     pub path: Option<PathBuf>,
     /// Lets `command` checks run programs.
     pub allow_commands: bool,
+    /// Judge defaults for every run.
     pub judge: JudgeDefaults,
     /// OpenAI-compatible (or Anthropic) services reached as `NAME/MODEL`.
     pub providers: Vec<NamedProvider>,
@@ -77,12 +80,19 @@ pub struct WorkspaceConfig {
 /// Judge settings for every run in the workspace (flags and the rubric's `judge:` win).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JudgeDefaults {
+    /// The judge model id.
     pub model: Option<String>,
+    /// How judges are asked.
     pub strategy: Option<Strategy>,
+    /// Calls in flight at once per endpoint.
     pub concurrency: Option<usize>,
+    /// Requests per minute per endpoint.
     pub rpm: Option<u32>,
+    /// Tokens per minute per endpoint.
     pub tpm: Option<u32>,
+    /// Seconds one judge call may take.
     pub timeout: Option<f64>,
+    /// Tries after the first.
     pub max_retries: Option<u32>,
     /// The cost limit of every run in dollars (`--max-cost` wins).
     pub max_cost: Option<f64>,
@@ -93,8 +103,9 @@ pub struct JudgeDefaults {
     pub confirm_cost: Option<f64>,
     /// The most bytes one judge reply may take (`llm::ClientOptions::max_reply_bytes`).
     pub max_reply_bytes: Option<usize>,
-    /// The most requests and megabytes in one provider batch (below the provider's own).
+    /// The most requests in one provider batch (below the provider's own).
     pub batch_max_requests: Option<usize>,
+    /// The most megabytes of requests in one provider batch (below the provider's own).
     pub batch_max_mb: Option<u64>,
     /// Seconds between asking about a batch run's batches (`runs resume --wait`).
     pub batch_poll: Option<f64>,

@@ -8,15 +8,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::atomic::AtomicFile;
 
+/// A dataset in the workspace's list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetEntry {
+    /// The name it is known by (it names its index file).
     pub name: String,
     /// Relative to the workspace when inside it, else absolute.
     pub path: String,
     /// SHA-256 of the file when it was registered (or last refreshed).
     pub hash: String,
+    /// Its size when registered.
     pub bytes: u64,
+    /// Items counted, once known.
     pub items: Option<usize>,
+    /// When it was added (RFC 3339).
     pub added_at: String,
 }
 
@@ -27,6 +32,7 @@ pub struct Datasets {
 }
 
 impl Datasets {
+    /// The list of the workspace at `root`.
     pub fn new(root: &Path) -> Self {
         Self {
             root: root.to_path_buf(),
@@ -45,6 +51,7 @@ impl Datasets {
             .join(format!("{name}.idx"))
     }
 
+    /// Every dataset in the list; none when there is no list yet.
     pub fn list(&self) -> Result<Vec<DatasetEntry>, StoreError> {
         let path = self.file();
         let all: Vec<DatasetEntry> = match std::fs::read_to_string(&path) {
@@ -68,6 +75,7 @@ impl Datasets {
         Ok(all)
     }
 
+    /// The dataset named `name`; refused when there is none.
     pub fn get(&self, name: &str) -> Result<DatasetEntry, StoreError> {
         self.list()?
             .into_iter()

@@ -6,12 +6,15 @@ use std::path::Path;
 
 use crate::core::diag::Diagnostics;
 
+/// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The file system refused a read or a write of `path`.
     #[error("{path}: {source}")]
     Io {
+        /// The file or folder.
         path: String,
+        /// The OS's error, whole (kind and code).
         #[source]
         source: std::io::Error,
     },
@@ -26,8 +29,10 @@ pub enum StoreError {
     /// The workspace's config has problems, located.
     #[error("{0}")]
     Config(Diagnostics),
+    /// No run has this id (or prefix).
     #[error("no run '{0}' in this workspace; `rubricate runs list` shows them")]
     RunNotFound(String),
+    /// Another process holds the run's lock (the run id, the lock file).
     #[error("run {0} is being written by another process (it holds {1})")]
     RunBusy(String, String),
 }

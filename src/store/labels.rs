@@ -18,39 +18,55 @@ use crate::core::atomic::AtomicFile;
 pub struct Event {
     /// 1, 2, 3… in the order written.
     pub seq: u64,
+    /// What the event does.
     #[serde(flatten)]
     pub op: Op,
+    /// Who labelled.
     pub annotator: String,
     /// RFC 3339.
     pub time: String,
 }
 
+/// What a journal event does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
     /// A label for one criterion of one item: a verdict word, an option label, a level id
     /// (strings) or a number for a scale; `null` clears it.
     Set {
+        /// The item's id.
         item: String,
+        /// The criterion's id.
         criterion: String,
+        /// The label.
         verdict: serde_json::Value,
+        /// The annotator's note.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         note: String,
+        /// The rubric labelled against.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         rubric: String,
+        /// Its version.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         rubric_version: String,
     },
     /// Takes back event `undoes` (the label returns to what it was before).
-    Undo { undoes: u64 },
+    Undo {
+        /// The sequence number of the event taken back.
+        undoes: u64,
+    },
 }
 
 /// A current label.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Label {
+    /// The label (`null`: cleared).
     pub verdict: serde_json::Value,
+    /// The annotator's note.
     pub note: String,
+    /// When it was set (RFC 3339).
     pub time: String,
+    /// The rubric version it was set against.
     pub rubric_version: String,
     /// The event that set it.
     pub seq: u64,
@@ -72,6 +88,7 @@ pub fn dataset_key(dataset: &Path) -> String {
         .map_or_else(|| "dataset".into(), |s| s.to_string_lossy().into_owned())
 }
 
+/// The journal of `annotator`'s labels of `dataset`.
 pub fn journal_path(labels_dir: &Path, dataset: &str, annotator: &str) -> PathBuf {
     labels_dir.join(dataset).join(format!("{annotator}.jsonl"))
 }
@@ -247,6 +264,8 @@ pub struct Journal {
 }
 
 impl Journal {
+    /// Opens (or starts) `annotator`'s journal of `dataset` for writing: one writer at a time,
+    /// and a torn last line from a crash is cut.
     pub fn open(labels_dir: &Path, dataset: &str, annotator: &str) -> Result<Self, StoreError> {
         check_name("dataset", dataset)?;
         check_name("annotator", annotator)?;
@@ -283,6 +302,7 @@ impl Journal {
         })
     }
 
+    /// Where the journal is.
     pub fn path(&self) -> &Path {
         &self.path
     }

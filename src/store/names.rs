@@ -7,9 +7,11 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{what} '{shown}' cannot name a file: {why}")]
 pub struct BadName {
+    /// What the name is for (`dataset name`, `annotator`).
     pub what: String,
     /// The name with control characters made visible, cut to 80 characters.
     pub shown: String,
+    /// Why it cannot be used, and what can.
     pub why: &'static str,
 }
 

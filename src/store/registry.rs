@@ -31,7 +31,7 @@ use serde::Serialize;
 use crate::core::atomic::AtomicFile;
 use crate::core::atomic::sync_dir;
 use crate::core::hash::sha256_hex;
-use crate::formats::native::rubric_to_yaml;
+use crate::formats::native::rubric_to_json;
 use crate::formats::{Diagnostics, Format, parse_rubric_text};
 use crate::model::Rubric;
 use files::{
@@ -42,74 +42,135 @@ use files::{
 /// Lines of context around each change in [`Registry::diff`].
 pub const DIFF_CONTEXT: usize = 3;
 
+/// Why a registry operation failed; each message says what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
+    /// The file system refused a read or write.
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
+        /// What was being done (`read`, `write`, `create`).
         action: &'static str,
+        /// The file or folder.
         path: PathBuf,
+        /// The OS's error, whole (kind and code).
         #[source]
         source: io::Error,
     },
     #[error(
         "rubric id '{id}' cannot name a registry folder: {why}; give the rubric an `id` made of letters, digits, '-' and '_'"
     )]
-    BadId { id: String, why: &'static str },
+    /// The rubric's id cannot name a registry folder.
+    BadId {
+        /// The id as written.
+        id: String,
+        /// Why it cannot.
+        why: &'static str,
+    },
     #[error(
         "version '{version}' of rubric '{id}' is not a semantic version ({why}); use MAJOR.MINOR.PATCH with an optional -PRERELEASE, like 1.2.0 or 2.0.0-rc.1"
     )]
+    /// The rubric's version is not a semantic version.
     BadVersion {
+        /// The rubric's id.
         id: String,
+        /// The version as written.
         version: String,
+        /// What semver found wrong.
         #[source]
         why: ::semver::Error,
     },
     #[error(
         "rubric '{id}' is already registered (current version {current}); save a new version with update instead (`rubricate rubrics add FILE` updates a registered id)"
     )]
-    AlreadyRegistered { id: String, current: String },
+    /// Registering an id that is registered already.
+    AlreadyRegistered {
+        /// The rubric's id.
+        id: String,
+        /// Its current version.
+        current: String,
+    },
     #[error(
         "no rubric '{id}' in the registry at {}; register it first (`rubricate rubrics add FILE`), or see what is there with `rubricate rubrics list`",
         dir.display()
     )]
-    NotFound { id: String, dir: PathBuf },
+    /// No rubric has this id.
+    NotFound {
+        /// The id asked for.
+        id: String,
+        /// The registry's folder.
+        dir: PathBuf,
+    },
     #[error(
         "rubric '{id}' was deleted (its last version was {last}); every version is kept: ask for one as {id}@{last}, or register the rubric again with a higher version"
     )]
-    Deleted { id: String, last: String },
+    /// The rubric was deleted.
+    Deleted {
+        /// The rubric's id.
+        id: String,
+        /// Its current version when it was deleted.
+        last: String,
+    },
+    /// The version asked for was never saved.
     #[error("rubric '{id}' has no version {version}; saved versions: {saved}")]
     NoSuchVersion {
+        /// The rubric's id.
         id: String,
+        /// The version asked for.
         version: String,
+        /// The versions there are.
         saved: String,
     },
     #[error(
         "rubric '{id}' {version} has the same content as its current version {current}; nothing to save: change the rubric, then give it a higher version"
     )]
+    /// The new version's content is the current one's.
     Unchanged {
+        /// The rubric's id.
         id: String,
+        /// The new version.
         version: String,
+        /// The current version.
         current: String,
     },
     #[error(
         "rubric '{id}' version {version} is not above {highest}, its highest saved version; set `version:` higher (versions compare by semver: 1.10.0 > 1.9.0 > 1.9.0-rc.1)"
     )]
+    /// The new version is not above every saved one.
     NotIncreasing {
+        /// The rubric's id.
         id: String,
+        /// The new version.
         version: String,
+        /// The highest saved version.
         highest: String,
     },
     #[error("{}: {detail}", file.display())]
-    Corrupt { file: PathBuf, detail: String },
+    /// A registry file holds what it should not (edited or damaged by hand).
+    Corrupt {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong, and how to repair it.
+        detail: String,
+    },
     #[error(
         "rubric '{id}' does not read back once written as native YAML, so it cannot be saved:\n{diagnostics}"
     )]
+    /// The rubric would not read back the same from its snapshot.
     Unsaveable {
+        /// The rubric's id.
         id: String,
+        /// What reading it back found.
         diagnostics: Diagnostics,
     },
-    #[error("rubric '{id}' cannot be saved: {why}")]
-    Unwritable { id: String, why: String },
+    /// The rubric cannot be written as YAML at all.
+    #[error("rubric '{id}' cannot be saved: {source}")]
+    Unwritable {
+        /// The rubric's id.
+        id: String,
+        /// Why it cannot be written.
+        #[source]
+        source: crate::formats::export::RenderError,
+    },
 }
 
 type Result<T> = std::result::Result<T, RegistryError>;
@@ -117,12 +178,15 @@ type Result<T> = std::result::Result<T, RegistryError>;
 /// What is known about one saved version.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VersionMeta {
+    /// The rubric's id.
     pub id: String,
+    /// The version.
     pub version: String,
     /// SHA-256 (hex) of the snapshot text.
     pub hash: String,
     /// When it was saved (from the history; the file's time when the history lacks it).
     pub saved: jiff::Timestamp,
+    /// The note it was saved with.
     pub note: String,
     /// Whether it is the version `current` names.
     pub current: bool,
@@ -131,21 +195,30 @@ pub struct VersionMeta {
 /// One saved version: the rubric as read back from its snapshot, and the snapshot itself.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
+    /// The rubric.
     pub rubric: Rubric,
     /// The snapshot file's exact text.
     pub text: String,
+    /// The snapshot file.
     pub path: PathBuf,
+    /// What is known about the version.
     pub meta: VersionMeta,
 }
 
 /// A row of [`Registry::list_latest`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Entry {
+    /// The rubric's id.
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// Its current version.
     pub version: String,
+    /// What it grades.
     pub target_type: String,
+    /// When that version was saved.
     pub saved: jiff::Timestamp,
+    /// SHA-256 (hex) of that version's snapshot.
     pub hash: String,
 }
 
@@ -163,10 +236,12 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// The registry of the workspace at `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }
     }
 
+    /// The workspace's root.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -435,7 +510,12 @@ impl Registry {
             let cur_text = read_snapshot_text(id, &dir, cur)?;
             let mut probe = rubric.clone();
             probe.version.clone_from(cur);
-            if rubric_to_yaml(&probe).is_ok_and(|text| text == cur_text) {
+            // Compared as content, not text: a snapshot written by an earlier version of
+            // the YAML writer reads the same and is worded differently.
+            let file = snapshot_path(&dir, cur).display().to_string();
+            let same = parse_rubric_text(&file, &cur_text, id, &self.root, Some(Format::Native))
+                .is_ok_and(|l| rubric_to_json(&l.rubric) == rubric_to_json(&probe));
+            if same {
                 return Err(RegistryError::Unchanged {
                     id: id.to_owned(),
                     version: rubric.version.clone(),

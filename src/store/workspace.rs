@@ -54,9 +54,12 @@ const DEMO: &[(&str, &str)] = &[
     ),
 ];
 
+/// A workspace: its folder and its config.
 #[derive(Debug, Clone)]
 pub struct Workspace {
+    /// The folder holding `rubricate.yaml` (or the default workspace's).
     pub root: PathBuf,
+    /// The config, read and checked.
     pub config: WorkspaceConfig,
     /// Located warnings from the config (unknown keys).
     pub warnings: Vec<Diagnostic>,
@@ -123,14 +126,17 @@ impl Workspace {
         Self::at(&dir)
     }
 
+    /// A path inside the workspace.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
     }
 
+    /// Where its runs are.
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
     }
 
+    /// Where its label journals are.
     pub fn labels_dir(&self) -> PathBuf {
         self.root.join("labels")
     }

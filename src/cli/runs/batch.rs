@@ -12,7 +12,7 @@ use crate::store::Workspace;
 /// Steps the batch run `id`: once, or until it is finished (`wait`: the pause between
 /// asks). Exit: the verdict once finished, else [`exit::PENDING`] (0 right after
 /// `grade --batch` sent it).
-pub fn batch_step(
+pub(crate) fn batch_step(
     ws: &Workspace,
     id: &str,
     live: bool,

@@ -8,7 +8,7 @@ use crate::formats::foreign_runs::read_foreign_run;
 use crate::run::RunsHome;
 use crate::store::Workspace;
 
-pub fn import(
+pub(crate) fn import(
     ws: &Workspace,
     results: &Path,
     dataset: Option<&Path>,

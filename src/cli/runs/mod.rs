@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
-pub mod batch;
+pub(crate) mod batch;
 mod compare;
 mod import;
 
@@ -20,7 +20,7 @@ use crate::store::Workspace;
 use crate::store::runs::{Manifest, RunState, list_runs};
 
 #[derive(Debug, clap::Subcommand)]
-pub enum RunsAction {
+pub(crate) enum RunsAction {
     /// Every run: id, name, rubric, dataset, items, pass rate, finished or not.
     List,
     /// A run's results, one line per item (or JSONL with `--format jsonl`).
@@ -74,12 +74,12 @@ pub enum RunsAction {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ShowFormat {
+pub(crate) enum ShowFormat {
     Table,
     Jsonl,
 }
 
-pub fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
+pub(crate) fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = workspace(ws_flag)?;
     let runs = ws.runs_dir();
     match action {
@@ -353,7 +353,7 @@ impl From<std::io::Error> for ShowError {
 /// `rubricate` with no command and no terminal: grades the workspace's latest run again —
 /// its rubric snapshot over its dataset — and writes JSONL to stdout (the demo's main job
 /// when piped). `None` when the workspace has no run to repeat.
-pub fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliError> {
+pub(crate) fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliError> {
     let ws = workspace(ws_flag)?;
     let Some(m) = list_runs(&ws.runs_dir())
         .into_iter()

@@ -4,12 +4,15 @@ use serde_json::{Map, Value};
 
 use super::SpecError;
 
+/// A check's `args`, read field by field; each field read is marked, so the rest can be
+/// reported as unknown.
 pub struct Args<'a> {
     map: &'a Map<String, Value>,
     used: Vec<&'a str>,
 }
 
 impl<'a> Args<'a> {
+    /// Reads `map`.
     pub fn new(map: &'a Map<String, Value>) -> Self {
         Self {
             map,
@@ -17,11 +20,13 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// The value of `key` (null counts as absent), marked as read.
     pub fn get(&mut self, key: &'a str) -> Option<&'a Value> {
         self.used.push(key);
         self.map.get(key).filter(|v| !v.is_null())
     }
 
+    /// Whether `key` is given (and not null), without marking it.
     pub fn has(&self, key: &str) -> bool {
         self.map.get(key).is_some_and(|v| !v.is_null())
     }
@@ -30,6 +35,7 @@ impl<'a> Args<'a> {
         format!("args.{key}")
     }
 
+    /// `key` as text (a number as written).
     pub fn string(&mut self, key: &'a str) -> Result<Option<String>, SpecError> {
         match self.get(key) {
             None => Ok(None),
@@ -42,11 +48,13 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// `key` as text; an error when it is missing.
     pub fn required_string(&mut self, key: &'a str) -> Result<String, SpecError> {
         self.string(key)?
             .ok_or_else(|| SpecError::new("args", format!("this check needs `{key}` in args")))
     }
 
+    /// `key` as a finite number.
     pub fn number(&mut self, key: &'a str) -> Result<Option<f64>, SpecError> {
         match self.get(key) {
             None => Ok(None),
@@ -65,6 +73,7 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// `key` as true or false, `default` when absent.
     pub fn boolean(&mut self, key: &'a str, default: bool) -> Result<bool, SpecError> {
         match self.get(key) {
             None => Ok(default),

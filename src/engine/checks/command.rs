@@ -11,16 +11,21 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::{Args, CheckError, SpecError};
 use crate::model::Item;
 
+/// A `command` check: a program run on the submission, printing its verdict.
 #[derive(Debug, Clone)]
 pub struct CommandCheck {
+    /// The program to run (never through a shell).
     pub program: String,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// How long it may run before it is stopped.
     pub timeout: Duration,
 }
 
 /// Output past this many bytes is not read (a verdict is one short line).
 const MAX_OUTPUT: u64 = 64 * 1024;
 
+/// A `command` check from its `args` (`program`, `args`, `timeout`).
 pub fn compile(args: &mut Args<'_>) -> Result<CommandCheck, SpecError> {
     let program = args.required_string("program")?;
     if program.trim().is_empty() {

@@ -4,18 +4,25 @@ use super::{Check, CheckError, CheckInput, CheckOutput};
 use crate::engine::aggregate::{Input, Outcome, aggregate};
 use crate::model::{AggregateMode, Kind, Rubric, Summation, ThresholdRule, Verdict};
 
+/// One of the meta-rubric's checks on a rubric's structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetaCheck {
+    /// The rubric has at least one criterion.
     Coverage,
+    /// Its criteria do not repeat one another.
     Independence,
+    /// Its weights sum to 1 (as the meta-rubric asks; rubricate normalises anyway).
     Weights,
+    /// Its pass threshold lies within the scores it can reach.
     Threshold,
+    /// Its levels ascend by score.
     LevelOrder,
 }
 
 #[derive(Debug)]
 struct Meta(MetaCheck);
 
+/// The check `which`, ready to run on a submission holding a rubric.
 pub fn compile(which: MetaCheck) -> Box<dyn Check> {
     Box::new(Meta(which))
 }

@@ -26,13 +26,16 @@ pub use text::plural;
 /// What a check found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckOutput {
+    /// The check's verdict.
     pub verdict: Verdict,
     /// A number the check measured, for `map_levels`.
     pub measure: Option<f64>,
+    /// What it saw, for the result's evidence.
     pub evidence: Vec<String>,
 }
 
 impl CheckOutput {
+    /// MET when `met`, else UNMET, with one line of evidence.
     pub fn binary(met: bool, measure: Option<f64>, evidence: impl Into<String>) -> Self {
         Self {
             verdict: if met { Verdict::Met } else { Verdict::Unmet },
@@ -45,11 +48,13 @@ impl CheckOutput {
 /// What a check may look at: the item, and its submission parsed as JSON (parsed once,
 /// shared by every criterion of the item).
 pub struct CheckInput<'a> {
+    /// The item being graded.
     pub item: &'a Item,
     parsed: OnceLock<Result<Value, String>>,
 }
 
 impl<'a> CheckInput<'a> {
+    /// The input for `item` (its JSON parsed on first use).
     pub fn new(item: &'a Item) -> Self {
         Self {
             item,
@@ -57,6 +62,7 @@ impl<'a> CheckInput<'a> {
         }
     }
 
+    /// The submission's text.
     pub fn text(&self) -> &str {
         &self.item.submission
     }
@@ -83,36 +89,60 @@ pub trait Check: Send + Sync + std::fmt::Debug {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
     #[error("check '{check}' measured no number to map to a level")]
-    NoMeasure { check: String },
+    /// `map_levels` needs a number the check did not measure.
+    NoMeasure {
+        /// The check's name.
+        check: String,
+    },
     #[error("cannot start `{program}`: {source}")]
+    /// The program could not be started.
     Start {
+        /// The program.
         program: String,
+        /// Why, as the OS said.
         #[source]
         source: std::io::Error,
     },
     #[error("talking to `{program}` failed: {source}")]
+    /// Writing the submission to the program, or reading its output, failed.
     Pipe {
+        /// The program.
         program: String,
+        /// Why, as the OS said.
         #[source]
         source: std::io::Error,
     },
     #[error("`{program}` did not finish within {after:?}; it was stopped")]
+    /// The program ran past its timeout and was stopped.
     TimedOut {
+        /// The program.
         program: String,
+        /// Its timeout.
         after: std::time::Duration,
     },
     #[error("`{program}` exited with {status}: {stderr_tail}")]
+    /// The program failed.
     Exited {
+        /// The program.
         program: String,
+        /// How it exited.
         status: std::process::ExitStatus,
+        /// The end of what it wrote to stderr.
         stderr_tail: String,
     },
     #[error("`{program}` printed no verdict")]
-    NoVerdict { program: String },
+    /// The program's output holds no verdict.
+    NoVerdict {
+        /// The program.
+        program: String,
+    },
+    /// `similarity` was given nothing to compare with.
     #[error("similarity has no reference: give `reference` in args or a `reference` on the item")]
     NoReference,
+    /// The submission should be a rubric (meta checks) and is not.
     #[error("the submission is not a rubric: {0}")]
     NotARubric(#[source] crate::formats::Diagnostics),
+    /// The rubric in the submission cannot be scored, and why.
     #[error("{0}")]
     Unscorable(String),
 }
@@ -120,18 +150,23 @@ pub enum CheckError {
 /// What a check name compiles to.
 #[derive(Debug)]
 pub enum Compiled {
+    /// A check run in process.
     Sync(Box<dyn Check>),
+    /// A program run on the submission (only when commands are allowed).
     Command(CommandCheck),
 }
 
 /// A problem with a check's configuration: the field under `method` and a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecError {
+    /// The field under `method` (`args.pattern`).
     pub field: String,
+    /// What is wrong, and what would be right.
     pub message: String,
 }
 
 impl SpecError {
+    /// A problem with `field`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             field: field.into(),

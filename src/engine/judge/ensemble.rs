@@ -7,9 +7,11 @@
 use super::record::merge;
 use crate::model::{Criterion, CriterionResult, Ensemble, Failure, Kind, Verdict, Vote};
 
+/// How an ensemble's (or several samples') binary votes become one verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
+    /// The verdict most votes give.
     #[default]
     Majority,
     /// Votes count by their judge's weight.
@@ -20,24 +22,32 @@ pub enum Rule {
     Any,
 }
 
+/// How votes on a graded criterion (levels, options, scale) become one value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueRule {
+    /// The mean of the values.
     #[default]
     Mean,
+    /// The median.
     Median,
+    /// The most frequent value.
     Mode,
+    /// The lowest (the strictest judge).
     Min,
+    /// The highest (the most lenient judge).
     Max,
 }
 
 impl Rule {
+    /// The name rubrics and flags use.
     pub fn as_str(self) -> &'static str {
         crate::core::choice::Choice::name(self)
     }
 }
 
 impl ValueRule {
+    /// The name rubrics and flags use.
     pub fn as_str(self) -> &'static str {
         crate::core::choice::Choice::name(self)
     }
@@ -61,9 +71,13 @@ crate::choice_enum!(ValueRule, "value rule", {
 /// One judge's (or sample's) result for the criterion.
 #[derive(Debug, Clone)]
 pub struct Ballot {
+    /// The judge's model id.
     pub judge: String,
+    /// Which of its samples.
     pub sample: u32,
+    /// Its weight in the ensemble.
     pub weight: f64,
+    /// Its result for the criterion.
     pub result: CriterionResult,
 }
 

@@ -8,8 +8,11 @@ use crate::model::{Failure, Invocation, Item, Rubric};
 /// A holistic answer: the score out of 100 (or why there is none), the reason, the record.
 #[derive(Debug, Clone)]
 pub struct Holistic {
+    /// The score out of 100, or why there is none.
     pub score: Result<f64, Failure>,
+    /// The judge's reason.
     pub reason: String,
+    /// The record of the call.
     pub invocation: Invocation,
 }
 
@@ -19,6 +22,8 @@ pub fn first_request(judge: &Judge, rubric: &Rubric, item: &Item, sample: u32) -
     judge.request(messages, Some(prompt::holistic_schema()), sample)
 }
 
+/// Asks `judge` for one holistic score of `item` against `rubric` (with one repair
+/// request when the reply cannot be read).
 pub async fn judge(
     judge: &Judge,
     rubric: &Rubric,

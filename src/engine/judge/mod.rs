@@ -32,8 +32,11 @@ use crate::model::{
 /// Judge parameters (SCORING.md "judge" settings, overridable per run).
 #[derive(Debug, Clone)]
 pub struct JudgeOptions {
+    /// Sampling temperature (0: the judge's most likely answer).
     pub temperature: f64,
+    /// The most tokens a reply may take.
     pub max_tokens: u32,
+    /// A sampling seed, where the provider honours one.
     pub seed: Option<u64>,
     /// Replaces our system prompt.
     pub system_prompt: Option<String>,
@@ -56,12 +59,16 @@ impl Default for JudgeOptions {
 /// One judge model with its parameters and its weight in an ensemble.
 #[derive(Debug, Clone)]
 pub struct Judge {
+    /// The client its calls go through.
     pub client: Client,
+    /// Its parameters.
     pub opts: JudgeOptions,
+    /// Its weight in an ensemble (`weighted` rule).
     pub weight: f64,
 }
 
 impl Judge {
+    /// A judge of weight 1.
     pub fn new(client: Client, opts: JudgeOptions) -> Self {
         Self {
             client,
@@ -110,6 +117,7 @@ impl Judge {
     }
 }
 
+/// How a judge is asked about an item's criteria.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
@@ -125,6 +133,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// The name rubrics, flags and results use.
     pub fn as_str(self) -> &'static str {
         match self {
             Strategy::PerCriterion => "per_criterion",
@@ -186,9 +195,13 @@ pub struct Panel {
     pub judges: Vec<Arc<Judge>>,
     /// Judges for criteria that name their own model (`judge.model`), by model id.
     pub by_model: HashMap<String, Arc<Judge>>,
+    /// Samples asked of each judge per criterion.
     pub samples: u32,
+    /// How binary votes become a verdict.
     pub rule: Rule,
+    /// How graded votes become a value.
     pub values: ValueRule,
+    /// How each judge is asked.
     pub strategy: Strategy,
     /// Stream replies (their text goes to the sink, when there is one, as it arrives; a
     /// stream also cuts a connection that goes quiet).
@@ -202,7 +215,9 @@ type Group<'c> = (Vec<Arc<Judge>>, Vec<(usize, &'c Criterion)>);
 /// result recorded for it.
 #[derive(Debug, Clone)]
 pub struct HolisticOutcome {
+    /// The score out of 100, when there is one.
     pub score: Option<f64>,
+    /// The result recorded for it.
     pub result: CriterionResult,
 }
 
@@ -214,6 +229,7 @@ pub const HOLISTIC_ID: &str = "holistic";
 pub const CANCELLED: &str = crate::model::UNSENT_CANCELLED;
 
 impl Panel {
+    /// A panel of one judge, one sample, per criterion.
     pub fn single(judge: Arc<Judge>) -> Self {
         Self {
             judges: vec![judge],

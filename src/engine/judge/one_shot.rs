@@ -160,10 +160,12 @@ pub struct Plan {
     pub shown: Vec<usize>,
     /// Each criterion's answer format and verdict schema.
     pub formats: Vec<(String, serde_json::Value)>,
+    /// The request asking for every criterion.
     pub request: crate::llm::ChatRequest,
 }
 
 impl Plan {
+    /// The plan for judging `criteria` of `item` in one call (sample `sample`).
     pub fn new(
         judge: &Judge,
         rubric: &Rubric,

@@ -10,14 +10,19 @@ use crate::model::{Criterion, Kind, Verdict, VerdictError, find_option};
 /// Why a judge's reply could not be read; the repair request quotes it back to the judge.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReplyError {
+    /// A verdict was expected and is missing.
     #[error("the JSON has no \"verdict\"")]
     NoVerdict,
+    /// The reply is not JSON of the expected form.
     #[error("the reply is not JSON of the form {{\"reason\": …, \"verdict\": …}}")]
     NotJson,
+    /// A score was expected and is missing.
     #[error("the JSON has no \"score\"")]
     NoScore,
+    /// The score is not a number.
     #[error("the score {0} is not a number")]
     ScoreNotNumber(String),
+    /// The verdict does not fit the criterion.
     #[error(transparent)]
     Verdict(#[from] VerdictError),
 }

@@ -7,8 +7,11 @@ use crate::model::Rubric;
 
 /// One convention a rubric breaks: the criterion (`None`: the rubric), the field, and why.
 pub struct Convention {
+    /// The criterion's index in the rubric; `None`: the rubric itself.
     pub criterion: Option<usize>,
+    /// The field the convention is about.
     pub field: &'static str,
+    /// What the convention asks, and how the rubric differs.
     pub message: String,
 }
 

@@ -16,6 +16,7 @@ mod cases;
 mod entry;
 mod expand;
 mod external;
+mod one_case;
 mod walk;
 mod write;
 
@@ -58,10 +59,14 @@ pub struct AgentvFile {
 /// An expected score range for one test's grader.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Expectation {
+    /// The test (dataset item) the expectation is for.
     pub item: String,
+    /// The grader whose score is expected.
     pub grader: String,
+    /// The lowest score expected, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
+    /// The highest score expected, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
 }

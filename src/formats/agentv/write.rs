@@ -8,6 +8,8 @@ use super::entry::TOP;
 use crate::formats::export::{Holds, losses};
 use crate::model::{Criterion, Item, Kind, Rubric};
 
+/// An agentv eval file holding `rubric` and `items` as its tests, and what it could not
+/// hold.
 pub fn write(rubric: &Rubric, items: &[Item]) -> (Value, Vec<String>) {
     let holds = Holds {
         format: "agentv",

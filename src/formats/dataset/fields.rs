@@ -171,6 +171,7 @@ fn optional_text(
     }
 }
 
+/// The JSON type of `v` for messages (`null`, `a string`, …).
 pub fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

@@ -34,6 +34,7 @@ impl LineIndex {
         self.offsets.len()
     }
 
+    /// The dataset has no items.
     pub fn is_empty(&self) -> bool {
         self.offsets.is_empty()
     }

@@ -13,6 +13,8 @@ use crate::core::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
 use crate::formats::{json, text::utf8};
 use crate::model::Item;
 
+/// Opens a JSONL dataset at `path` (named `file` in messages), reading items as the stream
+/// is pulled.
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
     let f = File::open(path).map_err(|e| {
         Diagnostics::one(Diagnostic::whole(file, format!("cannot read dataset: {e}")))
@@ -114,7 +116,9 @@ impl JsonlItems {
 /// Reads one JSONL line (line `line_no` of `file`) into an item; shared by the streaming
 /// reader and windows read through an index.
 pub struct LineParser<'a> {
+    /// The dataset's name in messages.
     pub file: &'a str,
+    /// The 1-based line being read.
     pub line_no: usize,
 }
 
@@ -123,6 +127,8 @@ impl LineParser<'_> {
         Diagnostic::at(self.file, Pos::new(self.line_no, col), message)
     }
 
+    /// The item on this line (`complete_line`: the line ended with a newline, so a JSON error
+    /// is not a cut-off last line).
     pub fn item(&self, text: &str, complete_line: bool) -> Result<Item, Diagnostic> {
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,

@@ -20,8 +20,11 @@ pub use fields::{SUBMISSION_KEYS, inherit, item_from_object, kind as kind_of, pa
 /// What a dataset says about all its items.
 #[derive(Debug, Clone, Default)]
 pub struct DatasetHeader {
+    /// The dataset's name, when it gives one.
     pub name: Option<String>,
+    /// A prompt shared by every item that has none of its own.
     pub prompt: Option<String>,
+    /// A reference answer shared by every item that has none of its own.
     pub reference: Option<String>,
     /// The dataset's own rubric (autorubric datasets carry one).
     pub rubric: Option<LoadedRubric>,
@@ -29,16 +32,24 @@ pub struct DatasetHeader {
 
 /// An open dataset: its header and a stream of items, each an item or a located problem.
 pub struct Dataset {
+    /// The dataset's name in messages.
     pub file: String,
+    /// How it is written.
     pub format: DatasetFormat,
+    /// What it says about all its items.
     pub header: DatasetHeader,
+    /// Its items, read as they are pulled (a dataset may be larger than memory).
     pub items: Box<dyn Iterator<Item = Result<Item, Diagnostic>> + Send>,
 }
 
+/// How a dataset file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DatasetFormat {
+    /// One JSON document: a list of items, or an object holding them.
     Json,
+    /// One JSON item per line.
     Jsonl,
+    /// A header row, then one item per row.
     Csv,
     /// agentv eval YAML: each eval case is an item carrying its rubric.
     Agentv,

@@ -20,7 +20,9 @@ pub fn signature(item: &Item) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("--train {wanted} is more than the {items} items in the dataset")]
 pub struct TooFewItems {
+    /// Items asked for in the train set.
     pub wanted: usize,
+    /// Items in the dataset.
     pub items: usize,
 }
 

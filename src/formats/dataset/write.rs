@@ -10,7 +10,9 @@ use crate::model::{GroundTruth, Item, Rubric};
 /// How rubrics inside the dataset are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RubricStyle {
+    /// rubricate's own rubric fields.
     Native,
+    /// autorubric's rubric fields.
     Autorubric,
 }
 

@@ -26,6 +26,7 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order detection tries them.
     pub const ALL: [Format; 6] = [
         Format::Native,
         Format::RubricLib,
@@ -118,7 +119,9 @@ const NATIVE_CRITERION_ONLY: &[&str] = &[
 /// say: "read as `agentic_v2_eval` because …").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detected {
+    /// The format it was read as.
     pub format: Format,
+    /// Which fields decided it, for messages.
     pub because: String,
 }
 

@@ -23,16 +23,19 @@ pub struct Dialect {
 }
 
 impl Dialect {
+    /// rubricate's own format.
     pub const NATIVE: Dialect = Dialect {
         default_weight: 1.0,
         root_length_penalty: false,
         renumber_ids: false,
     };
+    /// autorubric's: weight 10 by default, the length penalty at the root, ids renumbered.
     pub const AUTORUBRIC: Dialect = Dialect {
         default_weight: 10.0,
         root_length_penalty: true,
         renumber_ids: true,
     };
+    /// rubric-lib's: ids renumbered.
     pub const RUBRIC_LIB: Dialect = Dialect {
         default_weight: 1.0,
         root_length_penalty: false,

@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, BatchApi, CALL_TIMEOUT, Found, Limits, Status, TRANSFER_TIMEOUT, count, text};
+use super::{Answer, BatchApi, CALL_TIMEOUT, Found, Limits, Status, TRANSFER_TIMEOUT, text};
 use crate::llm::anthropic::{Anthropic, parse_message};
+use crate::llm::wire::count;
 use crate::llm::{ChatRequest, LlmError};
 
 /// 100,000 requests and 256 MB a batch: kept a little under the byte limit.
@@ -26,8 +27,8 @@ pub async fn create(api: &BatchApi, requests: &std::path::Path) -> Result<String
     let (file, len) = super::open_requests(requests).await?;
     let body = super::file_body(file, len, b"{\"requests\":[", b',', b' ', b"]}");
     let request = api
-        .http
-        .post(api.url(BATCHES))
+        .endpoint
+        .post(BATCHES)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(body);
     let v = api.call(request, TRANSFER_TIMEOUT).await?;
@@ -70,7 +71,7 @@ pub async fn candidates(
 }
 
 pub async fn status(api: &BatchApi, batch_id: &str) -> Result<Status, LlmError> {
-    let request = api.http.get(api.url(&format!("{BATCHES}/{batch_id}")));
+    let request = api.endpoint.get(&format!("{BATCHES}/{batch_id}"));
     let v = api.call(request, CALL_TIMEOUT).await?;
     let state = text(&v, "/processing_status").unwrap_or_default();
     let failed = ["errored", "canceled", "expired"]
@@ -97,8 +98,8 @@ pub async fn results(
     batch_id: &str,
     each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
 ) -> Result<(), LlmError> {
-    let url = api.url(&format!("{BATCHES}/{batch_id}/results"));
-    api.answers(&url, &|v| answer(api, v), each).await
+    let path = format!("{BATCHES}/{batch_id}/results");
+    api.answers(&path, &|v| answer(api, v), each).await
 }
 
 fn answer(api: &BatchApi, v: &Value) -> Answer {

@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{ChatRequest, ChatResponse, Key, LlmError, ProviderKind, ProviderSpec};
+use super::wire::{Endpoint, http_client};
+use super::{ChatRequest, ChatResponse, LlmError, ProviderKind, ProviderSpec};
 
 /// A request's answer from a batch: the reply, or why there is none.
 pub type Answer = Result<ChatResponse, LlmError>;
@@ -31,7 +32,9 @@ const MAX_RESULT_LINE: usize = 1024 * 1024 * 1024 + 64 * 1024;
 /// What a provider allows in one batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// The most requests in one batch.
     pub requests: usize,
+    /// The most bytes of one batch's requests file.
     pub bytes: u64,
 }
 
@@ -42,11 +45,15 @@ pub struct Status {
     pub state: String,
     /// No request in it will be answered any more: its results can be read.
     pub ended: bool,
+    /// Requests answered so far.
     pub answered: u64,
+    /// Requests that failed, expired or were cancelled.
     pub failed: u64,
+    /// Requests in the batch.
     pub total: u64,
     /// `OpenAI`: the files holding answers and errors.
     pub output_file: Option<String>,
+    /// `OpenAI`: the file holding the requests that failed.
     pub error_file: Option<String>,
     /// Why the batch as a whole failed (`OpenAI` `failed`: it was not valid); every request
     /// in it is answered with this.
@@ -56,6 +63,7 @@ pub struct Status {
 /// A batch the provider holds, as its list of batches describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
+    /// The provider's batch id.
     pub id: String,
     /// When the provider made it (`None`: it did not say).
     pub created_at: Option<jiff::Timestamp>,
@@ -65,10 +73,7 @@ pub struct Found {
 #[derive(Debug, Clone)]
 pub struct BatchApi {
     kind: ProviderKind,
-    base_url: String,
-    key: Option<String>,
-    key_var: String,
-    http: reqwest::Client,
+    endpoint: Endpoint,
     /// The most bytes one reply may take (`judge.max_reply_bytes`).
     max_reply_bytes: usize,
 }
@@ -77,16 +82,15 @@ impl BatchApi {
     /// The batch API of a resolved model's provider (its first base URL: replicas are
     /// for live calls).
     pub fn new(spec: &ProviderSpec, max_reply_bytes: usize) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| LlmError::Config(format!("cannot start the HTTP client: {e}")))?;
         Ok(Self {
             kind: spec.kind,
-            base_url: spec.base_url.trim_end_matches('/').to_owned(),
-            key: spec.key.clone(),
-            key_var: spec.key_var.clone(),
-            http,
+            endpoint: Endpoint::new(
+                &spec.base_url,
+                spec.key.clone(),
+                &spec.key_var,
+                http_client(Duration::from_secs(10))?,
+                spec.kind.authorize(),
+            ),
             max_reply_bytes,
         })
     }
@@ -99,7 +103,7 @@ impl BatchApi {
 
     /// Where its calls go.
     pub fn base_url(&self) -> &str {
-        &self.base_url
+        self.endpoint.base_url()
     }
 
     /// The provider's own limits per batch.
@@ -125,7 +129,7 @@ impl BatchApi {
             ProviderKind::OpenAi => "/batches?limit=1",
             ProviderKind::Anthropic => "/v1/messages/batches?limit=1",
         };
-        self.call(self.http.get(self.url(path)), CALL_TIMEOUT)
+        self.call(self.endpoint.get(path), CALL_TIMEOUT)
             .await
             .map(|_| ())
     }
@@ -184,11 +188,12 @@ impl BatchApi {
             ProviderKind::OpenAi => format!("/batches/{batch_id}/cancel"),
             ProviderKind::Anthropic => format!("/v1/messages/batches/{batch_id}/cancel"),
         };
-        self.call(self.http.post(self.url(&path)), CALL_TIMEOUT)
+        self.call(self.endpoint.post(&path), CALL_TIMEOUT)
             .await
             .map(|_| ())
     }
 
+    /// The batch as the provider describes it now (progress, and whether it has ended).
     pub async fn status(&self, batch_id: &str) -> Result<Status, LlmError> {
         check_id(batch_id)?;
         match self.kind {
@@ -219,44 +224,15 @@ impl BatchApi {
         }
     }
 
-    fn key(&self) -> Key<'_> {
-        Key {
-            var: &self.key_var,
-            value: self.key.as_deref(),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base_url)
-    }
-
-    /// A request with the provider's authentication.
-    fn authed(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match self.kind {
-            ProviderKind::OpenAi => match &self.key {
-                Some(key) => request.bearer_auth(key),
-                None => request,
-            },
-            ProviderKind::Anthropic => {
-                let request = request.header("anthropic-version", super::anthropic::API_VERSION);
-                match &self.key {
-                    Some(key) => request.header("x-api-key", key),
-                    None => request,
-                }
-            }
-        }
-    }
-
     /// Sends a call and reads its JSON reply.
     async fn call(
         &self,
         request: reqwest::RequestBuilder,
         timeout: Duration,
     ) -> Result<Value, LlmError> {
-        let body =
-            super::send(self.authed(request), timeout, CALL_REPLY_BYTES, &self.key()).await?;
-        serde_json::from_str(&body)
-            .map_err(|e| LlmError::BadResponse(format!("the batch API's reply is not JSON ({e})")))
+        self.endpoint
+            .send_json(request, timeout, CALL_REPLY_BYTES)
+            .await
     }
 
     /// Hands each of the provider's most recent thousand batches (newest first, as its
@@ -268,11 +244,11 @@ impl BatchApi {
         };
         let mut after: Option<String> = None;
         for _ in 0..10 {
-            let mut url = self.url(&format!("{path}?limit=100"));
+            let mut page = format!("{path}?limit=100");
             if let Some(a) = after.as_deref().filter(|a| plain_id(a)) {
-                url = format!("{url}&{cursor}={a}");
+                page = format!("{page}&{cursor}={a}");
             }
-            let v = self.call(self.http.get(url), CALL_TIMEOUT).await?;
+            let v = self.call(self.endpoint.get(&page), CALL_TIMEOUT).await?;
             let data = v.get("data").and_then(Value::as_array);
             for b in data.into_iter().flatten() {
                 each(b);
@@ -290,23 +266,36 @@ impl BatchApi {
         Ok(())
     }
 
-    /// Reads a results file at `url`, handing each line's answer (read by `answer`) to
+    /// Reads a results file at `path`, handing each line's answer (read by `answer`) to
     /// `each` by its `custom_id`; lines without one are passed over.
     async fn answers(
         &self,
-        url: &str,
+        path: &str,
         answer: &(dyn Fn(&Value) -> Answer + Sync),
         each: &mut (dyn FnMut(&str, Answer) -> std::io::Result<()> + Send),
     ) -> Result<(), LlmError> {
-        self.lines(url, &mut |line| {
+        let request = self.endpoint.get(path);
+        let line_cap = self
+            .max_reply_bytes
+            .saturating_add(64 * 1024)
+            .min(MAX_RESULT_LINE);
+        let mut each_line = |line: &[u8]| {
             let v = line_json(line)?;
             let Some(id) = v.get("custom_id").and_then(Value::as_str) else {
                 return Ok(());
             };
             each(id, answer(&v))
                 .map_err(|e| LlmError::Config(format!("cannot keep the batch's results: {e}")))
-        })
-        .await
+        };
+        self.endpoint
+            .lines(
+                request,
+                TRANSFER_TIMEOUT,
+                CALL_REPLY_BYTES,
+                line_cap,
+                &mut each_line,
+            )
+            .await
     }
 
     /// A reply read from a batch, within the reply size a live call may take.
@@ -320,86 +309,12 @@ impl BatchApi {
         Ok(reply)
     }
 
-    /// Downloads a results file line by line (each at most [`MAX_RESULT_LINE`] bytes).
-    async fn lines(
-        &self,
-        url: &str,
-        each: &mut (dyn FnMut(&[u8]) -> Result<(), LlmError> + Send),
-    ) -> Result<(), LlmError> {
-        lines_inner(
-            self.authed(self.http.get(url)),
-            &self.key_var,
-            self.line_cap(),
-            each,
-        )
-        .await
-        .map_err(|e| e.redacted(self.key.as_deref()))
-    }
-
-    fn line_cap(&self) -> usize {
-        self.max_reply_bytes
-            .saturating_add(64 * 1024)
-            .min(MAX_RESULT_LINE)
-    }
-
     /// The answer for a result line's HTTP status and body (not 200: the error a live call
     /// with that answer would give).
     fn answer_of_status(&self, status: u16, body: &Value) -> Option<LlmError> {
-        (!(200..300).contains(&status)).then(|| {
-            super::status_error(
-                status,
-                &reqwest::header::HeaderMap::new(),
-                &body.to_string(),
-                &self.key_var,
-            )
-        })
+        (!(200..300).contains(&status))
+            .then(|| self.endpoint.status_error(status, &body.to_string()))
     }
-}
-
-async fn lines_inner(
-    request: reqwest::RequestBuilder,
-    key_var: &str,
-    cap: usize,
-    each: &mut (dyn FnMut(&[u8]) -> Result<(), LlmError> + Send),
-) -> Result<(), LlmError> {
-    let mut response = request
-        .timeout(TRANSFER_TIMEOUT)
-        .send()
-        .await
-        .map_err(|e| super::transport(&e, TRANSFER_TIMEOUT))?;
-    let status = response.status().as_u16();
-    if !(200..300).contains(&status) {
-        return Err(
-            super::failed_status(response, TRANSFER_TIMEOUT, CALL_REPLY_BYTES, key_var).await,
-        );
-    }
-    let mut line: Vec<u8> = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| super::transport(&e, TRANSFER_TIMEOUT))?
-    {
-        let mut rest = &chunk[..];
-        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-            if line.len() + nl > cap {
-                return Err(LlmError::TooLarge { limit: cap });
-            }
-            line.extend_from_slice(&rest[..nl]);
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                each(&line)?;
-            }
-            line.clear();
-            rest = &rest[nl + 1..];
-        }
-        if line.len() + rest.len() > cap {
-            return Err(LlmError::TooLarge { limit: cap });
-        }
-        line.extend_from_slice(rest);
-    }
-    if !line.iter().all(u8::is_ascii_whitespace) {
-        each(&line)?;
-    }
-    Ok(())
 }
 
 /// A file as a body stream: `head`, its bytes (each newline passed through `newline`,
@@ -498,11 +413,6 @@ fn check_id(id: &str) -> Result<(), LlmError> {
             id.escape_debug()
         )))
     }
-}
-
-/// A JSON number field as a count.
-fn count(v: &Value, pointer: &str) -> u64 {
-    v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// A JSON string field.

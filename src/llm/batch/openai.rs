@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, BatchApi, CALL_TIMEOUT, Found, Limits, Status, TRANSFER_TIMEOUT, count, text};
+use super::{Answer, BatchApi, CALL_TIMEOUT, Found, Limits, Status, TRANSFER_TIMEOUT, text};
 use crate::llm::openai::{OpenAi, parse_completion};
+use crate::llm::wire::count;
 use crate::llm::{ChatRequest, LlmError};
 
 /// 50,000 requests and 200 MB a batch: kept a little under the byte limit.
@@ -40,8 +41,8 @@ pub async fn upload(api: &BatchApi, requests: &std::path::Path) -> Result<String
     let (file, len) = super::open_requests(requests).await?;
     let body = super::file_body(file, len, HEAD.as_bytes(), b'\n', b'\n', TAIL.as_bytes());
     let request = api
-        .http
-        .post(api.url("/files"))
+        .endpoint
+        .post("/files")
         .header(
             reqwest::header::CONTENT_TYPE,
             format!("multipart/form-data; boundary={BOUNDARY}"),
@@ -56,7 +57,7 @@ pub async fn upload(api: &BatchApi, requests: &std::path::Path) -> Result<String
 }
 
 pub async fn create(api: &BatchApi, file_id: &str, label: &str) -> Result<String, LlmError> {
-    let request = api.http.post(api.url("/batches")).json(&json!({
+    let request = api.endpoint.post("/batches").json(&json!({
         "input_file_id": file_id,
         "endpoint": ENDPOINT,
         "completion_window": "24h",
@@ -90,7 +91,7 @@ pub async fn candidates(
 }
 
 pub async fn status(api: &BatchApi, batch_id: &str) -> Result<Status, LlmError> {
-    let request = api.http.get(api.url(&format!("/batches/{batch_id}")));
+    let request = api.endpoint.get(&format!("/batches/{batch_id}"));
     let v = api.call(request, CALL_TIMEOUT).await?;
     let state = text(&v, "/status").unwrap_or_default();
     let ended = matches!(
@@ -133,8 +134,8 @@ pub async fn results(
         .into_iter()
         .flatten()
     {
-        let url = api.url(&format!("/files/{file}/content"));
-        api.answers(&url, &|v| answer(api, v), each).await?;
+        let path = format!("/files/{file}/content");
+        api.answers(&path, &|v| answer(api, v), each).await?;
     }
     Ok(())
 }

@@ -44,9 +44,9 @@ pub(super) fn parse_version(id: &str, version: &str) -> Result<Version> {
 
 /// The snapshot text of a rubric, checked to read back as the same id and version.
 pub(super) fn render(rubric: &Rubric) -> Result<String> {
-    let text = rubric_to_yaml(rubric).map_err(|e| RegistryError::Unwritable {
+    let text = rubric_to_yaml(rubric).map_err(|source| RegistryError::Unwritable {
         id: rubric.id.clone(),
-        why: e.to_string(),
+        source,
     })?;
     let file = format!("{}.yaml", rubric.version);
     let unsaveable = |diagnostics| RegistryError::Unsaveable {

@@ -11,12 +11,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EventKind {
+    /// The first version was saved.
     Registered,
+    /// A higher version was saved.
     Updated,
+    /// The rubric was deleted (its versions stay readable).
     Deleted,
 }
 
 impl EventKind {
+    /// The name the history file and messages use.
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Registered => "registered",
@@ -30,12 +34,17 @@ impl EventKind {
 /// was current when the rubric was deleted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
+    /// What happened.
     pub event: EventKind,
+    /// The rubric's id.
     pub id: String,
+    /// The version it happened to.
     pub version: String,
     /// SHA-256 (hex) of the version's snapshot text.
     pub hash: String,
+    /// When.
     pub time: jiff::Timestamp,
+    /// The note given, if any.
     #[serde(default)]
     pub note: String,
 }

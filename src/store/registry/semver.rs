@@ -6,18 +6,23 @@
 
 use std::fmt;
 
+/// A rubric version, ordered by semver precedence (build metadata dropped).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Version(semver::Version);
 
 /// Which part of a version goes up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bump {
+    /// 1.2.3 → 1.2.4.
     Patch,
+    /// 1.2.3 → 1.3.0.
     Minor,
+    /// 1.2.3 → 2.0.0.
     Major,
 }
 
 impl Version {
+    /// `major.minor.patch`, without prerelease.
     pub fn new(major: u64, minor: u64, patch: u64) -> Version {
         Version(semver::Version::new(major, minor, patch))
     }

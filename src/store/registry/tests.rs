@@ -94,6 +94,31 @@ fn register_get_latest_and_the_files_on_disk() {
     );
 }
 
+/// A snapshot written by an earlier YAML writer (other quoting, other layout) holds the
+/// same content: saving that content again is still refused as unchanged.
+#[test]
+fn unchanged_content_is_told_by_content_not_by_how_the_snapshot_is_worded() {
+    let (_t, reg) = setup();
+    let v1 = rubric("answer", "1.0.0", "qa");
+    reg.register(&v1, "").unwrap();
+    let path = snapshot_path(&reg.dir().join("answer"), "1.0.0");
+    let written = std::fs::read_to_string(&path).unwrap();
+    // The same document in flow style with single quotes, as another writer may word it.
+    let reworded = serde_json::to_string(&crate::formats::native::rubric_to_json(&v1))
+        .unwrap()
+        .replace('"', "'");
+    assert_ne!(written, reworded);
+    std::fs::write(&path, &reworded).unwrap();
+
+    let same = reg.update(&edited(&v1, "1.1.0", "Claims cite a source."), "");
+    assert!(
+        matches!(same, Err(RegistryError::Unchanged { .. })),
+        "{same:?}"
+    );
+    // A real change is still saved.
+    reg.update(&edited(&v1, "1.1.0", "changed"), "").unwrap();
+}
+
 #[test]
 fn update_refuses_unchanged_content_and_versions_that_do_not_increase() {
     let (_t, reg) = setup();

@@ -37,8 +37,11 @@ pub struct BatchRecord {
     pub name: String,
     /// The judge model, as the run names it (`openai/gpt-4o-mini`).
     pub model: String,
+    /// Requests in it.
     pub requests: usize,
+    /// Bytes of its requests file.
     pub bytes: u64,
+    /// How far it has got.
     pub stage: BatchStage,
     /// The uploaded requests file (`OpenAI`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,8 +52,10 @@ pub struct BatchRecord {
     /// When creating began (to find a batch created by a run that was killed meanwhile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub creating_at: Option<String>,
+    /// When the provider took it (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submitted_at: Option<String>,
+    /// When the provider said it ended (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
     /// The provider's last word on it (`in_progress`, `completed`, `expired`, `ended`, …).
@@ -59,6 +64,7 @@ pub struct BatchRecord {
     /// Requests answered, and failed (errors, expired, cancelled), as last heard.
     #[serde(default)]
     pub answered: u64,
+    /// Requests failed, as last heard.
     #[serde(default)]
     pub failed: u64,
     /// Polls in a row the provider said it has no such batch (its list can lag).
@@ -76,13 +82,16 @@ pub struct BatchRecord {
     /// Tokens and dollars (at batch prices) of its results.
     #[serde(default)]
     pub input_tokens: u64,
+    /// Reply tokens of its results.
     #[serde(default)]
     pub output_tokens: u64,
+    /// Dollars of its results, at batch prices.
     #[serde(default)]
     pub cost: f64,
 }
 
 impl BatchRecord {
+    /// A batch prepared and not yet sent.
     pub fn new(name: String, model: String, requests: usize, bytes: u64) -> Self {
         Self {
             name,
@@ -121,6 +130,7 @@ fn is_zero(n: &u32) -> bool {
 /// A second batch the provider made of one batch's requests.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OtherBatch {
+    /// The provider's id for it.
     pub batch_id: String,
     /// When the provider made it, as it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +142,7 @@ pub struct OtherBatch {
 
 /// A batch's files.
 impl RunDir {
+    /// The folder of the run's batch files.
     pub fn batches_dir(&self) -> PathBuf {
         self.dir.join(BATCHES)
     }

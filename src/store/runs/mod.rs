@@ -25,7 +25,9 @@ pub use writer::RunWriter;
 use crate::core::atomic::AtomicFile;
 use crate::model::CriterionResult;
 
+/// A run's manifest file, in its folder.
 pub const MANIFEST: &str = "manifest.json";
+/// A run's journal of cells, in its folder.
 pub const RESULTS: &str = "results.jsonl";
 /// Held while the manifest is replaced.
 const MANIFEST_LOCK: &str = "manifest.lock";
@@ -45,7 +47,9 @@ pub type Cells = BTreeMap<(usize, String), Cell>;
 pub struct Cell {
     /// The item's position in the dataset (0-based).
     pub item: usize,
+    /// The item's id.
     pub item_id: String,
+    /// The criterion's result.
     pub result: CriterionResult,
 }
 
@@ -75,10 +79,12 @@ pub fn file_hash(path: &Path) -> Result<String, StoreError> {
 /// A run's folder.
 #[derive(Debug, Clone)]
 pub struct RunDir {
+    /// The folder.
     pub dir: PathBuf,
 }
 
 impl RunDir {
+    /// The folder of run `id` in `runs`.
     pub fn new(runs: &Path, id: &str) -> Self {
         Self { dir: runs.join(id) }
     }
@@ -110,10 +116,12 @@ impl RunDir {
         }
     }
 
+    /// Where its manifest is.
     pub fn manifest_path(&self) -> PathBuf {
         self.dir.join(MANIFEST)
     }
 
+    /// Where its journal is.
     pub fn results_path(&self) -> PathBuf {
         self.dir.join(RESULTS)
     }
@@ -141,6 +149,7 @@ impl RunDir {
         AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| StoreError::io(&path, e))
     }
 
+    /// Reads the manifest; a damaged one is refused with its line and column.
     pub fn read_manifest(&self) -> Result<Manifest, StoreError> {
         let path = self.manifest_path();
         let text = std::fs::read_to_string(&path).map_err(|e| StoreError::io(&path, e))?;

@@ -135,6 +135,7 @@ impl RunWriter {
         Ok(())
     }
 
+    /// Flushes and syncs what is left: the journal is whole on disk.
     pub fn finish(mut self) -> Result<(), StoreError> {
         self.file
             .flush()

@@ -1,3 +1,5 @@
+use super::prompts::{safe_prompt_id, stable_id};
+use super::scenarios::wildcard;
 use super::*;
 
 #[test]
