@@ -171,11 +171,12 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
-        let failed = matches!(msg, Msg::LabelFailed(_) | Msg::Error(_));
+        // Only a write of the person's work that failed stops a quit (it says why).
+        let unwritten = msg.unwritten();
         let mut effects = self.apply(msg);
         effects.extend(self.wants());
         if self.quitting {
-            if failed {
+            if unwritten {
                 // Something was not written: stay, and say what (the message is the error).
                 self.quitting = false;
             } else if self.unsaved() == 0 {

@@ -115,13 +115,15 @@ pub enum Msg {
         run_id: String,
         result: Result<super::panes::grade::BatchShown, String>,
     },
-    /// A label was NOT written (the disk said why).
-    LabelFailed(String),
+    /// A label (or an undo) was NOT written (the disk said why).
+    LabelFailed(Failure),
     /// A rubric read (and linted), with what happened; `draft` is the number of the draft
     /// write it answers (`None`: a load or a save).
     RubricLoaded {
         view: super::panes::rubrics::RubricView,
         message: Option<String>,
+        /// The write it answers failed (the draft or the version was NOT written).
+        failed: Option<Failure>,
         draft: Option<u64>,
     },
     /// A diff to show and how far back its base is (or why there is none).
@@ -192,7 +194,73 @@ pub enum Msg {
     },
     /// Something to tell the user.
     Info(String),
-    Error(String),
+    /// Something the runtime could not do.
+    Error(Failure),
+}
+
+/// Something the runtime could not do, kept typed: what to tell the person, and what kind
+/// of failure it is — a write of their work that did not reach the disk reads (and acts)
+/// differently from a file to fix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    /// What to tell the person (`the label was NOT saved: …`).
+    pub said: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The person's work (a label, an undo, a rubric edit or version) did NOT reach the
+    /// disk: it is not saved, and a quit waiting for it stays.
+    Unwritten,
+    /// The disk refused something else (full, read-only, gone).
+    Disk,
+    /// What was asked for or read is not right (a rubric, a dataset, a path, a setting):
+    /// fix it and try again.
+    Refused,
+    /// A judge could not be set up or asked.
+    Judge,
+    /// Anything else.
+    Other,
+}
+
+impl Failure {
+    pub fn new(kind: FailureKind, said: impl std::fmt::Display) -> Self {
+        Self {
+            kind,
+            said: said.to_string(),
+        }
+    }
+}
+
+impl FailureKind {
+    /// The kind of a run engine's error.
+    pub fn of_run(error: &crate::run::Error) -> Self {
+        match error.kind() {
+            crate::run::ErrorKind::Disk(_) => FailureKind::Disk,
+            crate::run::ErrorKind::Refused => FailureKind::Refused,
+            crate::run::ErrorKind::Judge => FailureKind::Judge,
+        }
+    }
+
+    /// The kind of a file system's error: a file not there or not readable as asked is
+    /// the person's to fix; the rest is the disk's.
+    pub fn of_io(error: &std::io::Error) -> Self {
+        match error.kind() {
+            std::io::ErrorKind::NotFound
+            | std::io::ErrorKind::InvalidInput
+            | std::io::ErrorKind::InvalidData
+            | std::io::ErrorKind::IsADirectory
+            | std::io::ErrorKind::NotADirectory => FailureKind::Refused,
+            _ => FailureKind::Disk,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)
+    }
 }
 
 /// How a run's sitting ended.
@@ -205,6 +273,17 @@ pub enum RunEnd {
 }
 
 impl Msg {
+    /// A write of the person's work that did not reach the disk (a quit waiting for the
+    /// writes stays, and says why).
+    pub fn unwritten(&self) -> bool {
+        let failure = match self {
+            Msg::Error(f) | Msg::LabelFailed(f) => Some(f),
+            Msg::RubricLoaded { failed, .. } => failed.as_ref(),
+            _ => None,
+        };
+        failure.is_some_and(|f| f.kind == FailureKind::Unwritten)
+    }
+
     /// The pane a runtime answer is for (`None`: for the app or what every pane shares).
     pub fn pane(&self) -> Option<super::nav::PaneId> {
         use super::nav::PaneId;

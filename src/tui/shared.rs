@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::data::{DatasetInfo, Labels, RunDetails};
 use super::effect::Effect;
 use super::keymap::{Action, Context, Keymap};
-use super::msg::Msg;
+use super::msg::{Failure, FailureKind, Msg};
 use super::nav::PaneId;
 use super::open_dataset::Browse;
 use super::theme::Theme;
@@ -25,6 +25,9 @@ pub struct Shared {
     pub first_start: bool,
     /// What the last action said (cleared when the pane changes).
     pub message: Option<String>,
+    /// The last failure that said work was not saved or the disk refused: while it is the
+    /// message, the status bar marks it.
+    pub alarm: Option<String>,
     pub annotator: String,
     /// The annotator came from config or the environment, or was confirmed at the prompt.
     pub annotator_confirmed: bool,
@@ -94,6 +97,7 @@ impl Shared {
             theme: Theme::load(None, false).unwrap_or_default(),
             first_start: false,
             message: None,
+            alarm: None,
             annotator,
             annotator_confirmed: true,
             datasets,
@@ -130,6 +134,14 @@ impl Shared {
     /// borders and its header).
     pub fn list_height(&self) -> usize {
         usize::from(self.size.1.saturating_sub(5)).max(1)
+    }
+
+    /// Says what failed: a write that did not reach the disk, or the disk refusing, as an
+    /// alarm (the status bar marks it), a file to fix or a judge as it is said.
+    pub fn failed(&mut self, failure: Failure) {
+        self.alarm = matches!(failure.kind, FailureKind::Unwritten | FailureKind::Disk)
+            .then(|| failure.said.clone());
+        self.message = Some(failure.said);
     }
 
     /// Labels go to the adjudicated journal, each annotator's shown beside them.
@@ -238,8 +250,12 @@ impl Shared {
                 });
                 Vec::new()
             }
-            Msg::Info(text) | Msg::Error(text) => {
+            Msg::Info(text) => {
                 self.message = Some(text);
+                Vec::new()
+            }
+            Msg::Error(failure) => {
+                self.failed(failure);
                 Vec::new()
             }
             // The app and the panes take the others (`App::update`).

@@ -1,6 +1,8 @@
 //! The Label pane: one key per verdict, the queue, notes, undo, blind mode, annotators and
 //! adjudication, and quit waiting for every label to reach the disk.
 
+use rubricate::tui::msg::{Failure, FailureKind};
+
 use super::*;
 
 #[test]
@@ -596,8 +598,10 @@ fn an_unrelated_error_does_not_let_quit_lose_a_pending_label() {
     let effects = ui.app.update(key('m'));
     assert_eq!(ui.app.panes().label.pending.len(), 1);
     // Something else fails meanwhile (an estimate, a run that did not start).
-    ui.app
-        .update(Msg::Error("the run did not start: no judge".into()));
+    ui.app.update(Msg::Error(Failure::new(
+        FailureKind::Other,
+        "the run did not start: no judge",
+    )));
     ui.app.update(key('q'));
     assert!(!ui.app.quit(), "the label is still on its way to the disk");
     settle(&mut ui.app, &ui.runtime, effects);
@@ -612,9 +616,10 @@ fn a_write_that_fails_while_quitting_keeps_the_ui_open_and_says_why() {
     ui.app.update(key('m'));
     ui.app.update(key('q'));
     assert!(ui.app.quitting() && !ui.app.quit());
-    ui.app.update(Msg::LabelFailed(
-        "the label was NOT saved: disk full".into(),
-    ));
+    ui.app.update(Msg::LabelFailed(Failure::new(
+        FailureKind::Unwritten,
+        "the label was NOT saved: disk full",
+    )));
     assert!(!ui.app.quit() && !ui.app.quitting());
     assert!(
         ui.app
@@ -681,4 +686,37 @@ fn a_label_brings_the_runs_join_up_to_date_without_reading_the_run_again() {
         "q01 now differs: {:?}",
         join.disagree
     );
+}
+
+#[test]
+fn only_a_write_that_failed_stops_a_quit_and_a_full_disk_reads_unlike_a_bad_input() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let effects = ui.app.update(key('m'));
+    ui.app.update(key('q'));
+    assert!(ui.app.quitting());
+    // A run that could not start, or a dataset the runtime refused: the quit goes on.
+    ui.app.update(Msg::Error(Failure::new(
+        FailureKind::Refused,
+        "not opened: datasets/x.jsonl:3:1: not JSON",
+    )));
+    assert!(
+        ui.app.quitting(),
+        "an unrelated failure does not stop a quit"
+    );
+    let said = ui.screen();
+    assert!(said.contains("not opened: datasets/x.jsonl:3:1"), "{said}");
+    assert!(
+        !said.contains('⚠'),
+        "a file to fix is said as it is:\n{said}"
+    );
+    // The disk refusing is marked, so it is not read as a tip.
+    ui.app.update(Msg::Error(Failure::new(
+        FailureKind::Disk,
+        "could not read the run's items: No space left on device",
+    )));
+    assert!(ui.app.quitting());
+    assert!(ui.screen().contains("⚠ could not read the run's items"));
+    settle(&mut ui.app, &ui.runtime, effects);
+    assert!(ui.app.quit(), "quit once the label was on disk");
 }

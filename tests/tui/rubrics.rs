@@ -1,5 +1,7 @@
 //! The Rubrics pane: the tree, lint, edits in place, search, drafts saved as versions.
 
+use rubricate::tui::msg::{Failure, FailureKind};
+
 use super::*;
 
 #[test]
@@ -748,4 +750,30 @@ fn criteria_are_edited_in_place_and_every_edit_lands_in_the_draft() {
         j.template.as_deref(),
         Some("Rate {{ submission }}\nAnswer MET or UNMET.")
     );
+}
+
+#[test]
+fn a_rubric_edit_that_did_not_reach_the_disk_stops_a_quit() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([key('B'), code(KeyCode::Enter)]);
+    let view = ui.app.panes().rubrics.view.clone().expect("a rubric open");
+    // An edit on its way to the draft: quit waits for it.
+    ui.app.panes_mut().rubrics.draft_seq += 1;
+    let seq = ui.app.panes().rubrics.draft_seq;
+    ui.app.update(key('q'));
+    assert!(ui.app.quitting() && !ui.app.quit());
+    ui.app.update(Msg::RubricLoaded {
+        view,
+        message: None,
+        failed: Some(Failure::new(
+            FailureKind::Unwritten,
+            "the edit was NOT written to .rubricate/drafts/x.yaml: No space left on device",
+        )),
+        draft: Some(seq),
+    });
+    assert!(
+        !ui.app.quit() && !ui.app.quitting(),
+        "the edit was not saved"
+    );
+    assert!(ui.screen().contains("⚠ the edit was NOT written"));
 }

@@ -5,6 +5,7 @@
 use super::{Runtime, Topic, failed, misrouted};
 use crate::store::artifacts::{Artifacts, Provenance, Status};
 use crate::tui::effect::Effect;
+use crate::tui::msg::FailureKind;
 use crate::tui::msg::Msg;
 use crate::tui::path_prompt;
 
@@ -31,6 +32,15 @@ enum Failure {
     Decide(String),
 }
 
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        match self {
+            Failure::ReadContent { error, .. } => FailureKind::of_io(error),
+            _ => FailureKind::Other,
+        }
+    }
+}
+
 impl Runtime {
     /// Carries out an artifact effect (`Topic::Artifacts`).
     pub(super) fn handle_artifacts(&self, effect: Effect) -> Option<Msg> {
@@ -43,7 +53,7 @@ impl Runtime {
                         from: path.display().to_string(),
                         content: crate::store::artifacts::content_of(text),
                     },
-                    Err(error) => failed(Failure::ReadContent {
+                    Err(error) => failed(&Failure::ReadContent {
                         path: path.display().to_string(),
                         error,
                     }),

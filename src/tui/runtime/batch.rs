@@ -3,6 +3,7 @@
 //! one every `judge.batch_poll` seconds until it is finished, fails, or the UI quits —
 //! telling the UI after each step.
 
+use crate::tui::msg::FailureKind;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -21,6 +22,13 @@ const DEFAULT_POLL: f64 = 60.0;
 enum Failure {
     #[error("the batch run did not start: {0}")]
     Start(#[source] crate::run::Error),
+}
+
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        let Failure::Start(e) = self;
+        FailureKind::of_run(e)
+    }
 }
 
 impl Runtime {
@@ -50,7 +58,7 @@ impl Runtime {
         let d = self.dataset(dataset)?;
         match sessions::start_batch(&self.ws, &d, spec) {
             Ok(run_id) => self.watch_batch(dataset, &run_id),
-            Err(e) => Some(failed(Failure::Start(e))),
+            Err(e) => Some(failed(&Failure::Start(e))),
         }
     }
 

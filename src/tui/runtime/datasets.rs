@@ -3,6 +3,7 @@
 //! index (built once, kept), a window of items, and a search through every item that a
 //! newer search stops.
 
+use crate::tui::msg::FailureKind;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -32,6 +33,16 @@ enum Failure {
     Read(crate::formats::Diagnostics),
 }
 
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        match self {
+            Failure::Add(_) | Failure::Read(_) => FailureKind::Refused,
+            Failure::RunFilter { error, .. } => FailureKind::of_run(error),
+            Failure::Window(_) => FailureKind::Other,
+        }
+    }
+}
+
 impl Runtime {
     /// Carries out a dataset effect (`Topic::Datasets`).
     pub(super) fn handle_datasets(&self, effect: Effect) -> Option<Msg> {
@@ -42,7 +53,7 @@ impl Runtime {
             }
             Effect::AddDataset(typed) => Some(match self.add_dataset(&typed) {
                 Ok(info) => Msg::DatasetAdded(info),
-                Err(e) => failed(Failure::Add(e)),
+                Err(e) => failed(&Failure::Add(e)),
             }),
             Effect::CompletePath(typed) => {
                 let (text, candidates) = path_prompt::complete(&typed, &self.ws.root);
@@ -59,7 +70,7 @@ impl Runtime {
                 count,
             } => Some(
                 self.window(tag, dataset, start, count)
-                    .unwrap_or_else(|e| failed(Failure::Window(e))),
+                    .unwrap_or_else(|e| failed(&Failure::Window(e))),
             ),
             Effect::Scan {
                 tag,
@@ -219,7 +230,7 @@ impl Runtime {
             ) {
                 Ok(kept) => Some(kept),
                 Err(error) => {
-                    return Some(failed(Failure::RunFilter {
+                    return Some(failed(&Failure::RunFilter {
                         run_id: r.run_id.clone(),
                         error,
                     }));
@@ -241,7 +252,7 @@ impl Runtime {
         };
         let items = match open_dataset(&d.path, ReadOptions::default()) {
             Ok(ds) => ds.items,
-            Err(e) => return Some(failed(Failure::Read(e))),
+            Err(e) => return Some(failed(&Failure::Read(e))),
         };
         let mut ids = Vec::new();
         let mut matches = Vec::new();

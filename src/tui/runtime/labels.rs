@@ -3,12 +3,13 @@
 //! "labels next" plan (with people against people), and ranking and adopting judges for
 //! the Calibrate view. Each reads or writes the workspace off the UI loop.
 
+use crate::tui::msg::FailureKind;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::reads;
-use super::{Runtime, Topic, misrouted};
+use super::{Runtime, Topic, misrouted, typed};
 use crate::store::labels::{Journal, Op};
 use crate::tui::data::{DatasetInfo, RunData};
 use crate::tui::effect::Effect;
@@ -29,6 +30,16 @@ enum Failure {
     Adopt(String),
     #[error("the annotator was not remembered: {0}")]
     RememberAnnotator(String),
+}
+
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        match self {
+            // A label or an undo: the person's work did not reach the disk.
+            Failure::Save(_) | Failure::Undo(_) => FailureKind::Unwritten,
+            Failure::Adopt(_) | Failure::RememberAnnotator(_) => FailureKind::Other,
+        }
+    }
 }
 
 impl Runtime {
@@ -61,7 +72,7 @@ impl Runtime {
                             verdict,
                             note,
                         },
-                        Err(e) => Msg::LabelFailed(Failure::Save(e).to_string()),
+                        Err(e) => Msg::LabelFailed(typed(&Failure::Save(e))),
                     },
                 )
             }
@@ -76,7 +87,7 @@ impl Runtime {
                     criterion,
                     verdict,
                 },
-                Err(e) => Msg::LabelFailed(Failure::Undo(e).to_string()),
+                Err(e) => Msg::LabelFailed(typed(&Failure::Undo(e))),
             }),
             Effect::SetAnnotator { name, dataset } => self.set_annotator(name, dataset),
             Effect::Open { dataset } => {

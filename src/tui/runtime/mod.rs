@@ -26,7 +26,7 @@ pub(super) use dispatch::Dispatch;
 
 use super::data::DatasetInfo;
 use super::effect::Effect;
-use super::msg::Msg;
+use super::msg::{Failure, FailureKind, Msg};
 use crate::formats::dataset::index::LineIndex;
 use crate::store::Workspace;
 use crate::store::labels::Journal;
@@ -179,10 +179,20 @@ impl Runtime {
     }
 }
 
-/// A failure as the UI's error message: the one place the runtime makes `Msg::Error` (each
-/// topic words its failures once, in its own `Failure`).
-fn failed(failure: impl std::fmt::Display) -> Msg {
-    Msg::Error(failure.to_string())
+/// A topic's failure: its words (`Display`), and its kind.
+trait Failed: std::fmt::Display {
+    fn kind(&self) -> FailureKind;
+}
+
+/// A failure as the UI's error message, kept typed: the one place the runtime makes
+/// `Msg::Error` (each topic words its failures in its own `Failure`).
+fn failed(failure: &impl Failed) -> Msg {
+    Msg::Error(typed(failure))
+}
+
+/// A topic's failure as the UI keeps it.
+fn typed(failure: &impl Failed) -> Failure {
+    Failure::new(failure.kind(), failure)
 }
 
 /// The answer to an effect handed to a topic that is not its own. `Effect::topic` and the
@@ -192,8 +202,9 @@ fn misrouted(topic: Topic, effect: &Effect) -> Msg {
     let shown = format!("{effect:?}");
     let variant = shown.split([' ', '(', '{']).next().unwrap_or_default();
     tracing::error!("the {topic:?} runtime was handed {shown}, not one of its effects");
-    failed(format!(
-        "{MISROUTED} the {topic:?} runtime was handed {variant}; please report it"
+    Msg::Error(Failure::new(
+        FailureKind::Other,
+        format!("{MISROUTED} the {topic:?} runtime was handed {variant}; please report it"),
     ))
 }
 

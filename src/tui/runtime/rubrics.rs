@@ -2,9 +2,10 @@
 //! draft), make the draft an editor works on, write an edit to the draft, save a draft as a
 //! new registry version, make a new rubric, and diff versions.
 
+use crate::tui::msg::FailureKind;
 use std::path::{Path, PathBuf};
 
-use super::{Runtime, Topic, failed, misrouted};
+use super::{Runtime, Topic, failed, misrouted, typed};
 use crate::store::registry::Registry;
 use crate::store::{FileError, Workspace};
 use crate::tui::effect::Effect;
@@ -27,6 +28,20 @@ enum Failure {
     },
 }
 
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        match self {
+            // The draft and the versions hold the person's edits.
+            Failure::AddCriterion(_) | Failure::Save(_) | Failure::WriteDraft { .. } => {
+                FailureKind::Unwritten
+            }
+            Failure::Create(e) => e
+                .io_kind()
+                .map_or(FailureKind::Refused, |_| FailureKind::Disk),
+        }
+    }
+}
+
 impl Runtime {
     /// Carries out a rubric effect (`Topic::Rubrics`).
     pub(super) fn handle_rubrics(&self, effect: Effect) -> Option<Msg> {
@@ -34,25 +49,31 @@ impl Runtime {
         Some(match effect {
             Effect::NewRubric { from } => match create(ws, from.as_deref()) {
                 Ok(path) => Msg::RubricCreated(path),
-                Err(e) => failed(Failure::Create(e)),
+                Err(e) => failed(&Failure::Create(e)),
             },
             Effect::AddFirstCriterion { path, seq } => {
-                let (draft, message) = match add_first_criterion(ws, &path) {
+                let (draft, message, failed) = match add_first_criterion(ws, &path) {
                     Ok(draft) => (
                         Some(draft),
-                        "a first criterion, in the draft: edit it in place (r n w …)".to_owned(),
+                        Some(
+                            "a first criterion, in the draft: edit it in place (r n w …)"
+                                .to_owned(),
+                        ),
+                        None,
                     ),
-                    Err(e) => (None, Failure::AddCriterion(e).to_string()),
+                    Err(e) => (None, None, Some(typed(&Failure::AddCriterion(e)))),
                 };
                 Msg::RubricLoaded {
                     view: load(ws, &path, draft.as_deref()),
-                    message: Some(message),
+                    message,
+                    failed,
                     draft: Some(seq),
                 }
             }
             Effect::LoadRubric { path, draft } => Msg::RubricLoaded {
                 view: load(ws, &path, draft.as_deref()),
                 message: None,
+                failed: None,
                 draft: None,
             },
             Effect::SaveRubric {
@@ -207,9 +228,14 @@ fn save(ws: &Workspace, path: &Path, draft: &Path, note: &str, version: &str) ->
         ))
     })();
     let view = load(ws, path, None);
+    let (message, failed) = match message {
+        Ok(said) => (Some(said), None),
+        Err(e) => (None, Some(typed(&Failure::Save(e)))),
+    };
     Msg::RubricLoaded {
         view,
-        message: Some(message.unwrap_or_else(|e| Failure::Save(e).to_string())),
+        message,
+        failed,
         draft: None,
     }
 }
@@ -362,12 +388,12 @@ fn write_draft(ws: &Workspace, path: &Path, rubric: &crate::model::Rubric, seq: 
     let view = load(ws, path, Some(&draft));
     Msg::RubricLoaded {
         view,
-        message: written.err().map(|error| {
-            Failure::WriteDraft {
+        message: None,
+        failed: written.err().map(|error| {
+            typed(&Failure::WriteDraft {
                 draft: draft.display().to_string(),
                 error,
-            }
-            .to_string()
+            })
         }),
         draft: Some(seq),
     }

@@ -5,6 +5,7 @@
 use super::sessions::{self, RunSpec};
 use super::{Runtime, Topic, failed, misrouted};
 use crate::tui::effect::Effect;
+use crate::tui::msg::FailureKind;
 use crate::tui::msg::Msg;
 
 /// Why a grading effect failed, worded once for the UI.
@@ -17,6 +18,12 @@ enum Failure {
     /// A retry's own words (its run is no longer open here, or it did not continue).
     #[error("{0}")]
     Retry(String),
+}
+
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        FailureKind::Other
+    }
 }
 
 impl Runtime {
@@ -75,7 +82,7 @@ impl Runtime {
                 self.runs
                     .retry(&self.ws, tag, &cells, max_cost, tx)
                     .err()
-                    .map(|e| failed(Failure::Retry(e)))
+                    .map(|e| failed(&Failure::Retry(e)))
             }
             other => Some(misrouted(Topic::Runs, &other)),
         }
@@ -113,7 +120,7 @@ impl Runtime {
                 self.runs.insert(tag, control, id, d.clone());
                 None
             }
-            Err(e) => Some(failed(Failure::Start(e))),
+            Err(e) => Some(failed(&Failure::Start(e))),
         }
     }
 
@@ -132,7 +139,7 @@ impl Runtime {
                 self.runs.insert(tag, control, run_id, d.clone());
                 None
             }
-            Err(error) => Some(failed(Failure::Continue { run_id, error })),
+            Err(error) => Some(failed(&Failure::Continue { run_id, error })),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Results filter keeps, two runs compared; and a run exported. Each streams the run's
 //! journal (`run_scan`, `reads`, `export`); nothing here holds a run whole.
 
+use crate::tui::msg::FailureKind;
 use std::sync::Arc;
 
 use super::reads;
@@ -17,6 +18,12 @@ use crate::tui::run_scan;
 enum Failure {
     #[error("not exported: {0}")]
     Export(String),
+}
+
+impl super::Failed for Failure {
+    fn kind(&self) -> FailureKind {
+        FailureKind::Other
+    }
 }
 
 impl Runtime {
@@ -67,7 +74,7 @@ impl Runtime {
                 only,
             } => match export::export(&self.ws, &run_id, format, only.as_deref()) {
                 Ok(said) => Msg::Info(said),
-                Err(e) => failed(Failure::Export(e)),
+                Err(e) => failed(&Failure::Export(e)),
             },
             other => misrouted(Topic::SavedRuns, &other),
         })

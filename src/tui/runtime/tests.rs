@@ -205,8 +205,8 @@ fn every_effect_reaches_the_topic_that_carries_it_out() {
     for effect in effects {
         let said = format!("{effect:?}");
         topics.insert(format!("{:?}", effect.topic()));
-        if let Some(Msg::Error(text)) = runtime.handle(effect) {
-            assert!(!text.starts_with(MISROUTED), "{said}: {text}");
+        if let Some(Msg::Error(failure)) = runtime.handle(effect) {
+            assert!(!failure.said.starts_with(MISROUTED), "{said}: {failure}");
         }
     }
     // Every topic was handed something.
@@ -216,11 +216,11 @@ fn every_effect_reaches_the_topic_that_carries_it_out() {
 #[test]
 fn an_effect_handed_to_another_topic_is_said_not_dropped() {
     let effect = Effect::CancelRun { tag: 1 };
-    let Msg::Error(text) = super::misrouted(super::Topic::Labels, &effect) else {
+    let Msg::Error(failure) = super::misrouted(super::Topic::Labels, &effect) else {
         panic!("a misrouted effect must answer with an error");
     };
     assert_eq!(
-        text,
+        failure.said,
         "internal error: the Labels runtime was handed CancelRun; please report it"
     );
 }

@@ -155,11 +155,15 @@ fn status_bar(app: &Screen<'_>, f: &mut Frame<'_>, area: Rect) {
             .render(f, area, &t.prefix, &t.suffix, sh.theme.selected);
         return;
     }
-    let text = match &sh.message {
-        Some(m) => format!("{m} │ {}", hints(app)),
-        None => hints(app),
+    let (text, style) = match &sh.message {
+        // Work not saved, or the disk refusing: marked, so it is not read as a tip.
+        Some(m) if sh.alarm.as_ref() == Some(m) => {
+            (format!("⚠ {m} │ {}", hints(app)), sh.theme.unmet)
+        }
+        Some(m) => (format!("{m} │ {}", hints(app)), sh.theme.selected),
+        None => (hints(app), sh.theme.selected),
     };
-    f.render_widget(Paragraph::new(text).style(sh.theme.selected), area);
+    f.render_widget(Paragraph::new(text).style(style), area);
 }
 
 /// The first `n` characters of a line, columns kept (`…` where it is cut; a line break

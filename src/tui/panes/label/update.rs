@@ -3,6 +3,7 @@
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
 use crate::tui::modal::Modal;
+use crate::tui::msg::Failure;
 use crate::tui::open_dataset::label_text;
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
@@ -437,9 +438,9 @@ impl LabelPane {
     }
 
     /// A label (or undo) was not written: no longer pending, and the reason shown.
-    pub fn label_failed(&mut self, sh: &mut Shared, e: String) -> Vec<Effect> {
+    pub fn label_failed(&mut self, sh: &mut Shared, failure: Failure) -> Vec<Effect> {
         self.pending.pop_front();
-        sh.message = Some(e);
+        sh.failed(failure);
         Vec::new()
     }
 }

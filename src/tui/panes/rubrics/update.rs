@@ -3,7 +3,7 @@
 use crate::model::Rubric;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
-use crate::tui::msg::Msg;
+use crate::tui::msg::{Failure, Msg};
 use crate::tui::pane::{Outcome, Pane};
 use crate::tui::shared::Shared;
 use crate::tui::widgets::{Edit, LineInput, Typing};
@@ -70,8 +70,9 @@ impl Pane for RubricsPane {
             Msg::RubricLoaded {
                 view,
                 message,
+                failed,
                 draft,
-            } => self.rubric_loaded(sh, view, message, draft),
+            } => self.rubric_loaded(sh, view, message, failed, draft),
             Msg::Diff(diff) => self.diff_read(sh, diff),
             _ => return Outcome::Ignored,
         })
@@ -355,12 +356,13 @@ impl RubricsPane {
         sh: &mut Shared,
         view: RubricView,
         message: Option<String>,
+        failed: Option<Failure>,
         draft: Option<u64>,
     ) -> Vec<Effect> {
         if let Some(seq) = draft {
             self.written_seq = self.written_seq.max(seq);
             // A later edit is already on screen (and queued after this write).
-            if seq < self.draft_seq && message.is_none() {
+            if seq < self.draft_seq && message.is_none() && failed.is_none() {
                 return Vec::new();
             }
         }
@@ -374,6 +376,9 @@ impl RubricsPane {
         self.view = Some(view);
         if message.is_some() {
             sh.message = message;
+        }
+        if let Some(failure) = failed {
+            sh.failed(failure);
         }
         Vec::new()
     }
