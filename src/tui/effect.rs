@@ -14,7 +14,7 @@ pub enum Effect {
         judge: Option<String>,
         strategy: Option<crate::engine::judge::Strategy>,
         max_cost: Option<f64>,
-        after: super::panes::grade::AfterEstimate,
+        after: AfterEstimate,
     },
     /// Grades the dataset with the rubric (and judge), journalled as a run in the workspace.
     StartRun {
@@ -274,4 +274,13 @@ pub struct RunScan {
     pub run_id: String,
     pub filter: super::run_scan::RunFilter,
     pub labels: std::sync::Arc<super::data::Labels>,
+}
+
+/// What to do once an estimate arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterEstimate {
+    /// Show it.
+    Show,
+    /// Start the run if it is small, else ask first.
+    Start { changed_only: bool },
 }

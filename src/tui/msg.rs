@@ -105,7 +105,7 @@ pub enum Msg {
     /// The estimate for the chosen rubric and judge, and what to do with it.
     Estimate {
         result: Result<crate::run::estimate::Estimate, String>,
-        after: super::panes::grade::AfterEstimate,
+        after: super::effect::AfterEstimate,
     },
     /// How far an estimate has walked the dataset.
     EstimateProgress(u64),
@@ -113,14 +113,14 @@ pub enum Msg {
     BatchStepped {
         dataset: usize,
         run_id: String,
-        result: Result<super::panes::grade::BatchShown, String>,
+        result: Result<BatchShown, String>,
     },
     /// A label (or an undo) was NOT written (the disk said why).
     LabelFailed(Failure),
     /// A rubric read (and linted), with what happened; `draft` is the number of the draft
     /// write it answers (`None`: a load or a save).
     RubricLoaded {
-        view: super::panes::rubrics::RubricView,
+        view: RubricView,
         message: Option<String>,
         /// The write it answers failed (the draft or the version was NOT written).
         failed: Option<Failure>,
@@ -305,6 +305,51 @@ impl Msg {
             }
             Msg::Artifacts { .. } => Some(PaneId::Review),
             _ => None,
+        }
+    }
+}
+
+/// A rubric as the pane shows it.
+#[derive(Debug, Clone, Default)]
+pub struct RubricView {
+    pub path: PathBuf,
+    /// The draft being edited, when there is one.
+    pub draft: Option<PathBuf>,
+    pub rubric: Option<Arc<Rubric>>,
+    /// Validation problems (the draft or file does not load).
+    pub problems: Vec<String>,
+    /// Lint findings: (criterion index if about one, severity and text).
+    pub findings: Vec<(Option<usize>, String)>,
+    /// The meta-rubric's structural score.
+    pub score: Option<f64>,
+    /// The version a save must go above: the highest saved in the registry, else the
+    /// file's own (a version not above it is refused).
+    pub base_version: Option<String>,
+}
+
+/// A batch run's state as the UI shows it (from its last step).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchShown {
+    /// Batches, requests in flight, answered, failed.
+    pub line: String,
+    /// Cells in the run's journal.
+    pub cells: Option<usize>,
+    pub finished: bool,
+    /// Nothing in flight and cells missing: `runs resume ID --live` grades them.
+    pub stuck: bool,
+}
+
+impl BatchShown {
+    pub fn of(r: &crate::run::batch::Report) -> Self {
+        Self {
+            line: r.line(),
+            cells: r
+                .outcome
+                .as_ref()
+                .and_then(|o| o.totals.as_ref())
+                .map(|t| t.cells),
+            finished: r.finished,
+            stuck: r.stuck(),
         }
     }
 }

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use super::sessions::{self, RunSpec};
 use super::{Runtime, Topic, failed, misrouted};
 use crate::tui::effect::Effect;
+use crate::tui::msg::BatchShown;
 use crate::tui::msg::Msg;
-use crate::tui::panes::grade::BatchShown;
 
 /// Seconds between steps of a watched batch run when the workspace sets none.
 const DEFAULT_POLL: f64 = 60.0;

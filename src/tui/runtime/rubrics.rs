@@ -10,7 +10,7 @@ use crate::store::registry::Registry;
 use crate::store::{FileError, Workspace};
 use crate::tui::effect::Effect;
 use crate::tui::msg::Msg;
-use crate::tui::panes::rubrics::RubricView;
+use crate::tui::msg::RubricView;
 
 /// Why a rubric effect failed, worded once for the Rubrics pane.
 #[derive(Debug, thiserror::Error)]

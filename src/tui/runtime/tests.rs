@@ -6,14 +6,15 @@ use std::sync::Arc;
 use super::{MISROUTED, Runtime};
 use crate::store::Workspace;
 use crate::store::artifacts::Status;
+use crate::tui::effect::AfterEstimate;
 use crate::tui::effect::{Effect, RunScan};
 use crate::tui::export::ExportFormat;
 use crate::tui::msg::Msg;
-use crate::tui::panes::grade::AfterEstimate;
 use crate::tui::run_scan::{ItemsQuery, RunFilter};
 
 /// One effect of every variant, each naming things the empty workspace does not hold, so
 /// carrying it out changes nothing outside the temporary folder.
+#[allow(clippy::too_many_lines)] // one effect of each variant, listed: a list, not logic
 fn one_of_each(root: &std::path::Path) -> Vec<Effect> {
     let rubric = root.join("rubrics/none.yaml");
     let labels = Arc::new(crate::tui::data::Labels::new());

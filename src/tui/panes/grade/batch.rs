@@ -2,36 +2,9 @@
 //! providers' batch engines; a batch run is watched (asked about now and then every
 //! `judge.batch_poll` seconds) and its state shown in the set-up; `c` asks now.
 
-use super::GradePane;
+use super::{BatchShown, GradePane};
 use crate::tui::effect::Effect;
 use crate::tui::shared::Shared;
-
-/// A batch run's state as the UI shows it (from its last step).
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchShown {
-    /// Batches, requests in flight, answered, failed.
-    pub line: String,
-    /// Cells in the run's journal.
-    pub cells: Option<usize>,
-    pub finished: bool,
-    /// Nothing in flight and cells missing: `runs resume ID --live` grades them.
-    pub stuck: bool,
-}
-
-impl BatchShown {
-    pub fn of(r: &crate::run::batch::Report) -> Self {
-        Self {
-            line: r.line(),
-            cells: r
-                .outcome
-                .as_ref()
-                .and_then(|o| o.totals.as_ref())
-                .map(|t| t.cells),
-            finished: r.finished,
-            stuck: r.stuck(),
-        }
-    }
-}
 
 /// The last word on a watched batch run.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,7 +8,9 @@ mod grid;
 mod update;
 pub mod view;
 
-pub use batch::{BatchShown, BatchStatus};
+pub use crate::tui::effect::AfterEstimate;
+pub use crate::tui::msg::BatchShown;
+pub use batch::BatchStatus;
 pub use grid::{Cell, GridRun, Row};
 
 use crate::engine::judge::Strategy;
@@ -88,15 +90,6 @@ pub struct Confirm {
     pub changed_only: bool,
     /// What it would send and cost.
     pub text: String,
-}
-
-/// What to do once an estimate arrives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AfterEstimate {
-    /// Show it.
-    Show,
-    /// Start the run if it is small, else ask first.
-    Start { changed_only: bool },
 }
 
 /// Re-queues exactly `cells` (and nothing else) in the same run's journal, within the

@@ -15,26 +15,8 @@ use crate::tui::widgets::LineInput;
 use std::sync::Arc;
 
 use crate::model::{Kind, Rubric};
+pub use crate::tui::msg::RubricView;
 pub use edit::{Field, FieldEdit};
-use std::path::PathBuf;
-
-/// A rubric as the pane shows it.
-#[derive(Debug, Clone, Default)]
-pub struct RubricView {
-    pub path: PathBuf,
-    /// The draft being edited, when there is one.
-    pub draft: Option<PathBuf>,
-    pub rubric: Option<Arc<Rubric>>,
-    /// Validation problems (the draft or file does not load).
-    pub problems: Vec<String>,
-    /// Lint findings: (criterion index if about one, severity and text).
-    pub findings: Vec<(Option<usize>, String)>,
-    /// The meta-rubric's structural score.
-    pub score: Option<f64>,
-    /// The version a save must go above: the highest saved in the registry, else the
-    /// file's own (a version not above it is refused).
-    pub base_version: Option<String>,
-}
 
 /// Saving a draft: the version it gets (one of the offers, tab cycles) and the note.
 #[derive(Debug, Clone, PartialEq, Eq)]
