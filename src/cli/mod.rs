@@ -23,6 +23,7 @@ mod metrics;
 pub(crate) mod output;
 mod people;
 mod progress;
+mod report;
 mod rubrics;
 mod runs;
 mod score;
@@ -321,6 +322,24 @@ pub(crate) enum Command {
     },
     /// Print the JSON Schema of the native rubric format (for editors).
     Schema,
+    /// Write a saved run as one self-contained HTML page (no network: it opens from file://),
+    /// for people who never open a terminal.
+    #[command(
+        after_help = "Examples:\n  rubricate report 20261122-141552 -o report.html\n  rubricate report nightly -o nightly.html --worst 200 --sample 0\n\nThe figures count every item; the page holds the lowest-scoring items and a fixed random\nsample of the rest whole (by default up to 1,000 each) and says so."
+    )]
+    Report {
+        /// The run's id (or a unique prefix).
+        run: String,
+        /// Where to write the page.
+        #[arg(short, long, value_name = "FILE")]
+        output: std::path::PathBuf,
+        /// How many of the lowest-scoring items the page holds whole.
+        #[arg(long, default_value_t = 1_000)]
+        worst: usize,
+        /// How many of the other items (a fixed random sample) the page holds whole.
+        #[arg(long, default_value_t = 1_000)]
+        sample: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -440,6 +459,17 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Artifacts { action }) => artifacts::run(&action, cli.workspace.as_deref()),
         Some(Command::Score { common }) => score::run(&common),
         Some(Command::Cache { action }) => workspace_cmd::cache_command(action),
+        Some(Command::Report {
+            run,
+            output,
+            worst,
+            sample,
+        }) => report::run(
+            &run,
+            &output,
+            crate::run::report::Embed { worst, sample },
+            cli.workspace.as_deref(),
+        ),
         Some(Command::Schema) => {
             outln!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
             Ok(exit::OK)

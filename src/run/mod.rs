@@ -20,6 +20,7 @@ pub mod label_next;
 pub mod people;
 pub mod record;
 pub mod regrade;
+pub mod report;
 pub mod review;
 pub mod settings;
 mod summary;

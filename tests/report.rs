@@ -1,0 +1,160 @@
+//! `rubricate report`: a saved run as one self-contained HTML page — no network, the run's
+//! text kept as data, the figures over every item and the items held whole bounded.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn rubricate(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RUBRICATE_CACHE_DIR", dir.join("cache"))
+        .output()
+        .unwrap()
+}
+
+/// A workspace with a run of `n` items graded by a check (`yes` in the submission is MET),
+/// one item's submission trying to end the page's script.
+fn saved_run(n: usize) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("rubricate.yaml"), "").unwrap();
+    std::fs::write(
+        d.join("rubric.yaml"),
+        "id: yes\nname: Says yes\ncriteria:\n  - { id: yes, requirement: Says yes, weight: 1, method: { check: contains, args: { text: yes } } }\n  - { id: long, requirement: Says enough, weight: 1, method: { check: contains, args: { text: really } } }\n",
+    )
+    .unwrap();
+    let mut items = String::new();
+    for i in 0..n {
+        let text = match i % 3 {
+            0 => "yes, really".to_owned(),
+            1 => "yes".to_owned(),
+            _ => format!("no </script><script>document.title='owned {i}'</script>"),
+        };
+        items.push_str(
+            &serde_json::json!({"id": format!("i{i:03}"), "submission": text}).to_string(),
+        );
+        items.push('\n');
+    }
+    std::fs::write(d.join("items.jsonl"), items).unwrap();
+    let out = rubricate(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::fs::read_dir(d.join("runs"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.path().is_dir())
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .into_owned();
+    (dir, run)
+}
+
+/// The page's embedded data.
+fn data(page: &str) -> Value {
+    let start = page.find(r#"id="data">"#).unwrap() + r#"id="data">"#.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).unwrap()
+}
+
+#[test]
+fn a_run_becomes_one_page_that_needs_no_network_and_keeps_its_text_as_data() {
+    let (dir, run) = saved_run(30);
+    let out = rubricate(dir.path(), &["report", &run, "-o", "report.html"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    // Nothing is fetched: no external script, style, font or image.
+    for external in ["src=\"http", "href=\"http", "<link", "url(http", "@import"] {
+        assert!(!page.contains(external), "{external}");
+    }
+    // A submission cannot end the script that holds it: only the page's own two close.
+    assert_eq!(page.matches("</script>").count(), 2);
+    assert!(!page.contains("<script>document.title"));
+    let d = data(&page);
+    assert_eq!(d["figures"]["items"], 30);
+    assert_eq!(d["figures"]["passed"], 10);
+    assert_eq!(d["embedded"], 30);
+    let hostile = d["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "i002")
+        .unwrap();
+    assert!(
+        hostile["submission"]
+            .as_str()
+            .unwrap()
+            .contains("</script><script>")
+    );
+    let yes = &d["criteria"][0];
+    assert_eq!(
+        (yes["id"].as_str(), yes["good"].as_u64()),
+        (Some("yes"), Some(20))
+    );
+    assert!(page.contains(r#"aria-label="score histogram""#));
+}
+
+#[test]
+fn a_large_run_holds_its_worst_items_and_a_stated_sample_whole() {
+    let (dir, run) = saved_run(40);
+    let out = rubricate(
+        dir.path(),
+        &[
+            "report", &run, "-o", "r.html", "--worst", "5", "--sample", "3",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("40 items; 8 held whole"));
+    let d = data(&std::fs::read_to_string(dir.path().join("r.html")).unwrap());
+    assert_eq!(d["figures"]["items"], 40, "the figures count every item");
+    let items = d["items"].as_array().unwrap();
+    assert_eq!(items.len(), 8);
+    // The five lowest scores are all there (items scoring 0: every third from i002).
+    let zero: Vec<&str> = items
+        .iter()
+        .filter(|i| i["score"].as_f64() == Some(0.0))
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert!(zero.len() >= 5, "{zero:?}");
+    // In dataset order on the page.
+    let n: Vec<u64> = items.iter().map(|i| i["n"].as_u64().unwrap()).collect();
+    assert!(n.windows(2).all(|w| w[0] < w[1]), "{n:?}");
+}
+
+#[test]
+fn an_unknown_run_is_refused_and_writes_nothing() {
+    let (dir, _) = saved_run(3);
+    let out = rubricate(dir.path(), &["report", "nope", "-o", "r.html"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
+    assert!(!dir.path().join("r.html").exists());
+}
