@@ -158,3 +158,62 @@ fn an_unknown_run_is_refused_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
     assert!(!dir.path().join("r.html").exists());
 }
+
+#[test]
+fn with_labels_the_page_shows_the_judge_against_the_person() {
+    let (dir, run) = saved_run(6);
+    let d = dir.path();
+    // The judge (the check) says MET for i000, i001, i003, i004 on `yes`; the person agrees
+    // but for i001.
+    std::fs::write(
+        d.join("labels.csv"),
+        "item,criterion,verdict\ni000,yes,MET\ni001,yes,UNMET\ni002,yes,UNMET\ni003,yes,MET\n",
+    )
+    .unwrap();
+    let out = rubricate(
+        d,
+        &[
+            "labels",
+            "import",
+            "labels.csv",
+            "--dataset",
+            "items.jsonl",
+            "--annotator",
+            "hana",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = rubricate(d, &["report", &run, "-o", "r.html"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = data(&std::fs::read_to_string(d.join("r.html")).unwrap());
+    let a = &page["agreement"];
+    assert_eq!(a["annotator"], "hana");
+    let yes = &a["criteria"][0];
+    assert_eq!(yes["criterion"], "yes");
+    assert_eq!(yes["pairs"], 4);
+    // Person MET & judge MET: i000, i003; person UNMET & judge MET: i001; both UNMET: i002.
+    assert_eq!(
+        (
+            &yes["confusion"]["tp"],
+            &yes["confusion"]["fp"],
+            &yes["confusion"]["fn"],
+            &yes["confusion"]["tn"]
+        ),
+        (
+            &serde_json::json!(2),
+            &serde_json::json!(1),
+            &serde_json::json!(0),
+            &serde_json::json!(1)
+        )
+    );
+}

@@ -333,6 +333,10 @@ pub(crate) enum Command {
         /// Where to write the page.
         #[arg(short, long, value_name = "FILE")]
         output: std::path::PathBuf,
+        /// Whose labels the judge is measured against (default: the adjudicated ones, else
+        /// the dataset's only annotator; none: no agreement section).
+        #[arg(long, value_name = "NAME")]
+        annotator: Option<String>,
         /// How many of the lowest-scoring items the page holds whole.
         #[arg(long, default_value_t = 1_000)]
         worst: usize,
@@ -462,11 +466,13 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Report {
             run,
             output,
+            annotator,
             worst,
             sample,
         }) => report::run(
             &run,
             &output,
+            annotator.as_deref(),
             crate::run::report::Embed { worst, sample },
             cli.workspace.as_deref(),
         ),

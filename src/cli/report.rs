@@ -3,19 +3,40 @@
 use std::path::Path;
 
 use super::{CliError, exit, workspace};
+use crate::run::agreement::run_agreement;
 use crate::run::record::Recording;
 use crate::run::report::{Embed, write_html};
 
 pub(crate) fn run(
     id: &str,
     output: &Path,
+    annotator: Option<&str>,
     embed: Embed,
     flag: Option<&Path>,
 ) -> Result<u8, CliError> {
     let ws = workspace(flag)?;
     let rec = Recording::open(&ws.runs_dir(), id)?;
+    // The judge against the people, when the dataset has labels (whose: `--annotator`, else
+    // the adjudicated ones, else its only annotator).
+    let agreement = match run_agreement(
+        &ws.runs_dir(),
+        &ws.labels_dir(),
+        &rec.manifest.id,
+        annotator,
+        None,
+    ) {
+        Ok(a) if a.report.criteria.iter().any(|c| c.pairs > 0) => Some(a),
+        Ok(_) => None,
+        Err(e) => {
+            if annotator.is_some() {
+                return Err(e.into());
+            }
+            eprintln!("no agreement on the page: {e}");
+            None
+        }
+    };
     let mut page = Vec::new();
-    let written = write_html(&rec, embed, &mut page)?;
+    let written = write_html(&rec, agreement.as_ref(), embed, &mut page)?;
     // Whole or not at all: a page cut by a full disk never replaces a good one.
     crate::store::AtomicFile::write_whole(output, &page)
         .map_err(|e| CliError::from(crate::store::StoreError::io(output, e)))?;

@@ -13,6 +13,7 @@ use rand::{RngExt as _, SeedableRng as _};
 use serde_json::{Value, json};
 
 use super::Error;
+use super::agreement::RunAgreement;
 use super::record::Recording;
 use crate::core::diag::Diagnostic;
 use crate::model::{Evaluation, Item};
@@ -66,8 +67,13 @@ fn good(value: f64, penalty: bool) -> bool {
     }
 }
 
-/// Writes the page of `run` to `out`.
-pub fn write_html(run: &Recording, embed: Embed, out: &mut impl Write) -> Result<Written, Error> {
+/// Writes the page of `run` to `out`, with its agreement with a person's labels when given.
+pub fn write_html(
+    run: &Recording,
+    agreement: Option<&RunAgreement>,
+    embed: Embed,
+    out: &mut impl Write,
+) -> Result<Written, Error> {
     let m = &run.manifest;
     let mut items = 0usize;
     let mut passed = 0usize;
@@ -191,6 +197,10 @@ pub fn write_html(run: &Recording, embed: Embed, out: &mut impl Write) -> Result
         "criteria": criteria_rows,
         "items": rows.into_iter().map(|(_, r)| r).collect::<Vec<_>>(),
         "embedded": embedded,
+        "agreement": agreement.map(|a| json!({
+            "annotator": a.annotator,
+            "criteria": serde_json::to_value(&a.report.criteria).unwrap_or(Value::Null),
+        })),
     });
     let page = PAGE
         .replace("{{title}}", &escape(&format!("rubricate · run {}", m.id)))
