@@ -6,6 +6,8 @@ pub enum ExportFormat {
     Csv,
     Jsonl,
     Markdown,
+    /// The run as one self-contained HTML page (`rubricate report`'s).
+    Html,
 }
 
 impl ExportFormat {
@@ -14,6 +16,7 @@ impl ExportFormat {
             ExportFormat::Csv => "csv",
             ExportFormat::Jsonl => "jsonl",
             ExportFormat::Markdown => "md",
+            ExportFormat::Html => "html",
         }
     }
 }

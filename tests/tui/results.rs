@@ -143,6 +143,26 @@ fn results_show_agreement_for_levels_as_rubricate_metrics_does() {
 }
 
 #[test]
+fn the_results_run_exports_as_an_html_page() {
+    let mut ui = Ui::new(120, 40);
+    ui.press([code(KeyCode::Enter), key('R'), key('x')]);
+    assert!(ui.screen().contains("h HTML page"));
+    ui.press([key('h')]);
+    let said = ui.app.shared().message.clone().unwrap_or_default();
+    assert!(
+        said.starts_with("exported run 20261122-141552-3353 as a page (50 items, 50 held whole)"),
+        "{said}"
+    );
+    let page = std::fs::read_to_string(
+        std::path::Path::new(&ui.root).join("exports/20261122-141552-3353.html"),
+    )
+    .unwrap();
+    assert!(page.starts_with("<!doctype html>") && page.contains(r#"id="data""#));
+    // The demo's one annotator: the judge against alice's labels is on the page.
+    assert!(page.contains(r#""annotator":"alice""#));
+}
+
+#[test]
 fn the_results_run_exports_as_csv_jsonl_and_markdown() {
     let mut ui = Ui::new(120, 40);
     ui.press([code(KeyCode::Enter), key('R')]);

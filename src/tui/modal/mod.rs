@@ -137,6 +137,7 @@ impl Modal {
                     KeyCode::Char('c') => ExportFormat::Csv,
                     KeyCode::Char('j') => ExportFormat::Jsonl,
                     KeyCode::Char('m') => ExportFormat::Markdown,
+                    KeyCode::Char('h') => ExportFormat::Html,
                     _ => {
                         sh.message = Some("not exported".into());
                         return Answer::Close(Then::Nothing);

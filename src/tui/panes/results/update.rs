@@ -237,7 +237,7 @@ impl ResultsPane {
             "the run"
         };
         sh.message = Some(format!(
-            "export {what} as: c CSV · j JSONL · m Markdown (esc: no)"
+            "export {what} as: c CSV · j JSONL · m Markdown · h HTML page of the run (esc: no)"
         ));
         Outcome::Modal(Modal::Export {
             run_id: run.manifest.id.clone(),
