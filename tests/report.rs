@@ -217,3 +217,47 @@ fn with_labels_the_page_shows_the_judge_against_the_person() {
         )
     );
 }
+
+#[test]
+fn grade_writes_markdown_with_the_worst_items_first_and_their_reasons() {
+    let (dir, _) = saved_run(9);
+    let out = rubricate(
+        dir.path(),
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--format",
+            "md",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.starts_with("## rubricate: "), "{md}");
+    assert!(md.contains("| 9 | 3 (33.3%) | 6 | 0 |"), "{md}");
+    assert!(
+        md.contains("### 6 lowest-scoring of the 6 items that did not pass"),
+        "{md}"
+    );
+    // Lowest first (the `no` answers score 0), each with what cost it.
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| i0")).collect();
+    assert_eq!(rows.len(), 6, "{md}");
+    assert!(rows[0].starts_with("| i002 | 0.0% |"), "{}", rows[0]);
+    assert!(
+        rows[0].contains("**yes**:") && rows[0].contains("**long**:"),
+        "{}",
+        rows[0]
+    );
+    assert!(rows.last().unwrap().contains("50.0%"), "{md}");
+    // A table row stays one row: no raw pipe or markup from the run's text.
+    for row in &rows {
+        assert_eq!(row.matches(" | ").count(), 2, "{row}");
+        assert!(!row.contains('<') || row.contains("<br>"), "{row}");
+    }
+}

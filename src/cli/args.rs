@@ -156,6 +156,9 @@ pub(crate) enum OutputFormat {
     Jsonl,
     Csv,
     Junit,
+    /// Markdown: a summary table and the worst items with their failing criteria and
+    /// reasons (for a pull request comment or a job summary).
+    Md,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
