@@ -69,7 +69,11 @@ fn value(r: &Regression, v: f64) -> String {
 }
 
 fn p_text(p: Option<f64>) -> String {
-    p.map_or_else(|| "–".to_owned(), |p| format!("{p:.4}"))
+    match p {
+        None => "–".to_owned(),
+        Some(p) if p < 0.001 => "<0.001".to_owned(),
+        Some(p) => format!("{p:.3}"),
+    }
 }
 
 fn ci_text(r: &Regression) -> String {
@@ -86,7 +90,7 @@ fn test_text(r: &Regression) -> &'static str {
 /// How the paired tests were run (said in every format).
 fn method(gate: &Gate) -> String {
     format!(
-        "significant: p < {SIGNIFICANCE}; exact McNemar for pass/fail outcomes; paired bootstrap of the mean score ({} resamples, seed {}, {:.0}% percentile interval); tolerance {}",
+        "significant: p < {SIGNIFICANCE}; exact McNemar for pass/fail outcomes; paired bootstrap of the mean ({} resamples, seed {}, {:.0}% interval); tolerance {}",
         gate.bootstrap.resamples,
         gate.bootstrap.seed,
         gate.bootstrap.level * 100.0,
@@ -106,19 +110,21 @@ fn table(c: &Comparison, gate: &Gate, ma: &Manifest, mb: &Manifest) -> String {
     if gate.regressed() {
         let _ = writeln!(out, "\nREGRESSIONS");
         for r in &gate.regressions {
-            let _ = writeln!(
-                out,
-                "  {:<32} {:>8} → {:<8} {:>+8.3}  p {:<7} {}{}{}",
+            // Fits 80 columns; the interval, when there is one, goes on a line of its own.
+            let line = format!(
+                "  {:<22} {:>6} → {:<6} {:>+7.3}  p {:<6}  {}{}",
                 label(r),
                 value(r, r.a),
                 value(r, r.b),
                 r.delta,
                 p_text(r.p_value),
-                test_text(r),
-                r.ci.map(|_| format!("  CI {}", ci_text(r)))
-                    .unwrap_or_default(),
+                r.test.map_or("", |t| t.trim_start_matches("exact ")),
                 if r.significant { "  SIGNIFICANT" } else { "" }
             );
+            let _ = writeln!(out, "{}", line.trim_end());
+            if r.ci.is_some() {
+                let _ = writeln!(out, "  {:<23}interval of the delta {}", "", ci_text(r));
+            }
         }
         let more = unlisted(gate);
         if more > 0 {
@@ -131,35 +137,41 @@ fn table(c: &Comparison, gate: &Gate, ma: &Manifest, mb: &Manifest) -> String {
     }
     let _ = writeln!(out);
     out.push_str(&c.report(ma, mb));
-    let _ = writeln!(out, "\nPAIRED TESTS ({})", method(gate));
+    let _ = writeln!(out, "\nPAIRED TESTS");
+    for part in method(gate).split("; ") {
+        let _ = writeln!(out, "  {part}");
+    }
     if let (Some(a), Some(b), Some(m)) = (gate.mean_a, gate.mean_b, gate.mean) {
         let _ = writeln!(
             out,
-            "  {:<32} {a:.3} → {b:.3}  {:+.3}  CI {}  p {:.4}",
+            "  {:<22} {a:.3} → {b:.3}  {:+.3}  CI {}  p {}",
             "mean score",
             m.delta,
             m.ci.map_or_else(
                 || "–".to_owned(),
                 |ci| format!("[{:+.3}, {:+.3}]", ci.low, ci.high)
             ),
-            m.p_value
+            p_text(Some(m.p_value))
         );
         let _ = writeln!(
             out,
-            "  {:<32} {} lost, {} gained  p {:.4} exact McNemar",
-            "items passing", c.tally.items.lost, c.tally.items.gained, gate.items_p
+            "  {:<22} {} lost, {} gained  p {} McNemar",
+            "items passing",
+            c.tally.items.lost,
+            c.tally.items.gained,
+            p_text(Some(gate.items_p))
         );
     }
     for t in &gate.criteria {
         let _ = writeln!(
             out,
-            "  {:<32} {} lost, {} gained  {}",
+            "  {:<22} {} lost, {} gained  {}",
             format!("criterion {}", t.id),
             t.lost,
             t.gained,
             t.p_value.map_or_else(
                 || "graded: no paired test".to_owned(),
-                |p| format!("p {p:.4} exact McNemar")
+                |p| format!("p {} McNemar", p_text(Some(p)))
             )
         );
     }
