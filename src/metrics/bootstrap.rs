@@ -94,7 +94,11 @@ pub fn bootstrap_weighted(
 
 /// Calls `visit` with the item indices of each resample, in order. Nothing is drawn when
 /// there are no items (or more than `u32::MAX`) or the level is not in (0, 1).
-fn for_each_resample(n_items: usize, options: &Bootstrap, mut visit: impl FnMut(&[u32])) {
+pub(crate) fn for_each_resample(
+    n_items: usize,
+    options: &Bootstrap,
+    mut visit: impl FnMut(&[u32]),
+) {
     if n_items == 0 || !valid_level(options.level) {
         return;
     }
@@ -118,7 +122,7 @@ fn valid_level(level: f64) -> bool {
 
 /// The (1 − level)/2 and (1 + level)/2 quantiles of the defined resample values (linear
 /// interpolation between order statistics); sorts `values`.
-fn percentile_interval(values: &mut [f64], options: &Bootstrap) -> Option<Ci> {
+pub(crate) fn percentile_interval(values: &mut [f64], options: &Bootstrap) -> Option<Ci> {
     let needed = (options.resamples as f64 * MIN_DEFINED_SHARE)
         .ceil()
         .max(1.0);

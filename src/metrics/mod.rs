@@ -12,7 +12,8 @@
 //! - [`scores`]: RMSE, MAE, Pearson, Spearman, Kendall τ-b, bias with a paired t-test and
 //!   Cohen's d;
 //! - [`agreement`]: Krippendorff's α and Fleiss' κ between several raters;
-//! - [`bootstrap`]: the percentile bootstrap.
+//! - [`bootstrap`]: the percentile bootstrap;
+//! - [`paired`]: paired tests of two runs (exact McNemar, paired bootstrap of a mean).
 //!
 //! An undefined metric (precision when the judge never says MET, κ when both sides use one
 //! class, a correlation with a constant side, …) is `None` — `null` in JSON — never 0.
@@ -21,6 +22,7 @@ pub mod agreement;
 pub mod bootstrap;
 pub mod classification;
 pub mod judge_vs_human;
+pub mod paired;
 mod report;
 pub mod scores;
 mod special;
@@ -30,6 +32,7 @@ pub use bootstrap::{Bootstrap, Ci, bootstrap, bootstrap_weighted};
 pub use classification::{
     BinaryConfusion, BinaryLabel, BinaryMetrics, CategoryConfusion, MulticlassMetrics, Weighting,
 };
+pub use paired::{PairedMean, mcnemar_exact, paired_bootstrap};
 pub use report::{
     BinaryIntervals, BinaryReport, CategoricalReport, CriterionLabels, CriterionMetrics,
     CriterionReport, LabelPair, LabelScale, MetricsReport, MulticlassIntervals, ScoreIntervals,

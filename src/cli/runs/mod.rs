@@ -9,6 +9,7 @@ mod compare;
 mod import;
 
 use batch::batch_step;
+use compare::{CompareFormat, FailOn, GateOptions};
 
 use super::grade::{report_record, stopped};
 use super::verdict::usage_line;
@@ -47,14 +48,31 @@ pub(crate) enum RunsAction {
         #[arg(long)]
         live: bool,
     },
-    /// Two runs side by side: per criterion, pass-rate deltas and changed verdicts; per
-    /// item, score deltas, regressions first.
+    /// Two runs side by side, and a regression gate: exits 1 when B regresses A, 0 when
+    /// not, 2 on a usage error (a run id that names no run, a bad flag). A regression: an
+    /// item that passed in A and fails in B or whose score dropped by more than
+    /// --tolerance, a criterion whose pass rate dropped, fewer items passing, or the mean
+    /// score dropped by more than --tolerance. Regressions are listed first, with the
+    /// paired tests: exact McNemar per pass/fail criterion and for items passing, a paired
+    /// bootstrap (1,000 resamples, seed 0) for the mean score.
     Compare {
+        /// The baseline run (id, or a unique prefix of it).
         a: String,
+        /// The run compared with it.
         b: String,
-        /// Items listed (most changed first).
+        /// Changed items listed (regressions first, then the most changed).
         #[arg(long, default_value_t = 20)]
         top: usize,
+        /// How far an item's score or the mean score (0 to 1) may drop before it counts
+        /// as a regression.
+        #[arg(long, default_value_t = 0.0, value_name = "SCORE")]
+        tolerance: f64,
+        /// What fails the job: any regression, or only one a paired test finds
+        /// significant (p < 0.05; single items and graded criteria have no test).
+        #[arg(long, value_enum, default_value_t = FailOn::Any)]
+        fail_on: FailOn,
+        #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+        format: CompareFormat,
     },
     /// Keeps another system's results as a run: agentv results JSONL, or an autorubric
     /// experiment folder; matched to the dataset's items (agentv by test id, autorubric
@@ -109,10 +127,22 @@ pub(crate) fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, Cli
                 resume(&ws, id)
             }
         }
-        RunsAction::Compare { a, b, top } => compare::compare(
+        RunsAction::Compare {
+            a,
+            b,
+            top,
+            tolerance,
+            fail_on,
+            format,
+        } => compare::compare(
             &Recording::open(&runs, a)?,
             &Recording::open(&runs, b)?,
-            *top,
+            &GateOptions {
+                top: *top,
+                tolerance: *tolerance,
+                fail_on: *fail_on,
+                format: *format,
+            },
         ),
         RunsAction::Import {
             results,

@@ -1,27 +1,41 @@
 //! `rubricate runs compare A B`: two runs of one dataset side by side — per criterion the
 //! change, then the items that moved most, regressions first; streamed by position when
-//! the runs share their dataset, joined by id otherwise.
+//! the runs share their dataset, joined by id otherwise. The regression gate (what
+//! regresses, the paired tests, the exit code and the formats) is in [`gate`].
+
+mod gate;
+mod render;
 
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write as _;
 
-use crate::cli::{CliError, exit};
+pub(super) use gate::{CompareFormat, FailOn, GateOptions};
+
+use crate::cli::CliError;
 use crate::engine::checks::plural;
 use crate::model::Evaluation;
 use crate::run::{self, Recording};
 use crate::store::runs::Manifest;
 
-pub(super) fn compare(a: &Recording, b: &Recording, top: usize) -> Result<u8, CliError> {
-    let report = if a.manifest.dataset.hash == b.manifest.dataset.hash {
-        match compare_by_position(a, b, top)? {
+/// Compares B with A, prints the report in `options.format`, and returns the gate's exit
+/// code: 1 when B regresses A (as `--fail-on` counts), else 0.
+pub(super) fn compare(a: &Recording, b: &Recording, options: &GateOptions) -> Result<u8, CliError> {
+    options.check()?;
+    let (top, tolerance) = (options.top, options.tolerance);
+    let comparison = if a.manifest.dataset.hash == b.manifest.dataset.hash {
+        match compare_by_position(a, b, top, tolerance)? {
             Some(c) => c,
-            None => compare_by_id(a, b, top)?,
+            None => compare_by_id(a, b, top, tolerance)?,
         }
     } else {
-        compare_by_id(a, b, top)?
+        compare_by_id(a, b, top, tolerance)?
     };
-    outln!("{}", report.report(&a.manifest, &b.manifest));
-    Ok(exit::OK)
+    let gate = gate::Gate::of(&comparison, options);
+    out!(
+        "{}",
+        render::render(&comparison, &gate, &a.manifest, &b.manifest, options.format)
+    );
+    Ok(gate.exit_code())
 }
 
 /// Two runs over the same dataset, read side by side in item order (memory does not grow
@@ -31,12 +45,13 @@ fn compare_by_position(
     run_a: &Recording,
     run_b: &Recording,
     top: usize,
+    tolerance: f64,
 ) -> Result<Option<Comparison>, CliError> {
     fn pull(all: &mut run::Evaluations) -> Result<Option<(usize, Evaluation)>, CliError> {
         Ok(all.next().transpose()?)
     }
     let (mut all_a, mut all_b) = (run_a.evaluations()?, run_b.evaluations()?);
-    let mut sum = Comparison::new(top);
+    let mut sum = Comparison::new(top, tolerance);
     let (mut next_a, mut next_b) = (pull(&mut all_a)?, pull(&mut all_b)?);
     loop {
         match (&next_a, &next_b) {
@@ -66,7 +81,12 @@ fn compare_by_position(
 }
 
 /// Two runs joined by item id, in memory (runs over different datasets).
-fn compare_by_id(a: &Recording, b: &Recording, top: usize) -> Result<Comparison, CliError> {
+fn compare_by_id(
+    a: &Recording,
+    b: &Recording,
+    top: usize,
+    tolerance: f64,
+) -> Result<Comparison, CliError> {
     let collect = |run: &Recording| -> Result<BTreeMap<String, Evaluation>, CliError> {
         let mut out = BTreeMap::new();
         run.replay(|_, e| {
@@ -75,7 +95,7 @@ fn compare_by_id(a: &Recording, b: &Recording, top: usize) -> Result<Comparison,
         Ok(out)
     };
     let (ea, eb) = (collect(a)?, collect(b)?);
-    let mut c = Comparison::new(top);
+    let mut c = Comparison::new(top, tolerance);
     for (id, x) in &ea {
         if let Some(y) = eb.get(id) {
             c.pair(id, x, y);
@@ -102,11 +122,16 @@ struct Comparison {
     top: usize,
     /// The `top` first in rank; the last in rank at the root.
     ranked: BinaryHeap<Changed>,
+    /// What the regression gate and its paired tests need.
+    tally: gate::Tally,
 }
 
 /// An item whose score or pass changed.
 struct Changed {
     id: String,
+    /// Its scores in A and in B.
+    a: f64,
+    b: f64,
     delta: f64,
     regression: bool,
 }
@@ -137,7 +162,7 @@ impl PartialEq for Changed {
 impl Eq for Changed {}
 
 impl Comparison {
-    fn new(top: usize) -> Self {
+    fn new(top: usize, tolerance: f64) -> Self {
         Self {
             both: 0,
             only_a: 0,
@@ -147,6 +172,7 @@ impl Comparison {
             changed: 0,
             top,
             ranked: BinaryHeap::new(),
+            tally: gate::Tally::new(tolerance),
         }
     }
 
@@ -166,19 +192,24 @@ impl Comparison {
             entry.1 += usize::from(rx.value.is_some_and(|v| v >= 1.0 - 1e-9));
             entry.2 += usize::from(ry.value.is_some_and(|v| v >= 1.0 - 1e-9));
             entry.3 += usize::from(rx.verdict != ry.verdict);
+            self.tally.criterion(&rx.criterion_id, rx.value, ry.value);
         }
         if !x.pending.is_empty() || !y.pending.is_empty() {
             self.pending += 1;
             return;
         }
-        let delta = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);
+        let (a, b) = (x.score.unwrap_or(0.0), y.score.unwrap_or(0.0));
+        let delta = b - a;
+        let regression = self.tally.item(x.passed, y.passed, a, b);
         if delta.abs() > 1e-12 || x.passed != y.passed {
             self.changed += 1;
             if self.top > 0 {
                 self.ranked.push(Changed {
                     id: id.to_owned(),
+                    a,
+                    b,
                     delta,
-                    regression: x.passed && !y.passed,
+                    regression,
                 });
                 if self.ranked.len() > self.top {
                     self.ranked.pop();
@@ -187,8 +218,8 @@ impl Comparison {
         }
     }
 
-    /// The report `runs compare` prints.
-    fn report(self, ma: &Manifest, mb: &Manifest) -> String {
+    /// The table's body: the runs, per criterion the change, and the items that moved most.
+    fn report(&self, ma: &Manifest, mb: &Manifest) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -224,10 +255,10 @@ impl Comparison {
         }
         let _ = writeln!(
             out,
-            "\n{} changed; regressions (passed in A, not in B) first:",
+            "\n{} changed; regressions (passed in A and not in B, or score dropped) first:",
             plural(self.changed, "item")
         );
-        for c in self.ranked.into_sorted_vec() {
+        for c in self.ranked_items() {
             let _ = writeln!(
                 out,
                 "  {:<28} {:>+7.1} points{}",
@@ -237,6 +268,15 @@ impl Comparison {
             );
         }
         out
+    }
+}
+
+impl Comparison {
+    /// The items kept, in rank order (regressions first).
+    fn ranked_items(&self) -> Vec<&Changed> {
+        let mut all: Vec<&Changed> = self.ranked.iter().collect();
+        all.sort();
+        all
     }
 }
 
@@ -404,7 +444,7 @@ criteria:
             .filter_map(|id| {
                 let (x, y) = (ea.get(*id)?, eb.get(*id)?);
                 let d = y.score.unwrap_or(0.0) - x.score.unwrap_or(0.0);
-                let regression = x.passed && !y.passed;
+                let regression = x.passed && !y.passed || d < -1e-12;
                 (d.abs() > 1e-12 || x.passed != y.passed).then_some((*id, d, regression))
             })
             .collect();
@@ -414,7 +454,7 @@ criteria:
         });
         let _ = writeln!(
             out,
-            "\n{} changed; regressions (passed in A, not in B) first:",
+            "\n{} changed; regressions (passed in A and not in B, or score dropped) first:",
             plural(deltas.len(), "item")
         );
         for (id, d, regression) in deltas.iter().take(top) {
@@ -441,11 +481,11 @@ criteria:
             let a = random_run(&home, &dataset, seed, false);
             let b = random_run(&home, &dataset, seed + 100, false);
             for top in [0, 1, 5, 1000] {
-                let streamed = compare_by_position(&a, &b, top)
+                let streamed = compare_by_position(&a, &b, top, 0.0)
                     .unwrap()
                     .unwrap()
                     .report(&a.manifest, &b.manifest);
-                let joined = compare_by_id(&a, &b, top)
+                let joined = compare_by_id(&a, &b, top, 0.0)
                     .unwrap()
                     .report(&a.manifest, &b.manifest);
                 assert_eq!(streamed, joined, "seed {seed}, top {top}");
@@ -463,7 +503,7 @@ criteria:
             }
             let c = random_run(&home, &dataset, seed + 200, true);
             assert!(
-                compare_by_position(&a, &c, 5).unwrap().is_none(),
+                compare_by_position(&a, &c, 5, 0.0).unwrap().is_none(),
                 "other ids at the same positions: joined by id instead"
             );
         }
