@@ -40,11 +40,17 @@ fn verdict(gate: &Gate) -> String {
     if gate.regressed() {
         format!(
             "{outcome}: B regresses A: {} ({significant} significant at p < {SIGNIFICANCE}) · --fail-on {fail_on}",
-            count(gate.regressions.len(), "regression"),
+            count(total_regressions(gate), "regression"),
         )
     } else {
         format!("{outcome}: no regression · --fail-on {fail_on}")
     }
+}
+
+/// Every regression, the items among them counted whole (the list keeps only the `top`).
+fn total_regressions(gate: &Gate) -> usize {
+    let listed_items = gate.regressions.iter().filter(|r| r.kind == "item").count();
+    gate.regressions.len() - listed_items + gate.regressed_items
 }
 
 fn count(n: usize, what: &str) -> String {
