@@ -33,21 +33,10 @@ fn rubricate_with(dir: &Path, args: &[&str], server: &str) -> String {
 
 #[test]
 fn the_public_case_through_a_saved_run_and_imported_labels() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::write(d.join("rubricate.yaml"), "").unwrap();
     // The "judge" is a check: MET when the answer says "yes".
-    std::fs::write(
-        d.join("rubric.yaml"),
-        "id: yes\nname: Says yes\ncriteria:\n  - { id: yes, requirement: Says yes, weight: 1, method: { check: contains, args: { text: yes } } }\n",
-    )
-    .unwrap();
     // Judge: M, U, U, U. Human (labels.csv): M, M, U, U.
-    std::fs::write(
-        d.join("items.jsonl"),
-        "{\"id\": \"a\", \"submission\": \"yes\"}\n{\"id\": \"b\", \"submission\": \"no\"}\n{\"id\": \"c\", \"submission\": \"no\"}\n{\"id\": \"d\", \"submission\": \"no\"}\n",
-    )
-    .unwrap();
+    let dir = support::checked::workspace(&[("a", "yes"), ("b", "no"), ("c", "no"), ("d", "no")]);
+    let d = dir.path();
     std::fs::write(
         d.join("labels.csv"),
         "item,criterion,verdict\na,yes,MET\nb,yes,MET\nc,yes,UNMET\nd,yes,UNMET\n",

@@ -35,6 +35,18 @@ pub(crate) fn run(
         grade: opts.grade.clone(),
         override_rubric: common.rubric.is_some(),
         max_item_mb: common.max_item_mb,
+        subset: None,
+    };
+    let settings = match subset_choice(&opts.subset, judge_args.seed)? {
+        Some(choice) => RunSettings {
+            subset: Some(run::subset::choose(
+                &common.dataset,
+                settings.read_options(),
+                &choice,
+            )?),
+            ..settings
+        },
+        None => settings,
     };
     let rubric = match &common.rubric {
         Some(spec) => Some(load_rubric_as(spec, common.from)?),
@@ -225,6 +237,34 @@ pub(crate) struct GradeOptions {
     pub(crate) save: Option<SaveAs>,
     /// Send the judge calls to the providers' batch engines.
     pub(crate) batch: bool,
+    /// Grade only these items (`--limit`, `--sample`, `--items`).
+    pub(crate) subset: SubsetArgs,
+}
+
+/// `--limit N`, `--sample N`, `--items IDS|@FILE` as typed (clap keeps them apart).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SubsetArgs {
+    pub(crate) limit: Option<usize>,
+    pub(crate) sample: Option<usize>,
+    pub(crate) items: Option<String>,
+}
+
+/// The subset `--limit`, `--sample` (seeded by `--seed`) or `--items` asks for (clap keeps
+/// them apart).
+fn subset_choice(
+    args: &SubsetArgs,
+    seed: Option<u64>,
+) -> Result<Option<run::subset::Choice>, CliError> {
+    use run::subset::Choice;
+    Ok(match (args.limit, args.sample, args.items.as_deref()) {
+        (Some(n), _, _) => Some(Choice::Limit(n)),
+        (_, Some(n), _) => Some(Choice::Sample {
+            n,
+            seed: seed.unwrap_or(0),
+        }),
+        (_, _, Some(ids)) => Some(Choice::Items(run::subset::parse_items(ids)?)),
+        _ => None,
+    })
 }
 
 /// The workspace's `rubricate.yaml` (warnings go to stderr).

@@ -186,6 +186,16 @@ pub(crate) enum Command {
         /// A name for the saved run (implies --save).
         #[arg(long, value_name = "NAME")]
         name: Option<String>,
+        /// Grade only the first N items.
+        #[arg(long, value_name = "N", conflicts_with_all = ["sample", "items"])]
+        limit: Option<usize>,
+        /// Grade N items chosen at random by --seed (default 0), stratified by ground truth
+        /// when items have it.
+        #[arg(long, value_name = "N", conflicts_with = "items")]
+        sample: Option<usize>,
+        /// Grade only these items: `ID,ID,…` or `@FILE` (one id a line).
+        #[arg(long, value_name = "IDS")]
+        items: Option<String>,
         /// Send the judge calls to the providers' batch engines (`OpenAI` Batch API,
         /// Anthropic Message Batches: about half the price, answered within 24 hours)
         /// and return; `rubricate runs resume ID --wait` collects the answers and
@@ -435,6 +445,9 @@ pub fn run(cli: Cli) -> ExitCode {
             max_error_rate,
             save,
             name,
+            limit,
+            sample,
+            items,
             batch,
         }) => grade::run(
             &common,
@@ -447,6 +460,11 @@ pub fn run(cli: Cli) -> ExitCode {
                 },
                 save: (save || batch || name.is_some()).then_some(grade::SaveAs { name }),
                 batch,
+                subset: grade::SubsetArgs {
+                    limit,
+                    sample,
+                    items,
+                },
             },
             cli.workspace.as_deref(),
         ),

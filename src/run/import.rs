@@ -56,7 +56,10 @@ pub fn import(
         ..RunSettings::default()
     };
     let label = name.map_or_else(
-        || format!("{} import: {}", results.system, results.name),
+        || {
+            let base = format!("{} import: {}", results.system, results.name);
+            crate::store::runs::RunDir::unused_name(&home.runs_dir, &base)
+        },
         str::to_owned,
     );
     let (mut rec, mut writer) =

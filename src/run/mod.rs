@@ -23,6 +23,7 @@ pub mod regrade;
 pub mod report;
 pub mod review;
 pub mod settings;
+pub mod subset;
 mod summary;
 
 use std::collections::HashSet;
@@ -86,6 +87,16 @@ pub struct Session {
     pub warnings: Vec<String>,
     /// Whether the whole dataset is graded (not only chosen cells).
     whole: bool,
+    /// Items in the run's subset (`grade --limit|--sample|--items`); `None`: every item.
+    subset_len: Option<usize>,
+}
+
+/// The positions of the run's subset, when it has one.
+fn subset_items(settings: &RunSettings) -> Option<HashSet<usize>> {
+    settings
+        .subset
+        .as_ref()
+        .map(|s| s.positions.iter().copied().collect())
 }
 
 /// How a run's pass ended.
@@ -159,7 +170,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
         settings: &settings,
         config: env.config,
         cell_events: new.cell_events,
-        items: new.only,
+        items: new.only.or_else(|| subset_items(&settings)),
         skip: (!skip.is_empty()).then(|| Arc::clone(&skip)),
         journal,
         control,
@@ -177,6 +188,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
         prior: skip,
         unrecorded,
         whole: true,
+        subset_len: settings.subset.as_ref().map(|s| s.positions.len()),
     })
 }
 
@@ -291,7 +303,12 @@ fn reopen_with(
         skip.remove(*item, criterion);
     }
     let skip = Arc::new(skip);
-    let items = (!redo.is_empty()).then(|| redo.iter().map(|(i, _)| *i).collect());
+    // A retry grades the cells asked for; a resume, the run's subset (or every item).
+    let items = if redo.is_empty() {
+        subset_items(&settings)
+    } else {
+        Some(redo.iter().map(|(i, _)| *i).collect())
+    };
     let job = job(JobParts {
         dataset,
         compiled,
@@ -314,6 +331,7 @@ fn reopen_with(
         prior: skip,
         unrecorded: Vec::new(),
         whole: redo.is_empty(),
+        subset_len: settings.subset.as_ref().map(|s| s.positions.len()),
     })
 }
 
@@ -376,6 +394,7 @@ impl Session {
             job,
             recording,
             whole,
+            subset_len,
             ..
         } = self;
         let mut ended = grading::drive(job, on_event).await;
@@ -420,7 +439,9 @@ impl Session {
             && record_error.is_none()
             && replay.as_ref().is_some_and(|r| {
                 r.partial_items == 0
-                    && (!whole || r.summary.items + r.without_rubric >= ended.items_read)
+                    && (!whole
+                        || r.summary.items + r.without_rubric
+                            >= subset_len.unwrap_or(ended.items_read))
             });
         if let Some(r) = &replay {
             rec.manifest.totals = Some(r.summary.totals(

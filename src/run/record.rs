@@ -58,6 +58,10 @@ impl Recording {
         let recorded = abs
             .strip_prefix(&root)
             .map_or_else(|_| abs.clone(), Path::to_path_buf);
+        // Names are unique, so a name works wherever an id does (`runs show NAME`).
+        if let Some(name) = name {
+            RunDir::check_new_name(&home.runs_dir, name)?;
+        }
         // Folders of runs killed before their manifest was written.
         crate::store::runs::sweep_abandoned(&home.runs_dir);
         let id = new_run_id();
@@ -85,7 +89,7 @@ impl Recording {
         Ok((Self { run, manifest }, writer))
     }
 
-    /// A saved run by id (or a unique prefix).
+    /// A saved run by id, name, or a unique prefix of its id.
     pub fn open(runs_dir: &Path, id: &str) -> Result<Self, Error> {
         let run = RunDir::find(runs_dir, id)?;
         let manifest = run.read_manifest()?;

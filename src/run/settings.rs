@@ -134,6 +134,9 @@ pub struct RunSettings {
     pub override_rubric: bool,
     /// Largest single item read, in MiB.
     pub max_item_mb: usize,
+    /// The items graded, when not all (`grade --limit|--sample|--items`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subset: Option<super::subset::Subset>,
 }
 
 impl Default for RunSettings {
@@ -143,6 +146,7 @@ impl Default for RunSettings {
             grade: GradeSettings::default(),
             override_rubric: true,
             max_item_mb: 16,
+            subset: None,
         }
     }
 }

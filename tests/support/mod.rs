@@ -14,6 +14,7 @@
 
 pub mod batch;
 pub mod batch_run;
+pub mod checked;
 pub mod journal;
 
 use std::collections::VecDeque;
