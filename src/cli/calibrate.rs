@@ -266,7 +266,14 @@ fn grade_candidate(
                 judge: settings,
                 ..RunSettings::default()
             },
-            record: Some((run::RunsHome::of(ws), Some(format!("calibrate {model}")))),
+            // A made-up name: taken already (an earlier calibration), it gets ` (2)`….
+            record: Some((
+                run::RunsHome::of(ws),
+                Some(crate::store::runs::RunDir::unused_name(
+                    &ws.runs_dir(),
+                    &format!("calibrate {model}"),
+                )),
+            )),
             cell_events: false,
             copied: Vec::new(),
             only: Some(only.clone()),

@@ -195,7 +195,7 @@ pub fn start(
                 override_rubric: spec.rubric.is_some(),
                 ..RunSettings::default()
             },
-            record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
+            record: Some((RunsHome::of(ws), Some(run_name(ws, spec.name)))),
             cell_events: true,
             copied,
             only: None,
@@ -442,7 +442,7 @@ pub fn start_batch(
                 override_rubric: spec.rubric.is_some(),
                 ..RunSettings::default()
             },
-            record: Some((RunsHome::of(ws), Some(spec.name.unwrap_or("ui").to_owned()))),
+            record: Some((RunsHome::of(ws), Some(run_name(ws, spec.name)))),
             cell_events: false,
             copied: Vec::new(),
             only: None,
@@ -464,4 +464,13 @@ pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, ru
         &Control::default(),
         run::batch::StepOptions::default(),
     ))
+}
+
+/// A new run's name: the one typed in the set-up (refused, as `grade --name` is, when another
+/// run has it), else `ui`, `ui (2)`, … — the first no run has.
+pub(super) fn run_name(ws: &Workspace, typed: Option<&str>) -> String {
+    typed.map_or_else(
+        || crate::store::runs::RunDir::unused_name(&ws.runs_dir(), "ui"),
+        str::to_owned,
+    )
 }

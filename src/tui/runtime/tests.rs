@@ -225,3 +225,28 @@ fn an_effect_handed_to_another_topic_is_said_not_dropped() {
         "internal error: the Labels runtime was handed CancelRun; please report it"
     );
 }
+
+#[test]
+fn a_run_started_in_the_ui_without_a_name_takes_the_first_free_ui_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::init(dir.path()).unwrap();
+    assert_eq!(super::sessions::run_name(&ws, None), "ui");
+    // A run named `ui` exists: the next unnamed one is `ui (2)` (names are unique).
+    std::fs::write(
+        dir.path().join("items.jsonl"),
+        "{\"id\": \"a\", \"submission\": \"x\"}\n",
+    )
+    .unwrap();
+    let home = crate::run::RunsHome::of(&ws);
+    let (_rec, _writer) = crate::run::Recording::create(
+        &home,
+        Some("ui"),
+        None,
+        &dir.path().join("items.jsonl"),
+        &crate::run::RunSettings::default(),
+    )
+    .unwrap();
+    assert_eq!(super::sessions::run_name(&ws, None), "ui (2)");
+    // A name typed is kept as typed (a taken one is refused where the run is made).
+    assert_eq!(super::sessions::run_name(&ws, Some("nightly")), "nightly");
+}
