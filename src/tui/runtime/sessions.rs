@@ -466,11 +466,9 @@ pub fn step_batch(ws: &Workspace, run_id: &str) -> Result<run::batch::Report, ru
     ))
 }
 
-/// A new run's name: the one typed in the set-up (refused, as `grade --name` is, when another
-/// run has it), else `ui`, `ui (2)`, … — the first no run has.
+/// A new run's name: the one typed in the set-up, else `ui` — or, as names are unique and
+/// the set-up keeps its name from run to run (a re-grade, a retry), the first of `NAME (2)`,
+/// `NAME (3)`… no run has.
 pub(super) fn run_name(ws: &Workspace, typed: Option<&str>) -> String {
-    typed.map_or_else(
-        || crate::store::runs::RunDir::unused_name(&ws.runs_dir(), "ui"),
-        str::to_owned,
-    )
+    crate::store::runs::RunDir::unused_name(&ws.runs_dir(), typed.unwrap_or("ui"))
 }

@@ -247,6 +247,7 @@ fn a_run_started_in_the_ui_without_a_name_takes_the_first_free_ui_name() {
     )
     .unwrap();
     assert_eq!(super::sessions::run_name(&ws, None), "ui (2)");
-    // A name typed is kept as typed (a taken one is refused where the run is made).
+    // A name typed likewise: the set-up keeps it for the next run (a re-grade).
     assert_eq!(super::sessions::run_name(&ws, Some("nightly")), "nightly");
+    assert_eq!(super::sessions::run_name(&ws, Some("ui")), "ui (2)");
 }
