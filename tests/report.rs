@@ -2,20 +2,11 @@
 //! text kept as data, the figures over every item and the items held whole bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::Command;
+mod support;
+
+use support::checked::{rubricate, run_ids};
 
 use serde_json::Value;
-
-fn rubricate(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rubricate"))
-        .current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("RUBRICATE_CACHE_DIR", dir.join("cache"))
-        .output()
-        .unwrap()
-}
 
 /// A workspace with a run of `n` items graded by a check (`yes` in the submission is MET),
 /// one item's submission trying to end the page's script.
@@ -58,14 +49,7 @@ fn saved_run(n: usize) -> (tempfile::TempDir, String) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let run = std::fs::read_dir(d.join("runs"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .find(|e| e.path().is_dir())
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .into_owned();
+    let run = run_ids(d).remove(0);
     (dir, run)
 }
 
