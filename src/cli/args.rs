@@ -25,9 +25,16 @@ pub(crate) struct CommonArgs {
     /// Write results to FILE (replaced atomically when done) instead of stdout.
     #[arg(long, short)]
     pub(crate) out: Option<PathBuf>,
-    /// Exit 1 when the mean score is below X (unscored items count as 0).
+    /// Exit 1 when the mean score is below X (unscored items count as 0); the same as
+    /// `--gate mean>=X`.
     #[arg(long, value_name = "X")]
     pub(crate) fail_under: Option<f64>,
+    /// Exit 1 unless the run reaches this: `pass_rate>=0.9`, `mean>=0.75`,
+    /// `criterion:ID>=1.0`, `tag:NAME>=0.8` (operators >=, >, <=, <; 0.9 or 90%). Repeat for
+    /// several; the rubric's and rubricate.yaml's `gates:` apply too. With any gate the
+    /// exit follows the gates, not every item's pass.
+    #[arg(long, value_name = "GATE", value_parser = crate::model::RunGate::parse)]
+    pub(crate) gate: Vec<crate::model::RunGate>,
     /// Largest single item (a JSONL line or CSV record) accepted, in MiB.
     #[arg(long, default_value_t = 16)]
     pub(crate) max_item_mb: usize,
@@ -159,6 +166,10 @@ pub(crate) enum OutputFormat {
     /// Markdown: a summary table and the worst items with their failing criteria and
     /// reasons (for a pull request comment or a job summary).
     Md,
+    /// GitHub Actions: an `::error` annotation on the dataset's line for each failed item
+    /// (the 50 lowest-scoring) and each failed gate, on stdout; the Markdown report appended
+    /// to `$GITHUB_STEP_SUMMARY` (on stdout when that is not set).
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

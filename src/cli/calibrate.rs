@@ -281,7 +281,7 @@ fn grade_candidate(
         env,
         &Control::default(),
     )?;
-    let outcome = super::grade::drive(session, &config, |_| Ok(()))?;
+    let outcome = super::grade::drive(session, &config, |_, _, _| Ok(()))?;
     let id = outcome
         .run_id
         .ok_or_else(|| CliError::input(format!("{model}: the run was not recorded")))?;

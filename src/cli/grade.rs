@@ -1,13 +1,16 @@
 //! `rubricate grade`: the run engine over a dataset, results written in input order as a
 //! table, JSON, JSONL, CSV or `JUnit` (and, with `--save`, the run recorded in the workspace).
 
+use super::gates::{Findings, set_gates};
+use super::github::Github;
 use super::output::{Sink, summary_line};
 use super::progress::Progress;
-use super::verdict::{decide, usage_line};
+use super::verdict::{decide, say_findings, usage_line};
 use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
 use crate::formats::dataset::{Dataset, open_dataset};
 use crate::formats::load_rubric_as;
+use crate::run::gates::{GateTally, SetGate};
 use crate::run::{self, Control, Env, GradeSettings, NewRun, RunEvent, RunSettings, Stop};
 
 pub(crate) fn run(
@@ -52,6 +55,13 @@ pub(crate) fn run(
         Some(spec) => Some(load_rubric_as(spec, common.from)?),
         None => None,
     };
+    // Gates are checked against the rubric before anything is graded (or paid for).
+    let gate_rubric = if common.gate.is_empty() && config.gates.is_empty() {
+        rubric.clone()
+    } else {
+        run::effective_rubric(rubric.clone(), &open(common)?)
+    };
+    let gates = run_gates(common, gate_rubric.as_ref().map(|r| &*r.rubric), &config)?;
     if judge_args.dry_run {
         let dataset = open(common)?;
         let rubric = run::effective_rubric(rubric, &dataset);
@@ -114,21 +124,33 @@ pub(crate) fn run(
         |r| r.rubric.id.clone(),
     );
     let format = common.format.unwrap_or_else(default_format);
-    let mut sink = Sink::open(
-        format,
-        common.out.as_deref(),
-        main_rubric.as_ref().map(|r| &*r.rubric),
-        &suite,
-    )?;
-    let outcome = drive(session, &config, |e| sink.write(e).map_err(|e| e.message))?;
+    let main = main_rubric.as_ref().map(|r| &*r.rubric);
+    let mut sink = Sink::open(format, common.out.as_deref(), main, &suite)?;
+    let mut tally = GateTally::new(gates, main);
+    let mut github = Github::from_env(format, &suite, main);
+    let outcome = drive(session, &config, |index, origin, e| {
+        tally.add(e);
+        if let Some(g) = github.as_mut() {
+            g.add(index, origin, e);
+        }
+        sink.write(e).map_err(|e| e.message)
+    })?;
+    let findings = Findings {
+        gates: tally.check(&sink.summary),
+        baseline: None,
+    };
     let prints = sink.prints_summary();
-    let summary = sink.finish()?;
+    let summary = sink.finish(&findings)?;
     let color = style::color_enabled(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if !prints {
         eprintln!("{}", summary_line(&summary, color));
         if let Some(tags) = summary.tags_line(1000) {
             eprintln!("{}", crate::core::text::visible(&tags));
         }
+    }
+    say_findings(&findings, color);
+    if let Some(g) = github {
+        g.finish(&summary, &findings)?;
     }
     if outcome.usage.requests + outcome.usage.cache_hits > 0 {
         eprintln!("{}", usage_line(&outcome.usage));
@@ -149,19 +171,29 @@ pub(crate) fn run(
             common.dataset.display()
         )));
     }
-    Ok(decide(
-        &summary,
-        common.fail_under,
-        Some(opts.grade.max_error_rate),
-    ))
+    Ok(decide(&summary, &findings, Some(opts.grade.max_error_rate)))
+}
+
+/// The gates this run must hold (`--gate`, `--fail-under`, the rubric's, the workspace's),
+/// each naming a criterion or tag the rubric has.
+pub(crate) fn run_gates(
+    common: &CommonArgs,
+    rubric: Option<&crate::model::Rubric>,
+    config: &crate::store::WorkspaceConfig,
+) -> Result<Vec<SetGate>, CliError> {
+    let gates = set_gates(&common.gate, common.fail_under, rubric, &config.gates);
+    if let Some(r) = rubric {
+        crate::run::gates::check_names(&gates, r).map_err(CliError::input)?;
+    }
+    Ok(gates)
 }
 
 /// Drives a session on a runtime of its own, with the progress line on a terminal, handing
-/// each finished item (input order) to `on_item`.
+/// each finished item (input order) to `on_item` with its position and where it was read.
 pub(crate) fn drive(
     session: run::Session,
     config: &crate::store::WorkspaceConfig,
-    mut on_item: impl FnMut(&crate::model::Evaluation) -> Result<(), String>,
+    mut on_item: impl FnMut(usize, &str, &crate::model::Evaluation) -> Result<(), String>,
 ) -> Result<run::Outcome, CliError> {
     let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -176,9 +208,13 @@ pub(crate) fn drive(
         let outcome = session
             .run(|ev| {
                 let result = match ev {
-                    RunEvent::Item { evaluation, .. } => {
+                    RunEvent::Item {
+                        index,
+                        origin,
+                        evaluation,
+                    } => {
                         progress.item_done(&evaluation);
-                        on_item(&evaluation)
+                        on_item(index, &origin, &evaluation)
                     }
                     RunEvent::Cell(_) => Ok(()),
                 };
@@ -268,7 +304,7 @@ fn subset_choice(
 }
 
 /// The workspace's `rubricate.yaml` (warnings go to stderr).
-fn workspace_config() -> Result<crate::store::WorkspaceConfig, CliError> {
+pub(crate) fn workspace_config() -> Result<crate::store::WorkspaceConfig, CliError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let (config, warnings) = crate::store::load_config(&cwd)?;
     for w in warnings {

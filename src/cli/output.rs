@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::gates::Findings;
 use super::style;
 use super::{CliError, OutputFormat};
 use crate::core::atomic::AtomicFile;
@@ -64,8 +65,8 @@ pub(crate) struct Sink {
     first: bool,
     /// One item serialized at a time (JSON, JSONL), reused.
     scratch: Vec<u8>,
-    /// Markdown: the items that did not pass, lowest score first, at most `MD_WORST`.
-    worst: Vec<(f64, String)>,
+    /// Markdown: the report, built as items arrive.
+    md: Option<super::markdown::MdReport>,
     pub(crate) summary: Summary,
 }
 
@@ -82,15 +83,7 @@ impl Sink {
         rubric: Option<&Rubric>,
         suite: &str,
     ) -> Result<Self, CliError> {
-        let penalties = rubric
-            .map(|r| {
-                r.criteria
-                    .iter()
-                    .filter(|c| c.weight < 0.0)
-                    .map(|c| c.id.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let penalties = super::markdown::penalty_ids(rubric);
         // `--out -` is stdout, as for most tools.
         let out = out.filter(|p| p.as_os_str() != "-");
         let dest = match out {
@@ -122,7 +115,7 @@ impl Sink {
             suite: suite.to_owned(),
             first: true,
             scratch: Vec::with_capacity(4096),
-            worst: Vec::new(),
+            md: (format == OutputFormat::Md).then(|| super::markdown::MdReport::new(suite, rubric)),
             summary: Summary::default(),
         };
         sink.header().map_err(|e| io_err(&e))?;
@@ -140,7 +133,9 @@ impl Sink {
                 );
                 writeln!(self.dest, "{}", style::bold(&h, self.color))
             }
-            OutputFormat::Jsonl | OutputFormat::Junit | OutputFormat::Md => Ok(()),
+            OutputFormat::Jsonl | OutputFormat::Junit | OutputFormat::Md | OutputFormat::Github => {
+                Ok(())
+            }
         }
     }
 
@@ -170,19 +165,14 @@ impl Sink {
             }
             OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_row(e, &self.csv)),
             OutputFormat::Md => {
-                if !e.passed {
-                    let key = e.score.unwrap_or(-1.0);
-                    if self.worst.len() < MD_WORST
-                        || self.worst.last().is_some_and(|(w, _)| key < *w)
-                    {
-                        let row = md_row(e, &self.penalties);
-                        let at = self.worst.partition_point(|(w, _)| *w <= key);
-                        self.worst.insert(at, (key, row));
-                        self.worst.truncate(MD_WORST);
-                    }
+                if let Some(md) = self.md.as_mut() {
+                    md.add(e);
                 }
                 Ok(())
             }
+            // The GitHub output (annotations, the job summary) is written by
+            // `super::github`, which sees each item's origin.
+            OutputFormat::Github => Ok(()),
             OutputFormat::Table => {
                 let score = e
                     .score
@@ -236,9 +226,10 @@ impl Sink {
         }
     }
 
-    /// Writes the closing part and commits the file. Returns the totals.
-    pub(crate) fn finish(mut self) -> Result<Summary, CliError> {
-        self.footer().map_err(|e| io_err(&e))?;
+    /// Writes the closing part (with what the run's gates and baseline found) and commits
+    /// the file. Returns the totals.
+    pub(crate) fn finish(mut self, findings: &Findings) -> Result<Summary, CliError> {
+        self.footer(findings).map_err(|e| io_err(&e))?;
         self.dest.flush().map_err(|e| io_err(&e))?;
         if let Dest::File(f) = self.dest {
             f.commit().map_err(|e| io_err(&e))?;
@@ -246,7 +237,7 @@ impl Sink {
         Ok(self.summary)
     }
 
-    fn footer(&mut self) -> io::Result<()> {
+    fn footer(&mut self, findings: &Findings) -> io::Result<()> {
         let s = &self.summary;
         match self.format {
             OutputFormat::Json => {
@@ -259,6 +250,8 @@ impl Sink {
                     "criterion_results": s.cells,
                     "criterion_failures": s.failed_cells,
                     "tags": s.tag_scores(1000),
+                    "gates": findings.gates,
+                    "baseline": findings.baseline.as_ref().map(|b| &b.json),
                 });
                 write!(self.dest, "\n], \"summary\": {summary}}}\n")
             }
@@ -286,11 +279,11 @@ impl Sink {
                     None => Ok(()),
                 }
             }
-            OutputFormat::Md => {
-                let text = md_report(&self.suite, s, &self.worst);
-                self.dest.write_all(text.as_bytes())
-            }
-            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
+            OutputFormat::Md => match &self.md {
+                Some(md) => self.dest.write_all(md.render(s, findings).as_bytes()),
+                None => Ok(()),
+            },
+            OutputFormat::Jsonl | OutputFormat::Csv | OutputFormat::Github => Ok(()),
         }
     }
 
@@ -348,90 +341,6 @@ fn xml_escape(s: &str) -> String {
             // Characters XML 1.0 cannot carry at all.
             c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push('\u{fffd}'),
             c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Items a Markdown report lists: the lowest-scoring of those that did not pass.
-const MD_WORST: usize = 20;
-
-/// Text in a Markdown table cell: one line, its pipes escaped, cut.
-fn md_cell(text: &str, chars: usize) -> String {
-    let one: String = crate::core::text::visible(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    clipped(&one, chars)
-}
-
-/// One item that did not pass: its score, and each criterion that cost it points with why.
-fn md_row(e: &Evaluation, penalties: &[String]) -> String {
-    let score = e
-        .score
-        .map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
-    let why: Vec<String> = e
-        .results
-        .iter()
-        .filter(|r| {
-            r.failure.is_some()
-                || r.value.is_some_and(|v| {
-                    if penalties.contains(&r.criterion_id) {
-                        v > 1e-9
-                    } else {
-                        v < 1.0 - 1e-9
-                    }
-                })
-        })
-        .map(|r| match &r.failure {
-            Some(f) => format!("**{}** failed: {}", r.criterion_id, f.category),
-            None => format!("**{}**: {}", r.criterion_id, md_cell(&r.reason, 120)),
-        })
-        .collect();
-    format!(
-        "| {} | {score} | {} |\n",
-        md_cell(&e.target_id, 40),
-        if why.is_empty() {
-            "—".to_owned()
-        } else {
-            why.join("<br>")
-        }
-    )
-}
-
-/// The Markdown report: the figures, then the worst items.
-fn md_report(suite: &str, s: &Summary, worst: &[(f64, String)]) -> String {
-    use std::fmt::Write as _;
-    let failed = s.items - s.passed;
-    #[allow(clippy::cast_precision_loss)] // counts of items
-    let rate = if s.items == 0 {
-        0.0
-    } else {
-        100.0 * s.passed as f64 / s.items as f64
-    };
-    let mut out = format!(
-        "## rubricate: {}\n\n| items | passed | not passed | incomplete | mean score |\n|---:|---:|---:|---:|---:|\n| {} | {} ({rate:.1}%) | {failed} | {} | {} |\n",
-        md_cell(suite, 80),
-        s.items,
-        s.passed,
-        s.incomplete,
-        s.mean_score()
-            .map_or_else(|| "n/a".into(), |m| format!("{:.1}%", m * 100.0)),
-    );
-    if let Some(tags) = s.tags_line(1000) {
-        let _ = write!(out, "\n{}\n", md_cell(&tags, 1000));
-    }
-    if !worst.is_empty() {
-        let _ = write!(
-            out,
-            "\n### {} lowest-scoring of the {failed} items that did not pass\n\n| item | score | what cost it |\n|---|---:|---|\n",
-            worst.len()
-        );
-        for (_, row) in worst {
-            out.push_str(row);
         }
     }
     out

@@ -4,25 +4,37 @@
 use std::fmt::Write as _;
 
 use super::exit;
+use super::gates::Findings;
 use crate::llm;
 use crate::run;
 
-/// The exit code for a finished run.
+/// The exit code for a finished run: 3 when too many cells failed; else, with gates or a
+/// baseline, 1 when a gate failed or the run regressed; with neither, 1 when any item did
+/// not pass.
 pub(crate) fn decide(
     summary: &run::Summary,
-    fail_under: Option<f64>,
+    findings: &Findings,
     max_error_rate: Option<f64>,
 ) -> u8 {
     if max_error_rate.is_some_and(|max| summary.error_rate() > max + 1e-12) {
         return exit::FAILURES;
     }
-    let below = match fail_under {
-        Some(x) => summary
-            .mean_score()
-            .is_none_or(|m| !crate::engine::aggregate::reaches(m, x)),
-        None => summary.passed < summary.items,
+    let below = if findings.gates.is_empty() && findings.baseline.is_none() {
+        summary.passed < summary.items
+    } else {
+        findings.failed()
     };
     if below { exit::BELOW } else { exit::OK }
+}
+
+/// The gates and the baseline's verdict, on stderr.
+pub(crate) fn say_findings(findings: &Findings, color: bool) {
+    for line in super::gates::gate_lines(&findings.gates, color) {
+        eprintln!("{line}");
+    }
+    if let Some(b) = &findings.baseline {
+        eprintln!("{}", crate::core::text::visible(&b.text));
+    }
 }
 
 /// `judge: 2,500 calls (1,200 cached), 812,000 tokens in, 130,000 out, $0.2000`

@@ -168,6 +168,26 @@ pub fn nearest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
         .map(|(_, k)| k)
 }
 
+/// `gates: [pass_rate>=0.9, criterion:safety>=1]` — a rubric's or `rubricate.yaml`'s run
+/// gates; each that cannot be read is an error at its line.
+pub fn gates_of(ctx: &mut Ctx<'_>, node: &Node) -> Vec<crate::model::RunGate> {
+    let Some(items) = node.as_seq() else {
+        ctx.wrong_type(node, "`gates`", "a list such as [pass_rate>=0.9]");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Some(text) = string_of(ctx, item, "a gate") else {
+            continue;
+        };
+        match crate::model::RunGate::parse(&text) {
+            Ok(g) => out.push(g),
+            Err(e) => ctx.err(item.pos, e),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -354,3 +354,13 @@ pub enum SchemaSource {
     /// A path, relative to the rubric file.
     File(String),
 }
+
+/// Whether a criterion's value is what the rubric wants: full marks, or for a penalty (a
+/// negative weight) not applied. What "met" means in reports, comparisons and gates.
+pub fn met_as_wanted(value: f64, penalty: bool) -> bool {
+    if penalty {
+        value <= 1e-9
+    } else {
+        value >= 1.0 - 1e-9
+    }
+}

@@ -9,12 +9,13 @@ mod errors;
 mod evaluation;
 mod item;
 mod rubric;
+mod run_gate;
 mod validate;
 mod verdict;
 
 pub use criterion::{
     Anchor, CheckSpec, Criterion, Gate, JudgeMethod, Kind, Level, Method, MethodKind, OptionChoice,
-    OptionScale, Scale, SchemaSource, find_option,
+    OptionScale, Scale, SchemaSource, find_option, met_as_wanted,
 };
 pub use errors::{GroundTruthError, VerdictError};
 pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
@@ -23,6 +24,7 @@ pub use rubric::{
     AbstainPolicy, AggregateMode, ErrorPolicy, FeedbackStyle, GateRule, Grader, JudgeSettings,
     LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,
 };
+pub use run_gate::{GATE_FORMS, GateMetric, GateOp, RunGate};
 pub use validate::{Problem, is_semver, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET,

@@ -35,6 +35,9 @@ pub struct Rubric {
     /// criteria are scored as one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub graders: Vec<Grader>,
+    /// What a run graded against it must reach for a CI job to pass (`pass_rate>=0.9`…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<super::RunGate>,
     /// Fields of the source file that rubricate does not read, kept for writing it back.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
@@ -87,6 +90,7 @@ impl Rubric {
             judge: None,
             criteria,
             graders: Vec::new(),
+            gates: Vec::new(),
             metadata: Map::new(),
         }
     }

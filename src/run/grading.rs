@@ -55,6 +55,8 @@ pub enum RunEvent {
     /// An item finished, its new cells already in the journal (input order).
     Item {
         index: usize,
+        /// Where the item was read: `file:line`, or `file item N`.
+        origin: String,
         evaluation: Box<Evaluation>,
     },
 }
@@ -208,15 +210,15 @@ where
             }
             for (item, evaluation) in done {
                 reorder.push(item, evaluation, &mut released);
-                for (index, evaluation) in released.drain(..) {
-                    out.deliver(index, evaluation, &mut on_event).await;
+                for (index, origin, evaluation) in released.drain(..) {
+                    out.deliver(index, origin, evaluation, &mut on_event).await;
                 }
             }
         }
     }
     let _ = run.await;
-    for (index, evaluation) in reorder.flush() {
-        out.deliver(index, evaluation, &mut on_event).await;
+    for (index, origin, evaluation) in reorder.flush() {
+        out.deliver(index, origin, evaluation, &mut on_event).await;
     }
     // Items the executor never finished (a stopped run) keep their places: the reader,
     // perhaps waiting for one, stops here.
@@ -272,17 +274,27 @@ impl Outbox {
 
     /// Journals an item's graded cells (never those the run stopped before sending), then
     /// hands it on. Once the journal or the front end failed, nothing more goes anywhere.
-    async fn deliver<F, Fut>(&mut self, index: usize, evaluation: Evaluation, on_event: &mut F)
-    where
+    async fn deliver<F, Fut>(
+        &mut self,
+        index: usize,
+        origin: String,
+        evaluation: Evaluation,
+        on_event: &mut F,
+    ) where
         F: FnMut(RunEvent) -> Fut,
         Fut: Future<Output = Result<(), String>>,
     {
-        self.deliver_one(index, evaluation, on_event).await;
+        self.deliver_one(index, origin, evaluation, on_event).await;
         self.window.leave();
     }
 
-    async fn deliver_one<F, Fut>(&mut self, index: usize, evaluation: Evaluation, on_event: &mut F)
-    where
+    async fn deliver_one<F, Fut>(
+        &mut self,
+        index: usize,
+        origin: String,
+        evaluation: Evaluation,
+        on_event: &mut F,
+    ) where
         F: FnMut(RunEvent) -> Fut,
         Fut: Future<Output = Result<(), String>>,
     {
@@ -314,6 +326,7 @@ impl Outbox {
         self.summary.add(&evaluation);
         if let Err(e) = on_event(RunEvent::Item {
             index,
+            origin,
             evaluation: Box::new(evaluation),
         })
         .await
@@ -323,10 +336,13 @@ impl Outbox {
     }
 }
 
+/// Positions in the order the reader sent them, each with where its item was read.
+type Order = Arc<Mutex<VecDeque<(usize, String)>>>;
+
 /// Restores input order: positions in the order the reader sent them, released as soon as
 /// every earlier one is done.
 struct Reorder {
-    order: Arc<Mutex<VecDeque<usize>>>,
+    order: Order,
     ready: HashMap<usize, Evaluation>,
 }
 
@@ -334,36 +350,38 @@ impl Reorder {
     /// Takes a finished item; adds to `out` the items now released, in order. The item
     /// everyone waits for (the front) is never among those held, so an item that is not
     /// the front releases nothing, and one that is goes out without being held.
-    fn push(&mut self, index: usize, e: Evaluation, out: &mut Vec<(usize, Evaluation)>) {
+    fn push(&mut self, index: usize, e: Evaluation, out: &mut Vec<(usize, String, Evaluation)>) {
         let Ok(mut order) = self.order.lock() else {
             return;
         };
-        if order.front() != Some(&index) {
+        if order.front().map(|(i, _)| *i) != Some(index) {
             self.ready.insert(index, e);
             return;
         }
-        order.pop_front();
-        out.push((index, e));
+        if let Some((_, origin)) = order.pop_front() {
+            out.push((index, origin, e));
+        }
         while !self.ready.is_empty()
-            && let Some(front) = order.front().copied()
+            && let Some(front) = order.front().map(|(i, _)| *i)
         {
             let Some(e) = self.ready.remove(&front) else {
                 break;
             };
-            order.pop_front();
-            out.push((front, e));
+            if let Some((_, origin)) = order.pop_front() {
+                out.push((front, origin, e));
+            }
         }
     }
 
     /// The rest, in order, once the executor is done (items it never finished — a stopped
     /// run — are passed over).
-    fn flush(&mut self) -> Vec<(usize, Evaluation)> {
+    fn flush(&mut self) -> Vec<(usize, String, Evaluation)> {
         let Ok(mut order) = self.order.lock() else {
             return Vec::new();
         };
         order
             .drain(..)
-            .filter_map(|i| self.ready.remove(&i).map(|e| (i, e)))
+            .filter_map(|(i, origin)| self.ready.remove(&i).map(|e| (i, origin, e)))
             .collect()
     }
 }
@@ -377,7 +395,7 @@ struct Reader {
     holistic: bool,
     items: Option<HashSet<usize>>,
     skip: Option<Arc<CellSet>>,
-    order: Arc<Mutex<VecDeque<usize>>>,
+    order: Order,
     error: Arc<Mutex<Option<Diagnostic>>>,
     read: Arc<std::sync::atomic::AtomicUsize>,
     control: Control,
@@ -420,7 +438,7 @@ impl Reader {
                                 return;
                             }
                             if let Ok(mut order) = self.order.lock() {
-                                order.push_back(index);
+                                order.push_back((index, item.origin.clone()));
                             }
                             if tx.blocking_send((index, item)).is_err() {
                                 return;

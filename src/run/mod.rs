@@ -12,6 +12,7 @@ pub mod calibration;
 pub mod control;
 mod error;
 pub mod estimate;
+pub mod gates;
 pub mod grading;
 pub mod import;
 mod in_flight;

@@ -21,6 +21,7 @@ const KNOWN: &[&str] = &[
     "providers",
     "prices",
     "artifact_types",
+    "gates",
 ];
 const JUDGE_KNOWN: &[&str] = &[
     "model",
@@ -65,6 +66,8 @@ pub struct WorkspaceConfig {
     pub theme: Option<Node>,
     /// Who labels in the terminal UI.
     pub annotator: Option<String>,
+    /// What every graded run must reach for `grade` to exit 0 (`gates: [pass_rate>=0.9]`).
+    pub gates: Vec<crate::model::RunGate>,
     /// What the config asked for but was not honoured because the user has not trusted it
     /// (`rubricate trust DIR`): `allow_commands`, providers that send a key or leave the
     /// machine. Empty when trusted or when it asks for none of that.
@@ -229,6 +232,9 @@ fn parse_config(
     config.keymap = fields.take("keymap").cloned();
     config.theme = fields.take("theme").cloned();
     config.annotator = fields.string(&mut ctx, "annotator");
+    if let Some(node) = fields.take("gates") {
+        config.gates = crate::formats::fields::gates_of(&mut ctx, node);
+    }
     if let Some(node) = fields.take("artifact_types") {
         config.artifact_types = artifact_types(&mut ctx, node, &mut unknown);
     }

@@ -157,5 +157,9 @@ fn verdict(r: &Report, max_error_rate: f64) -> u8 {
     eprintln!("run {}: {}", r.run_id, summary.line());
     // The whole run's batches, not this pass's calls (most were answered from disk).
     eprintln!("{}", r.totals_line());
-    super::super::verdict::decide(summary, None, Some(max_error_rate))
+    super::super::verdict::decide(
+        summary,
+        &crate::cli::gates::Findings::default(),
+        Some(max_error_rate),
+    )
 }

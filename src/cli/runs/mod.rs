@@ -211,7 +211,7 @@ fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
         .grade
         .max_error_rate;
     let mut added = 0usize;
-    let outcome = super::grade::drive(session, &ws.config, |e| {
+    let outcome = super::grade::drive(session, &ws.config, |_, _, e| {
         added += e.results.len();
         Ok(())
     })?;
@@ -232,7 +232,11 @@ fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
     if let Some(code) = stopped(outcome.ended.stop.as_ref(), outcome.ended.summary.items) {
         return code;
     }
-    Ok(super::verdict::decide(&summary, None, Some(max_error_rate)))
+    Ok(super::verdict::decide(
+        &summary,
+        &crate::cli::gates::Findings::default(),
+        Some(max_error_rate),
+    ))
 }
 
 /// Where a batch stands, in words: the stage, and the provider's last word on it.
@@ -425,17 +429,18 @@ pub(crate) fn regrade_latest(ws_flag: Option<&Path>) -> Result<Option<u8>, CliEr
         },
         &control,
     )?;
-    let outcome = super::grade::drive(session, &ws.config, |e| {
+    let outcome = super::grade::drive(session, &ws.config, |_, _, e| {
         sink.write(e).map_err(|e| e.message)
     })?;
-    let summary = sink.finish()?;
+    let none = crate::cli::gates::Findings::default();
+    let summary = sink.finish(&none)?;
     eprintln!("{}", summary.line());
     if let Some(d) = &outcome.ended.input_error {
         return Err(CliError::input(d.to_string()));
     }
     Ok(Some(super::verdict::decide(
         &summary,
-        None,
+        &none,
         Some(max_error_rate),
     )))
 }

@@ -76,6 +76,7 @@ const RUBRIC_FIELDS: &[&str] = &[
     "criteria",
     "sections",
     "graders",
+    "gates",
     "rubric",
     "metadata",
 ];
@@ -216,6 +217,9 @@ fn read_root(
             serde_json::Value::Object(m) => rubric.metadata = m,
             _ => ctx.wrong_type(node, "`metadata`", "a mapping"),
         }
+    }
+    if let Some(node) = f.take("gates") {
+        rubric.gates = crate::formats::fields::gates_of(ctx, node);
     }
     if let Some(node) = f.take("graders") {
         rubric.graders = read_graders(ctx, node);

@@ -32,6 +32,10 @@ pub fn rubric_to_json(rubric: &Rubric) -> Value {
     let written = rubric.criteria.iter().map(criterion_to_json).collect();
     let (key, value) = crate::formats::export::criteria_layout(rubric, written, Some("General"));
     m.insert(key.into(), value);
+    if !rubric.gates.is_empty() {
+        let gates = rubric.gates.iter().map(|g| json!(g.to_string())).collect();
+        m.insert("gates".into(), Value::Array(gates));
+    }
     if !rubric.graders.is_empty() {
         m.insert(
             "graders".into(),

@@ -272,7 +272,9 @@ fn launch(
                 let events = tx.clone();
                 let event = match ev {
                     RunEvent::Cell(e) => e,
-                    RunEvent::Item { index, evaluation } => crate::engine::GradeEvent {
+                    RunEvent::Item {
+                        index, evaluation, ..
+                    } => crate::engine::GradeEvent {
                         run: tag,
                         item: index,
                         criterion: None,
