@@ -19,6 +19,7 @@ pub mod native;
 pub mod node;
 pub mod python;
 pub mod results;
+pub mod results_read;
 pub mod rubric_lib;
 pub mod source;
 mod text;

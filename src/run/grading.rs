@@ -411,8 +411,12 @@ impl Reader {
     ) -> std::thread::JoinHandle<()> {
         std::thread::spawn(move || {
             let file = dataset.file.clone();
+            // A subset's last position ends the reading: `--limit 10` of a million items
+            // reads ten.
+            let last = self.items.as_ref().map(|w| w.iter().max().copied());
             for (index, item) in dataset.items.enumerate() {
-                if self.control.is_cancelled() {
+                if self.control.is_cancelled() || last.is_some_and(|l| l.is_none_or(|l| index > l))
+                {
                     return;
                 }
                 self.read.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -39,9 +39,14 @@ pub fn choose(dataset: &Path, options: ReadOptions, choice: &Choice) -> Result<S
         ));
     }
     let ds = open_dataset(dataset, options)?;
+    // The first N need only the first N read.
+    let wanted = match choice {
+        Choice::Limit(n) => *n,
+        _ => usize::MAX,
+    };
     let mut ids = Vec::new();
     let mut strata = Vec::new();
-    for item in ds.items {
+    for item in ds.items.take(wanted) {
         let item = item.map_err(|d| Error::input(d.to_string()))?;
         strata.push(signature(&item));
         ids.push(item.id);
