@@ -131,9 +131,8 @@ fn verdict(v: Value, kind: Option<&Kind>) -> Option<Verdict> {
         Value::Number(n) => n.as_f64().map(Verdict::Score),
         Value::String(s) => Some(match (Verdict::parse_binary(&s), kind) {
             (_, Some(Kind::Levels(_))) => Verdict::Level(s),
-            (_, Some(Kind::Options { .. })) => Verdict::Choice(s),
-            (Some(binary), _) => binary,
-            (None, _) => Verdict::Choice(s),
+            (Some(binary), None | Some(Kind::Binary | Kind::Scale(_))) => binary,
+            _ => Verdict::Choice(s),
         }),
         _ => None,
     }
