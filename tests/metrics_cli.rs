@@ -206,3 +206,86 @@ fn an_ensemble_run_reports_agreement_between_its_judges() {
         "{between}"
     );
 }
+
+/// The figure to quote: the judge's mean over the whole run corrected by the labelled items
+/// (prediction-powered inference), against a hand computation.
+#[test]
+fn the_judges_figures_are_corrected_by_the_labelled_items() {
+    // Five blocks of eight items. Judge (a check, MET on "yes") per block: a b c d e f g h =
+    // 1 1 1 1 0 1 0 1 (raw 0.75). People labelled a b e f of each: 1 0 0 1. Judge − people
+    // there: 0 1 0 0 ×5 (mean 0.25, s² = 20·0.1875/19); the unlabelled c d g h: 1 1 0 1 ×5
+    // (mean 0.75, the same s²). θ̂ = 0.75 − 0.25 = 0.5; se = √(2·s²/20).
+    let ids: Vec<String> = (0..5)
+        .flat_map(|b| ["a", "b", "c", "d", "e", "f", "g", "h"].map(|x| format!("{x}{b}")))
+        .collect();
+    let says = ["yes", "yes", "yes", "yes", "no", "yes", "no", "yes"];
+    let items: Vec<(&str, &str)> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), says[i % 8]))
+        .collect();
+    let dir = support::checked::workspace(&items);
+    let d = dir.path();
+    let mut labels = String::from("item,criterion,verdict\n");
+    for b in 0..5 {
+        for (x, v) in [("a", "MET"), ("b", "UNMET"), ("e", "UNMET"), ("f", "MET")] {
+            labels += &format!("{x}{b},yes,{v}\n");
+        }
+    }
+    std::fs::write(d.join("labels.csv"), labels).unwrap();
+    rubricate(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--name",
+            "r",
+            "--format",
+            "jsonl",
+        ],
+    );
+    rubricate(
+        d,
+        &[
+            "labels",
+            "import",
+            "labels.csv",
+            "--dataset",
+            "items.jsonl",
+            "--annotator",
+            "hana",
+        ],
+    );
+    let json: Value = serde_json::from_str(&rubricate(
+        d,
+        &["metrics", "--run", "r", "--format", "json"],
+    ))
+    .unwrap();
+    let s2 = 20.0 * 0.1875 / 19.0;
+    let half = 1.959_963_984_540_054 * (2.0_f64 * s2 / 20.0).sqrt();
+    for figure in ["score", "pass_rate"] {
+        let c = &json["corrected"][figure];
+        let close = |got: &Value, want: f64| {
+            let got = got.as_f64().unwrap();
+            assert!((got - want).abs() < 1e-9, "{figure}: {got} want {want}");
+        };
+        close(&c["raw"], 0.75);
+        close(&c["corrected"], 0.5);
+        close(&c["bias"], 0.25);
+        close(&c["people_only"], 0.5);
+        close(&c["ci"]["low"], 0.5 - half);
+        close(&c["ci"]["high"], 0.5 + half);
+        assert_eq!(
+            (c["items"].as_u64(), c["labelled"].as_u64()),
+            (Some(40), Some(20))
+        );
+    }
+    let table = rubricate(d, &["metrics", "--run", "r"]);
+    assert!(
+        table.contains("mean score  judge 0.750 · corrected 0.500 95% CI [0.225, 0.775]"),
+        "{table}"
+    );
+}

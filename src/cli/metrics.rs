@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::{CliError, exit};
 use crate::metrics::{AlphaLevel, Bootstrap, CriterionMetrics, MetricsReport, ScoreMetrics};
-use crate::run::agreement::{EnsembleVotes, RunAgreement, run_agreement};
+use crate::run::agreement::{CorrectedFigures, EnsembleVotes, RunAgreement, run_agreement};
 use crate::run::people::{CriterionAlpha, between_people, people_verdicts};
 use crate::store::labels::{self, dataset_key};
 use crate::store::runs::Manifest;
@@ -51,6 +51,7 @@ pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliE
         annotators: people,
         report,
         item_scores,
+        corrected,
         calls,
     } = run_agreement(
         &ws.runs_dir(),
@@ -83,6 +84,7 @@ pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliE
                 "annotator": annotator,
                 "report": report,
                 "item_scores": item_scores,
+                "corrected": corrected,
                 "between_annotators": between.as_deref().map(between_annotators),
                 "between_judges": judges_agree,
             });
@@ -93,6 +95,7 @@ pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliE
                 "{}",
                 table(&m, &annotator, &report, &item_scores, between.as_deref())
             );
+            out!("{}", corrected_lines(&corrected));
             if let Some(j) = &judges_agree {
                 outln!("\nbetween judges (ensemble votes): {j}");
             }
@@ -137,6 +140,34 @@ fn between_annotators(alphas: &[CriterionAlpha]) -> serde_json::Value {
         );
     }
     serde_json::Value::Object(out)
+}
+
+/// The judge's figures over the whole run next to the ones corrected by the labelled items.
+fn corrected_lines(c: &CorrectedFigures) -> String {
+    let mut out = String::new();
+    for (what, figure) in [("mean score", &c.score), ("pass rate", &c.pass_rate)] {
+        let Some(f) = figure else { continue };
+        if out.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nthe figure to quote (prediction-powered: the judge over {} items, corrected by the {} people labelled):",
+                f.items, f.labelled
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{what:<11} judge {:.3} · corrected {:.3} 95% CI [{:.3}, {:.3}] · judge bias {:+.3} · people alone {:.3} [{:.3}, {:.3}]",
+            f.raw,
+            f.corrected,
+            f.ci.low,
+            f.ci.high,
+            f.bias,
+            f.people_only,
+            f.people_only_ci.low,
+            f.people_only_ci.high
+        );
+    }
+    out
 }
 
 fn num(x: Option<f64>) -> String {

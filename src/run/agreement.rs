@@ -7,12 +7,13 @@ use std::path::Path;
 
 use super::Error;
 use crate::engine::executor::build_evaluation;
+use crate::metrics::ppi::{Corrected, Corrector};
 use crate::metrics::{
     Bootstrap, LabelPair, MetricsReport, ScoreMetrics, UnitTally, judge_vs_human, score_metrics,
 };
 use crate::model::{CriterionResult, Item, MethodKind, Rubric, Verdict};
 use crate::store::labels::{self, annotators, dataset_key};
-use crate::store::runs::{Cell, Manifest, RunDir};
+use crate::store::runs::{Manifest, RunDir};
 
 /// One run's agreement with one annotator.
 #[derive(Debug, Clone)]
@@ -26,8 +27,20 @@ pub struct RunAgreement {
     pub report: MetricsReport,
     /// The judge's item scores against the person's, for items labelled on every criterion.
     pub item_scores: ScoreMetrics,
+    /// The judge's mean score and pass rate over the whole run, corrected by the labelled
+    /// items (prediction-powered inference).
+    pub corrected: CorrectedFigures,
     /// The run's calls and ensemble votes, gathered in the same pass over its journal.
     pub calls: CallStats,
+}
+
+/// A run's figures corrected by its labelled items; `None` with fewer than two labelled.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct CorrectedFigures {
+    /// The mean item score.
+    pub score: Option<Corrected>,
+    /// The pass rate.
+    pub pass_rate: Option<Corrected>,
 }
 
 /// What a run's cells say about its judge calls, gathered one cell at a time in memory
@@ -124,34 +137,48 @@ pub fn run_agreement(
     let mut judged: Vec<Option<Verdict>> = vec![None; human.verdicts.len()];
     let mut pairs = Vec::new();
     let mut calls = CallStats::default();
+    let (mut corrected_score, mut corrected_pass) = (Corrector::default(), Corrector::default());
     for group in run.stream_cells(&m)? {
         let group = group?;
         for cell in &group.cells {
             calls.add(&cell.result);
         }
-        let Some(item_id) = group.cells.first().map(|c| c.item_id.as_str()) else {
+        let Some(item_id) = group.cells.first().map(|c| c.item_id.clone()) else {
             continue;
         };
-        let Some(at) = human.position(item_id) else {
-            continue;
-        };
-        let labels = &human.verdicts[at * k..(at + 1) * k];
-        for cell in &group.cells {
-            if let Some(v) = &cell.result.verdict
-                && let Some(c) = rubric
-                    .criteria
-                    .iter()
-                    .position(|c| c.id == cell.result.criterion_id)
-                && labels[c].is_some()
-            {
-                judged[at * k + c] = Some(v.clone());
+        let at = human.position(&item_id);
+        let labels = at.map(|at| &human.verdicts[at * k..(at + 1) * k]);
+        if let (Some(at), Some(labels)) = (at, labels) {
+            for cell in &group.cells {
+                if let Some(v) = &cell.result.verdict
+                    && let Some(c) = rubric
+                        .criteria
+                        .iter()
+                        .position(|c| c.id == cell.result.criterion_id)
+                    && labels[c].is_some()
+                {
+                    judged[at * k + c] = Some(v.clone());
+                }
             }
         }
-        if labels.iter().all(Option::is_some)
-            && let Some(pair) = item_score_pair(&rubric, labels, item_id, &group.cells)
-        {
-            pairs.push(pair);
+        let j = super::record::evaluation_of(&rubric, group.cells);
+        // A judge's cell still to come (a batch at the provider): no judge score yet.
+        if !j.pending.is_empty() {
+            continue;
         }
+        let person = labels
+            .filter(|l| l.iter().all(Option::is_some))
+            .and_then(|l| person_outcome(&rubric, l, &item_id));
+        if let (Some(js), Some((hs, _))) = (j.score, person) {
+            pairs.push((js, hs));
+        }
+        if let Some(js) = j.score {
+            corrected_score.add(js, person.map(|p| p.0));
+        }
+        corrected_pass.add(
+            f64::from(u8::from(j.passed)),
+            person.map(|p| f64::from(u8::from(p.1))),
+        );
     }
     let report = judge_vs_human::agreement_of(
         &rubric,
@@ -182,6 +209,10 @@ pub fn run_agreement(
         annotators: people,
         report,
         item_scores,
+        corrected: CorrectedFigures {
+            score: corrected_score.corrected(),
+            pass_rate: corrected_pass.corrected(),
+        },
         calls,
     })
 }
@@ -283,12 +314,9 @@ pub fn read_verdicts(
 
 /// (judge score, human score) for an item the person labelled on every criterion
 /// (`labels`: its verdicts in the rubric's order).
-fn item_score_pair(
-    rubric: &Rubric,
-    labels: &[Option<Verdict>],
-    item: &str,
-    cells: &[Cell],
-) -> Option<(f64, f64)> {
+/// The people's score and pass for an item they labelled on every criterion, through the
+/// rubric's own scoring.
+fn person_outcome(rubric: &Rubric, labels: &[Option<Verdict>], item: &str) -> Option<(f64, bool)> {
     let mut human_results = Vec::with_capacity(rubric.criteria.len());
     for (c, v) in rubric.criteria.iter().zip(labels) {
         let v = v.as_ref()?;
@@ -307,11 +335,6 @@ fn item_score_pair(
         id: item.to_owned(),
         ..Item::default()
     };
-    let j = super::record::evaluation_of(rubric, cells.to_vec());
-    // A judge's cell still to come (a batch at the provider): no judge score yet.
-    if !j.pending.is_empty() {
-        return None;
-    }
     let h = build_evaluation(rubric, &stub, human_results, "human");
-    Some((j.score?, h.score?))
+    Some((h.score?, h.passed))
 }
