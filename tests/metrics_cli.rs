@@ -4,6 +4,7 @@
 
 mod support;
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -229,7 +230,7 @@ fn the_judges_figures_are_corrected_by_the_labelled_items() {
     let mut labels = String::from("item,criterion,verdict\n");
     for b in 0..5 {
         for (x, v) in [("a", "MET"), ("b", "UNMET"), ("e", "UNMET"), ("f", "MET")] {
-            labels += &format!("{x}{b},yes,{v}\n");
+            let _ = writeln!(labels, "{x}{b},yes,{v}");
         }
     }
     std::fs::write(d.join("labels.csv"), labels).unwrap();
