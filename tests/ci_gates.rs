@@ -320,3 +320,65 @@ fn markdown_tables(md: &str) -> Vec<Vec<Vec<String>>> {
     }
     tables
 }
+
+#[test]
+fn a_job_its_gates_pass_warns_about_failed_items_instead_of_erroring() {
+    let dir = folder("", None);
+    let o = grade(
+        dir.path(),
+        &["--format", "github", "--gate", "pass_rate>=0.25"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("::warning file=evals/ci.jsonl,line=2,")),
+        "{out}"
+    );
+    assert!(!out.contains("::error"), "{out}");
+}
+
+/// The workflow in examples/ci runs as written: its grade step's command, on a copy of the
+/// repository's examples, under GitHub Actions, passes (the committed baseline is current).
+#[test]
+fn the_example_workflow_grades_and_passes_against_its_committed_baseline() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workflow = std::fs::read_to_string(repo.join("examples/ci/github-workflow.yml")).unwrap();
+    // The folded `run: >-` block of the step that calls `rubricate grade`.
+    let folded = workflow.find("run: >-").expect("a folded run block");
+    let start = folded + workflow[folded..].find("rubricate grade ").expect("a grade step");
+    let block: String = workflow[start..]
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words: Vec<String> = block
+        .split_whitespace()
+        .map(|w| w.trim_matches('"').to_owned())
+        .collect();
+    assert_eq!(words[..2], ["rubricate", "grade"]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("examples/ci")).unwrap();
+    for f in ["answers.jsonl", "answer-quality.yaml", "ci/baseline.jsonl"] {
+        std::fs::copy(repo.join("examples").join(f), d.join("examples").join(f)).unwrap();
+    }
+    let summary = d.join("summary.md");
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let o = rubricate(
+        d,
+        &args,
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            ("GITHUB_WORKSPACE", d.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(d.join("results.jsonl").is_file());
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("### Against the baseline"), "{md}");
+    assert!(md.contains("PASS: no regression"), "{md}");
+    assert!(stderr(&o).contains("::warning file=examples/answers.jsonl,line=3,"));
+}

@@ -120,7 +120,7 @@ impl Github {
         } else {
             why.join("\n")
         };
-        format!("::error {props}::{}", data(&message))
+        format!("{props}::{}", data(&message))
     }
 
     /// `file` as the repository names it: relative to the checkout when under it.
@@ -141,10 +141,21 @@ impl Github {
     }
 
     /// Writes the annotations (items in file order, then the failed gates and the
-    /// regression) and appends the Markdown report to the job summary.
-    pub(crate) fn finish(mut self, summary: &Summary, findings: &Findings) -> Result<(), CliError> {
+    /// regression) and appends the Markdown report to the job summary. Failed items are
+    /// errors when the job fails, else warnings (a job its gates pass shows no red).
+    pub(crate) fn finish(
+        mut self,
+        summary: &Summary,
+        findings: &Findings,
+        job_fails: bool,
+    ) -> Result<(), CliError> {
         self.worst.sort_by_key(|w| w.index);
-        let mut lines: Vec<String> = self.worst.iter().map(|w| w.line.clone()).collect();
+        let level = if job_fails { "error" } else { "warning" };
+        let mut lines: Vec<String> = self
+            .worst
+            .iter()
+            .map(|w| format!("::{level} {}", w.line))
+            .collect();
         if self.failed > self.worst.len() {
             lines.push(format!(
                 "::notice title=rubricate::{}",

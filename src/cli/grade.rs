@@ -1,11 +1,12 @@
 //! `rubricate grade`: the run engine over a dataset, results written in input order as a
 //! table, JSON, JSONL, CSV or `JUnit` (and, with `--save`, the run recorded in the workspace).
 
+use super::baseline::Scratch;
 use super::gates::{Findings, set_gates};
 use super::github::Github;
 use super::output::{Sink, summary_line};
 use super::progress::Progress;
-use super::verdict::{decide, say_findings, usage_line};
+use super::verdict::{decide, job_fails, say_findings, usage_line};
 use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
 use crate::formats::dataset::{Dataset, open_dataset};
@@ -83,13 +84,27 @@ pub(crate) fn run(
             judges.as_ref(),
         );
     }
-    let record = match &opts.save {
-        Some(save) => {
+    // The baseline is found before anything is graded; a run not saved is kept for the
+    // comparison only, in a folder removed at the end.
+    if opts.batch && opts.baseline.baseline.is_some() {
+        return Err(CliError::input(
+            "--baseline compares a finished run; a --batch run finishes later: compare it then with `runs compare BASELINE RUN`",
+        ));
+    }
+    let baseline = opts.baseline.source(workspace)?;
+    let scratch = match baseline {
+        Some(_) => Some(Scratch::new()?),
+        None => None,
+    };
+    let record = match (&opts.save, &scratch) {
+        (Some(save), _) => {
             let ws = super::workspace(workspace)?;
             Some((run::RunsHome::of(&ws), save.name.clone()))
         }
-        None => None,
+        (None, Some(scratch)) => Some((scratch.home(), Some("this run".to_owned()))),
+        (None, None) => None,
     };
+    let kept = opts.save.is_some();
     let control = Control::default();
     let session = run::start(
         NewRun {
@@ -107,7 +122,7 @@ pub(crate) fn run(
     for w in &session.warnings {
         eprintln!("warning: {w}");
     }
-    if let Some(id) = session.run_id() {
+    if let Some(id) = session.run_id().filter(|_| kept) {
         eprintln!("run {id}: recording in the workspace's runs/{id}");
     }
     if opts.batch {
@@ -135,9 +150,27 @@ pub(crate) fn run(
         }
         sink.write(e).map_err(|e| e.message)
     })?;
+    let compared = match (baseline, &scratch, &outcome.run_id) {
+        (Some(source), Some(scratch), Some(id)) => {
+            let home = match &opts.save {
+                Some(_) => run::RunsHome::of(&super::workspace(workspace)?),
+                None => scratch.home(),
+            };
+            let current = run::Recording::open(&home.runs_dir, id)?;
+            Some(super::baseline::compare(
+                &opts.baseline,
+                source,
+                &current,
+                &common.dataset,
+                main_rubric.as_ref(),
+                scratch,
+            )?)
+        }
+        _ => None,
+    };
     let findings = Findings {
         gates: tally.check(&sink.summary),
-        baseline: None,
+        baseline: compared,
     };
     let prints = sink.prints_summary();
     let summary = sink.finish(&findings)?;
@@ -150,12 +183,18 @@ pub(crate) fn run(
     }
     say_findings(&findings, color);
     if let Some(g) = github {
-        g.finish(&summary, &findings)?;
+        g.finish(
+            &summary,
+            &findings,
+            job_fails(&summary, &findings, Some(opts.grade.max_error_rate)),
+        )?;
     }
     if outcome.usage.requests + outcome.usage.cache_hits > 0 {
         eprintln!("{}", usage_line(&outcome.usage));
     }
-    report_record(&outcome);
+    if kept {
+        report_record(&outcome);
+    }
     if let Some(d) = &outcome.ended.input_error {
         return Err(CliError::input(format!(
             "{d}\n(results cover the {} before this point)",
@@ -275,6 +314,8 @@ pub(crate) struct GradeOptions {
     pub(crate) batch: bool,
     /// Grade only these items (`--limit`, `--sample`, `--items`).
     pub(crate) subset: SubsetArgs,
+    /// Compare with a baseline (`--baseline`, `--tolerance`, `--fail-on`).
+    pub(crate) baseline: super::baseline::BaselineArgs,
 }
 
 /// `--limit N`, `--sample N`, `--items IDS|@FILE` as typed (clap keeps them apart).

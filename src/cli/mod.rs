@@ -9,6 +9,7 @@ mod out;
 
 mod args;
 pub(crate) mod artifacts;
+mod baseline;
 mod calibrate;
 mod choice;
 mod convert;
@@ -205,6 +206,8 @@ pub(crate) enum Command {
         /// finishes the run. Implies --save.
         #[arg(long)]
         batch: bool,
+        #[command(flatten)]
+        baseline: baseline::BaselineArgs,
     },
     /// Make a folder a workspace: rubricate.yaml and its folders (rubrics, datasets, labels,
     /// runs, artifacts).
@@ -452,6 +455,7 @@ pub fn run(cli: Cli) -> ExitCode {
             sample,
             items,
             batch,
+            baseline,
         }) => grade::run(
             &common,
             &judge,
@@ -468,6 +472,7 @@ pub fn run(cli: Cli) -> ExitCode {
                     sample,
                     items,
                 },
+                baseline,
             },
             cli.workspace.as_deref(),
         ),

@@ -4,7 +4,7 @@
 use super::gates::Findings;
 use super::grade::{check_fail_under, default_format, effective_rubric, open};
 use super::output::Sink;
-use super::verdict::{decide, say_findings};
+use super::verdict::{decide, job_fails, say_findings};
 use super::{CliError, CommonArgs, style};
 use crate::engine::scoring::score_ground_truth;
 use crate::run::gates::GateTally;
@@ -70,7 +70,7 @@ pub(crate) fn run(common: &CommonArgs) -> Result<u8, CliError> {
     }
     say_findings(&findings, color);
     if let Some(g) = github {
-        g.finish(&summary, &findings)?;
+        g.finish(&summary, &findings, job_fails(&summary, &findings, None))?;
     }
     if skipped > 0 {
         eprintln!("skipped {skipped} items without ground_truth");

@@ -27,6 +27,15 @@ pub(crate) fn decide(
     if below { exit::BELOW } else { exit::OK }
 }
 
+/// Whether the job fails for what its items, gates and baseline say (exit 1).
+pub(crate) fn job_fails(
+    summary: &run::Summary,
+    findings: &Findings,
+    max_error_rate: Option<f64>,
+) -> bool {
+    decide(summary, findings, max_error_rate) != exit::OK
+}
+
 /// The gates and the baseline's verdict, on stderr.
 pub(crate) fn say_findings(findings: &Findings, color: bool) {
     for line in super::gates::gate_lines(&findings.gates, color) {

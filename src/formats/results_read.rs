@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::core::diag::{Diagnostic, Diagnostics, Pos};
+use crate::formats::foreign_runs::ForeignRun;
 use crate::model::{CriterionResult, Evaluation, Failure, Kind, MethodKind, Rubric, Verdict};
 
 /// A results line as written (unknown fields are ignored: later versions may add some).
@@ -136,4 +137,43 @@ fn verdict(v: Value, kind: Option<&Kind>) -> Option<Verdict> {
         }),
         _ => None,
     }
+}
+
+/// A results file as a run of another system, so it can be kept (or compared) as a run:
+/// each line's verdicts by criterion id, matched to the dataset's items by id.
+pub fn results_as_run(path: &Path, rubric: Option<&Rubric>) -> Result<ForeignRun, Diagnostics> {
+    use crate::formats::foreign_runs::{CriterionKey, ForeignItem, ForeignVerdict, ItemKey};
+    let mut items = Vec::new();
+    for line in read_results(path, rubric)? {
+        let (_, e) = line?;
+        items.push(ForeignItem {
+            key: ItemKey::Id(e.target_id),
+            verdicts: e
+                .results
+                .into_iter()
+                .map(|r| ForeignVerdict {
+                    criterion: CriterionKey::Id(r.criterion_id),
+                    verdict: r.verdict,
+                    reason: r.reason,
+                    failure: r.failure.map(|f| f.message),
+                })
+                .collect(),
+            error: None,
+        });
+    }
+    if items.is_empty() {
+        return Err(Diagnostics::one(Diagnostic::whole(
+            &path.display().to_string(),
+            "holds no results; a baseline is the JSONL `rubricate grade --format jsonl` writes",
+        )));
+    }
+    Ok(ForeignRun {
+        system: "rubricate",
+        name: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        dataset: None,
+        items,
+    })
 }

@@ -33,15 +33,18 @@ pub struct Imported {
     pub misfits: usize,
 }
 
-/// Records `results` as a run of `dataset` in `home`.
+/// Records `results` as a run of `dataset` in `home`, scored by `rubric` when given (as
+/// `grade --rubric` overrides the items' own), else by the dataset's and items' rubrics.
 pub fn import(
     home: &RunsHome,
     results: &ForeignRun,
     dataset: &Path,
     name: Option<&str>,
+    rubric: Option<&LoadedRubric>,
 ) -> Result<Imported, Error> {
     let ds = open_dataset(dataset, ReadOptions::default())?;
-    let shared: Option<LoadedRubric> = ds.header.rubric.clone();
+    let overridden = rubric.is_some();
+    let shared: Option<LoadedRubric> = rubric.cloned().or_else(|| ds.header.rubric.clone());
     let mut by_id: HashMap<&str, &ForeignItem> = HashMap::new();
     let mut by_position: HashMap<usize, &ForeignItem> = HashMap::new();
     for item in &results.items {
@@ -85,10 +88,8 @@ pub fn import(
         let Some(found) = found else {
             continue;
         };
-        let rubric = item
-            .rubric
-            .as_deref()
-            .or_else(|| shared.as_ref().map(|r| &*r.rubric));
+        let own = item.rubric.as_deref().filter(|_| !overridden);
+        let rubric = own.or_else(|| shared.as_ref().map(|r| &*r.rubric));
         let Some(rubric) = rubric else {
             return Err(Error::input(format!(
                 "{}: item '{}' has no rubric to match the imported verdicts to; give the dataset its rubric",

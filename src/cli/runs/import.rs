@@ -33,7 +33,7 @@ pub(crate) fn import(
             )));
         }
     };
-    let done = crate::run::import::import(&RunsHome::of(ws), &foreign, &dataset, name)
+    let done = crate::run::import::import(&RunsHome::of(ws), &foreign, &dataset, name, None)
         .map_err(CliError::input)?;
     outln!(
         "run {}: {} items, {} cells imported from {} results ({})",

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 pub(crate) mod batch;
-mod compare;
+pub(crate) mod compare;
 mod import;
 
 use batch::batch_step;

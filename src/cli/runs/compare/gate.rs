@@ -54,7 +54,7 @@ pub(crate) struct GateOptions {
 }
 
 impl GateOptions {
-    pub(super) fn check(&self) -> Result<(), CliError> {
+    pub(crate) fn check(&self) -> Result<(), CliError> {
         if self.tolerance.is_finite() && (0.0..=1.0).contains(&self.tolerance) {
             Ok(())
         } else {

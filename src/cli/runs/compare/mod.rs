@@ -9,7 +9,7 @@ mod render;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write as _;
 
-pub(super) use gate::{CompareFormat, FailOn, GateOptions};
+pub(crate) use gate::{CompareFormat, FailOn, GateOptions};
 
 use crate::cli::CliError;
 use crate::engine::checks::plural;
@@ -20,6 +20,20 @@ use crate::store::runs::Manifest;
 /// Compares B with A, prints the report in `options.format`, and returns the gate's exit
 /// code: 1 when B regresses A (as `--fail-on` counts), else 0.
 pub(super) fn compare(a: &Recording, b: &Recording, options: &GateOptions) -> Result<u8, CliError> {
+    let (comparison, gate) = compared(a, b, options)?;
+    out!(
+        "{}",
+        render::render(&comparison, &gate, &a.manifest, &b.manifest, options.format)
+    );
+    Ok(gate.exit_code())
+}
+
+/// B compared with A, and what the gate makes of it.
+fn compared(
+    a: &Recording,
+    b: &Recording,
+    options: &GateOptions,
+) -> Result<(Comparison, gate::Gate), CliError> {
     options.check()?;
     let (top, tolerance) = (options.top, options.tolerance);
     let comparison = if a.manifest.dataset.hash == b.manifest.dataset.hash {
@@ -31,11 +45,36 @@ pub(super) fn compare(a: &Recording, b: &Recording, options: &GateOptions) -> Re
         compare_by_id(a, b, top, tolerance)?
     };
     let gate = gate::Gate::of(&comparison, options);
-    out!(
-        "{}",
-        render::render(&comparison, &gate, &a.manifest, &b.manifest, options.format)
-    );
-    Ok(gate.exit_code())
+    Ok((comparison, gate))
+}
+
+/// `grade --baseline`: the run `b` just graded against its baseline `a`, as every output of
+/// `grade` shows it (Markdown, JSON, a line for stderr) and whether it regressed.
+pub(crate) fn against_baseline(
+    a: &Recording,
+    b: &Recording,
+    options: &GateOptions,
+) -> Result<crate::cli::gates::Baseline, CliError> {
+    let (comparison, gate) = compared(a, b, options)?;
+    let render = |format| render::render(&comparison, &gate, &a.manifest, &b.manifest, format);
+    // A section of grade's report: its headings one level down.
+    let md = render(CompareFormat::Md)
+        .lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("#{l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect::<String>()
+        .replacen("### rubricate runs compare", "### Against the baseline", 1);
+    Ok(crate::cli::gates::Baseline {
+        md,
+        json: serde_json::from_str(&render(CompareFormat::Json)).unwrap_or_default(),
+        text: format!("baseline: {}", render::verdict(&gate)),
+        regressed: gate.fails(),
+    })
 }
 
 /// Two runs over the same dataset, read side by side in item order (memory does not grow

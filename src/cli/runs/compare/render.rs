@@ -30,7 +30,7 @@ pub(super) fn render(
 }
 
 /// One line saying what the gate decided.
-fn verdict(gate: &Gate) -> String {
+pub(super) fn verdict(gate: &Gate) -> String {
     let significant = gate.regressions.iter().filter(|r| r.significant).count();
     let fail_on = match gate.fail_on {
         super::FailOn::Any => "any",
@@ -311,15 +311,23 @@ fn md_cell(text: &str) -> String {
         .replace(['\n', '\r'], " ")
 }
 
+/// A run in Markdown: its name when it has one, and its id.
+fn md_run(m: &Manifest) -> String {
+    match &m.name {
+        Some(name) => format!("**{}** (`{}`)", md_cell(name), md_cell(&m.id)),
+        None => format!("`{}`", md_cell(&m.id)),
+    }
+}
+
 fn markdown(c: &Comparison, gate: &Gate, ma: &Manifest, mb: &Manifest) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "## rubricate runs compare\n\n**{}**\n\nA = `{}` ({}) · B = `{}` ({})\n",
+        "## rubricate runs compare\n\n**{}**\n\nA = {} ({}) · B = {} ({})\n",
         md_cell(&verdict(gate)),
-        md_cell(&ma.id),
+        md_run(ma),
         md_cell(&ma.rubric_label()),
-        md_cell(&mb.id),
+        md_run(mb),
         md_cell(&mb.rubric_label())
     );
     let _ = writeln!(out, "### Regressions\n");

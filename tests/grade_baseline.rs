@@ -1,0 +1,234 @@
+//! `grade --baseline RUN|latest|FILE` through the real binary: grade and compare in one
+//! step, in a clean folder with no workspace (a results file committed to a repository),
+//! and against saved runs; the exit code follows the comparison and the gates.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const RUBRIC: &str = r#"id: yes
+name: Says yes
+criteria:
+  - { id: says_yes, requirement: Says yes, weight: 1, method: { check: contains, args: { text: "yes" } } }
+  - { id: polite, requirement: Says please, weight: 1, method: { check: contains, args: { text: please } } }
+"#;
+
+/// A folder with the rubric and `items.jsonl` of `(id, submission)`; no workspace.
+fn folder(items: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rubric.yaml"), RUBRIC).unwrap();
+    write_items(dir.path(), "items.jsonl", items);
+    std::fs::create_dir(dir.path().join("tmp")).unwrap();
+    dir
+}
+
+fn write_items(d: &Path, name: &str, items: &[(&str, &str)]) {
+    let mut lines = String::new();
+    for (id, submission) in items {
+        lines += &serde_json::json!({"id": id, "submission": submission}).to_string();
+        lines.push('\n');
+    }
+    std::fs::write(d.join(name), lines).unwrap();
+}
+
+/// The binary in `dir`, its temporary files in `dir/tmp`.
+fn rubricate(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", dir.join("tmp"))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("RUBRICATE_CACHE_DIR", dir.join("cache"))
+        .output()
+        .unwrap()
+}
+
+fn grade(dir: &Path, dataset: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["grade", dataset, "--rubric", "rubric.yaml"];
+    args.extend_from_slice(extra);
+    rubricate(dir, &args)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const BASE: &[(&str, &str)] = &[
+    ("a", "yes please"),
+    ("b", "yes"),
+    ("c", "no"),
+    ("d", "yes please"),
+];
+
+#[test]
+fn a_results_file_is_a_baseline_in_a_folder_with_no_workspace() {
+    let dir = folder(BASE);
+    let d = dir.path();
+    let o = grade(
+        d,
+        "items.jsonl",
+        &["--format", "jsonl", "--out", "baseline.jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(1), "b and c do not pass");
+    // Same answers: nothing regressed, so the job passes though items fail.
+    let o = grade(
+        d,
+        "items.jsonl",
+        &["--baseline", "baseline.jsonl", "--format", "jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("baseline: PASS: no regression"),
+        "{}",
+        stderr(&o)
+    );
+    // a lost its please (a regression: it passed); c gained a yes.
+    write_items(
+        d,
+        "changed.jsonl",
+        &[
+            ("a", "yes"),
+            ("b", "yes"),
+            ("c", "yes"),
+            ("d", "yes please"),
+        ],
+    );
+    let o = grade(
+        d,
+        "changed.jsonl",
+        &["--baseline", "baseline.jsonl", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let b = &v["summary"]["baseline"];
+    assert_eq!(b["regressed"], true, "{b:#}");
+    let regressions = b["regressions"].as_array().unwrap();
+    let what: Vec<String> = regressions
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["kind"].as_str().unwrap(),
+                r["id"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(what.contains(&"criterion polite".to_owned()), "{what:?}");
+    assert!(what.contains(&"item a".to_owned()), "{what:?}");
+    // Markdown: the comparison before the items, regressions first within it.
+    let o = grade(
+        d,
+        "changed.jsonl",
+        &["--baseline", "baseline.jsonl", "--format", "md"],
+    );
+    let md = String::from_utf8_lossy(&o.stdout).into_owned();
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} missing in\n{md}"));
+    assert!(at("### Against the baseline") < at("#### Regressions"));
+    assert!(at("#### Regressions") < at("#### Criteria"));
+    assert!(at("#### Criteria") < at("lowest-scoring"));
+    assert!(md.starts_with("## ❌ rubricate: yes"), "{md}");
+    // No workspace was made, and the temporary runs are gone.
+    assert!(!d.join("runs").exists());
+    assert!(!d.join("rubricate.yaml").exists());
+    assert_eq!(std::fs::read_dir(d.join("tmp")).unwrap().count(), 0);
+}
+
+#[test]
+fn fail_on_significant_and_tolerance_are_the_compare_gates() {
+    let dir = folder(BASE);
+    let d = dir.path();
+    grade(
+        d,
+        "items.jsonl",
+        &["--format", "jsonl", "--out", "baseline.jsonl"],
+    );
+    write_items(
+        d,
+        "changed.jsonl",
+        &[("a", "yes"), ("b", "yes"), ("c", "no"), ("d", "yes please")],
+    );
+    // One item lost half its score: a regression, not a significant one.
+    let o = grade(
+        d,
+        "changed.jsonl",
+        &["--baseline", "baseline.jsonl", "--fail-on", "significant"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = grade(d, "changed.jsonl", &["--baseline", "baseline.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    // A gate fails the job even when nothing regressed.
+    let o = grade(
+        d,
+        "items.jsonl",
+        &["--baseline", "baseline.jsonl", "--gate", "pass_rate>=0.75"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("gate ✗ FAILED pass_rate>=0.75"));
+    assert!(stderr(&o).contains("baseline: PASS"));
+}
+
+#[test]
+fn saved_runs_by_name_and_the_latest_are_baselines_too() {
+    let dir = folder(BASE);
+    let d = dir.path();
+    assert_eq!(rubricate(d, &["init", "."]).status.code(), Some(0));
+    grade(
+        d,
+        "items.jsonl",
+        &["--save", "--name", "main", "--format", "jsonl"],
+    );
+    write_items(
+        d,
+        "items.jsonl",
+        &[("a", "yes"), ("b", "yes"), ("c", "no"), ("d", "yes please")],
+    );
+    let o = grade(
+        d,
+        "items.jsonl",
+        &["--baseline", "main", "--format", "jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // `latest`: the newest finished run of this rubric over this very dataset (the file
+    // changed, so `main` is not one); the run just made is never its own baseline.
+    let o = grade(d, "items.jsonl", &["--baseline", "latest", "--save"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--baseline latest: no finished run of rubric 'yes'"));
+    let o = grade(d, "items.jsonl", &["--baseline", "latest", "--save"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("baseline: PASS: no regression"));
+}
+
+#[test]
+fn a_baseline_that_is_not_there_is_refused_before_grading() {
+    let dir = folder(BASE);
+    let d = dir.path();
+    let o = grade(d, "items.jsonl", &["--baseline", "nope.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--baseline nope.jsonl: no such file, and no run 'nope.jsonl'"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty(), "nothing graded");
+    // Not a results file: named with its line.
+    std::fs::write(d.join("bad.jsonl"), "{\"id\": \"a\"}\n").unwrap();
+    let o = grade(
+        d,
+        "items.jsonl",
+        &["--baseline", "bad.jsonl", "--format", "jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.jsonl:1:1: not a results line"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty(), "nothing graded");
+    // The gate's flags need a baseline.
+    let o = grade(d, "items.jsonl", &["--tolerance", "0.1"]);
+    assert_eq!(o.status.code(), Some(2));
+}
