@@ -347,7 +347,10 @@ fn the_example_workflow_grades_and_passes_against_its_committed_baseline() {
     let workflow = std::fs::read_to_string(repo.join("examples/ci/github-workflow.yml")).unwrap();
     // The folded `run: >-` block of the step that calls `rubricate grade`.
     let folded = workflow.find("run: >-").expect("a folded run block");
-    let start = folded + workflow[folded..].find("rubricate grade ").expect("a grade step");
+    let start = folded
+        + workflow[folded..]
+            .find("rubricate grade ")
+            .expect("a grade step");
     let block: String = workflow[start..]
         .lines()
         .take_while(|l| !l.trim().is_empty())

@@ -82,8 +82,10 @@ pub(crate) fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, Cl
         if args.judge.dry_run {
             return dry_run(&ws, &dataset, spec, &candidates, &only);
         }
+        let rubric = crate::formats::load_rubric(spec)?;
         for (label, settings) in candidates {
-            let id = grade_candidate(&ws, &dataset, spec, &label, settings, &only)?;
+            let name = format!("calibrate {label}");
+            let (id, _) = grade_candidate(&ws, &dataset, rubric.clone(), &name, settings, &only)?;
             run_ids.push((label, id));
         }
     }
@@ -175,7 +177,7 @@ fn candidate_settings(args: &JudgeArgs) -> Vec<(String, crate::run::JudgeSetting
 
 /// The dataset's file: the path given (or that path in the workspace), else the
 /// workspace's dataset of that name.
-fn dataset_path(ws: &crate::store::Workspace, given: &str) -> Result<PathBuf, CliError> {
+pub(crate) fn dataset_path(ws: &crate::store::Workspace, given: &str) -> Result<PathBuf, CliError> {
     let p = Path::new(given);
     if p.is_file() {
         return Ok(p.to_path_buf());
@@ -193,7 +195,10 @@ fn dataset_path(ws: &crate::store::Workspace, given: &str) -> Result<PathBuf, Cl
 }
 
 /// The positions of the labelled items in the dataset.
-fn positions_of(dataset: &Path, labelled: &HashSet<String>) -> Result<HashSet<usize>, CliError> {
+pub(crate) fn positions_of(
+    dataset: &Path,
+    labelled: &HashSet<String>,
+) -> Result<HashSet<usize>, CliError> {
     let ds = open_dataset(dataset, ReadOptions::default())?;
     let mut out = HashSet::new();
     for (i, item) in ds.items.enumerate() {
@@ -241,15 +246,16 @@ fn dry_run(
     Ok(exit::OK)
 }
 
-/// Grades the labelled items with one candidate judge as a saved run; its id.
-fn grade_candidate(
+/// Grades the items at `only` with one candidate (a judge, a rubric) as a saved run named
+/// `name` (or `name (2)`… when taken); its id and what it cost.
+pub(crate) fn grade_candidate(
     ws: &crate::store::Workspace,
     dataset: &Path,
-    rubric: &str,
-    model: &str,
+    rubric: crate::formats::LoadedRubric,
+    name: &str,
     settings: crate::run::JudgeSettings,
     only: &HashSet<usize>,
-) -> Result<String, CliError> {
+) -> Result<(String, f64), CliError> {
     let (config, warnings) = crate::store::load_config(&ws.root)?;
     for w in warnings {
         eprintln!("warning: {}", crate::core::text::visible(&w.to_string()));
@@ -261,7 +267,7 @@ fn grade_candidate(
     let session = run::start(
         NewRun {
             dataset,
-            rubric: Some(crate::formats::load_rubric(rubric)?),
+            rubric: Some(rubric),
             settings: RunSettings {
                 judge: settings,
                 ..RunSettings::default()
@@ -271,7 +277,7 @@ fn grade_candidate(
                 run::RunsHome::of(ws),
                 Some(crate::store::runs::RunDir::unused_name(
                     &ws.runs_dir(),
-                    &format!("calibrate {model}"),
+                    name,
                 )),
             )),
             cell_events: false,
@@ -284,12 +290,15 @@ fn grade_candidate(
     let outcome = super::grade::drive(session, &config, |_, _, _| Ok(()))?;
     let id = outcome
         .run_id
-        .ok_or_else(|| CliError::input(format!("{model}: the run was not recorded")))?;
+        .ok_or_else(|| CliError::input(format!("{name}: the run was not recorded")))?;
     eprintln!(
-        "{model}: run {id} ({} calls, ${:.4})",
+        "{name}: run {id} ({} calls, ${:.4})",
         outcome.usage.requests, outcome.usage.cost
     );
-    Ok(id)
+    if let Some(stop) = &outcome.ended.stop {
+        return Err(CliError::input(format!("{name}: run {id} stopped: {stop}")));
+    }
+    Ok((id, outcome.usage.cost))
 }
 
 fn best_json(cal: &Calibration) -> Value {

@@ -7,6 +7,7 @@
 #[macro_use]
 mod out;
 
+mod align;
 mod args;
 pub(crate) mod artifacts;
 mod baseline;
@@ -257,6 +258,16 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: calibrate::CalibrateArgs,
     },
+    /// Make the judge agree with your people: split the labelled items into train, dev and
+    /// test; propose rewordings of the criteria the judge gets wrong (from train), rank
+    /// them on dev, and report the winner against the original on test, graded once.
+    #[command(
+        after_help = "Examples:\n  rubricate align --dataset answers --rubric answer --judge openai/gpt-4o-mini\n  rubricate align --dataset answers --rubric answer --annotator adjudicated --split 30/35/35 --rounds 3 --max-cost 2 --adopt"
+    )]
+    Align {
+        #[command(flatten)]
+        args: align::AlignArgs,
+    },
     /// A run's judge against human labels: per criterion and pooled (accuracy, F1, κ, φ,
     /// leniency, confusion), item scores (RMSE, correlations, bias), bootstrap intervals.
     Metrics {
@@ -481,6 +492,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),
         Some(Command::Metrics { args }) => metrics::run(&args, cli.workspace.as_deref()),
         Some(Command::Calibrate { args }) => calibrate::run(&args, cli.workspace.as_deref()),
+        Some(Command::Align { args }) => align::run(&args, cli.workspace.as_deref()),
         Some(Command::Rubrics { action }) => {
             workspace(cli.workspace.as_deref()).and_then(|ws| rubrics::run(&action, &ws.root))
         }

@@ -312,8 +312,6 @@ pub fn read_verdicts(
     ))?)
 }
 
-/// (judge score, human score) for an item the person labelled on every criterion
-/// (`labels`: its verdicts in the rubric's order).
 /// The people's score and pass for an item they labelled on every criterion, through the
 /// rubric's own scoring.
 fn person_outcome(rubric: &Rubric, labels: &[Option<Verdict>], item: &str) -> Option<(f64, bool)> {

@@ -7,6 +7,7 @@
 //! missing). Front ends only render its events.
 
 pub mod agreement;
+pub mod align;
 pub mod batch;
 pub mod calibration;
 pub mod control;
