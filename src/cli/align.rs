@@ -154,15 +154,17 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
         split.test.len()
     );
     let rubric_id = original.rubric.id.clone();
-    let (base_train, _) = search.grade(
+    let (base_train, _) = search.grade_within(
         &original,
         &split.train,
         &format!("align {rubric_id}: original · train"),
+        true,
     )?;
-    let (base_dev_run, base_dev) = search.grade(
+    let (base_dev_run, base_dev) = search.grade_within(
         &original,
         &split.dev,
         &format!("align {rubric_id}: original · dev"),
+        true,
     )?;
     let weak = weak_criteria(&original.rubric, &base_dev, args.criteria);
     let proposer = search.proposer(
@@ -212,10 +214,24 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
                     continue;
                 }
             };
+            if let Some(why) = search.over_budget() {
+                // The proposal spent what was left: it is not graded.
+                stopped = Some(why);
+                break;
+            }
             let candidate = align::reworded(&current, criterion, &proposal);
             let loaded = as_loaded(&original, candidate);
             let name = format!("align {rubric_id}: {criterion} r{round} · dev");
-            let (run, report) = search.grade(&loaded, &split.dev, &name)?;
+            let (run, report) = match search.grade_within(&loaded, &split.dev, &name, true) {
+                Ok(graded) => graded,
+                Err(e) if search.over_budget().is_some() => {
+                    // The budget ran out inside the candidate's run: its figures are partial.
+                    eprintln!("note: {}", e.message);
+                    stopped = search.over_budget();
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
             let t = Tried {
                 criterion: criterion.clone(),
                 round,
@@ -338,18 +354,33 @@ impl Search<'_> {
         ids: &[String],
         name: &str,
     ) -> Result<(String, crate::metrics::MetricsReport), CliError> {
+        self.grade_within(rubric, ids, name, false)
+    }
+
+    /// [`grade`](Self::grade); `budgeted`: the run is part of the search, bounded by what
+    /// is left of `--max-cost` (test is graded whatever the search cost).
+    fn grade_within(
+        &mut self,
+        rubric: &LoadedRubric,
+        ids: &[String],
+        name: &str,
+        budgeted: bool,
+    ) -> Result<(String, crate::metrics::MetricsReport), CliError> {
         let only: HashSet<usize> = ids
             .iter()
             .filter_map(|id| self.positions.get(id).copied())
             .collect();
         let mut settings = self.judge.clone();
-        if let Some(max) = self.max_cost {
+        if let (true, Some(max)) = (budgeted, self.max_cost) {
             // What is left of the budget bounds this run too.
             settings.max_cost = Some((max - self.spent).max(1e-9));
         }
-        let (run, cost) =
-            grade_candidate(self.ws, self.dataset, rubric.clone(), name, settings, &only)?;
-        self.spent += cost;
+        let graded = grade_candidate(self.ws, self.dataset, rubric.clone(), name, settings, &only)?;
+        self.spent += graded.cost;
+        if let Some(why) = graded.stopped {
+            return Err(CliError::input(format!("{name}: stopped: {why}")));
+        }
+        let run = graded.run;
         let agreement = run_agreement(
             &self.ws.runs_dir(),
             &self.ws.labels_dir(),
@@ -502,10 +533,7 @@ type Submissions = HashMap<String, String>;
 
 /// Every labelled item's position in the dataset, and the train items' submissions (the
 /// only ones a proposer may read).
-fn read_items(
-    dataset: &Path,
-    split: &Split,
-) -> Result<(Positions, Submissions), CliError> {
+fn read_items(dataset: &Path, split: &Split) -> Result<(Positions, Submissions), CliError> {
     let wanted: HashSet<&str> = split
         .train
         .iter()

@@ -85,7 +85,14 @@ pub(crate) fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, Cl
         let rubric = crate::formats::load_rubric(spec)?;
         for (label, settings) in candidates {
             let name = format!("calibrate {label}");
-            let (id, _) = grade_candidate(&ws, &dataset, rubric.clone(), &name, settings, &only)?;
+            let graded = grade_candidate(&ws, &dataset, rubric.clone(), &name, settings, &only)?;
+            if let Some(why) = graded.stopped {
+                return Err(CliError::input(format!(
+                    "{name}: run {} stopped: {why}; `rubricate runs resume {}` finishes it",
+                    graded.run, graded.run
+                )));
+            }
+            let id = graded.run;
             run_ids.push((label, id));
         }
     }
@@ -246,6 +253,13 @@ fn dry_run(
     Ok(exit::OK)
 }
 
+/// A candidate's saved run, what it cost, and why it stopped early if it did.
+pub(crate) struct Graded {
+    pub(crate) run: String,
+    pub(crate) cost: f64,
+    pub(crate) stopped: Option<String>,
+}
+
 /// Grades the items at `only` with one candidate (a judge, a rubric) as a saved run named
 /// `name` (or `name (2)`… when taken); its id and what it cost.
 pub(crate) fn grade_candidate(
@@ -255,7 +269,7 @@ pub(crate) fn grade_candidate(
     name: &str,
     settings: crate::run::JudgeSettings,
     only: &HashSet<usize>,
-) -> Result<(String, f64), CliError> {
+) -> Result<Graded, CliError> {
     let (config, warnings) = crate::store::load_config(&ws.root)?;
     for w in warnings {
         eprintln!("warning: {}", crate::core::text::visible(&w.to_string()));
@@ -295,10 +309,11 @@ pub(crate) fn grade_candidate(
         "{name}: run {id} ({} calls, ${:.4})",
         outcome.usage.requests, outcome.usage.cost
     );
-    if let Some(stop) = &outcome.ended.stop {
-        return Err(CliError::input(format!("{name}: run {id} stopped: {stop}")));
-    }
-    Ok((id, outcome.usage.cost))
+    Ok(Graded {
+        run: id,
+        cost: outcome.usage.cost,
+        stopped: outcome.ended.stop.as_ref().map(ToString::to_string),
+    })
 }
 
 fn best_json(cal: &Calibration) -> Value {

@@ -314,7 +314,10 @@ mod tests {
         assert_eq!((met(&s.train), met(&s.dev), met(&s.test)), (2, 4, 4));
         assert_eq!(split(&items, shares, 7).unwrap(), s, "seeded");
         assert_ne!(split(&items, shares, 8).unwrap(), s);
-        assert!(split(&items[..4], shares, 7).is_err(), "dev and test need two each");
+        assert!(
+            split(&items[..4], shares, 7).is_err(),
+            "dev and test need two each"
+        );
         assert!(Shares::parse("20/40").is_err());
         assert!(Shares::parse("50/50/0").is_err());
     }
