@@ -60,6 +60,8 @@ pub(crate) struct Sink {
     junit: Option<io::BufWriter<std::fs::File>>,
     junit_failures: usize,
     junit_errors: usize,
+    /// Items of a saved run still waiting for cells (`runs show` of an unfinished run).
+    junit_skipped: usize,
     suite: String,
     first: bool,
     /// One item serialized at a time (JSON, JSONL), reused.
@@ -77,6 +79,18 @@ impl Sink {
     /// `rubric` is the main rubric (its criteria become CSV columns); `suite` names the
     /// `JUnit` suite.
     pub(crate) fn open(
+        format: OutputFormat,
+        out: Option<&Path>,
+        rubric: Option<&Rubric>,
+        suite: &str,
+    ) -> Result<Self, CliError> {
+        Self::open_after("", format, out, rubric, suite)
+    }
+
+    /// [`Sink::open`], with `head` (text of the caller's: `runs show`'s lines naming the run)
+    /// written first, into the same destination.
+    pub(crate) fn open_after(
+        head: &str,
         format: OutputFormat,
         out: Option<&Path>,
         rubric: Option<&Rubric>,
@@ -119,13 +133,17 @@ impl Sink {
             junit,
             junit_failures: 0,
             junit_errors: 0,
+            junit_skipped: 0,
             suite: suite.to_owned(),
             first: true,
             scratch: Vec::with_capacity(4096),
             worst: Vec::new(),
             summary: Summary::default(),
         };
-        sink.header().map_err(|e| io_err(&e))?;
+        sink.dest
+            .write_all(head.as_bytes())
+            .and_then(|()| sink.header())
+            .map_err(|e| io_err(&e))?;
         Ok(sink)
     }
 
@@ -170,7 +188,8 @@ impl Sink {
             }
             OutputFormat::Csv => write_csv_row(&mut self.dest, &csv_row(e, &self.csv)),
             OutputFormat::Md => {
-                if !e.passed {
+                // An item still waiting for cells has not failed: the report counts it apart.
+                if !e.passed && e.pending.is_empty() {
                     let key = e.score.unwrap_or(-1.0);
                     if self.worst.len() < MD_WORST
                         || self.worst.last().is_some_and(|(w, _)| key < *w)
@@ -187,6 +206,20 @@ impl Sink {
                 let score = e
                     .score
                     .map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
+                if !e.pending.is_empty() {
+                    // A saved run's item still waiting for cells has not failed.
+                    let result = format!(
+                        "INCOMPLETE (still to come: {})",
+                        clipped(&e.pending.join(", "), 60)
+                    );
+                    return writeln!(
+                        self.dest,
+                        "{:<28} {:>7}  {}",
+                        clipped(&e.target_id, 28),
+                        score,
+                        style::yellow(&result, self.color)
+                    );
+                }
                 let result = if e.passed {
                     style::green("PASS  ", self.color)
                 } else {
@@ -210,7 +243,15 @@ impl Sink {
                     "    <testcase classname=\"{}\" name=\"{name}\">",
                     xml_escape(&e.rubric_id)
                 )?;
-                if e.incomplete {
+                if !e.pending.is_empty() {
+                    // Not graded yet (an unfinished saved run): neither failed nor broken.
+                    self.junit_skipped += 1;
+                    write!(
+                        spool,
+                        "<skipped message=\"{}\"/>",
+                        xml_escape(&format!("cells still to come: {}", e.pending.join(", ")))
+                    )?;
+                } else if e.incomplete {
                     self.junit_errors += 1;
                     write!(
                         spool,
@@ -253,8 +294,10 @@ impl Sink {
                 let summary = json!({
                     "items": s.items,
                     "passed": s.passed,
-                    "failed": s.items - s.passed,
+                    // Items still waiting for cells (a saved run's) are incomplete, not failed.
+                    "failed": s.items - s.passed - s.pending,
                     "incomplete": s.incomplete,
+                    "pending": s.pending,
                     "mean_score": s.mean_score(),
                     "criterion_results": s.cells,
                     "criterion_failures": s.failed_cells,
@@ -264,9 +307,14 @@ impl Sink {
             }
             OutputFormat::Junit => {
                 writeln!(self.dest, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+                let skipped = if self.junit_skipped > 0 {
+                    format!(" skipped=\"{}\"", self.junit_skipped)
+                } else {
+                    String::new()
+                };
                 writeln!(
                     self.dest,
-                    "<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
+                    "<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\"{skipped}>",
                     xml_escape(&self.suite),
                     s.items,
                     self.junit_failures,
@@ -405,7 +453,8 @@ fn md_row(e: &Evaluation, penalties: &[String]) -> String {
 /// The Markdown report: the figures, then the worst items.
 fn md_report(suite: &str, s: &Summary, worst: &[(f64, String)]) -> String {
     use std::fmt::Write as _;
-    let failed = s.items - s.passed;
+    // Items still waiting for cells (a saved run's) are not among the failures.
+    let failed = s.items - s.passed - s.pending;
     #[allow(clippy::cast_precision_loss)] // counts of items
     let rate = if s.items == 0 {
         0.0
@@ -413,16 +462,24 @@ fn md_report(suite: &str, s: &Summary, worst: &[(f64, String)]) -> String {
         100.0 * s.passed as f64 / s.items as f64
     };
     let mut out = format!(
-        "## rubricate: {}\n\n| items | passed | not passed | incomplete | mean score |\n|---:|---:|---:|---:|---:|\n| {} | {} ({rate:.1}%) | {failed} | {} | {} |\n",
+        "## rubricate: {}\n\n| items | passed | not passed | incomplete | mean score |\n|---:|---:|---:|---:|---:|\n| {} | {} ({rate:.1}%) | {} | {} | {} |\n",
         md_cell(suite, 80),
         s.items,
         s.passed,
+        s.items - s.passed,
         s.incomplete,
         s.mean_score()
             .map_or_else(|| "n/a".into(), |m| format!("{:.1}%", m * 100.0)),
     );
     if let Some(tags) = s.tags_line(1000) {
         let _ = write!(out, "\n{}\n", md_cell(&tags, 1000));
+    }
+    if s.pending > 0 {
+        let _ = write!(
+            out,
+            "\n**The run is unfinished**: cells are still to come for {} (counted incomplete, not failed).\n",
+            crate::engine::checks::plural(s.pending, "item")
+        );
     }
     if !worst.is_empty() {
         let _ = write!(
