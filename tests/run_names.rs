@@ -9,7 +9,7 @@ mod support;
 use std::path::Path;
 use std::process::Output;
 
-use support::checked::{ok, rubricate, run_ids, text};
+use support::checked::{grade_saved, ok, rubricate, run_ids, text};
 
 /// A workspace with a check-only rubric and three items.
 fn workspace() -> tempfile::TempDir {
@@ -17,20 +17,7 @@ fn workspace() -> tempfile::TempDir {
 }
 
 fn grade_named(d: &Path, name: &str) -> Output {
-    rubricate(
-        d,
-        &[
-            "grade",
-            "--rubric",
-            "rubric.yaml",
-            "items.jsonl",
-            "--save",
-            "--name",
-            name,
-            "--format",
-            "jsonl",
-        ],
-    )
+    grade_saved(d, name, "jsonl")
 }
 
 /// The id of the run whose manifest names it `name`.

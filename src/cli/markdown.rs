@@ -47,7 +47,8 @@ impl MdReport {
 
     /// One graded item.
     pub(crate) fn add(&mut self, e: &Evaluation) {
-        if e.passed {
+        // An item still waiting for cells (a saved run's) has not failed: counted apart.
+        if e.passed || !e.pending.is_empty() {
             return;
         }
         let key = e.score.unwrap_or(-1.0);
@@ -61,7 +62,8 @@ impl MdReport {
 
     /// The whole report.
     pub(crate) fn render(&self, s: &Summary, findings: &Findings) -> String {
-        let failed = s.items - s.passed;
+        // Items still waiting for cells (a saved run's) are not among the failures.
+        let failed = s.items - s.passed - s.pending;
         #[allow(clippy::cast_precision_loss)] // counts of items
         let rate = if s.items == 0 {
             0.0
@@ -76,16 +78,24 @@ impl MdReport {
             "✅ "
         };
         let mut out = format!(
-            "## {verdict}rubricate: {}\n\n| items | passed | not passed | incomplete | mean score |\n|---:|---:|---:|---:|---:|\n| {} | {} ({rate:.1}%) | {failed} | {} | {} |\n",
+            "## {verdict}rubricate: {}\n\n| items | passed | not passed | incomplete | mean score |\n|---:|---:|---:|---:|---:|\n| {} | {} ({rate:.1}%) | {} | {} | {} |\n",
             cell(&self.suite, 80),
             s.items,
             s.passed,
+            s.items - s.passed,
             s.incomplete,
             s.mean_score()
                 .map_or_else(|| "n/a".into(), |m| format!("{:.1}%", m * 100.0)),
         );
         if let Some(tags) = s.tags_line(1000) {
             let _ = write!(out, "\n{}\n", cell(&tags, 1000));
+        }
+        if s.pending > 0 {
+            let _ = write!(
+                out,
+                "\n**The run is unfinished**: cells are still to come for {} (counted incomplete, not failed).\n",
+                crate::engine::checks::plural(s.pending, "item")
+            );
         }
         out.push_str(&gates_md(&findings.gates));
         if let Some(b) = &findings.baseline {

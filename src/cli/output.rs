@@ -61,6 +61,8 @@ pub(crate) struct Sink {
     junit: Option<io::BufWriter<std::fs::File>>,
     junit_failures: usize,
     junit_errors: usize,
+    /// Items of a saved run still waiting for cells (`runs show` of an unfinished run).
+    junit_skipped: usize,
     suite: String,
     first: bool,
     /// One item serialized at a time (JSON, JSONL), reused.
@@ -78,6 +80,18 @@ impl Sink {
     /// `rubric` is the main rubric (its criteria become CSV columns); `suite` names the
     /// `JUnit` suite.
     pub(crate) fn open(
+        format: OutputFormat,
+        out: Option<&Path>,
+        rubric: Option<&Rubric>,
+        suite: &str,
+    ) -> Result<Self, CliError> {
+        Self::open_after("", format, out, rubric, suite)
+    }
+
+    /// [`Sink::open`], with `head` (text of the caller's: `runs show`'s lines naming the run)
+    /// written first, into the same destination.
+    pub(crate) fn open_after(
+        head: &str,
         format: OutputFormat,
         out: Option<&Path>,
         rubric: Option<&Rubric>,
@@ -112,13 +126,17 @@ impl Sink {
             junit,
             junit_failures: 0,
             junit_errors: 0,
+            junit_skipped: 0,
             suite: suite.to_owned(),
             first: true,
             scratch: Vec::with_capacity(4096),
             md: (format == OutputFormat::Md).then(|| super::markdown::MdReport::new(suite, rubric)),
             summary: Summary::default(),
         };
-        sink.header().map_err(|e| io_err(&e))?;
+        sink.dest
+            .write_all(head.as_bytes())
+            .and_then(|()| sink.header())
+            .map_err(|e| io_err(&e))?;
         Ok(sink)
     }
 
@@ -177,6 +195,20 @@ impl Sink {
                 let score = e
                     .score
                     .map_or_else(|| "n/a".into(), |s| format!("{:.1}%", s * 100.0));
+                if !e.pending.is_empty() {
+                    // A saved run's item still waiting for cells has not failed.
+                    let result = format!(
+                        "INCOMPLETE (still to come: {})",
+                        clipped(&e.pending.join(", "), 60)
+                    );
+                    return writeln!(
+                        self.dest,
+                        "{:<28} {:>7}  {}",
+                        clipped(&e.target_id, 28),
+                        score,
+                        style::yellow(&result, self.color)
+                    );
+                }
                 let result = if e.passed {
                     style::green("PASS  ", self.color)
                 } else {
@@ -200,7 +232,15 @@ impl Sink {
                     "    <testcase classname=\"{}\" name=\"{name}\">",
                     xml_escape(&e.rubric_id)
                 )?;
-                if e.incomplete {
+                if !e.pending.is_empty() {
+                    // Not graded yet (an unfinished saved run): neither failed nor broken.
+                    self.junit_skipped += 1;
+                    write!(
+                        spool,
+                        "<skipped message=\"{}\"/>",
+                        xml_escape(&format!("cells still to come: {}", e.pending.join(", ")))
+                    )?;
+                } else if e.incomplete {
                     self.junit_errors += 1;
                     write!(
                         spool,
@@ -244,8 +284,10 @@ impl Sink {
                 let summary = json!({
                     "items": s.items,
                     "passed": s.passed,
-                    "failed": s.items - s.passed,
+                    // Items still waiting for cells (a saved run's) are incomplete, not failed.
+                    "failed": s.items - s.passed - s.pending,
                     "incomplete": s.incomplete,
+                    "pending": s.pending,
                     "mean_score": s.mean_score(),
                     "criterion_results": s.cells,
                     "criterion_failures": s.failed_cells,
@@ -257,9 +299,14 @@ impl Sink {
             }
             OutputFormat::Junit => {
                 writeln!(self.dest, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+                let skipped = if self.junit_skipped > 0 {
+                    format!(" skipped=\"{}\"", self.junit_skipped)
+                } else {
+                    String::new()
+                };
                 writeln!(
                     self.dest,
-                    "<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
+                    "<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\"{skipped}>",
                     xml_escape(&self.suite),
                     s.items,
                     self.junit_failures,

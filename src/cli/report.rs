@@ -3,9 +3,10 @@
 use std::path::Path;
 
 use super::{CliError, exit, workspace};
-use crate::run::agreement::run_agreement;
+use crate::run::agreement::{RunAgreement, run_agreement};
 use crate::run::record::Recording;
 use crate::run::report::{Embed, write_html};
+use crate::store::Workspace;
 
 pub(crate) fn run(
     id: &str,
@@ -16,25 +17,7 @@ pub(crate) fn run(
 ) -> Result<u8, CliError> {
     let ws = workspace(flag)?;
     let rec = Recording::open(&ws.runs_dir(), id)?;
-    // The judge against the people, when the dataset has labels (whose: `--annotator`, else
-    // the adjudicated ones, else its only annotator).
-    let agreement = match run_agreement(
-        &ws.runs_dir(),
-        &ws.labels_dir(),
-        &rec.manifest.id,
-        annotator,
-        None,
-    ) {
-        Ok(a) if a.report.criteria.iter().any(|c| c.pairs > 0) => Some(a),
-        Ok(_) => None,
-        Err(e) => {
-            if annotator.is_some() {
-                return Err(e.into());
-            }
-            eprintln!("no agreement on the page: {e}");
-            None
-        }
-    };
+    let agreement = page_agreement(&ws, &rec, annotator)?;
     let mut page = Vec::new();
     let written = write_html(&rec, agreement.as_ref(), embed, &mut page)?;
     // Whole or not at all: a page cut by a full disk never replaces a good one.
@@ -47,4 +30,31 @@ pub(crate) fn run(
         written.embedded
     );
     Ok(exit::OK)
+}
+
+/// The judge against the people for a run's page, when the dataset has labels (whose:
+/// `annotator`, else the adjudicated ones, else its only annotator); `None` without. Also
+/// `runs show --format html`'s.
+pub(crate) fn page_agreement(
+    ws: &Workspace,
+    rec: &Recording,
+    annotator: Option<&str>,
+) -> Result<Option<RunAgreement>, CliError> {
+    match run_agreement(
+        &ws.runs_dir(),
+        &ws.labels_dir(),
+        &rec.manifest.id,
+        annotator,
+        None,
+    ) {
+        Ok(a) if a.report.criteria.iter().any(|c| c.pairs > 0) => Ok(Some(a)),
+        Ok(_) => Ok(None),
+        Err(e) => {
+            if annotator.is_some() {
+                return Err(e.into());
+            }
+            eprintln!("no agreement on the page: {e}");
+            Ok(None)
+        }
+    }
 }

@@ -39,6 +39,24 @@ pub fn rubricate(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `grade` of the workspace's items with its rubric, saved as run `name`, in `format`.
+pub fn grade_saved(dir: &Path, name: &str, format: &str) -> Output {
+    rubricate(
+        dir,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--name",
+            name,
+            "--format",
+            format,
+        ],
+    )
+}
+
 /// Its stdout and stderr, as text.
 pub fn text(o: &Output) -> (String, String) {
     (

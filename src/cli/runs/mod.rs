@@ -1,15 +1,16 @@
 //! Runs in the workspace: `grade --save` records one (manifest + cell journal), and
 //! `rubricate runs list|show|resume|compare` read, finish and compare them.
 
-use std::io::Write as _;
 use std::path::Path;
 
 pub(crate) mod batch;
 pub(crate) mod compare;
 mod import;
+mod show;
 
 use batch::batch_step;
 use compare::{CompareFormat, FailOn, GateOptions};
+use show::ShowFormat;
 
 use super::grade::{report_record, stopped};
 use super::verdict::usage_line;
@@ -18,17 +19,23 @@ use crate::core::text::cell;
 use crate::engine::checks::plural;
 use crate::run::{self, Control, Env, Recording};
 use crate::store::Workspace;
-use crate::store::runs::{Manifest, RunState, list_runs};
+use crate::store::runs::list_runs;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum RunsAction {
     /// Every run: id, name, rubric, dataset, items, pass rate, finished or not.
     List,
-    /// A run's results, one line per item (or JSONL with `--format jsonl`).
+    /// A run (id, name or unique prefix) written from its journal as `grade` would have
+    /// written it (table, json, jsonl, csv, junit, md), or as the page `rubricate report`
+    /// writes (html). Items of an unfinished run still waiting for cells are incomplete,
+    /// not failed. Exits 0 once written.
     Show {
         id: String,
         #[arg(long, value_enum, default_value_t = ShowFormat::Table)]
         format: ShowFormat,
+        /// Write to FILE (replaced atomically once whole) instead of stdout.
+        #[arg(long, short, value_name = "FILE", visible_alias = "output")]
+        out: Option<std::path::PathBuf>,
     },
     /// Grades exactly the cells a run's journal lacks (after a crash, a kill or a cost
     /// stop). A batch run (`grade --batch`): asks about its batches, downloads the
@@ -91,12 +98,6 @@ pub(crate) enum RunsAction {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum ShowFormat {
-    Table,
-    Jsonl,
-}
-
 pub(crate) fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, CliError> {
     let ws = workspace(ws_flag)?;
     let runs = ws.runs_dir();
@@ -105,7 +106,7 @@ pub(crate) fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, Cli
             list(&runs);
             Ok(exit::OK)
         }
-        RunsAction::Show { id, format } => show(&Recording::open(&runs, id)?, *format),
+        RunsAction::Show { id, format, out } => show::show(&ws, id, *format, out.as_deref()),
         RunsAction::Resume {
             id,
             wait,
@@ -237,151 +238,6 @@ fn resume(ws: &Workspace, id: &str) -> Result<u8, CliError> {
         &crate::cli::gates::Findings::default(),
         Some(max_error_rate),
     ))
-}
-
-/// Where a batch stands, in words: the stage, and the provider's last word on it.
-fn batch_stage(b: &crate::store::runs::BatchRecord) -> String {
-    use crate::store::runs::BatchStage;
-    let stage = match b.stage {
-        BatchStage::Prepared | BatchStage::Uploaded => "not sent yet",
-        BatchStage::Creating => "being created",
-        BatchStage::Submitted => "with the provider",
-        BatchStage::Downloaded => "downloaded",
-    };
-    match (b.stage, b.status.as_deref()) {
-        (BatchStage::Submitted, Some(s)) => format!("{stage} ({s})"),
-        // How it ended, when that was not by answering everything.
-        (BatchStage::Downloaded, Some(s @ ("expired" | "cancelled" | "canceling" | "failed"))) => {
-            format!("{s}, {stage}")
-        }
-        _ => stage.to_owned(),
-    }
-}
-
-fn show(run: &Recording, format: ShowFormat) -> Result<u8, CliError> {
-    // Opened first: a rubric, settings or journal that cannot be read prints nothing.
-    let all = run.evaluations()?;
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, super::out::Stdout);
-    match write_show(&mut out, &run.manifest, all, format).and_then(|()| Ok(out.flush()?)) {
-        // A write that failed stopped the listing; the sink says how when the command ends
-        // (a reader that went away, `| head`, quietly).
-        Ok(()) | Err(ShowError::Write) => Ok(exit::OK),
-        Err(ShowError::Run(e)) => {
-            let _ = out.flush();
-            Err(e.into())
-        }
-    }
-}
-
-/// A run's items as `runs show` prints them, one at a time.
-fn write_show(
-    out: &mut impl std::io::Write,
-    m: &Manifest,
-    mut all: run::Evaluations,
-    format: ShowFormat,
-) -> Result<(), ShowError> {
-    if format == ShowFormat::Table {
-        let head = format!(
-            "run {}{} · {} · {}",
-            m.id,
-            m.name
-                .as_deref()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default(),
-            m.rubric_label(),
-            m.dataset.path
-        );
-        writeln!(out, "{}", cell(&head))?;
-        writeln!(
-            out,
-            "started {} · {}",
-            m.started_at,
-            match (m.state(), m.finished_at.as_deref()) {
-                (RunState::Finished, Some(f)) => format!("finished {f}"),
-                (state, _) => format!("{state}: items still waiting for cells are INCOMPLETE"),
-            }
-        )?;
-        for b in &m.batches {
-            writeln!(
-                out,
-                "batch {} · {} · {} requests · {} · {} answered, {} failed{}",
-                b.name,
-                cell(&b.model),
-                b.requests,
-                cell(&batch_stage(b)),
-                b.answered,
-                b.failed,
-                b.batch_id
-                    .as_deref()
-                    .map(|id| format!(" · {}", cell(id)))
-                    .unwrap_or_default()
-            )?;
-            for o in &b.others {
-                writeln!(
-                    out,
-                    "  also at the provider: {}{} (the same requests, from a create cut short) · {}",
-                    cell(&o.batch_id),
-                    o.created_at
-                        .as_deref()
-                        .map(|t| format!(" made {t}"))
-                        .unwrap_or_default(),
-                    cell(&o.fate)
-                )?;
-            }
-        }
-        writeln!(out, "{:<28} {:>7}  RESULT", "ITEM", "SCORE")?;
-    }
-    for next in &mut all {
-        let (_, e) = next?;
-        match format {
-            ShowFormat::Jsonl => {
-                let line = serde_json::to_string(&super::output::item_json(&e)).unwrap_or_default();
-                writeln!(out, "{line}")?;
-            }
-            ShowFormat::Table => {
-                let score = e
-                    .score
-                    .map_or_else(|| "-".into(), |s| format!("{:.1}%", s * 100.0));
-                let state = if !e.pending.is_empty() {
-                    format!("INCOMPLETE (still to come: {})", e.pending.join(", "))
-                } else if e.incomplete {
-                    "INCOMPLETE".to_owned()
-                } else if e.passed {
-                    "PASS".to_owned()
-                } else {
-                    "FAIL".to_owned()
-                };
-                writeln!(out, "{:<28} {:>7}  {state}", cell(&e.target_id), score)?;
-            }
-        }
-    }
-    if format == ShowFormat::Table {
-        let summary = all.finish().summary;
-        writeln!(out, "\n{}", summary.line())?;
-        if let Some(tags) = summary.tags_line(1000) {
-            writeln!(out, "{}", cell(&tags))?;
-        }
-    }
-    Ok(())
-}
-
-/// Why `runs show` stopped.
-enum ShowError {
-    Run(run::Error),
-    /// Standard output failed; the sink keeps the error and reports it when the command ends.
-    Write,
-}
-
-impl From<run::Error> for ShowError {
-    fn from(e: run::Error) -> Self {
-        Self::Run(e)
-    }
-}
-
-impl From<std::io::Error> for ShowError {
-    fn from(_: std::io::Error) -> Self {
-        Self::Write
-    }
 }
 
 /// `rubricate` with no command and no terminal: grades the workspace's latest run again —
