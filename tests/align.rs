@@ -129,7 +129,11 @@ fn submission(id: &str) -> String {
     let i: u32 = id.trim_start_matches('a').parse().unwrap();
     format!(
         "answer number {i} says so{}",
-        if i.is_multiple_of(3) { " [src]" } else { " (trust me)" }
+        if i.is_multiple_of(3) {
+            " [src]"
+        } else {
+            " (trust me)"
+        }
     )
 }
 
@@ -168,7 +172,12 @@ fn align_finds_and_adopts_the_wording_the_people_agree_with_and_keeps_test_unsee
     // points). The winner agrees everywhere: κ 1, leniency 0.
     let cited = test
         .iter()
-        .filter(|id| id.trim_start_matches('a').parse::<u32>().unwrap().is_multiple_of(3))
+        .filter(|id| {
+            id.trim_start_matches('a')
+                .parse::<u32>()
+                .unwrap()
+                .is_multiple_of(3)
+        })
         .count();
     let sourced = report["test"]
         .as_array()
@@ -253,7 +262,12 @@ fn max_cost_stops_the_search_and_test_is_still_graded() {
     );
     // The proposal that tipped the budget over was never graded.
     let seen = server.seen();
-    assert!(seen.iter().filter(|s| s.body["model"] == "proposer").count() <= 1);
+    assert!(
+        seen.iter()
+            .filter(|s| s.body["model"] == "proposer")
+            .count()
+            <= 1
+    );
     assert!(
         seen.iter()
             .filter(|s| s.body["model"] == "judge")

@@ -7,7 +7,8 @@
 //! `θ̂ = mean_N(f) − mean_n(f − y)`, with the normal 95 % interval
 //! `θ̂ ± 1.96 · √(s²_f / N + s²_{f−y} / n)`. It is unbiased whatever the judge's bias, and
 //! narrower than the people's mean alone when the judge tracks them. Everything is added up
-//! in running sums: memory does not grow with the run.
+//! in running sums (which let a label change be taken back): memory does not grow with
+//! the run.
 
 use serde::Serialize;
 
@@ -16,21 +17,46 @@ use super::Ci;
 /// The standard normal's 97.5th percentile: a two-sided 95 % interval.
 const Z_95: f64 = 1.959_963_984_540_054;
 
-/// Running count, mean and sum of squared deviations (Welford), for a sample variance that
-/// stays exact over a million values.
+/// Running count, sum and sum of squares: a value can be taken out again (a label
+/// changed), and for values in [0, 1] the variance stays exact to far below what is printed.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Moments {
+pub struct Sums {
     n: usize,
-    mean: f64,
-    m2: f64,
+    sum: f64,
+    sumsq: f64,
 }
 
-impl Moments {
-    fn add(&mut self, x: f64) {
+impl Sums {
+    /// Adds a value.
+    pub fn add(&mut self, x: f64) {
         self.n += 1;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        self.sum += x;
+        self.sumsq += x * x;
+    }
+
+    /// Takes out a value added before.
+    pub fn remove(&mut self, x: f64) {
+        self.n = self.n.saturating_sub(1);
+        self.sum -= x;
+        self.sumsq -= x * x;
+    }
+
+    /// These values without `other`'s (a part of them).
+    #[must_use]
+    pub fn without(self, other: Sums) -> Sums {
+        Sums {
+            n: self.n.saturating_sub(other.n),
+            sum: self.sum - other.sum,
+            sumsq: self.sumsq - other.sumsq,
+        }
+    }
+
+    fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum / self.n as f64
+        }
     }
 
     /// The sample variance (n − 1); 0 for fewer than two values.
@@ -38,7 +64,8 @@ impl Moments {
         if self.n < 2 {
             0.0
         } else {
-            self.m2 / (self.n - 1) as f64
+            let n = self.n as f64;
+            ((self.sumsq - self.sum * self.sum / n) / (n - 1.0)).max(0.0)
         }
     }
 }
@@ -46,14 +73,14 @@ impl Moments {
 /// What a corrected figure is built from, fed one item at a time.
 #[derive(Debug, Clone, Default)]
 pub struct Corrector {
-    /// The judge's values on items no person labelled.
-    unlabelled: Moments,
     /// The judge's values on every item (the raw figure).
-    all: Moments,
+    all: Sums,
+    /// The judge's values on the labelled items.
+    labelled: Sums,
     /// Judge − person on the labelled items.
-    rectifier: Moments,
+    rectifier: Sums,
     /// The people's values on the labelled items.
-    people: Moments,
+    people: Sums,
 }
 
 /// The judge's raw figure next to the corrected one.
@@ -83,13 +110,23 @@ impl Corrector {
     /// An item the judge graded: `judge` its value, `person` the people's when labelled.
     pub fn add(&mut self, judge: f64, person: Option<f64>) {
         self.all.add(judge);
-        match person {
-            Some(y) => {
-                self.rectifier.add(judge - y);
-                self.people.add(y);
-            }
-            None => self.unlabelled.add(judge),
+        if let Some(y) = person {
+            self.label(judge, y);
         }
+    }
+
+    /// An item already added is labelled now (`person` the people's value).
+    pub fn label(&mut self, judge: f64, person: f64) {
+        self.labelled.add(judge);
+        self.rectifier.add(judge - person);
+        self.people.add(person);
+    }
+
+    /// An item's label is taken back (it was added with `judge` and `person`).
+    pub fn unlabel(&mut self, judge: f64, person: f64) {
+        self.labelled.remove(judge);
+        self.rectifier.remove(judge - person);
+        self.people.remove(person);
     }
 
     /// The figures; `None` until at least two items are labelled (no interval from one).
@@ -98,27 +135,28 @@ impl Corrector {
         if n < 2 {
             return None;
         }
+        let unlabelled = self.all.without(self.labelled);
         let people_se = (self.people.variance() / n as f64).sqrt();
-        let (corrected, se) = if self.unlabelled.n == 0 {
+        let (corrected, se) = if unlabelled.n == 0 {
             // Everyone labelled everything: the people's mean is the figure.
-            (self.people.mean, people_se)
+            (self.people.mean(), people_se)
         } else {
             (
-                self.unlabelled.mean - self.rectifier.mean,
-                (self.unlabelled.variance() / self.unlabelled.n as f64
+                unlabelled.mean() - self.rectifier.mean(),
+                (unlabelled.variance() / unlabelled.n as f64
                     + self.rectifier.variance() / n as f64)
                     .sqrt(),
             )
         };
         Some(Corrected {
-            raw: self.all.mean,
+            raw: self.all.mean(),
             items: self.all.n,
             labelled: n,
             corrected,
             ci: within_shares(corrected, se),
-            bias: self.rectifier.mean,
-            people_only: self.people.mean,
-            people_only_ci: within_shares(self.people.mean, people_se),
+            bias: self.rectifier.mean(),
+            people_only: self.people.mean(),
+            people_only_ci: within_shares(self.people.mean(), people_se),
         })
     }
 }

@@ -35,7 +35,7 @@ pub struct RunAgreement {
 }
 
 /// A run's figures corrected by its labelled items; `None` with fewer than two labelled.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct CorrectedFigures {
     /// The mean item score.
     pub score: Option<Corrected>,
@@ -314,7 +314,11 @@ pub fn read_verdicts(
 
 /// The people's score and pass for an item they labelled on every criterion, through the
 /// rubric's own scoring.
-fn person_outcome(rubric: &Rubric, labels: &[Option<Verdict>], item: &str) -> Option<(f64, bool)> {
+pub fn person_outcome(
+    rubric: &Rubric,
+    labels: &[Option<Verdict>],
+    item: &str,
+) -> Option<(f64, bool)> {
     let mut human_results = Vec::with_capacity(rubric.criteria.len());
     for (c, v) in rubric.criteria.iter().zip(labels) {
         let v = v.as_ref()?;

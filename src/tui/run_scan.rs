@@ -26,6 +26,8 @@ pub struct LabelJoin {
     verdicts: Vec<Vec<Verdict>>,
     /// The positions of the items where a label differs from the judge's verdict, in order.
     pub disagree: Vec<usize>,
+    /// The run's mean score and pass rate corrected by the labelled items (as `metrics`).
+    pub correcting: Correcting,
 }
 
 /// A labelled item's position and, per criterion of the join, its verdict's code.
@@ -170,7 +172,13 @@ pub fn join_labels(
         labels_gen,
         ..LabelJoin::default()
     };
+    let rubric = Recording::open(runs_dir, run_id)?.rubric()?;
+    let rubric = rubric.as_ref().map(|r| &*r.rubric);
     each_item(runs_dir, run_id, |position, e| {
+        if e.pending.is_empty() {
+            join.correcting
+                .add(rubric, &e.target_id, e.score, e.passed, labels);
+        }
         if !labelled.contains(e.target_id.as_str()) {
             return true;
         }
@@ -184,6 +192,111 @@ pub fn join_labels(
         true
     })?;
     Ok(join)
+}
+
+/// The judge's item scores and passes over the run, with the people's where they
+/// labelled every criterion: what the corrected figures are made of. A label changed is
+/// taken back and put in again, so labelling never reads the run again.
+#[derive(Debug, Clone, Default)]
+pub struct Correcting {
+    score: crate::metrics::ppi::Corrector,
+    pass: crate::metrics::ppi::Corrector,
+    /// Per item labelled on every criterion: the judge's score and pass, the people's.
+    labelled: HashMap<String, (Option<f64>, f64, f64, f64)>,
+}
+
+impl PartialEq for Correcting {
+    /// The same items labelled, and the same figures (sums taken back and put in again may
+    /// differ in their last bits).
+    fn eq(&self, other: &Self) -> bool {
+        fn close(
+            a: Option<crate::metrics::ppi::Corrected>,
+            b: Option<crate::metrics::ppi::Corrected>,
+        ) -> bool {
+            match (a, b) {
+                (Some(x), Some(y)) => {
+                    x.items == y.items
+                        && x.labelled == y.labelled
+                        && [
+                            (x.raw, y.raw),
+                            (x.corrected, y.corrected),
+                            (x.ci.low, y.ci.low),
+                            (x.ci.high, y.ci.high),
+                            (x.bias, y.bias),
+                        ]
+                        .iter()
+                        .all(|(p, q)| (p - q).abs() < 1e-9)
+                }
+                (None, None) => true,
+                _ => false,
+            }
+        }
+        self.labelled == other.labelled
+            && close(self.score.corrected(), other.score.corrected())
+            && close(self.pass.corrected(), other.pass.corrected())
+    }
+}
+
+impl Correcting {
+    /// An item of the run (not one with cells still to come).
+    fn add(
+        &mut self,
+        rubric: Option<&crate::model::Rubric>,
+        id: &str,
+        score: Option<f64>,
+        passed: bool,
+        labels: &Labels,
+    ) {
+        if let Some(s) = score {
+            self.score.add(s, None);
+        }
+        self.pass.add(f64::from(u8::from(passed)), None);
+        self.relabel(rubric, id, score, passed, labels);
+    }
+
+    /// The item's labels as they are now: what was counted for it is taken back, and its
+    /// people's score and pass counted when every criterion is labelled.
+    pub fn relabel(
+        &mut self,
+        rubric: Option<&crate::model::Rubric>,
+        id: &str,
+        score: Option<f64>,
+        passed: bool,
+        labels: &Labels,
+    ) {
+        if let Some((js, jp, ps, pp)) = self.labelled.remove(id) {
+            if let Some(js) = js {
+                self.score.unlabel(js, ps);
+            }
+            self.pass.unlabel(jp, pp);
+        }
+        let Some(r) = rubric else { return };
+        let verdicts: Vec<Option<crate::model::Verdict>> = r
+            .criteria
+            .iter()
+            .map(|c| {
+                let v = labels.get(&(id.to_owned(), c.id.clone()))?;
+                crate::metrics::judge_vs_human::label_verdict(c, v)
+            })
+            .collect();
+        let Some((ps, pp)) = crate::run::agreement::person_outcome(r, &verdicts, id) else {
+            return;
+        };
+        let (jp, pp) = (f64::from(u8::from(passed)), f64::from(u8::from(pp)));
+        if let Some(js) = score {
+            self.score.label(js, ps);
+        }
+        self.pass.label(jp, pp);
+        self.labelled.insert(id.to_owned(), (score, jp, ps, pp));
+    }
+
+    /// The corrected mean score and pass rate.
+    pub fn figures(&self) -> crate::run::agreement::CorrectedFigures {
+        crate::run::agreement::CorrectedFigures {
+            score: self.score.corrected(),
+            pass_rate: self.pass.corrected(),
+        }
+    }
 }
 
 /// The positions of the run's items the Results list keeps.

@@ -20,6 +20,9 @@ pub struct RunStats {
     pub full: Vec<f64>,
     /// Each criterion tag's mean score over the items, with its interval.
     pub tags: Vec<crate::run::TagScore>,
+    /// The mean score and pass rate corrected by the labelled items (none while the join
+    /// is under way, or with fewer than two items labelled on every criterion).
+    pub corrected: crate::run::agreement::CorrectedFigures,
 }
 
 /// A run's figures: its agreement with the labels from its join with them (the judge's
@@ -62,6 +65,7 @@ pub fn run_stats(run: &RunData, labels: &Labels, join: Option<&LabelJoin>) -> Ru
         report,
         full: run.figures.full.clone(),
         tags: run.figures.tags.clone(),
+        corrected: join.map(|j| j.correcting.figures()).unwrap_or_default(),
     }
 }
 
@@ -162,6 +166,16 @@ impl StatsCache {
             .iter()
             .map(|x| (x.criterion_id.as_str(), x.verdict.as_ref()));
         let differs = join.add_item(position, &item.id, cells, labels);
+        // An item with cells still to come counts in no figure yet.
+        if run
+            .rubric
+            .criteria
+            .iter()
+            .all(|c| item.cell(&c.id).is_some())
+        {
+            join.correcting
+                .relabel(Some(&run.rubric), &item.id, item.score, item.passed, labels);
+        }
         match (join.disagree.binary_search(&position), differs) {
             (Err(at), true) => join.disagree.insert(at, position),
             (Ok(at), false) => {

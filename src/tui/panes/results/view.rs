@@ -79,7 +79,9 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     };
     let figures = stats(sh, run);
     let [top, middle, bottom] = Layout::vertical([
-        Constraint::Length(if figures.tags.is_empty() { 4 } else { 5 }),
+        Constraint::Length(
+            4 + u16::from(!figures.tags.is_empty()) + u16::from(figures.corrected.score.is_some()),
+        ),
         Constraint::Min(6),
         Constraint::Length(8),
     ])
@@ -149,10 +151,37 @@ fn summary(pane: &ResultsPane, run: &RunData, figures: &RunStats, f: &mut Frame<
             usize::from(top.width.saturating_sub(2)),
         )));
     }
+    if let Some(line) = corrected_line(&figures.corrected) {
+        summary.push(Line::raw(crate::tui::view::preview(
+            &line,
+            usize::from(top.width.saturating_sub(2)),
+        )));
+    }
     f.render_widget(
         Paragraph::new(summary).block(Block::new().borders(Borders::ALL).title(" Summary ")),
         top,
     );
+}
+
+/// `to quote (28 labelled): mean 0.750→0.512 [0.41, 0.61] · pass 75%→52% [40%, 63%]`: the
+/// judge's figures corrected by the labelled items, as `metrics` gives them.
+fn corrected_line(c: &crate::run::agreement::CorrectedFigures) -> Option<String> {
+    let score = c.score?;
+    let mut line = format!(
+        "to quote ({} labelled): mean {:.3}→{:.3} [{:.2}, {:.2}]",
+        score.labelled, score.raw, score.corrected, score.ci.low, score.ci.high
+    );
+    if let Some(p) = c.pass_rate {
+        let _ = write!(
+            line,
+            " · pass {:.0}%→{:.0}% [{:.0}%, {:.0}%]",
+            p.raw * 100.0,
+            p.corrected * 100.0,
+            p.ci.low * 100.0,
+            p.ci.high * 100.0
+        );
+    }
+    Some(line)
 }
 
 /// The score histogram: ten bins, highest first, as bars of '█'.
