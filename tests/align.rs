@@ -202,6 +202,14 @@ fn align_finds_and_adopts_the_wording_the_people_agree_with_and_keeps_test_unsee
     assert!(history.contains("seed 3"), "{history}");
     let shown = ok(&rubricate(d, &server.url, &["rubrics", "show", "cites"]));
     assert!(shown.contains(PHRASE), "{shown}");
+    // The report is kept in the workspace, with the winner to adopt later.
+    let kept: Vec<_> = std::fs::read_dir(d.join("aligns")).unwrap().collect();
+    assert_eq!(kept.len(), 1);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(kept[0].as_ref().unwrap().path()).unwrap())
+            .unwrap();
+    assert_eq!(doc["rubric"], "cites");
+    assert!(doc["winner"]["criteria"][0]["requirement"].as_str().unwrap().contains(PHRASE));
     // Test items reached no proposer, and were judged only twice each: once with the
     // original requirement and once with the winner's (the two test runs), never by a
     // candidate on dev.

@@ -304,20 +304,25 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
         }
         _ => None,
     };
+    let doc = json!({
+        "rubric": original.rubric.id,
+        "rubric_version": original.rubric.version,
+        "dataset": search.key,
+        "annotator": search.annotator,
+        "created_at": jiff::Timestamp::now().to_string(),
+        "split": split,
+        "weak_criteria": weak,
+        "candidates": tried,
+        "test": result,
+        "changed": changed,
+        "cost": search.spent,
+        "stopped": stopped,
+        "adopted": adopted,
+        "winner": changed.then_some(&winner),
+    });
+    let kept = keep(&ws, &original.rubric.id, &doc)?;
     match args.format {
         super::metrics::MetricsFormat::Json => {
-            let doc = json!({
-                "dataset": search.key,
-                "annotator": search.annotator,
-                "split": split,
-                "weak_criteria": weak,
-                "candidates": tried,
-                "test": result,
-                "changed": changed,
-                "cost": search.spent,
-                "stopped": stopped,
-                "adopted": adopted,
-            });
             outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         super::metrics::MetricsFormat::Table => {
@@ -334,6 +339,7 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
             );
         }
     }
+    eprintln!("kept as {}", kept.display());
     Ok(exit::OK)
 }
 
@@ -648,6 +654,25 @@ fn adopt(
     reg.save(&rubric, &note)
         .map_err(|e| CliError::input(e.to_string()))?;
     Ok(format!("{}@{}", rubric.id, rubric.version))
+}
+
+/// Keeps the search's report (and the winning rubric, to adopt later) as
+/// `aligns/<time>-<rubric>.json` in the workspace, replaced whole or not at all.
+fn keep(
+    ws: &Workspace,
+    rubric: &str,
+    doc: &serde_json::Value,
+) -> Result<std::path::PathBuf, CliError> {
+    let dir = ws.path("aligns");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display())))?;
+    let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
+    let name = format!("{stamp}-{}.json", crate::model::slugify(rubric));
+    let path = dir.join(name);
+    let text = serde_json::to_string_pretty(doc).unwrap_or_default();
+    crate::store::AtomicFile::write_whole(&path, text.as_bytes())
+        .map_err(|e| CliError::from(crate::store::StoreError::io(&path, e)))?;
+    Ok(path)
 }
 
 fn num(x: Option<f64>) -> String {
