@@ -8,6 +8,7 @@ mod criterion;
 mod errors;
 mod evaluation;
 mod item;
+mod reasoning;
 mod rubric;
 mod run_gate;
 mod validate;
@@ -20,6 +21,10 @@ pub use criterion::{
 pub use errors::{GroundTruthError, VerdictError};
 pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
 pub use item::{GroundTruth, Item};
+pub use reasoning::{
+    CLIENT_OWNED_FIELDS, MIN_THINKING_BUDGET, ReasoningEffort, owned_extra_field,
+    thinking_budget_problem,
+};
 pub use rubric::{
     AbstainPolicy, AggregateMode, ErrorPolicy, FeedbackStyle, GateRule, Grader, JudgeSettings,
     LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,

@@ -397,4 +397,14 @@ pub struct JudgeSettings {
     /// The judge's system prompt, replacing rubricate's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
+    /// How hard an OpenAI-compatible reasoning model thinks (`reasoning_effort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<super::ReasoningEffort>,
+    /// Anthropic's extended thinking: tokens the judge may think with before it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
+    /// Fields added to every request body as written (`top_p`, a provider's own switches);
+    /// never a field the client writes itself ([`super::CLIENT_OWNED_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
 }
