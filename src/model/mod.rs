@@ -7,6 +7,7 @@ pub mod checks;
 mod criterion;
 mod errors;
 mod evaluation;
+mod examples;
 mod item;
 mod reasoning;
 mod rubric;
@@ -20,6 +21,7 @@ pub use criterion::{
 };
 pub use errors::{GroundTruthError, VerdictError};
 pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
+pub use examples::{Balance, DrawSource, Example, Examples, LabelDraw, RubricExample};
 pub use item::{GroundTruth, Item};
 pub use reasoning::{
     CLIENT_OWNED_FIELDS, MIN_THINKING_BUDGET, ReasoningEffort, owned_extra_field,

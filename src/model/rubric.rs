@@ -38,6 +38,10 @@ pub struct Rubric {
     /// What a run graded against it must reach for a CI job to pass (`pass_rate>=0.9`…).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<super::RunGate>,
+    /// Labelled submissions with verdicts per criterion, shown to the judge (few-shot); a
+    /// draw from labels gives each judged criterion without examples of its own a draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<super::Examples<super::RubricExample>>,
     /// Fields of the source file that rubricate does not read, kept for writing it back.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
@@ -91,6 +95,7 @@ impl Rubric {
             criteria,
             graders: Vec::new(),
             gates: Vec::new(),
+            examples: None,
             metadata: Map::new(),
         }
     }

@@ -8,6 +8,7 @@
 //! by one, since their prompt is theirs.
 
 pub mod ensemble;
+pub mod examples;
 pub mod feedback;
 pub mod holistic;
 pub mod one_shot;
