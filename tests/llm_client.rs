@@ -73,6 +73,9 @@ fn request(text: &str) -> ChatRequest {
         schema: None,
         sample: 0,
         logprobs: false,
+        reasoning_effort: None,
+        thinking_budget: None,
+        extra: serde_json::Map::new(),
     }
 }
 
@@ -647,6 +650,7 @@ async fn a_cached_reply_that_cannot_be_read_is_a_miss_and_is_replaced() {
             text: "garbled".into(),
             input_tokens: 1,
             output_tokens: 1,
+            reasoning_tokens: 0,
             logprobs: Vec::new(),
         },
     );

@@ -73,6 +73,14 @@ pub(crate) struct JudgeArgs {
     /// Sampling seed sent to providers that take one.
     #[arg(long)]
     pub(crate) seed: Option<u64>,
+    /// How hard an OpenAI-compatible reasoning judge thinks, sent as `reasoning_effort`
+    /// (default: the rubric's `judge.reasoning_effort`, else rubricate.yaml's).
+    #[arg(long, value_name = "LEVEL", value_parser = reasoning_effort)]
+    pub(crate) reasoning_effort: Option<crate::model::ReasoningEffort>,
+    /// Anthropic extended thinking: tokens the judge may think with before it answers
+    /// (at least 1024; added to --max-tokens; the thinking is never read as the verdict).
+    #[arg(long, value_name = "TOKENS")]
+    pub(crate) thinking_budget: Option<u32>,
     /// A file whose text replaces the judge's system prompt. `calibrate` takes several,
     /// each a candidate.
     #[arg(long, value_name = "FILE")]
@@ -139,6 +147,8 @@ impl JudgeArgs {
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             seed: self.seed,
+            reasoning_effort: self.reasoning_effort,
+            thinking_budget: self.thinking_budget,
             system_prompt: self.system_prompt.last().cloned(),
             stream: self.stream,
             rpm: self.rpm,
@@ -155,6 +165,16 @@ impl JudgeArgs {
 }
 
 use crate::run::FeedbackMode;
+
+/// `--reasoning-effort low|medium|high`.
+fn reasoning_effort(text: &str) -> Result<crate::model::ReasoningEffort, String> {
+    crate::model::ReasoningEffort::parse(text).ok_or_else(|| {
+        format!(
+            "'{text}' is not a reasoning effort; use {}",
+            crate::model::ReasoningEffort::NAMES.join(", ")
+        )
+    })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OutputFormat {

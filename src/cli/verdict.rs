@@ -52,6 +52,9 @@ pub(crate) fn usage_line(u: &llm::RunUsage) -> String {
         "judge: {} requests sent, {} answered from the cache, {} tokens in, {} out",
         u.requests, u.cache_hits, u.input_tokens, u.output_tokens
     );
+    if u.reasoning_tokens > 0 {
+        let _ = write!(line, " ({} of them reasoning)", u.reasoning_tokens);
+    }
     if u.cost > 0.0 {
         let _ = write!(line, ", ${:.4}", u.cost);
     }

@@ -18,6 +18,7 @@ pub mod library;
 pub mod native;
 pub mod node;
 pub mod python;
+pub mod reasoning;
 pub mod results;
 pub mod results_read;
 pub mod rubric_lib;

@@ -58,15 +58,22 @@ impl Anthropic {
         let mut body = json!({
             "model": req.model,
             "max_tokens": req.max_tokens,
-            "temperature": req.temperature,
             "messages": messages,
         });
+        match req.thinking_budget {
+            // Extended thinking takes no temperature (the API refuses one but 1).
+            Some(budget) => {
+                body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+            }
+            None => body["temperature"] = json!(req.temperature),
+        }
         if !system.is_empty() {
             body["system"] = json!(system.join("\n\n"));
         }
         if stream {
             body["stream"] = json!(true);
         }
+        super::wire::add_extra(&mut body, &req.extra);
         body
     }
 
@@ -140,10 +147,14 @@ pub(super) fn parse_message(v: &Value) -> Result<ChatResponse, LlmError> {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
+    // Only `text` blocks are the verdict: `thinking` (and `redacted_thinking`) blocks are
+    // the judge's deliberation, billed as output but never read as its answer.
     Ok(ChatResponse {
         text,
         input_tokens: count(v, "/usage/input_tokens"),
         output_tokens: count(v, "/usage/output_tokens"),
+        // Anthropic counts thinking inside `output_tokens` and does not say how much.
+        reasoning_tokens: 0,
         // Anthropic's API gives no log-probabilities.
         logprobs: Vec::new(),
     })

@@ -72,25 +72,7 @@ impl Cache {
     pub fn get(&self, key: &str) -> Option<ChatResponse> {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-        Some(ChatResponse {
-            text: v.get("text")?.as_str()?.to_owned(),
-            input_tokens: v
-                .get("input_tokens")
-                .and_then(serde_json::Value::as_u64)
-                .unwrap_or(0),
-            output_tokens: v
-                .get("output_tokens")
-                .and_then(serde_json::Value::as_u64)
-                .unwrap_or(0),
-            logprobs: v
-                .get("logprobs")
-                .and_then(serde_json::Value::as_array)
-                .into_iter()
-                .flatten()
-                .take(super::MAX_LOGPROBS)
-                .filter_map(|t| Some((t.get(0)?.as_str()?.to_owned(), t.get(1)?.as_f64()?)))
-                .collect(),
-        })
+        ChatResponse::from_stored(&v)
     }
 
     /// Stores a response; a failure to write only costs a later miss.
@@ -102,15 +84,7 @@ impl Cache {
         if std::fs::create_dir_all(parent).is_err() {
             return;
         }
-        let mut body = json!({
-            "text": response.text,
-            "input_tokens": response.input_tokens,
-            "output_tokens": response.output_tokens,
-        });
-        if !response.logprobs.is_empty() {
-            body["logprobs"] = json!(response.logprobs);
-        }
-        let body = body.to_string();
+        let body = response.stored().to_string();
         let temp = parent.join(format!(
             ".{}.{}.tmp",
             std::process::id(),

@@ -439,8 +439,7 @@ impl Client {
                     self.limits.succeeded();
                     self.limits
                         .settle(reserve, response.input_tokens + response.output_tokens);
-                    self.meter
-                        .answered(response.input_tokens, response.output_tokens, self.price);
+                    self.meter.answered(&response, self.price);
                     let completion = Completion {
                         response,
                         attempts,

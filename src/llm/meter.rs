@@ -29,8 +29,10 @@ pub struct Usage {
     pub cache_hits: u64,
     /// Prompt tokens the providers counted.
     pub input_tokens: u64,
-    /// Reply tokens the providers counted.
+    /// Reply tokens the providers counted (reasoning tokens included).
     pub output_tokens: u64,
+    /// Of those, tokens reasoning judges spent thinking, where the provider says.
+    pub reasoning_tokens: u64,
     /// Dollars, for models with a price.
     pub cost: f64,
     /// Calls that ended in an error after their retries.
@@ -78,13 +80,15 @@ impl Meter {
         self.update(|t| t.requests += 1);
     }
 
-    /// A reply arrived using these tokens (costed at `price`).
-    pub fn answered(&self, input_tokens: u64, output_tokens: u64, price: Option<Price>) {
+    /// A reply arrived (costed at `price`; its reasoning tokens are part of its output
+    /// tokens, so they are paid at the output price).
+    pub fn answered(&self, response: &super::ChatResponse, price: Option<Price>) {
         self.update(|t| {
-            t.input_tokens += input_tokens;
-            t.output_tokens += output_tokens;
+            t.input_tokens += response.input_tokens;
+            t.output_tokens += response.output_tokens;
+            t.reasoning_tokens += response.reasoning_tokens;
             if let Some(p) = price {
-                t.cost += p.cost(input_tokens, output_tokens);
+                t.cost += p.cost(response.input_tokens, response.output_tokens);
             }
         });
     }
@@ -117,9 +121,16 @@ mod tests {
         };
         assert!((price.cost(1_000_000, 500_000) - 0.45).abs() < 1e-12);
         let m = Meter::new(Some(0.001));
-        m.answered(2_000, 1_000, Some(price));
+        let reply = crate::llm::ChatResponse {
+            input_tokens: 2_000,
+            output_tokens: 1_000,
+            reasoning_tokens: 600,
+            ..Default::default()
+        };
+        m.answered(&reply, Some(price));
         assert!(m.over_budget().is_none());
-        m.answered(2_000, 1_000, Some(price));
+        m.answered(&reply, Some(price));
+        assert_eq!(m.snapshot().reasoning_tokens, 1_200);
         let why = m.over_budget().unwrap();
         assert!(why.contains("cost limit ($0.001)"), "{why}");
         assert_eq!(m.snapshot().input_tokens, 4_000);

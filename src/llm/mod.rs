@@ -99,6 +99,15 @@ pub struct ChatRequest {
     /// Ask for each reply token's log-probability, where the server gives them.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub logprobs: bool,
+    /// How hard an OpenAI-compatible reasoning model thinks (`reasoning_effort`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<crate::model::ReasoningEffort>,
+    /// Anthropic's extended thinking budget in tokens (`thinking.budget_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
+    /// Fields added to the request body as written (never one the client writes).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
@@ -125,11 +134,54 @@ pub struct ChatResponse {
     pub text: String,
     /// Prompt tokens, as the provider counted them (0 when it did not say).
     pub input_tokens: u64,
-    /// Reply tokens, as the provider counted them (0 when it did not say).
+    /// Reply tokens, as the provider counted them (0 when it did not say); reasoning
+    /// tokens included, since providers bill them as output.
     pub output_tokens: u64,
+    /// Of the reply tokens, those a reasoning model spent thinking, where the provider
+    /// says (`OpenAI`'s `completion_tokens_details.reasoning_tokens`).
+    pub reasoning_tokens: u64,
     /// The reply's tokens and their natural-log probabilities, in order, when asked for
     /// and given (empty otherwise).
     pub logprobs: Vec<(String, f64)>,
+}
+
+impl ChatResponse {
+    /// The reply as the cache and downloaded batches keep it: `{text, input_tokens,
+    /// output_tokens, reasoning_tokens?, logprobs?}`.
+    pub fn stored(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "text": self.text,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        });
+        if self.reasoning_tokens > 0 {
+            v["reasoning_tokens"] = serde_json::json!(self.reasoning_tokens);
+        }
+        if !self.logprobs.is_empty() {
+            v["logprobs"] = serde_json::json!(self.logprobs);
+        }
+        v
+    }
+
+    /// A reply kept by [`ChatResponse::stored`]; `None` without its text. Counts missing
+    /// from older entries are 0.
+    pub fn from_stored(v: &serde_json::Value) -> Option<Self> {
+        let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        Some(Self {
+            text: v.get("text")?.as_str()?.to_owned(),
+            input_tokens: n("input_tokens"),
+            output_tokens: n("output_tokens"),
+            reasoning_tokens: n("reasoning_tokens"),
+            logprobs: v
+                .get("logprobs")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+                .take(MAX_LOGPROBS)
+                .filter_map(|t| Some((t.get(0)?.as_str()?.to_owned(), t.get(1)?.as_f64()?)))
+                .collect(),
+        })
+    }
 }
 
 /// The most token log-probabilities kept from one reply (a reply is bounded anyway; this

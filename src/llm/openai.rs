@@ -65,6 +65,9 @@ impl OpenAi {
         if let Some(seed) = req.seed {
             body["seed"] = json!(seed);
         }
+        if let Some(effort) = req.reasoning_effort {
+            body["reasoning_effort"] = json!(effort.as_str());
+        }
         if logprobs {
             body["logprobs"] = json!(true);
         }
@@ -78,6 +81,7 @@ impl OpenAi {
                 "json_schema": {"name": "verdict", "strict": true, "schema": schema},
             });
         }
+        super::wire::add_extra(&mut body, &req.extra);
         body
     }
 
@@ -142,7 +146,10 @@ impl OpenAi {
 
 fn read_usage(usage: &Value, into: &mut ChatResponse) {
     into.input_tokens = count(usage, "/prompt_tokens");
+    // Reasoning tokens are part of `completion_tokens` (and billed as output); the detail
+    // says how many of them there were.
     into.output_tokens = count(usage, "/completion_tokens");
+    into.reasoning_tokens = count(usage, "/completion_tokens_details/reasoning_tokens");
 }
 
 /// A chat completion (`choices[0].message.content`, `usage`), as a plain call or a batch

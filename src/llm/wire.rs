@@ -274,6 +274,16 @@ pub(super) fn event_json(event: &sse::Event) -> Result<Value, LlmError> {
 }
 
 /// A JSON number field as a count (token usage, request counts): 0 when absent.
+/// Adds a judge's `extra` fields to a request body. A field the body already has is left
+/// as the client wrote it (the settings refuse such fields; this is the last guard).
+pub(super) fn add_extra(body: &mut Value, extra: &serde_json::Map<String, Value>) {
+    if let Value::Object(fields) = body {
+        for (k, v) in extra {
+            fields.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+}
+
 pub(super) fn count(v: &Value, pointer: &str) -> u64 {
     v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
 }

@@ -32,6 +32,9 @@ pub struct Criterion {
     /// reports a score per tag.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// Labelled submissions the judge is shown before the one it grades (few-shot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<super::Examples<super::Example>>,
 }
 
 impl Criterion {
@@ -49,6 +52,7 @@ impl Criterion {
             method: Method::Judge(JudgeMethod::default()),
             section: None,
             tags: Vec::new(),
+            examples: None,
         }
     }
 

@@ -7,7 +7,9 @@ pub mod checks;
 mod criterion;
 mod errors;
 mod evaluation;
+mod examples;
 mod item;
+mod reasoning;
 mod rubric;
 mod run_gate;
 mod validate;
@@ -19,7 +21,12 @@ pub use criterion::{
 };
 pub use errors::{GroundTruthError, VerdictError};
 pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
+pub use examples::{Balance, DrawSource, Example, Examples, LabelDraw, RubricExample};
 pub use item::{GroundTruth, Item};
+pub use reasoning::{
+    CLIENT_OWNED_FIELDS, MIN_THINKING_BUDGET, ReasoningEffort, owned_extra_field,
+    thinking_budget_problem,
+};
 pub use rubric::{
     AbstainPolicy, AggregateMode, ErrorPolicy, FeedbackStyle, GateRule, Grader, JudgeSettings,
     LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,

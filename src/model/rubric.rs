@@ -38,6 +38,10 @@ pub struct Rubric {
     /// What a run graded against it must reach for a CI job to pass (`pass_rate>=0.9`…).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<super::RunGate>,
+    /// Labelled submissions with verdicts per criterion, shown to the judge (few-shot); a
+    /// draw from labels gives each judged criterion without examples of its own a draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<super::Examples<super::RubricExample>>,
     /// Fields of the source file that rubricate does not read, kept for writing it back.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
@@ -91,6 +95,7 @@ impl Rubric {
             criteria,
             graders: Vec::new(),
             gates: Vec::new(),
+            examples: None,
             metadata: Map::new(),
         }
     }
@@ -397,4 +402,14 @@ pub struct JudgeSettings {
     /// The judge's system prompt, replacing rubricate's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
+    /// How hard an OpenAI-compatible reasoning model thinks (`reasoning_effort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<super::ReasoningEffort>,
+    /// Anthropic's extended thinking: tokens the judge may think with before it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
+    /// Fields added to every request body as written (`top_p`, a provider's own switches);
+    /// never a field the client writes itself ([`super::CLIENT_OWNED_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
 }

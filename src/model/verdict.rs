@@ -133,8 +133,17 @@ pub enum FailureKind {
 pub struct Usage {
     /// Prompt tokens.
     pub input_tokens: u64,
-    /// Reply tokens.
+    /// Reply tokens (reasoning tokens included: providers bill them as output).
     pub output_tokens: u64,
+    /// Of the reply tokens, those a reasoning judge spent thinking, where the provider
+    /// says (OpenAI-compatible servers); 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The record of an LLM call behind a judged result.

@@ -107,7 +107,7 @@ pub fn build(
     if args.samples == 0 || args.samples > 100 {
         return Err(Error::input("--samples must be from 1 to 100"));
     }
-    let opts = judge_options(args, &settings)?;
+    let opts = judge_options(args, &settings, &config.judge.reasoning)?;
     let mut warnings = Vec::new();
     if args.samples > 1 && opts.temperature == 0.0 {
         warnings.push(format!(
@@ -203,6 +203,7 @@ fn criterion_models(r: &Rubric) -> Vec<String> {
 fn judge_options(
     args: &JudgeSettings,
     settings: &crate::model::JudgeSettings,
+    workspace: &crate::formats::reasoning::Reasoning,
 ) -> Result<JudgeOptions, Error> {
     let defaults = JudgeOptions::default();
     let temperature = args
@@ -221,6 +222,19 @@ fn judge_options(
         })?),
         None => settings.system_prompt.clone(),
     };
+    let thinking_budget = args
+        .thinking_budget
+        .or(settings.thinking_budget)
+        .or(workspace.thinking_budget);
+    if let Some(why) = thinking_budget.and_then(crate::model::thinking_budget_problem) {
+        return Err(Error::input(format!("--thinking-budget: {why}")));
+    }
+    // The rubric's fields over the workspace's, field by field.
+    let mut extra = workspace.extra.clone();
+    extra.extend(settings.extra.clone());
+    if let Some(why) = crate::model::owned_extra_field(&extra) {
+        return Err(Error::input(format!("judge.{why}")));
+    }
     Ok(JudgeOptions {
         temperature,
         max_tokens: args
@@ -231,6 +245,12 @@ fn judge_options(
         seed: args.seed.or(settings.seed),
         system_prompt,
         logprobs: args.logprobs,
+        reasoning_effort: args
+            .reasoning_effort
+            .or(settings.reasoning_effort)
+            .or(workspace.effort),
+        thinking_budget,
+        extra,
     })
 }
 

@@ -13,6 +13,7 @@ pub mod calibration;
 pub mod control;
 mod error;
 pub mod estimate;
+pub mod examples;
 pub mod gates;
 pub mod grading;
 pub mod import;
@@ -138,6 +139,24 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
     let settings = new.settings;
     let dataset = open_dataset(new.dataset, settings.read_options())?;
     let rubric = effective_rubric(new.rubric, &dataset);
+    let only = new.only.or_else(|| subset_items(&settings));
+    let rubric = match rubric {
+        Some(r) => Some(examples::resolve(
+            r,
+            &examples::Graded {
+                dataset: new.dataset,
+                opts: settings.read_options(),
+                only: only.as_ref(),
+            },
+            env.config
+                .path
+                .as_deref()
+                .and_then(Path::parent)
+                .map(|root| root.join("labels"))
+                .as_deref(),
+        )?),
+        None => None,
+    };
     let override_rubric = settings.override_rubric && rubric.is_some();
     let compiled = rubric.as_ref().map(compile).transpose()?.map(Arc::new);
     if settings.judge.batch {
@@ -175,7 +194,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
         settings: &settings,
         config: env.config,
         cell_events: new.cell_events,
-        items: new.only.or_else(|| subset_items(&settings)),
+        items: only,
         skip: (!skip.is_empty()).then(|| Arc::clone(&skip)),
         journal,
         control,

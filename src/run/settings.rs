@@ -24,6 +24,12 @@ pub struct JudgeSettings {
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     pub seed: Option<u64>,
+    /// How hard an OpenAI-compatible reasoning judge thinks (`--reasoning-effort`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<crate::model::ReasoningEffort>,
+    /// Anthropic's extended thinking budget in tokens (`--thinking-budget`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
     /// A file whose text replaces the judge's system prompt.
     pub system_prompt: Option<PathBuf>,
     pub stream: bool,
@@ -56,6 +62,8 @@ impl Default for JudgeSettings {
             temperature: None,
             max_tokens: None,
             seed: None,
+            reasoning_effort: None,
+            thinking_budget: None,
             system_prompt: None,
             stream: false,
             rpm: None,

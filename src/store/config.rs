@@ -39,6 +39,9 @@ const JUDGE_KNOWN: &[&str] = &[
     "batch_max_mb",
     "batch_poll",
     "batch_create_settle",
+    "reasoning_effort",
+    "thinking_budget",
+    "extra",
 ];
 const PROVIDER_KNOWN: &[&str] = &["base_url", "api_key_env", "kind"];
 
@@ -115,6 +118,9 @@ pub struct JudgeDefaults {
     /// Seconds after a batch's create began that a resumed run looks for it at the
     /// provider before making it again (the run stopped while the provider made it).
     pub batch_create_settle: Option<f64>,
+    /// `reasoning_effort`, `thinking_budget` and `extra` for every judge (a rubric's
+    /// `judge:` and the flags win).
+    pub reasoning: crate::formats::reasoning::Reasoning,
 }
 
 /// How long a resumed run looks for a batch whose create was cut short, by default: a
@@ -453,6 +459,7 @@ fn judge_defaults(ctx: &mut Ctx<'_>, node: &Node, unknown: &mut Vec<Diagnostic>)
             );
         }
     }
+    out.reasoning = crate::formats::reasoning::read(ctx, &mut f);
     finish_warning(ctx, f, JUDGE_KNOWN, unknown);
     out
 }

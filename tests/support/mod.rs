@@ -179,6 +179,12 @@ async fn released(inner: &Inner) {
     }
 }
 
+/// What a thinking Anthropic judge thinks (in a `thinking` block, never the verdict).
+pub const THINKING: &str = r#"{"reason": "thinking aloud", "verdict": "UNMET"}"#;
+/// Reasoning tokens an OpenAI-compatible server reports when asked for `reasoning_effort`
+/// (out of 320 completion tokens).
+pub const REASONING_TOKENS: u64 = 300;
+
 /// A model reply in JSON, as our judge asks for it.
 pub fn verdict(reason: &str, verdict: Value) -> Reply {
     Reply::Text(json!({"reason": reason, "verdict": verdict}).to_string())
@@ -230,13 +236,31 @@ async fn answer(
         Reply::Truncated(text, cut) if stream => sse(anthropic, &text, cut, End::Close),
         Reply::Stall(text, cut) if stream => sse(anthropic, &text, cut, End::Stall),
         Reply::Text(text) | Reply::Truncated(text, _) | Reply::Stall(text, _) => {
+            // A reasoning judge: Anthropic puts its thinking in a block of its own before
+            // the answer (a verdict-looking one, so a client that read it would be caught),
+            // billed as output; OpenAI counts reasoning tokens inside completion tokens.
+            let thinking = seen.body.get("thinking").is_some();
+            let reasoning = seen.body.get("reasoning_effort").is_some();
             let body = if anthropic {
-                json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
-                       "usage": {"input_tokens": 100, "output_tokens": 20}})
+                let mut content = vec![json!({"type": "text", "text": text})];
+                if thinking {
+                    content.insert(
+                        0,
+                        json!({"type": "thinking", "thinking": THINKING, "signature": "sig"}),
+                    );
+                }
+                json!({"type": "message", "role": "assistant", "content": content,
+                       "usage": {"input_tokens": 100, "output_tokens": if thinking { 320 } else { 20 }}})
             } else {
+                let usage = if reasoning {
+                    json!({"prompt_tokens": 100, "completion_tokens": 320, "total_tokens": 420,
+                           "completion_tokens_details": {"reasoning_tokens": REASONING_TOKENS}})
+                } else {
+                    json!({"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120})
+                };
                 json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
                        "logprobs": logprobs.map(|content| json!({"content": content}))}],
-                       "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+                       "usage": usage})
             };
             (StatusCode::OK, axum::Json(body)).into_response()
         }

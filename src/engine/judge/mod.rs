@@ -8,6 +8,7 @@
 //! by one, since their prompt is theirs.
 
 pub mod ensemble;
+pub mod examples;
 pub mod feedback;
 pub mod holistic;
 pub mod one_shot;
@@ -42,6 +43,12 @@ pub struct JudgeOptions {
     pub system_prompt: Option<String>,
     /// Ask for log-probabilities: a judged verdict then records how sure the judge was.
     pub logprobs: bool,
+    /// How hard an OpenAI-compatible reasoning model thinks.
+    pub reasoning_effort: Option<crate::model::ReasoningEffort>,
+    /// Anthropic's extended thinking budget, in tokens (on top of `max_tokens`).
+    pub thinking_budget: Option<u32>,
+    /// Fields added to every request body as written.
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for JudgeOptions {
@@ -52,6 +59,9 @@ impl Default for JudgeOptions {
             seed: None,
             system_prompt: None,
             logprobs: false,
+            reasoning_effort: None,
+            thinking_budget: None,
+            extra: serde_json::Map::new(),
         }
     }
 }
@@ -88,11 +98,19 @@ impl Judge {
             model: self.client.model.clone(),
             messages,
             temperature: self.opts.temperature,
-            max_tokens: self.opts.max_tokens,
+            // Thinking tokens count against Anthropic's `max_tokens`: the budget comes on
+            // top, so the verdict keeps the room `max_tokens` gives it.
+            max_tokens: self
+                .opts
+                .max_tokens
+                .saturating_add(self.opts.thinking_budget.unwrap_or(0)),
             seed: self.opts.seed.map(|s| s.wrapping_add(u64::from(sample))),
             schema,
             sample,
             logprobs: self.opts.logprobs,
+            reasoning_effort: self.opts.reasoning_effort,
+            thinking_budget: self.opts.thinking_budget,
+            extra: self.opts.extra.clone(),
         }
     }
 

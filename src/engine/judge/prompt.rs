@@ -120,6 +120,7 @@ pub fn criterion_messages(
     if let Some(body) = rendered {
         user.push_str(body.trim_end());
         user.push_str("\n\n");
+        user.push_str(&super::examples::for_criterion(rubric, c, item));
     } else {
         let _ = write!(
             user,
@@ -128,6 +129,7 @@ pub fn criterion_messages(
             c.requirement,
             sign(c)
         );
+        user.push_str(&super::examples::for_criterion(rubric, c, item));
         user.push_str(&item_blocks(item));
     }
     user.push_str(answer);
@@ -157,7 +159,9 @@ pub fn one_shot_messages(
             c.id,
             answer.trim_end()
         );
+        user.push_str(&super::examples::own_of(c, item));
     }
+    user.push_str(&super::examples::for_rubric(rubric, item));
     user.push_str(&item_blocks(item));
     let ids: Vec<String> = criteria
         .iter()
@@ -212,6 +216,10 @@ pub fn holistic_messages(
         );
     }
     user.push('\n');
+    for c in &rubric.criteria {
+        user.push_str(&super::examples::own_of(c, item));
+    }
+    user.push_str(&super::examples::for_rubric(rubric, item));
     user.push_str(&item_blocks(item));
     user.push_str("\"score\" is a number from 0 (meets none of the rubric) to 100 (meets all of it, with none of its problems).\nReply with JSON only: {\"reason\": \"…\", \"score\": …}");
     vec![

@@ -127,6 +127,7 @@ impl Record {
     fn count(&mut self, done: &Completion) {
         self.usage.input_tokens += done.response.input_tokens;
         self.usage.output_tokens += done.response.output_tokens;
+        self.usage.reasoning_tokens += done.response.reasoning_tokens;
         self.attempts += done.attempts;
         self.calls += 1;
         self.cache_hit &= done.cache_hit;
@@ -234,6 +235,7 @@ pub fn merge(parts: &[&Invocation], strategy: &str) -> Option<Invocation> {
         usage: Usage {
             input_tokens: parts.iter().map(|p| p.usage.input_tokens).sum(),
             output_tokens: parts.iter().map(|p| p.usage.output_tokens).sum(),
+            reasoning_tokens: parts.iter().map(|p| p.usage.reasoning_tokens).sum(),
         },
         latency_ms: parts.iter().map(|p| p.latency_ms).max().unwrap_or(0),
         attempts: parts.iter().map(|p| p.attempts).sum(),
@@ -291,6 +293,7 @@ pub fn share_usage(results: &mut [CriterionResult]) {
             inv.usage = Usage {
                 input_tokens: total.input_tokens / n + extra(total.input_tokens),
                 output_tokens: total.output_tokens / n + extra(total.output_tokens),
+                reasoning_tokens: total.reasoning_tokens / n + extra(total.reasoning_tokens),
             };
         }
     }

@@ -201,17 +201,23 @@ pub(super) fn read_judge(ctx: &mut Ctx<'_>, node: &Node) -> Option<JudgeSettings
     if let Some(n) = f.take("seed") {
         j.seed = whole(ctx, n, "`seed`");
     }
-    f.finish(
-        ctx,
-        &[
-            "model",
-            "strategy",
-            "temperature",
-            "max_tokens",
-            "seed",
-            "system_prompt",
-        ],
-    );
+    let reasoning = crate::formats::reasoning::read(ctx, &mut f);
+    j.reasoning_effort = reasoning.effort;
+    j.thinking_budget = reasoning.thinking_budget;
+    j.extra = reasoning.extra;
+    let known = [
+        "model",
+        "strategy",
+        "temperature",
+        "max_tokens",
+        "seed",
+        "system_prompt",
+    ];
+    let known: Vec<&str> = known
+        .into_iter()
+        .chain(crate::formats::reasoning::FIELDS.iter().copied())
+        .collect();
+    f.finish(ctx, &known);
     Some(j)
 }
 

@@ -2,6 +2,7 @@
 //! and the published JSON Schema.
 
 pub(crate) mod criterion;
+mod examples;
 mod knobs;
 mod read;
 mod write;

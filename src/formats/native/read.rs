@@ -75,6 +75,7 @@ const RUBRIC_FIELDS: &[&str] = &[
     "judge",
     "criteria",
     "sections",
+    "examples",
     "graders",
     "gates",
     "rubric",
@@ -82,6 +83,7 @@ const RUBRIC_FIELDS: &[&str] = &[
 ];
 const CRITERION_FIELDS: &[&str] = &[
     "id",
+    "examples",
     "name",
     "requirement",
     "expected_outcome",
@@ -224,6 +226,7 @@ fn read_root(
     if let Some(node) = f.take("graders") {
         rubric.graders = read_graders(ctx, node);
     }
+    let examples_node = f.take("examples");
     let criteria_node = f.take("criteria");
     let sections_node = f.take("sections");
     match (criteria_node, sections_node) {
@@ -248,6 +251,9 @@ fn read_root(
     f.finish(ctx, RUBRIC_FIELDS);
     if dialect.renumber_ids {
         renumber(&mut rubric.criteria);
+    }
+    if let Some(node) = examples_node {
+        rubric.examples = super::examples::read_rubric_examples(ctx, node, &rubric.criteria);
     }
     Some(rubric)
 }
@@ -384,6 +390,9 @@ fn read_criterion(
     }
     if let Some(t) = f.take("tags") {
         c.tags = super::knobs::string_list(ctx, t, "a criterion's `tags`");
+    }
+    if let Some(e) = f.take("examples") {
+        c.examples = super::examples::read_criterion_examples(ctx, e, &c);
     }
     // autorubric's per-criterion ensemble rule: rubricate's ensembles combine with the
     // run's rule (`--combine`), so it is read and not used (`inspect` says so).

@@ -32,6 +32,27 @@ pub fn rubric_to_json(rubric: &Rubric) -> Value {
     let written = rubric.criteria.iter().map(criterion_to_json).collect();
     let (key, value) = crate::formats::export::criteria_layout(rubric, written, Some("General"));
     m.insert(key.into(), value);
+    if let Some(e) = &rubric.examples {
+        m.insert(
+            "examples".into(),
+            examples_json(
+                e,
+                |x| {
+                    let verdicts: Map<String, Value> = x
+                        .verdicts
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.label_value()))
+                        .collect();
+                    let mut v = json!({"submission": x.submission, "verdicts": verdicts});
+                    if let Some(item) = &x.item {
+                        v["item"] = json!(item);
+                    }
+                    v
+                },
+                |x| x.reason.as_deref(),
+            ),
+        );
+    }
     if !rubric.gates.is_empty() {
         let gates = rubric.gates.iter().map(|g| json!(g.to_string())).collect();
         m.insert("gates".into(), Value::Array(gates));
@@ -197,7 +218,48 @@ pub fn criterion_to_json(c: &Criterion) -> Value {
     if !c.tags.is_empty() {
         m.insert("tags".into(), json!(c.tags));
     }
+    if let Some(e) = &c.examples {
+        m.insert(
+            "examples".into(),
+            examples_json(
+                e,
+                |x| {
+                    let mut v =
+                        json!({"submission": x.submission, "verdict": x.verdict.label_value()});
+                    if let Some(item) = &x.item {
+                        v["item"] = json!(item);
+                    }
+                    v
+                },
+                |x| x.reason.as_deref(),
+            ),
+        );
+    }
     Value::Object(m)
+}
+
+/// `examples:` as the reader takes it: each written example (`reason` when it has one, and
+/// the labelled `item` a drawn one came from), or the draw.
+fn examples_json<E>(
+    examples: &crate::model::Examples<E>,
+    written: impl Fn(&E) -> Value,
+    reason: impl Fn(&E) -> Option<&str>,
+) -> Value {
+    match examples {
+        crate::model::Examples::Written(list) => list
+            .iter()
+            .map(|e| {
+                let mut v = written(e);
+                if let Some(r) = reason(e) {
+                    v["reason"] = json!(r);
+                }
+                v
+            })
+            .collect(),
+        crate::model::Examples::FromLabels(draw) => {
+            serde_json::to_value(draw).unwrap_or(Value::Null)
+        }
+    }
 }
 
 /// `3` rather than `3.0` for whole numbers, for anchor keys.

@@ -17,15 +17,8 @@ use crate::llm::{ChatResponse, LlmError};
 pub fn line(id: &str, answer: &Answer) -> String {
     match answer {
         Ok(r) => {
-            let mut v = json!({
-                "id": id,
-                "text": r.text,
-                "input_tokens": r.input_tokens,
-                "output_tokens": r.output_tokens,
-            });
-            if !r.logprobs.is_empty() {
-                v["logprobs"] = json!(r.logprobs);
-            }
+            let mut v = r.stored();
+            v["id"] = json!(id);
             v.to_string()
         }
         Err(e) => {
@@ -55,21 +48,8 @@ fn message(e: &LlmError) -> String {
 }
 
 fn answer_of(v: &Value) -> Option<Answer> {
-    if let Some(text) = v.get("text").and_then(Value::as_str) {
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        return Some(Ok(ChatResponse {
-            text: text.to_owned(),
-            input_tokens: n("input_tokens"),
-            output_tokens: n("output_tokens"),
-            logprobs: v
-                .get("logprobs")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .take(crate::llm::MAX_LOGPROBS)
-                .filter_map(|t| Some((t.get(0)?.as_str()?.to_owned(), t.get(1)?.as_f64()?)))
-                .collect(),
-        }));
+    if let Some(response) = ChatResponse::from_stored(v) {
+        return Some(Ok(response));
     }
     let message = v.get("error")?.as_str()?.to_owned();
     let status = v
@@ -167,6 +147,7 @@ mod tests {
                     text: "{\"verdict\": true}".into(),
                     input_tokens: 7,
                     output_tokens: 3,
+                    reasoning_tokens: 2,
                     logprobs: vec![("t".into(), -0.5)],
                 }),
             ),
