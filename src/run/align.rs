@@ -235,6 +235,9 @@ pub fn proposer_request(
         })),
         sample: 0,
         logprobs: false,
+        reasoning_effort: None,
+        thinking_budget: None,
+        extra: serde_json::Map::new(),
     }
 }
 
