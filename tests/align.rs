@@ -162,9 +162,16 @@ fn align_finds_and_adopts_the_wording_the_people_agree_with_and_keeps_test_unsee
     let candidates = report["candidates"].as_array().unwrap();
     let reworded = candidates
         .iter()
-        .find(|c| c["round"] == 1)
-        .expect("a round-1 candidate");
+        .find(|c| c["label"] == "reworded (round 1)")
+        .expect("a round-1 rewording");
     assert!(reworded["requirement"].as_str().unwrap().contains(PHRASE));
+    // Few-shot candidates show train disagreements (a test item shown as an example would
+    // be counted below, in the judge's requests).
+    let labels: Vec<&str> = candidates.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"few-shot (round 1)"), "{labels:?}");
+    assert!(labels.contains(&"reworded + few-shot (round 1)"), "{labels:?}");
+    let few = candidates.iter().find(|c| c["label"] == "few-shot (round 1)").unwrap();
+    assert!(few["examples"].as_u64().unwrap() >= 1, "{few}");
     assert_eq!(reworded["dev"]["kappa"], 1.0, "{reworded}");
     assert_eq!(report["changed"], true);
     // On test, by hand: the original judge says MET to all 16; the people say MET to the
@@ -209,7 +216,12 @@ fn align_finds_and_adopts_the_wording_the_people_agree_with_and_keeps_test_unsee
         serde_json::from_str(&std::fs::read_to_string(kept[0].as_ref().unwrap().path()).unwrap())
             .unwrap();
     assert_eq!(doc["rubric"], "cites");
-    assert!(doc["winner"]["criteria"][0]["requirement"].as_str().unwrap().contains(PHRASE));
+    assert!(
+        doc["winner"]["criteria"][0]["requirement"]
+            .as_str()
+            .unwrap()
+            .contains(PHRASE)
+    );
     // Test items reached no proposer, and were judged only twice each: once with the
     // original requirement and once with the winner's (the two test runs), never by a
     // candidate on dev.

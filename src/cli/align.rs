@@ -96,6 +96,8 @@ struct Tried {
     round: usize,
     label: String,
     requirement: String,
+    /// Examples the judge is shown for the criterion.
+    examples: usize,
     run: String,
     dev: Figures,
     /// κ's interval overlaps the best's both ways.
@@ -183,83 +185,36 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
             &notes,
             &submissions,
         )?;
-        let mut best = Tried {
+        let start = Tried {
             criterion: criterion.clone(),
             round: 0,
             label: "original".into(),
             requirement: requirement(&original.rubric, criterion),
+            examples: 0,
             run: base_dev_run.clone(),
             dev: align::figures(&base_dev, criterion),
             indistinguishable: false,
         };
-        tried.push(best.clone());
-        for round in 1..=args.rounds {
-            if let Some(why) = search.over_budget() {
-                stopped = Some(why);
-                break;
-            }
-            let Some(proposer) = &proposer else { break };
-            let current = align::reworded(
-                &winner,
-                criterion,
-                &align::Proposal {
-                    requirement: best.requirement.clone(),
-                    rule: String::new(),
-                },
-            );
-            let proposal = match search.propose(proposer, &current, criterion, &wrong) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("warning: {criterion}, round {round}: {e}; no candidate this round");
-                    continue;
-                }
-            };
-            if let Some(why) = search.over_budget() {
-                // The proposal spent what was left: it is not graded.
-                stopped = Some(why);
-                break;
-            }
-            let candidate = align::reworded(&current, criterion, &proposal);
-            let loaded = as_loaded(&original, candidate);
-            let name = format!("align {rubric_id}: {criterion} r{round} · dev");
-            let (run, report) = match search.grade_within(&loaded, &split.dev, &name, true) {
-                Ok(graded) => graded,
-                Err(e) if search.over_budget().is_some() => {
-                    // The budget ran out inside the candidate's run: its figures are partial.
-                    eprintln!("note: {}", e.message);
-                    stopped = search.over_budget();
-                    break;
-                }
-                Err(e) => return Err(e),
-            };
-            let t = Tried {
-                criterion: criterion.clone(),
-                round,
-                label: format!("reworded (round {round})"),
-                requirement: requirement(&loaded.rubric, criterion),
-                run,
-                dev: align::figures(&report, criterion),
-                indistinguishable: false,
-            };
-            tried.push(t.clone());
-            if better(&t.dev, &best.dev) {
-                best = t;
-            } else {
-                // No better wording this round: the next would start from the same place.
-                break;
-            }
-        }
-        for t in tried.iter_mut().filter(|t| t.criterion == *criterion) {
-            t.indistinguishable = t.run != best.run && align::indistinguishable(&t.dev, &best.dev);
-        }
-        winner = align::reworded(
-            &winner,
-            criterion,
-            &align::Proposal {
-                requirement: best.requirement.clone(),
-                rule: String::new(),
+        let (mut candidates, best) = search_criterion(
+            &mut search,
+            &Criterion {
+                original: &original,
+                base: &winner,
+                id: criterion,
+                wrong: &wrong,
+                dev: &split.dev,
             },
-        );
+            start,
+            proposer.as_ref(),
+            args.rounds,
+            &mut stopped,
+        )?;
+        for t in &mut candidates {
+            t.indistinguishable =
+                t.run != best.0.run && align::indistinguishable(&t.dev, &best.0.dev);
+        }
+        tried.extend(candidates);
+        winner = best.1;
         if stopped.is_some() {
             break;
         }
@@ -341,6 +296,118 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
     }
     eprintln!("kept as {}", kept.display());
     Ok(exit::OK)
+}
+
+/// One weak criterion's search, and where it starts from.
+struct Criterion<'a> {
+    original: &'a LoadedRubric,
+    /// The rubric so far (earlier criteria's winners in it).
+    base: &'a Rubric,
+    id: &'a str,
+    /// The train items the original judge got wrong on it.
+    wrong: &'a [Disagreement],
+    dev: &'a [String],
+}
+
+/// Rounds of candidates for one criterion, each graded on dev: a rewording by the
+/// proposer, few-shot examples from the train disagreements, and both together; the next
+/// round starts from the round's best when it beats the one before, else the search ends.
+/// Every candidate tried (the start first), and the best with its rubric.
+fn search_criterion(
+    search: &mut Search<'_>,
+    c: &Criterion<'_>,
+    start: Tried,
+    proposer: Option<&Proposer>,
+    rounds: usize,
+    stopped: &mut Option<String>,
+) -> Result<(Vec<Tried>, (Tried, Rubric)), CliError> {
+    let rubric_id = &c.original.rubric.id;
+    let mut tried = vec![start.clone()];
+    let mut best = (start, c.base.clone());
+    for round in 1..=rounds {
+        if let Some(why) = search.over_budget() {
+            *stopped = Some(why);
+            break;
+        }
+        let mut made: Vec<(String, Rubric)> = Vec::new();
+        if let Some(p) = proposer {
+            match search.propose(p, &best.1, c.id, c.wrong) {
+                Ok(proposal) => made.push((
+                    format!("reworded (round {round})"),
+                    align::reworded(&best.1, c.id, &proposal),
+                )),
+                Err(e) => eprintln!("warning: {}, round {round}: {e}", c.id),
+            }
+        }
+        let has_examples = best
+            .1
+            .criterion(c.id)
+            .and_then(|x| x.examples.as_ref())
+            .is_some();
+        if !has_examples {
+            let reworded = made.first().map(|(_, r)| r.clone());
+            if let Some(r) = align::with_examples(&best.1, c.id, c.wrong, align::FEW_SHOT) {
+                made.push((format!("few-shot (round {round})"), r));
+            }
+            if let Some(r) =
+                reworded.and_then(|r| align::with_examples(&r, c.id, c.wrong, align::FEW_SHOT))
+            {
+                made.push((format!("reworded + few-shot (round {round})"), r));
+            }
+        }
+        if made.is_empty() {
+            break;
+        }
+        let mut round_best: Option<(Tried, Rubric)> = None;
+        for (n, (label, candidate)) in made.into_iter().enumerate() {
+            if let Some(why) = search.over_budget() {
+                // What is left does not cover another candidate.
+                *stopped = Some(why);
+                break;
+            }
+            let loaded = as_loaded(c.original, candidate.clone());
+            let name = format!("align {rubric_id}: {} r{round}.{} · dev", c.id, n + 1);
+            let (run, report) = match search.grade_within(&loaded, c.dev, &name, true) {
+                Ok(graded) => graded,
+                Err(e) if search.over_budget().is_some() => {
+                    // The budget ran out inside the candidate's run: its figures are partial.
+                    eprintln!("note: {}", e.message);
+                    *stopped = search.over_budget();
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            let t = Tried {
+                criterion: c.id.to_owned(),
+                round,
+                label,
+                requirement: requirement(&candidate, c.id),
+                examples: candidate
+                    .criterion(c.id)
+                    .and_then(|x| x.examples.as_ref())
+                    .map_or(0, |e| e.written().len()),
+                run,
+                dev: align::figures(&report, c.id),
+                indistinguishable: false,
+            };
+            tried.push(t.clone());
+            if round_best
+                .as_ref()
+                .is_none_or(|(b, _)| better(&t.dev, &b.dev))
+            {
+                round_best = Some((t, candidate));
+            }
+        }
+        match round_best {
+            Some(r) if better(&r.0.dev, &best.0.dev) => best = r,
+            // Nothing better this round: the next would start from the same place.
+            _ => break,
+        }
+        if stopped.is_some() {
+            break;
+        }
+    }
+    Ok((tried, best))
 }
 
 /// A criterion's figures on test, before (the original) and after (the winner).
@@ -599,6 +666,7 @@ fn disagreements(
                 item: e.target_id.clone(),
                 submission: submission.clone(),
                 people: people.to_string(),
+                verdict: people.clone(),
                 judge: v.to_string(),
                 judge_reason: r.reason.clone(),
                 note: notes.get(&key).cloned().unwrap_or_default(),

@@ -152,6 +152,8 @@ pub fn indistinguishable(a: &Figures, b: &Figures) -> bool {
 pub struct Disagreement {
     pub item: String,
     pub submission: String,
+    /// The people's verdict.
+    pub verdict: crate::model::Verdict,
     pub people: String,
     pub judge: String,
     pub judge_reason: String,
@@ -284,6 +286,55 @@ pub fn reworded(rubric: &Rubric, criterion: &str, p: &Proposal) -> Rubric {
         };
     }
     out
+}
+
+/// How many train disagreements a few-shot candidate shows.
+pub const FEW_SHOT: usize = 4;
+
+/// `rubric` with `criterion` shown up to `n` of the train disagreements as examples — the
+/// people's verdict, their note as the reason — taking the people's verdicts in turn so no
+/// one verdict fills the set. `None` when there is nothing to show.
+pub fn with_examples(
+    rubric: &Rubric,
+    criterion: &str,
+    wrong: &[Disagreement],
+    n: usize,
+) -> Option<Rubric> {
+    let mut by_verdict: Vec<(String, Vec<&Disagreement>)> = Vec::new();
+    for d in wrong {
+        match by_verdict.iter_mut().find(|(v, _)| *v == d.people) {
+            Some((_, list)) => list.push(d),
+            None => by_verdict.push((d.people.clone(), vec![d])),
+        }
+    }
+    let mut chosen: Vec<&Disagreement> = Vec::new();
+    let mut round = 0;
+    while chosen.len() < n && by_verdict.iter().any(|(_, l)| l.len() > round) {
+        for (_, list) in &by_verdict {
+            if let Some(d) = list.get(round)
+                && chosen.len() < n
+            {
+                chosen.push(d);
+            }
+        }
+        round += 1;
+    }
+    if chosen.is_empty() {
+        return None;
+    }
+    let examples = chosen
+        .into_iter()
+        .map(|d| crate::model::Example {
+            submission: d.submission.chars().take(SUBMISSION_CHARS).collect(),
+            verdict: d.verdict.clone(),
+            reason: (!d.note.trim().is_empty()).then(|| d.note.clone()),
+            item: Some(d.item.clone()),
+        })
+        .collect();
+    let mut out = rubric.clone();
+    let c = out.criteria.iter_mut().find(|c| c.id == criterion)?;
+    c.examples = Some(crate::model::Examples::Written(examples));
+    Some(out)
 }
 
 #[cfg(test)]
