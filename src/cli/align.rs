@@ -686,16 +686,6 @@ fn adopt(
     split: &Split,
     result: &[Outcome],
 ) -> Result<String, CliError> {
-    let reg = crate::store::registry::Registry::new(&ws.root);
-    let mut rubric = winner.clone();
-    let base = reg
-        .get(&rubric.id, None)
-        .ok()
-        .map_or_else(|| rubric.version.clone(), |s| s.rubric.version);
-    rubric.version = match semver::Version::parse(&base) {
-        Ok(v) => format!("{}.{}.0", v.major, v.minor + 1),
-        Err(_) => "1.1.0".into(),
-    };
     let figures: Vec<String> = result
         .iter()
         .filter(|o| o.worked_on)
@@ -719,9 +709,10 @@ fn adopt(
         figures.join(", "),
         search.spent
     );
-    reg.save(&rubric, &note)
+    let version = crate::store::registry::Registry::new(&ws.root)
+        .save_next_minor(winner, &note)
         .map_err(|e| CliError::input(e.to_string()))?;
-    Ok(format!("{}@{}", rubric.id, rubric.version))
+    Ok(format!("{}@{version}", winner.id))
 }
 
 /// Keeps the search's report (and the winning rubric, to adopt later) as

@@ -290,13 +290,6 @@ pub fn adopt(ws: &Workspace, cal: &Calibration, chosen: &Candidate) -> Result<Ad
         settings.system_prompt = Some(text);
     }
     rubric.judge = Some(settings);
-    let reg = crate::store::registry::Registry::new(&ws.root);
-    let current = reg.get(&rubric.id, None).ok().map(|s| s.rubric.version);
-    let base = current.as_deref().unwrap_or(&rubric.version);
-    rubric.version = match semver::Version::parse(base) {
-        Ok(v) => format!("{}.{}.0", v.major, v.minor + 1),
-        Err(_) => "1.1.0".into(),
-    };
     let r = &chosen.agreement.report;
     let note = format!(
         "calibrate: judge {model} adopted from {} (κ {}{}, macro-F1 {}, leniency {}) against {}'s labels of {} items in '{}'{}",
@@ -318,10 +311,12 @@ pub fn adopt(ws: &Workspace, cal: &Calibration, chosen: &Candidate) -> Result<Ad
             .as_deref()
             .map_or_else(String::new, |n| format!("; {n}"))
     );
-    let event = reg.save(&rubric, &note).map_err(Error::from)?;
+    let version = crate::store::registry::Registry::new(&ws.root)
+        .save_next_minor(&rubric, &note)
+        .map_err(Error::from)?;
     Ok(Adopted {
-        rubric: event.id,
-        version: event.version,
+        rubric: rubric.id,
+        version,
         model,
         note,
     })

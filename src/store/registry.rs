@@ -273,6 +273,23 @@ impl Registry {
         self.save_as(rubric, note, Mode::Either)
     }
 
+    /// Saves `rubric` as the next minor version of its id (`1.2.0` → `1.3.0`; the rubric's
+    /// own version when the id is not registered yet; `1.1.0` when neither is a semantic
+    /// version): what `calibrate --adopt` and `align --adopt` keep. The version saved.
+    pub fn save_next_minor(&self, rubric: &Rubric, note: &str) -> Result<String> {
+        let mut next = rubric.clone();
+        let base = self
+            .get(&rubric.id, None)
+            .ok()
+            .map_or_else(|| rubric.version.clone(), |s| s.rubric.version);
+        next.version = match ::semver::Version::parse(&base) {
+            Ok(v) => format!("{}.{}.0", v.major, v.minor + 1),
+            Err(_) => "1.1.0".into(),
+        };
+        self.save(&next, note)?;
+        Ok(next.version)
+    }
+
     /// A saved version, or the current one when `version` is `None`, read back through the
     /// native reader (so it is validated).
     pub fn get(&self, id: &str, version: Option<&str>) -> Result<Snapshot> {
