@@ -167,10 +167,19 @@ fn align_finds_and_adopts_the_wording_the_people_agree_with_and_keeps_test_unsee
     assert!(reworded["requirement"].as_str().unwrap().contains(PHRASE));
     // Few-shot candidates show train disagreements (a test item shown as an example would
     // be counted below, in the judge's requests).
-    let labels: Vec<&str> = candidates.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = candidates
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
     assert!(labels.contains(&"few-shot (round 1)"), "{labels:?}");
-    assert!(labels.contains(&"reworded + few-shot (round 1)"), "{labels:?}");
-    let few = candidates.iter().find(|c| c["label"] == "few-shot (round 1)").unwrap();
+    assert!(
+        labels.contains(&"reworded + few-shot (round 1)"),
+        "{labels:?}"
+    );
+    let few = candidates
+        .iter()
+        .find(|c| c["label"] == "few-shot (round 1)")
+        .unwrap();
     assert!(few["examples"].as_u64().unwrap() >= 1, "{few}");
     assert_eq!(reworded["dev"]["kappa"], 1.0, "{reworded}");
     assert_eq!(report["changed"], true);
