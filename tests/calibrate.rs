@@ -713,3 +713,77 @@ fn best_per_criterion_matches_criteria_by_id_and_candidates_say_which_run_they_a
         "{table}"
     );
 }
+
+/// `labels next --between A B`: the items that would tell two candidates apart first —
+/// only their runs count, whatever else was graded.
+#[test]
+fn labels_next_between_two_candidates_puts_where_they_disagree_first() {
+    let (dir, server) = setup();
+    let d = dir.path();
+    for (judge, name) in [
+        ("openai/lenient", "lenient"),
+        ("openai/accurate", "accurate"),
+        ("openai/strict", "strict"),
+    ] {
+        let out = rubricate(
+            d,
+            &server.url,
+            &[
+                "grade",
+                "--rubric",
+                "rubric.yaml",
+                "answers.jsonl",
+                "--judge",
+                judge,
+                "--name",
+                name,
+                "--format",
+                "jsonl",
+            ],
+        );
+        assert!(out.status.code().is_some_and(|c| c <= 1));
+    }
+    let plan: Value = serde_json::from_str(&ok(&rubricate(
+        d,
+        &server.url,
+        &[
+            "labels",
+            "next",
+            "--dataset",
+            "answers.jsonl",
+            "--annotator",
+            "pat",
+            "--between",
+            "lenient",
+            "--between",
+            "accurate",
+            "--format",
+            "json",
+        ],
+    )))
+    .unwrap();
+    assert_eq!(plan["runs"], 2, "{plan}");
+    let mut first: Vec<&str> = plan["next"].as_array().unwrap()[..3]
+        .iter()
+        .map(|i| i["item"].as_str().unwrap())
+        .collect();
+    first.sort_unstable();
+    // Where the lenient and the accurate judges part (see the test above).
+    assert_eq!(first, ["a41", "a45", "a47"], "{plan}");
+    let one = rubricate(
+        d,
+        &server.url,
+        &[
+            "labels",
+            "next",
+            "--dataset",
+            "answers.jsonl",
+            "--annotator",
+            "pat",
+            "--between",
+            "lenient",
+        ],
+    );
+    assert_eq!(one.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&one.stderr).contains("two runs or more"));
+}

@@ -13,6 +13,7 @@ pub(crate) fn next(
     annotator: &str,
     n: usize,
     target: f64,
+    between: &[String],
     format: super::metrics::MetricsFormat,
 ) -> Result<u8, CliError> {
     if !(target.is_finite() && target > 0.0 && target < 1.0) {
@@ -20,9 +21,25 @@ pub(crate) fn next(
             "--target is a half-width between 0 and 1, like 0.05",
         ));
     }
+    if between.len() == 1 {
+        return Err(CliError::input(
+            "--between takes two runs or more (the candidates to tell apart)",
+        ));
+    }
+    // Runs by id, name or prefix.
+    let between: Vec<String> = between
+        .iter()
+        .map(|r| {
+            crate::store::runs::RunDir::find(&ws.runs_dir(), r)
+                .and_then(|d| d.read_manifest())
+                .map(|m| m.id)
+                .map_err(|e| CliError::input(e.to_string()))
+        })
+        .collect::<Result<_, _>>()?;
     let bootstrap = crate::metrics::Bootstrap::default();
-    let plan = crate::run::label_next::plan(ws, dataset, annotator, n, target, &bootstrap)
-        .map_err(|e| CliError::input(e.to_string()))?;
+    let plan =
+        crate::run::label_next::plan(ws, dataset, annotator, n, target, &bootstrap, &between)
+            .map_err(|e| CliError::input(e.to_string()))?;
     if plan.runs == 0 {
         return Err(CliError::input(format!(
             "no run over {} yet: grade it first (`rubricate grade --rubric R {} --save`); the order comes from the judges' verdicts",

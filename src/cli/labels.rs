@@ -82,6 +82,10 @@ pub(crate) enum LabelsAction {
         /// The κ interval half-width to reach.
         #[arg(long, default_value_t = crate::run::label_next::DEFAULT_TARGET)]
         target: f64,
+        /// Only these runs (two or more; id, name or prefix): the items that would tell
+        /// candidates apart (`calibrate`'s, or `align`'s over the same items) come first.
+        #[arg(long, value_name = "RUN")]
+        between: Vec<String>,
         #[arg(long, value_enum, default_value_t = super::metrics::MetricsFormat::Table)]
         format: super::metrics::MetricsFormat,
     },
@@ -169,8 +173,17 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
             who,
             n,
             target,
+            between,
             format,
-        } => super::label_next::next(&ws, &who.dataset, &annotator(who)?, *n, *target, *format),
+        } => super::label_next::next(
+            &ws,
+            &who.dataset,
+            &annotator(who)?,
+            *n,
+            *target,
+            between,
+            *format,
+        ),
         LabelsAction::Set {
             who,
             rubric,

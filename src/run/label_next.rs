@@ -106,6 +106,7 @@ pub fn plan(
     n: usize,
     target: f64,
     bootstrap: &Bootstrap,
+    between: &[String],
 ) -> Result<LabelPlan, Error> {
     let (runs_dir, labels_dir) = (ws.runs_dir(), ws.labels_dir());
     let (runs_dir, labels_dir) = (runs_dir.as_path(), labels_dir.as_path());
@@ -118,9 +119,12 @@ pub fn plan(
     let assigned = crate::store::assignments::read(labels_dir, &key)
         .map_err(Error::from)?
         .and_then(|a| a.of(annotator));
+    // `between`: only these runs (candidates to tell apart: what separates them is where
+    // they disagree).
     let runs: Vec<_> = runs_over(runs_dir, root, dataset)
         .into_iter()
         .filter(|m| !m.rubric.is_null())
+        .filter(|m| between.is_empty() || between.contains(&m.id))
         .collect();
     let mut criteria = criteria_order(&runs);
     let mut shortlist = Shortlist::new(n);

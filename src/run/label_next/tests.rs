@@ -136,6 +136,7 @@ fn the_streamed_plan_is_the_plan_of_the_journals_read_whole() {
                 n,
                 DEFAULT_TARGET,
                 &Bootstrap::default(),
+                &[],
             )
             .unwrap();
             let whole = read_whole(&ws, &dataset, "pat", n);

@@ -272,6 +272,7 @@ impl Runtime {
             PLAN_ITEMS,
             crate::run::label_next::DEFAULT_TARGET,
             &crate::metrics::Bootstrap::default(),
+            &[],
         )
         .map(Arc::new)
         .map_err(|e| e.to_string());
