@@ -202,6 +202,108 @@ fn with_labels_the_page_shows_the_judge_against_the_person() {
     );
 }
 
+/// `report A B`: B's page compared with A — the same figures `runs compare A B --format
+/// json` gives, regressions first — and, with labels, the dataset's runs ranked.
+#[test]
+fn two_runs_make_a_page_of_the_second_compared_with_the_first() {
+    let (dir, before) = saved_run(9);
+    let d = dir.path();
+    // The second rubric wants "really" twice over: every item that had it loses `long`.
+    let rubric = std::fs::read_to_string(d.join("rubric.yaml")).unwrap();
+    std::fs::write(
+        d.join("rubric.yaml"),
+        rubric.replace("text: really", "text: reallyreally"),
+    )
+    .unwrap();
+    let out = rubricate(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--name",
+            "after",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    std::fs::write(
+        d.join("labels.csv"),
+        "item,criterion,verdict\ni000,yes,MET\ni001,yes,UNMET\ni002,yes,UNMET\ni003,yes,MET\n",
+    )
+    .unwrap();
+    let out = rubricate(
+        d,
+        &[
+            "labels",
+            "import",
+            "labels.csv",
+            "--dataset",
+            "items.jsonl",
+            "--annotator",
+            "hana",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = rubricate(d, &["report", &before, "after", "-o", "c.html"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = data(&std::fs::read_to_string(d.join("c.html")).unwrap());
+    assert_eq!(page["run"]["name"], "after", "the page shows B");
+    let c = &page["comparison"];
+    let compared: Value = serde_json::from_slice(
+        &rubricate(
+            d,
+            &[
+                "runs", "compare", &before, "after", "--format", "json", "--top", "1000",
+            ],
+        )
+        .stdout,
+    )
+    .unwrap();
+    for key in ["regressions", "criteria", "mean", "items", "failed"] {
+        assert_eq!(c[key], compared[key], "{key}");
+    }
+    assert_eq!(c["failed"], true);
+    // Items i000, i003, i006 lost `long`: each a regression, listed after the run's figures.
+    let kinds: Vec<&str> = c["regressions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    let first_item = kinds.iter().position(|k| *k == "item").unwrap();
+    assert!(kinds[..first_item].iter().all(|k| *k != "item"));
+    assert_eq!(c["regressed_items"], 3);
+    let long = c["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == "long")
+        .unwrap();
+    // 9 items, 3 lost, none gained: Δ = −3/9 with a paired Wald interval.
+    let delta = long["delta"].as_f64().unwrap();
+    assert!((delta + 3.0 / 9.0).abs() < 1e-12, "{long}");
+    let half = 1.959_963_984_540_054 * ((3.0 - 9.0 / 9.0) / 81.0_f64).sqrt();
+    assert!(
+        (long["ci"]["low"].as_f64().unwrap() - (delta - half)).abs() < 1e-9,
+        "{long}"
+    );
+    // The dataset's two runs ranked against hana's labels, this one marked.
+    let cal = &page["calibration"];
+    assert_eq!(cal["annotator"], "hana");
+    let ranked = cal["candidates"].as_array().unwrap();
+    assert_eq!(ranked.len(), 2);
+    assert_eq!(ranked.iter().filter(|r| r["this"] == true).count(), 1);
+}
+
 #[test]
 fn grade_writes_markdown_with_the_worst_items_first_and_their_reasons() {
     let (dir, _) = saved_run(9);

@@ -255,6 +255,46 @@ async fn the_report_opens_from_a_file_filters_as_you_type_and_shows_an_items_ver
         detail.contains("says-yes") && detail.contains("UNMET"),
         "{detail}"
     );
+    // A second run's page compared with the first: the comparison drawn, and the
+    // "regressed" filter keeps the 30 items that passed and now fail.
+    std::fs::write(
+        d.join("rubric.yaml"),
+        std::fs::read_to_string(d.join("rubric.yaml"))
+            .unwrap()
+            .replace("text: yes", "text: \"yes!\""),
+    )
+    .unwrap();
+    rubricate(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--name",
+            "b",
+        ],
+    );
+    rubricate(
+        d,
+        &["report", &run.to_string_lossy(), "b", "-o", "cmp.html"],
+    );
+    let page = format!("file://{}", d.join("cmp.html").display());
+    s.call(reqwest::Method::POST, "/url", json!({"url": page}))
+        .await;
+    s.until(
+        "return document.getElementById('comparison').hidden",
+        &json!(false),
+    )
+    .await;
+    s.script("const f = document.getElementById('filter'); f.value = 'regressed'; f.dispatchEvent(new Event('change')); return 0")
+        .await;
+    s.until(
+        "return document.querySelectorAll('#items tbody tr').length",
+        &json!(30),
+    )
+    .await;
     // No console error on the way.
     let log = s
         .call(reqwest::Method::POST, "/se/log", json!({"type": "browser"}))

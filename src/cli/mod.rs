@@ -355,8 +355,11 @@ pub(crate) enum Command {
         after_help = "Examples:\n  rubricate report 20261122-141552 -o report.html\n  rubricate report nightly -o nightly.html --worst 200 --sample 0\n\nThe figures count every item; the page holds the lowest-scoring items and a fixed random\nsample of the rest whole (by default up to 1,000 each) and says so."
     )]
     Report {
-        /// The run's id (or a unique prefix).
+        /// The run (id, name or prefix); with a second run, the baseline it is compared with.
         run: String,
+        /// A second run: the page shows it, compared with RUN (regressions first, per
+        /// criterion the change with its interval and p-value), as `runs compare RUN RUN_B`.
+        run_b: Option<String>,
         /// Where to write the page.
         #[arg(short, long, value_name = "FILE")]
         output: std::path::PathBuf,
@@ -503,12 +506,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Cache { action }) => workspace_cmd::cache_command(action),
         Some(Command::Report {
             run,
+            run_b,
             output,
             annotator,
             worst,
             sample,
         }) => report::run(
             &run,
+            run_b.as_deref(),
             &output,
             annotator.as_deref(),
             crate::run::report::Embed { worst, sample },

@@ -16,7 +16,7 @@ use super::Error;
 use super::agreement::RunAgreement;
 use super::record::Recording;
 use crate::core::diag::Diagnostic;
-use crate::model::{Evaluation, Item};
+use crate::model::{Evaluation, Item, met_as_wanted};
 
 /// How many items a page embeds whole (the worst first, then a sample of the rest).
 #[derive(Debug, Clone, Copy)]
@@ -57,14 +57,13 @@ struct CriterionTally {
     value_sum: f64,
 }
 
-/// Whether a criterion's value is what the rubric wants: full marks, or for a penalty (a
-/// negative weight), not applied.
-fn good(value: f64, penalty: bool) -> bool {
-    if penalty {
-        value <= 1e-9
-    } else {
-        value >= 1.0 - 1e-9
-    }
+/// What a page may show besides the run itself, worked out by the caller.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// The run compared with a baseline run (`runs compare --format json`'s document).
+    pub comparison: Option<Value>,
+    /// The dataset's runs ranked against the labels, as `calibrate` ranks them.
+    pub calibration: Option<Value>,
 }
 
 /// Writes the page of `run` to `out`, with its agreement with a person's labels when given.
@@ -72,6 +71,7 @@ pub fn write_html(
     run: &Recording,
     agreement: Option<&RunAgreement>,
     embed: Embed,
+    extras: &Extras,
     out: &mut impl Write,
 ) -> Result<Written, Error> {
     let m = &run.manifest;
@@ -130,7 +130,7 @@ pub fn write_html(
                 (false, Some(v)) => {
                     t.graded += 1;
                     t.value_sum += v;
-                    if good(v, t.penalty) {
+                    if met_as_wanted(v, t.penalty) {
                         t.good += 1;
                     }
                 }
@@ -197,6 +197,8 @@ pub fn write_html(
         "criteria": criteria_rows,
         "items": rows.into_iter().map(|(_, r)| r).collect::<Vec<_>>(),
         "embedded": embedded,
+        "comparison": extras.comparison,
+        "calibration": extras.calibration,
         "agreement": agreement.map(|a| json!({
             "annotator": a.annotator,
             "criteria": serde_json::to_value(&a.report.criteria).unwrap_or(Value::Null),
@@ -274,7 +276,7 @@ fn item_json(index: usize, e: &Evaluation, item: Option<&Item>, penalties: &[&st
             "verdict": r.verdict.as_ref().map(ToString::to_string),
             "value": r.value,
             "good": r.failure.is_none()
-                && r.value.is_some_and(|v| good(v, penalties.contains(&r.criterion_id.as_str()))),
+                && r.value.is_some_and(|v| met_as_wanted(v, penalties.contains(&r.criterion_id.as_str()))),
             "reason": r.reason,
             "evidence": r.evidence.iter().take(EVIDENCE).collect::<Vec<_>>(),
             "failure": r.failure.as_ref().map(ToString::to_string),

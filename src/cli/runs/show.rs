@@ -135,7 +135,13 @@ fn html(ws: &Workspace, run: &Recording, out: Option<&Path>) -> Result<u8, CliEr
             |e: std::io::Error| CliError::input(format!("{}: cannot write: {e}", path.display()));
         // Whole or not at all: a page cut short never replaces a good one.
         let mut file = crate::store::AtomicFile::create(path).map_err(named)?;
-        let written = write_html(run, agreement.as_ref(), Embed::default(), &mut file)?;
+        let written = write_html(
+            run,
+            agreement.as_ref(),
+            Embed::default(),
+            &crate::run::report::Extras::default(),
+            &mut file,
+        )?;
         file.commit().map_err(named)?;
         eprintln!(
             "wrote {} ({} items; {} held whole)",
@@ -145,7 +151,13 @@ fn html(ws: &Workspace, run: &Recording, out: Option<&Path>) -> Result<u8, CliEr
         );
     } else {
         let mut page = std::io::BufWriter::new(super::super::out::Stdout);
-        write_html(run, agreement.as_ref(), Embed::default(), &mut page)?;
+        write_html(
+            run,
+            agreement.as_ref(),
+            Embed::default(),
+            &crate::run::report::Extras::default(),
+            &mut page,
+        )?;
         // A failed write is the output sink's to report when the command ends.
         let _ = page.flush();
     }

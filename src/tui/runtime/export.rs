@@ -98,8 +98,14 @@ fn page(ws: &Workspace, rec: &Recording) -> Result<String, String> {
         .ok()
         .filter(|a| a.report.criteria.iter().any(|c| c.pairs > 0));
     let mut bytes = Vec::new();
-    let written = write_html(rec, agreement.as_ref(), Embed::default(), &mut bytes)
-        .map_err(|e| e.to_string())?;
+    let written = write_html(
+        rec,
+        agreement.as_ref(),
+        Embed::default(),
+        &crate::run::report::Extras::default(),
+        &mut bytes,
+    )
+    .map_err(|e| e.to_string())?;
     AtomicFile::write_whole(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(format!(
         "exported run {} as a page ({} items, {} held whole) to {}",

@@ -48,6 +48,30 @@ fn compared(
     Ok((comparison, gate))
 }
 
+/// `report A B`: B compared with A as `runs compare --format json` gives it, with up to
+/// `top` changed items (regressions first), for the page.
+pub(crate) fn comparison_json(
+    a: &Recording,
+    b: &Recording,
+    top: usize,
+) -> Result<serde_json::Value, CliError> {
+    let options = GateOptions {
+        top,
+        tolerance: 0.0,
+        fail_on: FailOn::Any,
+        format: CompareFormat::Json,
+    };
+    let (comparison, gate) = compared(a, b, &options)?;
+    let text = render::render(
+        &comparison,
+        &gate,
+        &a.manifest,
+        &b.manifest,
+        CompareFormat::Json,
+    );
+    serde_json::from_str(&text).map_err(|e| CliError::input(format!("the comparison: {e}")))
+}
+
 /// `grade --baseline`: the run `b` just graded against its baseline `a`, as every output of
 /// `grade` shows it (Markdown, JSON, a line for stderr) and whether it regressed.
 pub(crate) fn against_baseline(
