@@ -347,3 +347,41 @@ fn grade_writes_markdown_with_the_worst_items_first_and_their_reasons() {
         assert!(!row.contains('<') || row.contains("<br>"), "{row}");
     }
 }
+
+#[test]
+fn the_page_gives_each_tags_score_with_its_interval() {
+    let (dir, _) = saved_run(6);
+    let d = dir.path();
+    std::fs::write(
+        d.join("rubric.yaml"),
+        "id: yes\nname: Says yes\ncriteria:\n  - { id: yes, requirement: Says yes, weight: 1, tags: [axis:accuracy], method: { check: contains, args: { text: yes } } }\n",
+    )
+    .unwrap();
+    let out = rubricate(
+        d,
+        &[
+            "grade",
+            "--rubric",
+            "rubric.yaml",
+            "items.jsonl",
+            "--save",
+            "--name",
+            "tagged",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    let out = rubricate(d, &["report", "tagged", "-o", "t.html"]);
+    assert_eq!(out.status.code(), Some(0));
+    let page = data(&std::fs::read_to_string(d.join("t.html")).unwrap());
+    let tag = &page["tags"][0];
+    assert_eq!(tag["tag"], "axis:accuracy");
+    // i000, i001, i003, i004 say yes: 4 of 6.
+    assert!(
+        (tag["mean"].as_f64().unwrap() - 4.0 / 6.0).abs() < 1e-12,
+        "{tag}"
+    );
+    assert_eq!(tag["items"], 6);
+    assert!(tag["ci"]["low"].is_number());
+}

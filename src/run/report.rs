@@ -82,6 +82,8 @@ pub fn write_html(
     let mut scored = 0usize;
     let mut bins = [0usize; 10];
     let mut criteria: BTreeMap<String, CriterionTally> = BTreeMap::new();
+    // Each tag's item scores, for its mean and interval (as `grade` prints them).
+    let mut tags = super::Summary::default();
     let mut order: Vec<String> = Vec::new();
     // The worst items kept whole (highest first, so the best of them goes first), and a
     // reservoir of the rest (a seeded sample: the same run gives the same page).
@@ -96,6 +98,9 @@ pub fn write_html(
     while let Some(next) = evaluations.next() {
         let (index, e) = next?;
         items += 1;
+        for (t, v) in &e.tags {
+            tags.tags.entry(t.clone()).or_default().push(*v);
+        }
         if e.passed {
             passed += 1;
         }
@@ -195,6 +200,7 @@ pub fn write_html(
         "figures": {"items": items, "passed": passed, "incomplete": incomplete, "mean": mean,
             "partial": replay.partial_items, "without_rubric": replay.without_rubric},
         "criteria": criteria_rows,
+        "tags": tags.tag_scores(1000),
         "items": rows.into_iter().map(|(_, r)| r).collect::<Vec<_>>(),
         "embedded": embedded,
         "comparison": extras.comparison,
