@@ -232,3 +232,41 @@ fn a_baseline_that_is_not_there_is_refused_before_grading() {
     let o = grade(d, "items.jsonl", &["--tolerance", "0.1"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn under_github_actions_a_regressed_item_is_annotated_on_its_line() {
+    let dir = folder(BASE);
+    let d = dir.path();
+    grade(d, "items.jsonl", &["--format", "jsonl", "--out", "baseline.jsonl"]);
+    write_items(
+        d,
+        "changed.jsonl",
+        &[("a", "yes please"), ("b", "yes"), ("c", "no"), ("d", "yes")],
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(d)
+        .args([
+            "grade",
+            "changed.jsonl",
+            "--rubric",
+            "rubric.yaml",
+            "--baseline",
+            "baseline.jsonl",
+            "--format",
+            "jsonl",
+        ])
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", d.join("tmp"))
+        .env("GITHUB_ACTIONS", "true")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("GITHUB_WORKSPACE", d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    // d (line 4) lost its please: 1.0 → 0.5.
+    assert!(
+        err.contains("::error file=changed.jsonl,line=4,title=rubricate%3A item d regressed::score 100.0%25 in the baseline, 50.0%25 now"),
+        "{err}"
+    );
+}

@@ -27,6 +27,9 @@ pub(crate) struct Baseline {
     pub(crate) text: String,
     /// The run regresses the baseline (as `--fail-on` counts).
     pub(crate) regressed: bool,
+    /// The items that regressed, most first (at most the comparison's top): id, score in
+    /// the baseline, score now.
+    pub(crate) items: Vec<(String, f64, f64)>,
 }
 
 impl Findings {

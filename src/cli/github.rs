@@ -47,6 +47,8 @@ pub(crate) struct Github {
     worst: Vec<Pending>,
     failed: usize,
     summary_file: Option<PathBuf>,
+    /// The dataset graded, to find regressed items' lines.
+    dataset: Option<PathBuf>,
 }
 
 impl Github {
@@ -75,7 +77,15 @@ impl Github {
             summary_file: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
+            dataset: None,
         })
+    }
+
+    /// The dataset graded: regressed items are annotated on their lines.
+    #[must_use]
+    pub(crate) fn of_dataset(mut self, dataset: &Path) -> Self {
+        self.dataset = Some(dataset.to_path_buf());
+        self
     }
 
     /// One graded item, read at `origin` (`file:line`).
@@ -185,6 +195,7 @@ impl Github {
                 property("rubricate: regression against the baseline"),
                 data(&b.text)
             ));
+            lines.extend(self.regressed_lines(&b.items));
         }
         let mut text = lines.join("\n");
         if !text.is_empty() {
@@ -203,6 +214,49 @@ impl Github {
             }
             None => Ok(()),
         }
+    }
+}
+
+impl Github {
+    /// An annotation on the dataset line of each regressed item: the dataset is read
+    /// again, only until every one is found (memory does not grow with the run).
+    fn regressed_lines(&self, items: &[(String, f64, f64)]) -> Vec<String> {
+        let Some(dataset) = &self.dataset else {
+            return Vec::new();
+        };
+        let mut wanted: std::collections::HashMap<&str, (f64, f64)> = items
+            .iter()
+            .map(|(id, a, b)| (id.as_str(), (*a, *b)))
+            .collect();
+        let Ok(ds) = crate::formats::dataset::open_dataset(
+            dataset,
+            crate::formats::dataset::ReadOptions::default(),
+        ) else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        for item in ds.items {
+            if wanted.is_empty() {
+                break;
+            }
+            let Ok(item) = item else { continue };
+            let Some((a, b)) = wanted.remove(item.id.as_str()) else {
+                continue;
+            };
+            let (file, line) = split_origin(&item.origin);
+            let line = line.map(|l| format!(",line={l}")).unwrap_or_default();
+            lines.push(format!(
+                "::error file={}{line},title={}::{}",
+                property(&self.relative(file)),
+                property(&format!("rubricate: item {} regressed", item.id)),
+                data(&format!(
+                    "score {:.1}% in the baseline, {:.1}% now",
+                    a * 100.0,
+                    b * 100.0
+                ))
+            ));
+        }
+        lines
     }
 }
 

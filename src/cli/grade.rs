@@ -142,7 +142,7 @@ pub(crate) fn run(
     let main = main_rubric.as_ref().map(|r| &*r.rubric);
     let mut sink = Sink::open(format, common.out.as_deref(), main, &suite)?;
     let mut tally = GateTally::new(gates, main);
-    let mut github = Github::from_env(format, &suite, main);
+    let mut github = Github::from_env(format, &suite, main).map(|g| g.of_dataset(&common.dataset));
     let outcome = drive(session, &config, |index, origin, e| {
         tally.add(e);
         if let Some(g) = github.as_mut() {

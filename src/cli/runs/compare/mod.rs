@@ -98,6 +98,12 @@ pub(crate) fn against_baseline(
         json: serde_json::from_str(&render(CompareFormat::Json)).unwrap_or_default(),
         text: format!("baseline: {}", render::verdict(&gate)),
         regressed: gate.fails(),
+        items: comparison
+            .ranked_items()
+            .into_iter()
+            .filter(|c| c.regression)
+            .map(|c| (c.id.clone(), c.a, c.b))
+            .collect(),
     })
 }
 
