@@ -237,7 +237,11 @@ fn a_baseline_that_is_not_there_is_refused_before_grading() {
 fn under_github_actions_a_regressed_item_is_annotated_on_its_line() {
     let dir = folder(BASE);
     let d = dir.path();
-    grade(d, "items.jsonl", &["--format", "jsonl", "--out", "baseline.jsonl"]);
+    grade(
+        d,
+        "items.jsonl",
+        &["--format", "jsonl", "--out", "baseline.jsonl"],
+    );
     write_items(
         d,
         "changed.jsonl",

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::CliError;
-use super::runs::compare::{CompareFormat, FailOn, GateOptions, against_baseline};
+use super::runs::compare::{FailOn, GateOptions, against_baseline};
 use crate::formats::LoadedRubric;
 use crate::run::{Recording, RunsHome};
 
@@ -87,7 +87,6 @@ impl BaselineArgs {
             top: 20,
             tolerance: self.tolerance,
             fail_on: self.fail_on,
-            format: CompareFormat::Md,
         }
     }
 }

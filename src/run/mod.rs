@@ -10,6 +10,7 @@ pub mod agreement;
 pub mod align;
 pub mod batch;
 pub mod calibration;
+pub mod compare;
 pub mod control;
 mod error;
 pub mod estimate;

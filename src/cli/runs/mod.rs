@@ -142,8 +142,8 @@ pub(crate) fn run(action: &RunsAction, ws_flag: Option<&Path>) -> Result<u8, Cli
                 top: *top,
                 tolerance: *tolerance,
                 fail_on: *fail_on,
-                format: *format,
             },
+            *format,
         ),
         RunsAction::Import {
             results,

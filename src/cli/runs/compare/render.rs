@@ -5,9 +5,18 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::Comparison;
-use super::gate::{CompareFormat, Gate, Regression, SIGNIFICANCE};
+use crate::engine::checks::plural;
+use crate::run::compare::{Comparison, Gate, Regression, SIGNIFICANCE};
 use crate::store::runs::Manifest;
+
+/// How a comparison is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CompareFormat {
+    Table,
+    Json,
+    Jsonl,
+    Md,
+}
 
 pub(super) fn render(
     c: &Comparison,
@@ -142,7 +151,7 @@ fn table(c: &Comparison, gate: &Gate, ma: &Manifest, mb: &Manifest) -> String {
         }
     }
     let _ = writeln!(out);
-    out.push_str(&c.report(ma, mb));
+    out.push_str(&report(c, ma, mb));
     let _ = writeln!(out, "\nPAIRED TESTS");
     for part in method(gate).split("; ") {
         let _ = writeln!(out, "  {part}");
@@ -423,4 +432,77 @@ fn markdown(c: &Comparison, gate: &Gate, ma: &Manifest, mb: &Manifest) -> String
     }
     let _ = writeln!(out, "\n_{}_", md_cell(&method(gate)));
     out
+}
+
+/// The table's body: the runs, per criterion the change, and the items that moved most.
+pub(super) fn report(c: &Comparison, ma: &Manifest, mb: &Manifest) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "A = {} ({})\nB = {} ({})",
+        ma.id,
+        ma.rubric_label(),
+        mb.id,
+        mb.rubric_label()
+    );
+    let _ = writeln!(
+        out,
+        "{} in both · {} only in A · {} only in B",
+        plural(c.both, "item"),
+        c.only_a,
+        c.only_b
+    );
+    unfinished_lines(&mut out, ma, mb, c.pending);
+    let _ = writeln!(
+        out,
+        "\n{:<28} {:>8} {:>8} {:>8} {:>8}",
+        "CRITERION", "A FULL", "B FULL", "DELTA", "CHANGED"
+    );
+    for (id, (n, full_a, full_b, changed)) in &c.criteria {
+        #[allow(clippy::cast_precision_loss)] // counts
+        let (pa, pb) = (*full_a as f64 / *n as f64, *full_b as f64 / *n as f64);
+        let _ = writeln!(
+            out,
+            "{id:<28} {:>7.1}% {:>7.1}% {:>+7.1}  {changed:>8}",
+            pa * 100.0,
+            pb * 100.0,
+            (pb - pa) * 100.0
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{} changed; regressions (passed in A and not in B, or score dropped) first:",
+        plural(c.changed, "item")
+    );
+    for c in c.ranked_items() {
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>+7.1} points{}",
+            c.id,
+            c.delta * 100.0,
+            if c.regression { "  REGRESSION" } else { "" }
+        );
+    }
+    out
+}
+
+/// What `runs compare` says when a run is not finished: its state, and how many items
+/// were compared on the cells both runs have only (none of them called a regression).
+pub(super) fn unfinished_lines(out: &mut String, ma: &Manifest, mb: &Manifest, pending: usize) {
+    for (name, m) in [("A", ma), ("B", mb)] {
+        let state = m.state();
+        if !state.is_finished() {
+            let _ = writeln!(
+                out,
+                "{name} is {state}: its cells still to come are not compared"
+            );
+        }
+    }
+    if pending > 0 {
+        let _ = writeln!(
+            out,
+            "{} with cells still to come: compared per criterion on the cells both runs have, not by score",
+            plural(pending, "item")
+        );
+    }
 }

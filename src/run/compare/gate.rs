@@ -1,4 +1,5 @@
-//! The regression gate of `runs compare A B`: what counts as B regressing A, the paired
+//! The regression gate of two runs compared (`runs compare A B`, `grade --baseline`, `report
+//! A B`): what counts as B regressing A, the paired
 //! tests that say whether a regression is significant, and the exit code.
 //!
 //! A regression is an item that passed in A and fails in B or whose score dropped by more
@@ -14,51 +15,44 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::Comparison;
-use crate::cli::{CliError, exit};
 use crate::metrics::{Bootstrap, Ci, PairedMean, mcnemar_exact, paired_bootstrap};
+use crate::run::Error;
 
 /// A regression with a p-value below this is significant.
-pub(crate) const SIGNIFICANCE: f64 = 0.05;
+pub const SIGNIFICANCE: f64 = 0.05;
 
 /// Below this a difference of scores is rounding, not a change.
 const EPSILON: f64 = 1e-12;
 
 /// What fails the job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum FailOn {
+pub enum FailOn {
     /// Any regression.
     Any,
     /// Only a regression a paired test finds significant (p < 0.05).
     Significant,
 }
 
-/// How the comparison is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum CompareFormat {
-    Table,
-    Json,
-    Jsonl,
-    Md,
-}
-
-/// `runs compare`'s settings.
+/// How two runs are compared.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct GateOptions {
-    /// Changed items listed (regressions first).
-    pub(crate) top: usize,
+pub struct GateOptions {
+    /// Changed items kept (regressions first).
+    pub top: usize,
     /// How far an item's score or the mean score may drop before it is a regression.
-    pub(crate) tolerance: f64,
-    pub(crate) fail_on: FailOn,
-    pub(crate) format: CompareFormat,
+    pub tolerance: f64,
+    /// What fails the gate.
+    pub fail_on: FailOn,
 }
 
 impl GateOptions {
-    pub(crate) fn check(&self) -> Result<(), CliError> {
+    /// Refuses a tolerance that is not a score difference.
+    pub fn check(&self) -> Result<(), Error> {
         if self.tolerance.is_finite() && (0.0..=1.0).contains(&self.tolerance) {
             Ok(())
         } else {
-            Err(CliError::input(format!(
+            Err(Error::input(format!(
                 "--tolerance {} is not a score difference: give a number from 0 to 1 (e.g. 0.05)",
                 self.tolerance
             )))
@@ -68,11 +62,11 @@ impl GateOptions {
 
 /// Pass/fail pairs that changed: `lost` passed in A and fail in B, `gained` the reverse.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Discordant {
-    pub(super) lost: u64,
-    pub(super) gained: u64,
+pub struct Discordant {
+    pub lost: u64,
+    pub gained: u64,
     /// Every value seen was 0 or 1 (a pass/fail criterion, where McNemar applies).
-    pub(super) binary: bool,
+    pub binary: bool,
 }
 
 impl Discordant {
@@ -85,23 +79,23 @@ impl Discordant {
 /// What the gate adds up while the runs are read: per criterion the discordant pairs, the
 /// items' pass/fail pairs, and one score difference per item (8 bytes an item, for the
 /// paired bootstrap; no item's text is kept).
-pub(super) struct Tally {
+pub struct Tally {
     tolerance: f64,
-    pub(super) criteria: BTreeMap<String, Discordant>,
-    pub(super) items: Discordant,
+    pub criteria: BTreeMap<String, Discordant>,
+    pub items: Discordant,
     /// Per finished item in both runs: score in B minus score in A.
     deltas: Vec<f64>,
-    pub(super) sum_a: f64,
-    pub(super) sum_b: f64,
+    pub sum_a: f64,
+    pub sum_b: f64,
     /// Of those, items passing in A and in B.
-    pub(super) passing_a: usize,
-    pub(super) passing_b: usize,
+    pub passing_a: usize,
+    pub passing_b: usize,
     /// Items that regressed (passed → failed, or score dropped past the tolerance).
-    pub(super) regressed_items: usize,
+    pub regressed_items: usize,
 }
 
 impl Tally {
-    pub(super) fn new(tolerance: f64) -> Self {
+    pub fn new(tolerance: f64) -> Self {
         Self {
             tolerance,
             criteria: BTreeMap::new(),
@@ -119,7 +113,7 @@ impl Tally {
     }
 
     /// One criterion's values of one item in A and in B (full marks is a pass).
-    pub(super) fn criterion(&mut self, id: &str, a: Option<f64>, b: Option<f64>) {
+    pub fn criterion(&mut self, id: &str, a: Option<f64>, b: Option<f64>) {
         let entry = match self.criteria.get_mut(id) {
             Some(e) => e,
             None => self.criteria.entry(id.to_owned()).or_insert(Discordant {
@@ -135,7 +129,7 @@ impl Tally {
     }
 
     /// One finished item in both runs; whether it regressed.
-    pub(super) fn item(&mut self, passed_a: bool, passed_b: bool, a: f64, b: f64) -> bool {
+    pub fn item(&mut self, passed_a: bool, passed_b: bool, a: f64, b: f64) -> bool {
         self.items.add(passed_a, passed_b);
         self.deltas.push(b - a);
         self.sum_a += a;
@@ -148,63 +142,63 @@ impl Tally {
     }
 
     /// Finished items in both runs (those compared by score).
-    pub(super) fn scored(&self) -> usize {
+    pub fn scored(&self) -> usize {
         self.deltas.len()
     }
 }
 
 /// One regression, as every format lists it (first).
 #[derive(Debug, Clone, Serialize)]
-pub(super) struct Regression {
+pub struct Regression {
     /// `mean`, `items passing`, `criterion` or `item`.
-    pub(super) kind: &'static str,
+    pub kind: &'static str,
     /// The criterion's or item's id (`mean` and `items passing` have none).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) id: Option<String>,
+    pub id: Option<String>,
     /// The value in A and in B: a mean score, a pass rate, or an item's score.
-    pub(super) a: f64,
-    pub(super) b: f64,
-    pub(super) delta: f64,
+    pub a: f64,
+    pub b: f64,
+    pub delta: f64,
     /// The paired test and its p-value, when one applies.
-    pub(super) test: Option<&'static str>,
-    pub(super) p_value: Option<f64>,
+    pub test: Option<&'static str>,
+    pub p_value: Option<f64>,
     /// The interval of the delta (the mean's paired bootstrap).
-    pub(super) ci: Option<Ci>,
+    pub ci: Option<Ci>,
     /// `p_value < 0.05`; false when no test applies.
-    pub(super) significant: bool,
+    pub significant: bool,
 }
 
 /// A criterion's paired test, regressed or not.
 #[derive(Debug, Clone, Serialize)]
-pub(super) struct CriterionTest {
-    pub(super) id: String,
-    pub(super) lost: u64,
-    pub(super) gained: u64,
+pub struct CriterionTest {
+    pub id: String,
+    pub lost: u64,
+    pub gained: u64,
     /// `exact McNemar` for a pass/fail criterion; none for a graded one.
-    pub(super) test: Option<&'static str>,
-    pub(super) p_value: Option<f64>,
+    pub test: Option<&'static str>,
+    pub p_value: Option<f64>,
 }
 
 /// The gate's verdict and what it rests on.
-pub(super) struct Gate {
-    pub(super) fail_on: FailOn,
-    pub(super) tolerance: f64,
+pub struct Gate {
+    pub fail_on: FailOn,
+    pub tolerance: f64,
     /// Mean scores of the finished items in both runs, and the paired bootstrap.
-    pub(super) mean_a: Option<f64>,
-    pub(super) mean_b: Option<f64>,
-    pub(super) mean: Option<PairedMean>,
-    pub(super) bootstrap: Bootstrap,
+    pub mean_a: Option<f64>,
+    pub mean_b: Option<f64>,
+    pub mean: Option<PairedMean>,
+    pub bootstrap: Bootstrap,
     /// Items passing in A and in B (finished items in both), and McNemar over them.
-    pub(super) items_p: f64,
-    pub(super) criteria: Vec<CriterionTest>,
+    pub items_p: f64,
+    pub criteria: Vec<CriterionTest>,
     /// Mean first, then items passing, criteria, then single items (the `top` kept).
-    pub(super) regressions: Vec<Regression>,
+    pub regressions: Vec<Regression>,
     /// All items that regressed (the list keeps the `top` most changed).
-    pub(super) regressed_items: usize,
+    pub regressed_items: usize,
 }
 
 impl Gate {
-    pub(super) fn of(c: &Comparison, options: &GateOptions) -> Self {
+    pub fn of(c: &Comparison, options: &GateOptions) -> Self {
         let tally = &c.tally;
         let bootstrap = Bootstrap::default();
         #[allow(clippy::cast_precision_loss)] // item counts
@@ -303,20 +297,16 @@ impl Gate {
     }
 
     /// Whether B regresses A at all (items beyond `--top` included).
-    pub(super) fn regressed(&self) -> bool {
+    pub fn regressed(&self) -> bool {
         !self.regressions.is_empty() || self.regressed_items > 0
     }
 
     /// Whether the job fails: any regression, or (`--fail-on significant`) a significant one.
-    pub(super) fn fails(&self) -> bool {
+    pub fn fails(&self) -> bool {
         match self.fail_on {
             FailOn::Any => self.regressed(),
             FailOn::Significant => self.regressions.iter().any(|r| r.significant),
         }
-    }
-
-    pub(super) fn exit_code(&self) -> u8 {
-        if self.fails() { exit::BELOW } else { exit::OK }
     }
 }
 
