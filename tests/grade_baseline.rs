@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod support;
+
 const RUBRIC: &str = r#"id: yes
 name: Says yes
 criteria:
@@ -272,5 +274,103 @@ fn under_github_actions_a_regressed_item_is_annotated_on_its_line() {
     assert!(
         err.contains("::error file=changed.jsonl,line=4,title=rubricate%3A item d regressed::score 100.0%25 in the baseline, 50.0%25 now"),
         "{err}"
+    );
+}
+
+/// Ctrl-C while a judge call is in flight: the call is finished and kept, the run stops as
+/// cancelled (exit 3) after comparing what was graded, and the temporary baseline is gone.
+#[test]
+fn ctrl_c_inside_a_trip_to_the_judge_stops_cleanly_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("tmp")).unwrap();
+    std::fs::write(
+        d.join("judged.yaml"),
+        "id: judged\nname: Judged\ncriteria:\n  - { id: good, requirement: The answer is good }\n",
+    )
+    .unwrap();
+    write_items(
+        d,
+        "items.jsonl",
+        &[("a", "one"), ("b", "two"), ("c", "three")],
+    );
+    std::fs::write(
+        d.join("baseline.jsonl"),
+        "{\"item\":\"a\",\"score\":1.0,\"passed\":true,\"criteria\":[{\"id\":\"good\",\"verdict\":\"MET\",\"value\":1.0}]}\n",
+    )
+    .unwrap();
+    let server = support::LlmServer::start(std::time::Duration::from_millis(1), |_| {
+        support::Reply::Held(serde_json::json!({"reason": "ok", "verdict": "MET"}).to_string())
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(d)
+        .args([
+            "grade",
+            "items.jsonl",
+            "--rubric",
+            "judged.yaml",
+            "--judge",
+            "openai/j",
+            "--concurrency",
+            "1",
+            "--baseline",
+            "baseline.jsonl",
+            "--format",
+            "jsonl",
+        ])
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", d.join("tmp"))
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url))
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("RUBRICATE_CACHE_DIR", d.join("cache"))
+        .env_remove("GITHUB_ACTIONS")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A call is in flight (held by the server).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while server.seen().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no judge call");
+        std::thread::yield_now();
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Once the run says it is stopping, the call in flight is answered: it is kept, and
+    // nothing new starts.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.starts_with("stopping:") {
+                let _ = tx.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the run says it is stopping");
+    server.release();
+    let out = child.wait_with_output().unwrap();
+    let err = reader.join().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("stopped: the run was cancelled"), "{err}");
+    assert!(err.contains("baseline:"), "{err}");
+    let graded = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!((1..3).contains(&graded), "{graded} items written");
+    assert_eq!(
+        std::fs::read_dir(d.join("tmp")).unwrap().count(),
+        0,
+        "temporary runs left"
     );
 }

@@ -240,6 +240,9 @@ pub(crate) fn drive(
         .enable_all()
         .build()
         .map_err(|e| CliError::input(format!("cannot start the runtime: {e}")))?;
+    // Ctrl-C (or SIGTERM, SIGHUP) cancels the run: calls in flight finish and are kept,
+    // the output and a temporary baseline are closed properly; a second one ends at once.
+    super::signals::stop_on_signals(&runtime, session.control(), "the run");
     Ok(runtime.block_on(async {
         let meter = session.meter();
         let show = meter.is_some() && std::io::IsTerminal::is_terminal(&std::io::stderr());

@@ -218,6 +218,11 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
 }
 
 impl Session {
+    /// What stops or pauses the run (a front end's Ctrl-C cancels it here).
+    pub fn control(&self) -> &Control {
+        &self.job.control
+    }
+
     pub fn run_id(&self) -> Option<&str> {
         self.recording.as_ref().map(Recording::id)
     }
