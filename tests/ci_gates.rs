@@ -385,3 +385,36 @@ fn the_example_workflow_grades_and_passes_against_its_committed_baseline() {
     assert!(md.contains("PASS: no regression"), "{md}");
     assert!(stderr(&o).contains("::warning file=examples/answers.jsonl,line=3,"));
 }
+
+/// A dataset's own rubric brings its gates (no `--rubric`); a rubric's gate naming a
+/// criterion it lacks is an error where the rubric is read.
+#[test]
+fn a_datasets_own_rubric_brings_its_gates_and_a_rubrics_gates_are_checked_where_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dataset = serde_json::json!({
+        "rubric": {
+            "criteria": [{"id": "says_yes", "requirement": "Says yes", "weight": 1,
+                "method": {"check": "contains", "args": {"text": "yes"}}}],
+            "gates": ["pass_rate>=0.75"]
+        },
+        "items": [{"id": "a", "submission": "yes"}, {"id": "b", "submission": "no"}]
+    });
+    std::fs::write(d.join("d.json"), dataset.to_string()).unwrap();
+    let o = rubricate(d, &["grade", "d.json", "--format", "jsonl"], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("gate ✗ FAILED pass_rate>=0.75  0.500  (1 of 2 items passed; rubric)"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = folder("gates:\n  - criterion:safety>=1\n", None);
+    let o = grade(dir.path(), &[], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("ci.yaml:8:5"), "{err}");
+    assert!(
+        err.contains("rubric 'ci' has no criterion 'safety'"),
+        "{err}"
+    );
+}

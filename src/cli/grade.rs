@@ -56,13 +56,14 @@ pub(crate) fn run(
         Some(spec) => Some(load_rubric_as(spec, common.from)?),
         None => None,
     };
-    // Gates are checked against the rubric before anything is graded (or paid for).
+    // The flags' and the workspace's gates are checked against the rubric before anything
+    // is graded (or paid for).
     let gate_rubric = if common.gate.is_empty() && config.gates.is_empty() {
         rubric.clone()
     } else {
         run::effective_rubric(rubric.clone(), &open(common)?)
     };
-    let gates = run_gates(common, gate_rubric.as_ref().map(|r| &*r.rubric), &config)?;
+    run_gates(common, gate_rubric.as_ref().map(|r| &*r.rubric), &config)?;
     if judge_args.dry_run {
         let dataset = open(common)?;
         let rubric = run::effective_rubric(rubric, &dataset);
@@ -141,6 +142,9 @@ pub(crate) fn run(
     let format = common.format.unwrap_or_else(default_format);
     let main = main_rubric.as_ref().map(|r| &*r.rubric);
     let mut sink = Sink::open(format, common.out.as_deref(), main, &suite)?;
+    // The run's own rubric (a dataset's included) brings its gates; a rubric's gates name
+    // its own criteria by construction (checked when it was read).
+    let gates = set_gates(&common.gate, common.fail_under, main, &config.gates);
     let mut tally = GateTally::new(gates, main);
     let mut github = Github::from_env(format, &suite, main).map(|g| g.of_dataset(&common.dataset));
     let outcome = drive(session, &config, |index, origin, e| {

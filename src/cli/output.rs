@@ -358,10 +358,10 @@ fn table_notes(e: &Evaluation, penalties: &[String]) -> String {
     let lost: Vec<&str> = e
         .results
         .iter()
-        .filter(|r| match r.value {
-            Some(v) if penalties.contains(&r.criterion_id) => v > 0.0,
-            Some(v) => v < 1.0,
-            None => false,
+        .filter(|r| {
+            r.value.is_some_and(|v| {
+                !crate::model::met_as_wanted(v, penalties.contains(&r.criterion_id))
+            })
         })
         .map(|r| r.criterion_id.as_str())
         .collect();

@@ -169,8 +169,13 @@ pub fn nearest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
 }
 
 /// `gates: [pass_rate>=0.9, criterion:safety>=1]` — a rubric's or `rubricate.yaml`'s run
-/// gates; each that cannot be read is an error at its line.
-pub fn gates_of(ctx: &mut Ctx<'_>, node: &Node) -> Vec<crate::model::RunGate> {
+/// gates; each that cannot be read, or (given the rubric) names a criterion or tag it lacks,
+/// is an error at its line.
+pub fn gates_of(
+    ctx: &mut Ctx<'_>,
+    node: &Node,
+    rubric: Option<&crate::model::Rubric>,
+) -> Vec<crate::model::RunGate> {
     let Some(items) = node.as_seq() else {
         ctx.wrong_type(node, "`gates`", "a list such as [pass_rate>=0.9]");
         return Vec::new();
@@ -181,7 +186,10 @@ pub fn gates_of(ctx: &mut Ctx<'_>, node: &Node) -> Vec<crate::model::RunGate> {
             continue;
         };
         match crate::model::RunGate::parse(&text) {
-            Ok(g) => out.push(g),
+            Ok(g) => match rubric.and_then(|r| g.unknown_in(r)) {
+                Some(why) => ctx.err(item.pos, format!("gate `{g}`: {why}")),
+                None => out.push(g),
+            },
             Err(e) => ctx.err(item.pos, e),
         }
     }

@@ -33,7 +33,11 @@ pub use bootstrap::{Bootstrap, Ci, bootstrap, bootstrap_weighted};
 pub use classification::{
     BinaryConfusion, BinaryLabel, BinaryMetrics, CategoryConfusion, MulticlassMetrics, Weighting,
 };
-pub use paired::{PairedMean, mcnemar_exact, paired_bootstrap};
+pub use paired::{PairedMean, mcnemar_exact, paired_bootstrap, paired_share_change};
+
+/// The standard normal's 97.5th percentile: the half-width of a two-sided 95 % interval in
+/// standard errors.
+pub const Z_95: f64 = 1.959_963_984_540_054;
 pub use report::{
     BinaryIntervals, BinaryReport, CategoricalReport, CriterionLabels, CriterionMetrics,
     CriterionReport, LabelPair, LabelScale, MetricsReport, MulticlassIntervals, ScoreIntervals,

@@ -75,6 +75,28 @@ pub fn paired_bootstrap(deltas: &[f64], options: &Bootstrap) -> Option<PairedMea
     Some(PairedMean { delta, ci, p_value })
 }
 
+/// A share's change over `n` paired items — `lost` of them in A only, `gained` in B only —
+/// with its 95 % Wald interval for paired proportions (cut to −1…1):
+/// `Δ = (gained − lost) / n`, `var = ((lost + gained) − (gained − lost)² / n) / n²`.
+/// `None` without items.
+pub fn paired_share_change(n: u64, lost: u64, gained: u64) -> Option<(f64, Ci)> {
+    if n == 0 {
+        return None;
+    }
+    #[allow(clippy::cast_precision_loss)] // counts
+    let (n, lost, gained) = (n as f64, lost as f64, gained as f64);
+    let delta = (gained - lost) / n;
+    let var = ((lost + gained) - (gained - lost).powi(2) / n).max(0.0) / (n * n);
+    let half = super::Z_95 * var.sqrt();
+    Some((
+        delta,
+        Ci {
+            low: (delta - half).max(-1.0),
+            high: (delta + half).min(1.0),
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +129,16 @@ mod tests {
         let ci = dropped.ci.expect("interval");
         assert!(ci.low <= dropped.delta && dropped.delta <= ci.high && ci.high < 0.0);
         assert_eq!(paired_bootstrap(&[], &options), None);
+    }
+
+    /// 9 items, 3 lost, none gained: Δ = −1/3, var = (3 − 9/9) / 81.
+    #[test]
+    fn a_paired_share_change_and_its_wald_interval_by_hand() {
+        let (delta, ci) = paired_share_change(9, 3, 0).unwrap();
+        let half = 1.959_963_984_540_054 * (2.0_f64 / 81.0).sqrt();
+        assert!((delta + 1.0 / 3.0).abs() < 1e-12);
+        assert!((ci.low - (delta - half)).abs() < 1e-12);
+        assert!((ci.high - (delta + half)).abs() < 1e-12);
+        assert!(paired_share_change(0, 0, 0).is_none());
     }
 }

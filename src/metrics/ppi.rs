@@ -12,10 +12,7 @@
 
 use serde::Serialize;
 
-use super::Ci;
-
-/// The standard normal's 97.5th percentile: a two-sided 95 % interval.
-const Z_95: f64 = 1.959_963_984_540_054;
+use super::{Ci, Z_95};
 
 /// Running count, sum and sum of squares: a value can be taken out again (a label
 /// changed), and for values in [0, 1] the variance stays exact to far below what is printed.

@@ -131,6 +131,42 @@ impl RunGate {
     }
 }
 
+impl RunGate {
+    /// Why this gate names nothing in `rubric` — a criterion it lacks, or a tag none of its
+    /// criteria carries — when it does.
+    pub fn unknown_in(&self, rubric: &super::Rubric) -> Option<String> {
+        match &self.metric {
+            GateMetric::Criterion(id) if rubric.criterion(id).is_none() => {
+                let known: Vec<&str> = rubric.criteria.iter().map(|c| c.id.as_str()).collect();
+                Some(format!(
+                    "rubric '{}' has no criterion '{id}'; its criteria: {}",
+                    rubric.id,
+                    known.join(", ")
+                ))
+            }
+            GateMetric::Tag(tag) if !rubric.criteria.iter().any(|c| c.tags.contains(tag)) => {
+                let mut known: Vec<&str> = rubric
+                    .criteria
+                    .iter()
+                    .flat_map(|c| c.tags.iter().map(String::as_str))
+                    .collect();
+                known.sort_unstable();
+                known.dedup();
+                Some(format!(
+                    "no criterion of rubric '{}' carries the tag '{tag}'; its tags: {}",
+                    rubric.id,
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for GateMetric {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

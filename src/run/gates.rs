@@ -157,38 +157,12 @@ impl GateTally {
 /// not have (a typo would otherwise fail the job only after paying for the run).
 pub fn check_names(gates: &[SetGate], rubric: &Rubric) -> Result<(), String> {
     for set in gates {
-        match &set.gate.metric {
-            GateMetric::Criterion(id) if rubric.criterion(id).is_none() => {
-                let known: Vec<&str> = rubric.criteria.iter().map(|c| c.id.as_str()).collect();
-                return Err(format!(
-                    "gate `{}` ({}): rubric '{}' has no criterion '{id}'; its criteria: {}",
-                    set.gate,
-                    set.source.label(),
-                    rubric.id,
-                    known.join(", ")
-                ));
-            }
-            GateMetric::Tag(tag) if !rubric.criteria.iter().any(|c| c.tags.contains(tag)) => {
-                let mut known: Vec<&str> = rubric
-                    .criteria
-                    .iter()
-                    .flat_map(|c| c.tags.iter().map(String::as_str))
-                    .collect();
-                known.sort_unstable();
-                known.dedup();
-                return Err(format!(
-                    "gate `{}` ({}): no criterion of rubric '{}' carries the tag '{tag}'; its tags: {}",
-                    set.gate,
-                    set.source.label(),
-                    rubric.id,
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                ));
-            }
-            _ => {}
+        if let Some(why) = set.gate.unknown_in(rubric) {
+            return Err(format!(
+                "gate `{}` ({}): {why}",
+                set.gate,
+                set.source.label()
+            ));
         }
     }
     Ok(())

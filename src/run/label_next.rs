@@ -464,7 +464,7 @@ fn labels_for(confusion: &[Vec<u64>], target: f64) -> Option<u64> {
     if pe >= 1.0 {
         return None;
     }
-    let z = 1.959_964;
+    let z = crate::metrics::Z_95;
     // Perfect agreement so far still leaves the chance of a disagreement unseen: count
     // p₀ as at most 1 − 1/(n+1).
     let p0 = p0.min(1.0 - 1.0 / (n + 1.0));

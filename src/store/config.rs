@@ -239,7 +239,7 @@ fn parse_config(
     config.theme = fields.take("theme").cloned();
     config.annotator = fields.string(&mut ctx, "annotator");
     if let Some(node) = fields.take("gates") {
-        config.gates = crate::formats::fields::gates_of(&mut ctx, node);
+        config.gates = crate::formats::fields::gates_of(&mut ctx, node, None);
     }
     if let Some(node) = fields.take("artifact_types") {
         config.artifact_types = artifact_types(&mut ctx, node, &mut unknown);

@@ -176,8 +176,12 @@ pub fn join_labels(
     let rubric = rubric.as_ref().map(|r| &*r.rubric);
     each_item(runs_dir, run_id, |position, e| {
         if e.pending.is_empty() {
-            join.correcting
-                .add(rubric, &e.target_id, e.score, e.passed, labels);
+            join.correcting.add(e.score, e.passed);
+            // Only a labelled item has people's figures to look up.
+            if labelled.contains(e.target_id.as_str()) {
+                join.correcting
+                    .relabel(rubric, &e.target_id, e.score, e.passed, labels);
+            }
         }
         if !labelled.contains(e.target_id.as_str()) {
             return true;
@@ -238,20 +242,12 @@ impl PartialEq for Correcting {
 }
 
 impl Correcting {
-    /// An item of the run (not one with cells still to come).
-    fn add(
-        &mut self,
-        rubric: Option<&crate::model::Rubric>,
-        id: &str,
-        score: Option<f64>,
-        passed: bool,
-        labels: &Labels,
-    ) {
+    /// An item of the run (not one with cells still to come): the judge's figures.
+    fn add(&mut self, score: Option<f64>, passed: bool) {
         if let Some(s) = score {
             self.score.add(s, None);
         }
         self.pass.add(f64::from(u8::from(passed)), None);
-        self.relabel(rubric, id, score, passed, labels);
     }
 
     /// The item's labels as they are now: what was counted for it is taken back, and its

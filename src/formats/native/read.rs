@@ -220,9 +220,7 @@ fn read_root(
             _ => ctx.wrong_type(node, "`metadata`", "a mapping"),
         }
     }
-    if let Some(node) = f.take("gates") {
-        rubric.gates = crate::formats::fields::gates_of(ctx, node);
-    }
+    let gates_node = f.take("gates");
     if let Some(node) = f.take("graders") {
         rubric.graders = read_graders(ctx, node);
     }
@@ -254,6 +252,10 @@ fn read_root(
     }
     if let Some(node) = examples_node {
         rubric.examples = super::examples::read_rubric_examples(ctx, node, &rubric.criteria);
+    }
+    // After the criteria: a gate must name one of them, or a tag one carries.
+    if let Some(node) = gates_node {
+        rubric.gates = crate::formats::fields::gates_of(ctx, node, Some(&rubric));
     }
     Some(rubric)
 }

@@ -247,14 +247,14 @@ fn criteria(c: &Comparison, gate: &Gate) -> Vec<Value> {
         .iter()
         .map(|t| {
             let (n, full_a, full_b, changed) = c.criteria.get(&t.id).copied().unwrap_or_default();
-            let (delta, ci) = paired_delta(n, t.lost, t.gained);
+            let change = crate::metrics::paired_share_change(n as u64, t.lost, t.gained);
             json!({
                 "id": t.id,
                 "items": n,
                 "full_a": full_a,
                 "full_b": full_b,
-                "delta": delta,
-                "ci": ci,
+                "delta": change.map(|(d, _)| d),
+                "ci": change.map(|(_, ci)| ci),
                 "verdicts_changed": changed,
                 "lost": t.lost,
                 "gained": t.gained,
@@ -263,27 +263,6 @@ fn criteria(c: &Comparison, gate: &Gate) -> Vec<Value> {
             })
         })
         .collect()
-}
-
-/// The change of a criterion's full-marks rate over `n` paired items, `lost` of them full
-/// in A only and `gained` in B only, with its 95 % Wald interval for paired proportions:
-/// Δ = (gained − lost) / n, var = ((lost + gained) − (gained − lost)² / n) / n².
-fn paired_delta(n: usize, lost: u64, gained: u64) -> (Option<f64>, Option<crate::metrics::Ci>) {
-    if n == 0 {
-        return (None, None);
-    }
-    #[allow(clippy::cast_precision_loss)] // counts
-    let (n, lost, gained) = (n as f64, lost as f64, gained as f64);
-    let delta = (gained - lost) / n;
-    let var = ((lost + gained) - (gained - lost).powi(2) / n).max(0.0) / (n * n);
-    let half = 1.959_963_984_540_054 * var.sqrt();
-    (
-        Some(delta),
-        Some(crate::metrics::Ci {
-            low: (delta - half).max(-1.0),
-            high: (delta + half).min(1.0),
-        }),
-    )
 }
 
 fn changed(c: &Comparison) -> Vec<Value> {
