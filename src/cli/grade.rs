@@ -185,8 +185,11 @@ pub(crate) fn run(
             eprintln!("{}", crate::core::text::visible(&tags));
         }
     }
-    say_findings(&findings, color);
-    if let Some(g) = github {
+    // An empty dataset is an error below; gates over no items would only be noise.
+    if summary.items > 0 {
+        say_findings(&findings, color);
+    }
+    if let Some(g) = github.filter(|_| summary.items > 0) {
         g.finish(
             &summary,
             &findings,
