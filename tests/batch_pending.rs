@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::LlmServer;
-use support::batch::{BatchServer, Outcome, Request};
 use support::batch_run::*;
 
 const ITEMS: usize = 8;
@@ -36,27 +35,8 @@ fn ran(ws: &Workspace, url: &str, args: &[&str], code: i32) -> String {
 #[test]
 fn cells_still_in_a_batch_leave_their_items_incomplete_and_the_run_in_batches() {
     let ws = Workspace::new(ITEMS, 1_000);
-    // Every "bananas" request expires the first time: after the first batch is downloaded
-    // the run holds every item's `a` cell and sends the `b` requests in a second batch.
-    let batch = BatchServer::start(2, |r: &Request| {
-        if r.earlier == 0 && r.prompt.contains("Mentions bananas") {
-            Outcome::Expired
-        } else {
-            answer_all(r)
-        }
-    });
-    let id = ws.send(&batch.url, "openai/j", &[]);
-    // One step at a time until the first batch's answers are in (the second batch then
-    // needs two more asks to end, so it is still at the provider).
-    until("the first batch's answers", || {
-        let step = ws.resume(&batch.url, &id, &[]).output().unwrap();
-        assert!(
-            step.status.code().is_some_and(|c| c == 4),
-            "{}",
-            stderr(&step)
-        );
-        !ws.cells(&id).is_empty()
-    });
+    // The `b` requests are in a second batch, still at the provider.
+    let (batch, id) = with_a_batch_in_flight(&ws);
     assert_eq!(ws.cells(&id).len(), ITEMS, "every item's `a` cell, no `b`");
     assert!(ws.cells(&id).keys().all(|(_, c)| c == "a"));
 

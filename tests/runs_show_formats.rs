@@ -315,3 +315,57 @@ fn an_unfinished_run_says_so_and_fails_no_item_for_cells_to_come() {
     assert!(md.contains("| b\\|\"two\" | 0.0% |"), "{md}");
     assert!(!md.contains("| c |"), "{md}");
 }
+
+/// A batch run read while its second batch is still at the provider (the builders of
+/// `tests/batch_pending.rs`): every item waits for its `b` cell, so none has failed — in
+/// every format.
+#[test]
+fn a_run_in_batches_fails_no_item_whose_cells_are_at_the_provider() {
+    use support::batch_run::{Workspace, with_a_batch_in_flight};
+    const ITEMS: usize = 8;
+    let ws = Workspace::new(ITEMS, 1_000);
+    let (batch, id) = with_a_batch_in_flight(&ws);
+    let show = |format: &str| {
+        let o = ws
+            .command(&batch.url, &["runs", "show", &id, "--format", format])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{format}: {err}");
+        assert!(
+            err.contains(&format!("run {id} is in batches (1 of 2 in flight): 8 items with cells still to come are incomplete, not failed")),
+            "{format}: {err}"
+        );
+        out
+    };
+    let doc: Value = serde_json::from_str(&show("json")).unwrap();
+    assert_eq!(
+        (&doc["summary"]["failed"], &doc["summary"]["pending"]),
+        (&0.into(), &ITEMS.into())
+    );
+    let junit = show("junit");
+    assert!(
+        junit.contains(&format!(
+            "tests=\"{ITEMS}\" failures=\"0\" errors=\"0\" skipped=\"{ITEMS}\""
+        )),
+        "{junit}"
+    );
+    assert_eq!(
+        junit
+            .matches("<skipped message=\"cells still to come: b\"/>")
+            .count(),
+        ITEMS
+    );
+    let md = show("md");
+    assert!(md.contains("cells are still to come for 8 items"), "{md}");
+    assert!(
+        !md.contains("lowest-scoring"),
+        "no failed item to list: {md}"
+    );
+    let csv = show("csv");
+    assert_eq!(
+        csv.lines().filter(|l| l.contains(",false,true,0,")).count(),
+        ITEMS,
+        "{csv}"
+    );
+}

@@ -202,6 +202,27 @@ pub fn spawn(mut cmd: Command) -> (String, Child) {
     (run_id(&line), child)
 }
 
+/// A batch run of `ws` with judge `openai/j` whose second batch is still at the provider:
+/// every `b` request expires the first time (so it goes again in a second batch), and the
+/// run is stepped until the first batch's answers are in (the second then needs two more
+/// asks to end). The server (keep it running) and the run's id.
+pub fn with_a_batch_in_flight(ws: &Workspace) -> (BatchServer, String) {
+    let batch = BatchServer::start(2, |r: &Request| {
+        if r.earlier == 0 && r.prompt.contains("Mentions bananas") {
+            Outcome::Expired
+        } else {
+            answer_all(r)
+        }
+    });
+    let id = ws.send(&batch.url, "openai/j", &[]);
+    until("the first batch's answers", || {
+        let step = ws.resume(&batch.url, &id, &[]).output().unwrap();
+        assert_eq!(step.status.code(), Some(4), "{}", stderr(&step));
+        !ws.cells(&id).is_empty()
+    });
+    (batch, id)
+}
+
 /// Waits (polling) until `done`, failing after a minute.
 pub fn until(what: &str, mut done: impl FnMut() -> bool) {
     let start = std::time::Instant::now();

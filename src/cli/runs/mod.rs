@@ -30,6 +30,7 @@ pub(crate) enum RunsAction {
     /// writes (html). Items of an unfinished run still waiting for cells are incomplete,
     /// not failed. Exits 0 once written.
     Show {
+        /// The run: its id, its name, or a unique prefix of its id.
         id: String,
         #[arg(long, value_enum, default_value_t = ShowFormat::Table)]
         format: ShowFormat,

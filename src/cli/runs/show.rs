@@ -21,9 +21,13 @@ use crate::store::runs::{Manifest, RunState};
 pub(crate) enum ShowFormat {
     /// `grade`'s table, after lines naming the run (and its batches).
     Table,
+    /// One document: the items and the summary.
     Json,
+    /// One item a line.
     Jsonl,
+    /// One row an item, a verdict and a value column per criterion.
     Csv,
+    /// One test case an item.
     Junit,
     /// Markdown: the figures and the worst items (as `grade --format md`).
     Md,
