@@ -201,6 +201,9 @@ pub fn newest(ws: &Workspace, wanted: Wanted<'_>) -> Result<Found, String> {
         }
     }
     let mut said = wanted.how_to_make_one();
+    if !skipped.is_empty() {
+        said = said.replacen("no align report", "no readable align report", 1);
+    }
     for e in &skipped {
         said.push_str("\n\n");
         said.push_str(e);

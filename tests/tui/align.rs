@@ -185,7 +185,10 @@ fn a_garbage_report_is_said_with_its_file_line_and_column_never_a_panic() {
         "{said}"
     );
     let screen = ui.screen();
-    assert!(screen.contains("no align report for dataset"), "{screen}");
+    assert!(
+        screen.contains("no readable align report for dataset"),
+        "{screen}"
+    );
 }
 
 #[test]
@@ -248,7 +251,7 @@ fn adopting_asks_first_writes_the_next_minor_version_and_is_refused_once_done() 
     ui.press([key('A'), key('y')]);
     let said = ui.app.shared().message.clone().unwrap_or_default();
     assert!(
-        said.contains("adopted: the winner is now support-answer@1.1.0"),
+        said.contains("adopted: the winner is support-answer@1.1.0"),
         "{said}"
     );
     let adopted = reg.get("support-answer", None).unwrap();

@@ -91,7 +91,7 @@ impl ResultsPane {
         adopted: Result<String, String>,
     ) -> Vec<Effect> {
         sh.message = Some(match adopted {
-            Ok(v) => format!("adopted: the winner is now {v} (the test figures are in its note)"),
+            Ok(v) => format!("adopted: the winner is {v} (its note holds the test figures)"),
             Err(e) => format!("nothing adopted: {e}"),
         });
         match self.align.as_mut() {
@@ -151,7 +151,7 @@ fn adopt(view: &mut AlignView, sh: &mut Shared) -> Outcome {
         return Outcome::none();
     }
     let question = format!(
-        "adopt the winner as {}'s next minor version (after {})? y adopts, any other key does not",
+        "adopt the winner as {}'s next minor version (after {})?",
         r.rubric, r.rubric_version
     );
     if let Some(ask) = confirm(sh, Action::Adopt, question) {

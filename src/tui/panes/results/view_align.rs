@@ -48,10 +48,11 @@ pub fn draw(sh: &Shared, view: &AlignView, f: &mut Frame<'_>, area: Rect) {
     let r = &found.report;
     // The result keeps its rows (a line per criterion, the cost line, the borders); the
     // candidates take what is left after the diff.
-    let test_h = u16::try_from(r.test.len() + 3)
+    // A line per criterion, three for the split and cost, the stop, adopting; the borders.
+    let test_h = u16::try_from(r.test.len() + 5)
         .unwrap_or(u16::MAX)
-        .min(area.height / 3)
-        .max(4);
+        .min(area.height / 2)
+        .max(5);
     // The candidates take the rows they need (a heading per criterion), the diff what is
     // left (at least 4 rows: a requirement often wraps).
     let criteria = r.weak_criteria.len().max(1);
@@ -182,7 +183,7 @@ fn draw_diff(sh: &Shared, r: &AlignReport, c: Option<&Candidate>, f: &mut Frame<
         Some(c) => {
             let original = r.original_requirement(&c.criterion).unwrap_or_default();
             let title = format!(
-                " {} · {}: requirement vs the original  [-removed-] {{+added+}} ",
+                " [-removed-] {{+added+}} vs the original · {} · {} ",
                 c.criterion, c.label
             );
             let body = if c.round == 0 {
@@ -310,7 +311,7 @@ fn draw_test(sh: &Shared, r: &AlignReport, f: &mut Frame<'_>, area: Rect) {
         })
         .collect();
     let stopped = r.stopped.as_deref().map_or_else(
-        || "ran to the end".to_owned(),
+        || "the search ran to the end".to_owned(),
         |why| format!("STOPPED EARLY: {why}"),
     );
     let adopt = match (&r.adopted, &r.winner) {
@@ -320,19 +321,24 @@ fn draw_test(sh: &Shared, r: &AlignReport, f: &mut Frame<'_>, area: Rect) {
     };
     lines.push(Line::styled(
         format!(
-            "split {}/{}/{} (seed {}) · cost ${:.4} · {stopped} · {adopt}",
+            "split {}/{}/{} train/dev/test (seed {}) · search cost ${:.4}",
             r.split.train.len(),
             r.split.dev.len(),
             r.split.test.len(),
             r.split.seed,
             r.cost
         ),
+        sh.theme.muted,
+    ));
+    lines.push(Line::styled(
+        stopped,
         if r.stopped.is_some() {
             sh.theme.unmet
         } else {
             sh.theme.muted
         },
     ));
+    lines.push(Line::styled(adopt, sh.theme.header));
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: false }).block(
             Block::new().borders(Borders::ALL).title(format!(
