@@ -17,6 +17,8 @@ mod later_run;
 #[path = "support/levels.rs"]
 mod levels;
 
+#[path = "tui/align.rs"]
+mod align;
 #[path = "tui/app.rs"]
 mod app;
 #[path = "tui/datasets.rs"]

@@ -7,7 +7,7 @@
 
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt as _, SeedableRng as _};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The least share of resamples that must give a defined statistic for its interval to be
 /// defined.
@@ -35,7 +35,7 @@ impl Default for Bootstrap {
 }
 
 /// A confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Ci {
     /// The lower bound.
     pub low: f64,

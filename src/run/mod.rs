@@ -8,6 +8,7 @@
 
 pub mod agreement;
 pub mod align;
+pub mod align_report;
 pub mod batch;
 pub mod calibration;
 pub mod compare;

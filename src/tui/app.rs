@@ -11,7 +11,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 
 use super::data::DatasetInfo;
-pub use super::effect::Effect;
+pub use super::effect::{AlignSource, Effect};
 use super::keymap::{Action, Context, Key, Keymap};
 use super::modal::{Answer, Modal, NewArtifact, Palette, Then};
 pub use super::msg::{Msg, RunEnd};
@@ -427,6 +427,15 @@ impl App {
             Nav::Item { id, position } => {
                 self.shared.front = PaneId::Datasets;
                 self.shared.show_item(&id, position)
+            }
+            Nav::Align(rubric) => {
+                let mut effects = self.switch(PaneId::Results);
+                effects.extend(
+                    self.panes
+                        .results
+                        .show_align(&mut self.shared, AlignSource::Rubric(rubric)),
+                );
+                effects
             }
             Nav::NewArtifact {
                 from,

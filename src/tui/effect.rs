@@ -237,6 +237,12 @@ pub enum Effect {
         annotator: String,
         run_id: String,
     },
+    /// Reads the newest `rubricate align` report for the open dataset or a rubric file.
+    ReadAlign(AlignSource),
+    /// Adopts the winner of the align report at `path` as its rubric's next minor version.
+    AdoptAlign {
+        path: std::path::PathBuf,
+    },
     /// Labels from now on are this annotator's (and theirs are shown).
     SetAnnotator {
         name: String,
@@ -264,6 +270,7 @@ impl Effect {
                 | Effect::FindDatasets
                 | Effect::AddFirstCriterion { .. }
                 | Effect::Adopt { .. }
+                | Effect::AdoptAlign { .. }
         )
     }
 }
@@ -274,6 +281,14 @@ pub struct RunScan {
     pub run_id: String,
     pub filter: super::run_scan::RunFilter,
     pub labels: std::sync::Arc<super::data::Labels>,
+}
+
+/// Whose align report the Align view shows: the open dataset's (from Results, the
+/// dataset's position) or a rubric file's (from Rubrics).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlignSource {
+    Dataset(usize),
+    Rubric(std::path::PathBuf),
 }
 
 /// What to do once an estimate arrives.

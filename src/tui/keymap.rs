@@ -125,8 +125,10 @@ pub enum Action {
         message = "calibrate: rank every run of the dataset against your labels (again: close)"
     )]
     Calibrate,
-    #[strum(message = "adopt the selected candidate's judge into its rubric (a new version)")]
+    #[strum(message = "adopt Calibrate's selected judge or Align's winner (a new rubric version)")]
     Adopt,
+    #[strum(message = "align report: candidates, their diffs, the test result (again: close)")]
+    Align,
     #[strum(message = "export the run shown, or the items listed, as CSV, JSONL or Markdown")]
     Export,
     #[strum(message = "the run's items (score, verdicts, reasons) / back to the criteria")]

@@ -192,6 +192,16 @@ pub enum Msg {
         labels_gen: u64,
         ranked: Result<Arc<crate::run::calibration::Calibration>, String>,
     },
+    /// The newest align report for `source` (or why there is none).
+    AlignRead {
+        source: crate::tui::effect::AlignSource,
+        found: Result<Arc<crate::run::align_report::Found>, String>,
+    },
+    /// The winner of the align report at `path` adopted (`rubric@version`), or why not.
+    AlignAdopted {
+        path: std::path::PathBuf,
+        adopted: Result<String, String>,
+    },
     /// Something to tell the user.
     Info(String),
     /// Something the runtime could not do.
@@ -299,7 +309,9 @@ impl Msg {
             Msg::EarlierRun { .. }
             | Msg::RunItemsFiltered { .. }
             | Msg::Compared { .. }
-            | Msg::Calibrated { .. } => Some(PaneId::Results),
+            | Msg::Calibrated { .. }
+            | Msg::AlignRead { .. }
+            | Msg::AlignAdopted { .. } => Some(PaneId::Results),
             Msg::RubricCreated(_) | Msg::RubricLoaded { .. } | Msg::Diff(_) => {
                 Some(PaneId::Rubrics)
             }

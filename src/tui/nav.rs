@@ -58,6 +58,8 @@ pub enum Nav {
     Filtered(Filter),
     /// The Datasets pane with one item open (the whole list behind it).
     Item { id: String, position: usize },
+    /// The Results pane's Align view on the newest align report of the rubric in this file.
+    Align(std::path::PathBuf),
     /// The Review pane's new-artifact line, for content from elsewhere.
     NewArtifact {
         from: String,

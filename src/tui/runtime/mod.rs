@@ -2,9 +2,10 @@
 //! blocking worker threads) and answers with messages. `handle` only routes: each effect
 //! belongs to one topic, and that topic's file carries it out and words its failures in one
 //! place — labels, runs (live grading), saved runs (reading and exporting them), batch,
-//! datasets, rubrics, artifacts. `dispatch` holds the threads effects run on, among them
+//! datasets, rubrics, artifacts, align reports. `dispatch` holds the threads effects run on, among them
 //! the one ordered writer of the files people own.
 
+mod align;
 mod artifacts;
 mod batch;
 mod datasets;
@@ -71,6 +72,8 @@ pub enum Topic {
     Rubrics,
     /// Artifacts: list, create, revise, submit, decide.
     Artifacts,
+    /// `rubricate align` reports: the newest read, a winner adopted.
+    Align,
 }
 
 impl Effect {
@@ -117,6 +120,7 @@ impl Effect {
             | Effect::ReviseArtifact { .. }
             | Effect::SubmitArtifact { .. }
             | Effect::DecideArtifact { .. } => Topic::Artifacts,
+            Effect::ReadAlign(_) | Effect::AdoptAlign { .. } => Topic::Align,
         }
     }
 }
@@ -175,6 +179,7 @@ impl Runtime {
             Topic::Datasets => self.handle_datasets(effect),
             Topic::Rubrics => self.handle_rubrics(effect),
             Topic::Artifacts => self.handle_artifacts(effect),
+            Topic::Align => Some(self.handle_align(effect)),
         }
     }
 }

@@ -193,6 +193,10 @@ fn one_of_each(root: &std::path::Path) -> Vec<Effect> {
             name: "pat".into(),
             dataset: None,
         },
+        Effect::ReadAlign(crate::tui::effect::AlignSource::Dataset(0)),
+        Effect::AdoptAlign {
+            path: root.join("aligns/none.json"),
+        },
     ]
 }
 
@@ -211,7 +215,7 @@ fn every_effect_reaches_the_topic_that_carries_it_out() {
         }
     }
     // Every topic was handed something.
-    assert_eq!(topics.len(), 7, "{topics:?}");
+    assert_eq!(topics.len(), 8, "{topics:?}");
 }
 
 #[test]

@@ -134,6 +134,8 @@ fn short(a: Action) -> &'static str {
         Action::NextVerdict => "by verdict",
         Action::FailedOnly => "failed only",
         Action::Export => "export",
+        Action::Adopt => "adopt",
+        Action::Align => "align",
         Action::PageDown => "scroll the panel",
         Action::Palette => "actions",
         Action::Quit => "quit",

@@ -1,18 +1,22 @@
 //! The Results pane: the selected criterion, a confusion cell's items, the run's items
 //! (filtered by verdict or failure, opened), run comparison (both sides move, a changed
-//! item opens), export, calibration.
+//! item opens), export, calibration, an align report.
 
+mod align;
 mod calibrate;
 mod update;
 pub mod view;
+mod view_align;
 mod view_calibrate;
 mod view_compare;
 mod view_items;
 
+pub use align::AlignView;
 pub use calibrate::CalibrateView;
 
 use crate::tui::data::RunData;
 use crate::tui::run_scan::Comparison;
+use crate::tui::shared::Shared;
 use std::sync::Arc;
 
 pub use crate::tui::run_data::verdict_text;
@@ -38,9 +42,24 @@ pub struct ResultsPane {
     pub comparing: Option<(String, String)>,
     /// The Calibrate view (`K`), while it is open.
     pub calibrate: Option<CalibrateView>,
+    /// The Align view (`l`, or `l` on a rubric in Rubrics), while it is open.
+    pub align: Option<AlignView>,
     /// `Shared::opens` when its state was made: another dataset opened since starts it
     /// again (runs chosen, compared or listed belonged to the dataset before).
     opened_at: u64,
+}
+
+impl ResultsPane {
+    /// Another dataset opened since the state was made: starts it again (runs chosen,
+    /// compared or listed belonged to the dataset before).
+    fn start_again_if_reopened(&mut self, sh: &Shared) {
+        if self.opened_at != sh.opens {
+            *self = Self {
+                opened_at: sh.opens,
+                ..Self::default()
+            };
+        }
+    }
 }
 
 /// The Results pane's item list: which row is selected and what it shows.

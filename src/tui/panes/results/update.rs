@@ -23,19 +23,14 @@ impl Pane for ResultsPane {
 
     /// The passes it needs and has not asked for (a new dataset starts it again first).
     fn wants(&mut self, sh: &mut Shared) -> Vec<Effect> {
-        if self.opened_at != sh.opens {
-            *self = Self {
-                opened_at: sh.opens,
-                ..Self::default()
-            };
-        }
+        self.start_again_if_reopened(sh);
         let mut effects = self.want_results(sh);
         effects.extend(self.want_calibration(sh));
         effects
     }
 
     fn run_rows(&self, sh: &Shared) -> Option<RunRows> {
-        if self.compare.is_some() || self.calibrate.is_some() {
+        if self.compare.is_some() || self.calibrate.is_some() || self.align.is_some() {
             return None;
         }
         let height = sh.list_height();
@@ -65,12 +60,16 @@ impl Pane for ResultsPane {
             Msg::RunItemsFiltered { tag, positions } => self.run_items_filtered(sh, tag, positions),
             Msg::Compared { a, b, result } => self.compared(sh, &a, &b, result),
             Msg::Calibrated { labels_gen, ranked } => self.calibrated(labels_gen, ranked),
+            Msg::AlignRead { source, found } => self.align_read(&source, found),
+            Msg::AlignAdopted { adopted, .. } => self.align_adopted(sh, adopted),
             _ => return Outcome::Ignored,
         })
     }
 
     fn hints(&self, _sh: &Shared) -> &'static [Action] {
-        if self.items.is_some() && self.compare.is_none() {
+        if self.align.is_some() {
+            &[Action::Adopt, Action::Back]
+        } else if self.items.is_some() && self.compare.is_none() {
             &[
                 Action::NextVerdict,
                 Action::FailedOnly,
@@ -101,6 +100,12 @@ impl ResultsPane {
             .as_ref()
             .and_then(|b| b.run.as_ref())
             .map_or(0, |r| r.rubric.criteria.len());
+        if let Some(outcome) = self.align_action(sh, action) {
+            return outcome;
+        }
+        if action == Action::Align {
+            return self.toggle_align(sh).into();
+        }
         if let Some(effects) = self.calibrate_action(sh, action) {
             return effects.into();
         }

@@ -51,6 +51,10 @@ fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'sta
 }
 
 pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
+    if let Some(view) = &pane.align {
+        super::view_align::draw(sh, view, f, area);
+        return;
+    }
     if let Some(view) = &pane.calibrate {
         super::view_calibrate::draw(sh, view, f, area);
         return;

@@ -4,7 +4,7 @@ use crate::model::Rubric;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
 use crate::tui::msg::{Failure, Msg};
-use crate::tui::pane::{Outcome, Pane};
+use crate::tui::pane::{Nav, Outcome, Pane};
 use crate::tui::shared::Shared;
 use crate::tui::widgets::{Edit, LineInput, Typing};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -61,6 +61,9 @@ impl Pane for RubricsPane {
     }
 
     fn action(&mut self, action: Action, sh: &mut Shared) -> Outcome {
+        if action == Action::Align {
+            return self.align(sh);
+        }
         self.rubrics_action(sh, action).into()
     }
 
@@ -415,5 +418,21 @@ impl RubricsPane {
         self.file = sh.rubric_files.iter().position(|p| *p == path).unwrap_or(0);
         self.line = 0;
         vec![Effect::LoadRubric { path, draft: None }]
+    }
+}
+
+impl RubricsPane {
+    /// `l`: the newest align report of the rubric shown (or selected in the list), in
+    /// Results' Align view.
+    fn align(&self, sh: &mut Shared) -> Outcome {
+        let path = match &self.view {
+            Some(v) => Some(v.path.clone()),
+            None => sh.rubric_files.get(self.file).cloned(),
+        };
+        if let Some(path) = path {
+            return Outcome::Nav(Nav::Align(path));
+        }
+        sh.message = Some("no rubric selected: a to start one".into());
+        Outcome::none()
     }
 }
