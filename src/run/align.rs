@@ -48,7 +48,7 @@ impl Shares {
 }
 
 /// The labelled items shared out (ids, each list in the order given).
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Split {
     pub train: Vec<String>,
     pub dev: Vec<String>,
@@ -84,7 +84,7 @@ pub fn split(items: &[(String, String)], shares: Shares, seed: u64) -> Result<Sp
 }
 
 /// What one rubric reached on one criterion against the people's labels.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Figures {
     /// Items with both a label and a verdict.
     pub pairs: usize,
@@ -96,6 +96,50 @@ pub struct Figures {
     pub accuracy_ci: Option<Ci>,
     /// Percentage points the judge says MET more often than the people (binary criteria).
     pub leniency: Option<f64>,
+}
+
+/// A criterion's figures on the test items: the original (before) and the winner (after).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TestOutcome {
+    pub criterion: String,
+    /// A weak criterion the search worked on (the others only show they did not move).
+    pub worked_on: bool,
+    pub before: Figures,
+    pub after: Figures,
+}
+
+/// What an adopted version's note says: whose labels, the split and its seed, the test
+/// figures of the criteria worked on, and the search's cost. `how` says where it was
+/// adopted (the command line or the terminal UI).
+pub fn adoption_note(
+    how: &str,
+    annotator: &str,
+    dataset: &str,
+    split: &Split,
+    test: &[TestOutcome],
+    cost: f64,
+) -> String {
+    let num = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
+    let figures: Vec<String> = test
+        .iter()
+        .filter(|o| o.worked_on)
+        .map(|o| {
+            format!(
+                "{} κ {} → {}",
+                o.criterion,
+                num(o.before.kappa),
+                num(o.after.kappa)
+            )
+        })
+        .collect();
+    format!(
+        "{how}: against {annotator}'s labels of '{dataset}' (split {}/{}/{} items, seed {}); on test: {}; search cost ${cost:.4}",
+        split.train.len(),
+        split.dev.len(),
+        split.test.len(),
+        split.seed,
+        figures.join(", "),
+    )
 }
 
 /// The figures of `criterion` in a run's agreement report.

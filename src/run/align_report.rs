@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::metrics::Ci;
 use crate::model::Rubric;
+pub use crate::run::align::{Figures, Split, TestOutcome};
 use crate::store::Workspace;
 use crate::store::registry::Registry;
 
@@ -42,15 +42,6 @@ pub struct AlignReport {
     pub winner: Option<Rubric>,
 }
 
-/// The labelled items shared out.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Split {
-    pub train: Vec<String>,
-    pub dev: Vec<String>,
-    pub test: Vec<String>,
-    pub seed: u64,
-}
-
 /// One candidate for one criterion, as ranked on the dev items.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Candidate {
@@ -64,28 +55,6 @@ pub struct Candidate {
     pub dev: Figures,
     /// Its κ cannot be told from the best's.
     pub indistinguishable: bool,
-}
-
-/// What a rubric reached on one criterion against the people's labels.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
-pub struct Figures {
-    pub pairs: usize,
-    pub disagreements: usize,
-    pub kappa: Option<f64>,
-    pub kappa_ci: Option<Ci>,
-    pub accuracy: Option<f64>,
-    pub accuracy_ci: Option<Ci>,
-    /// Percentage points the judge says MET more often than the people.
-    pub leniency: Option<f64>,
-}
-
-/// A criterion on the test items: the original (before) and the winner (after).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct TestOutcome {
-    pub criterion: String,
-    pub worked_on: bool,
-    pub before: Figures,
-    pub after: Figures,
 }
 
 impl AlignReport {
@@ -237,7 +206,17 @@ pub fn adopt(ws: &Workspace, path: &Path) -> Result<String, String> {
         ));
     }
     let version = registry
-        .save_next_minor(winner, &note(&report))
+        .save_next_minor(
+            winner,
+            &crate::run::align::adoption_note(
+                "align (adopted in the terminal UI)",
+                &report.annotator,
+                &report.dataset,
+                &report.split,
+                &report.test,
+                report.cost,
+            ),
+        )
         .map_err(|e| e.to_string())?;
     let adopted = format!("{}@{version}", report.rubric);
     record_adopted(path, &adopted).map_err(|e| {
@@ -246,35 +225,6 @@ pub fn adopt(ws: &Workspace, path: &Path) -> Result<String, String> {
         )
     })?;
     Ok(adopted)
-}
-
-/// The version's note: whose labels, the split and its seed, the test figures, the cost.
-fn note(r: &AlignReport) -> String {
-    let num = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
-    let figures: Vec<String> = r
-        .test
-        .iter()
-        .filter(|o| o.worked_on)
-        .map(|o| {
-            format!(
-                "{} κ {} → {}",
-                o.criterion,
-                num(o.before.kappa),
-                num(o.after.kappa)
-            )
-        })
-        .collect();
-    format!(
-        "align (adopted in the terminal UI): against {}'s labels of '{}' (split {}/{}/{} items, seed {}); on test: {}; search cost ${:.4}",
-        r.annotator,
-        r.dataset,
-        r.split.train.len(),
-        r.split.dev.len(),
-        r.split.test.len(),
-        r.split.seed,
-        figures.join(", "),
-        r.cost
-    )
 }
 
 /// Writes `adopted` into the report at `path`, keeping every other field as it was;

@@ -5,17 +5,10 @@ use std::fmt::Write as _;
 use super::search::{Search, Tried};
 use crate::cli::CliError;
 use crate::model::Rubric;
-use crate::run::align::{Figures, Split};
+use crate::run::align::Split;
 use crate::store::Workspace;
 
-/// A criterion's figures on test, before (the original) and after (the winner).
-#[derive(Debug, Clone, serde::Serialize)]
-pub(super) struct Outcome {
-    pub(super) criterion: String,
-    pub(super) worked_on: bool,
-    pub(super) before: Figures,
-    pub(super) after: Figures,
-}
+pub(super) use crate::run::align::TestOutcome as Outcome;
 
 /// Keeps the winner as the rubric's next minor version, with the test figures and the
 /// split's seed in the version's note; the new version.
@@ -26,28 +19,13 @@ pub(super) fn adopt(
     split: &Split,
     result: &[Outcome],
 ) -> Result<String, CliError> {
-    let figures: Vec<String> = result
-        .iter()
-        .filter(|o| o.worked_on)
-        .map(|o| {
-            format!(
-                "{} κ {} → {}",
-                o.criterion,
-                num(o.before.kappa),
-                num(o.after.kappa)
-            )
-        })
-        .collect();
-    let note = format!(
-        "align: against {}'s labels of '{}' (split {}/{}/{} items, seed {}); on test: {}; search cost ${:.4}",
-        search.annotator,
-        search.key,
-        split.train.len(),
-        split.dev.len(),
-        split.test.len(),
-        split.seed,
-        figures.join(", "),
-        search.spent
+    let note = crate::run::align::adoption_note(
+        "align",
+        &search.annotator,
+        &search.key,
+        split,
+        result,
+        search.spent,
     );
     let version = crate::store::registry::Registry::new(&ws.root)
         .save_next_minor(winner, &note)
