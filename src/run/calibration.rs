@@ -324,6 +324,35 @@ pub fn adopt(ws: &Workspace, cal: &Calibration, chosen: &Candidate) -> Result<Ad
 
 /// Every run of one rubric over `dataset`, newest first, each labelled by its name (or id):
 /// the candidates the TUI's Calibrate view ranks (each told apart by [`Candidate::about`]).
+/// The two runs over `dataset` that agree best with `annotator`'s labels (as `rank` orders
+/// them, without intervals), as `(label, run id)`: the candidates whose differences the next
+/// labels should settle. An error says why there are not two.
+pub fn top_two(
+    ws: &Workspace,
+    dataset: &Path,
+    key: &str,
+    annotator: &str,
+) -> Result<[(String, String); 2], Error> {
+    let runs = dataset_runs(ws, dataset);
+    if runs.len() < 2 {
+        return Err(Error::input(format!(
+            "{} run over this dataset: grade it with two judges or rubrics to have two to tell apart",
+            if runs.is_empty() { "no" } else { "only one" }
+        )));
+    }
+    let ranked = rank(ws, key, annotator, runs, None)?;
+    let mut best = ranked
+        .candidates
+        .into_iter()
+        .map(|c| (c.label, c.agreement.manifest.id));
+    match (best.next(), best.next()) {
+        (Some(a), Some(b)) => Ok([a, b]),
+        _ => Err(Error::input(
+            "fewer than two runs could be ranked".to_owned(),
+        )),
+    }
+}
+
 pub fn dataset_runs(ws: &Workspace, dataset: &Path) -> Vec<(String, String)> {
     let mut runs: Vec<(String, String)> =
         crate::store::runs::runs_over(&ws.runs_dir(), &ws.root, dataset)

@@ -218,11 +218,13 @@ pub enum Effect {
     },
     /// Works out the "labels next" order and each criterion's stop rule for `annotator` on
     /// the dataset (from every run over it and the labels on disk); `labels_gen` is the labels'
-    /// generation it answers.
+    /// generation it answers. `between_top_two`: from the two runs that agree best with the
+    /// labels only.
     PlanLabels {
         dataset: usize,
         annotator: String,
         labels_gen: u64,
+        between_top_two: bool,
     },
     /// Ranks every run of one rubric over the dataset against the annotator's labels.
     Calibrate {

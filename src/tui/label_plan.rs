@@ -14,6 +14,9 @@ pub struct PlanShown {
     pub annotator: String,
     /// The labels' generation it counts (older than the app's: a newer one is due).
     pub labels_gen: u64,
+    /// Planned between the two runs that agree best with the labels (their labels, to say
+    /// so), not over every run.
+    pub between_top_two: Option<[String; 2]>,
     pub plan: Result<std::sync::Arc<LabelPlan>, String>,
     /// People against people (with two annotators or more).
     pub people: Option<std::sync::Arc<crate::run::people::PeopleReport>>,
@@ -34,6 +37,7 @@ impl Shared {
             p.dataset == b.dataset
                 && p.annotator == self.annotator
                 && p.labels_gen == self.labels_gen
+                && p.between_top_two.is_some() == self.plan_between_top_two
         });
         if current {
             return Vec::new();
@@ -43,6 +47,7 @@ impl Shared {
             dataset: b.dataset,
             annotator: self.annotator.clone(),
             labels_gen: self.labels_gen,
+            between_top_two: self.plan_between_top_two,
         }]
     }
 
@@ -52,6 +57,15 @@ impl Shared {
         let shown = self.plan.as_ref()?;
         (shown.dataset == b.dataset && shown.annotator == self.annotator)
             .then_some(shown.plan.as_ref().ok()?.as_ref())
+    }
+
+    /// The two runs the plan held was made between (their names), when it was.
+    pub fn plan_between(&self) -> Option<&[String; 2]> {
+        self.plan
+            .as_ref()?
+            .between_top_two
+            .as_ref()
+            .filter(|[a, _]| !a.is_empty())
     }
 
     /// People against people for the open dataset, when two annotators have labels.

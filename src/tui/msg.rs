@@ -183,6 +183,8 @@ pub enum Msg {
         dataset: usize,
         annotator: String,
         labels_gen: u64,
+        /// The two runs it was planned between (their labels), when it was.
+        between_top_two: Option<[String; 2]>,
         plan: Result<Arc<crate::run::label_next::LabelPlan>, String>,
         /// Annotators against each other and the judge against each (two people or more).
         people: Option<Arc<crate::run::people::PeopleReport>>,

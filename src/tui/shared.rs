@@ -59,6 +59,9 @@ pub struct Shared {
     /// One is being worked out (never two at once: labels typed meanwhile are counted in
     /// the next).
     pub planning: bool,
+    /// The Label pane's queue wants the plan between the two runs that agree best with the
+    /// labels, not over every run.
+    pub plan_between_top_two: bool,
     /// Rubric files of the workspace (`rubrics/`): Rubrics edits them, Grade offers them.
     pub rubric_files: Vec<PathBuf>,
     /// The workspace's artifact types and the rubrics each one's review evaluates.
@@ -113,6 +116,7 @@ impl Shared {
             stats: super::run_stats::StatsCache::default(),
             plan: None,
             planning: false,
+            plan_between_top_two: false,
             rubric_files: Vec::new(),
             artifact_types: Vec::new(),
             size: (80, 24),
@@ -237,6 +241,7 @@ impl Shared {
                 dataset,
                 annotator,
                 labels_gen,
+                between_top_two,
                 plan,
                 people,
             } => {
@@ -245,6 +250,7 @@ impl Shared {
                     dataset,
                     annotator,
                     labels_gen,
+                    between_top_two,
                     plan,
                     people,
                 });

@@ -720,3 +720,91 @@ fn only_a_write_that_failed_stops_a_quit_and_a_full_disk_reads_unlike_a_bad_inpu
     settle(&mut ui.app, &ui.runtime, effects);
     assert!(ui.app.quit(), "quit once the label was on disk");
 }
+
+/// The demo run copied as a second run named "strict" that says the opposite of the demo
+/// run on `reset-link` for the items at positions 40–49 (q41–q50, which alice has not
+/// labelled): the only items the two runs tell apart.
+fn with_a_second_run(root: &std::path::Path) {
+    let runs = root.join("runs");
+    let demo = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap();
+    let old = demo.file_name().unwrap().to_str().unwrap().to_owned();
+    let new = "20261122-150000-0001";
+    let strict = runs.join(new);
+    std::fs::create_dir(&strict).unwrap();
+    let manifest = std::fs::read_to_string(demo.join("manifest.json"))
+        .unwrap()
+        .replace(&old, new)
+        .replacen("\"name\": \"demo\"", "\"name\": \"strict\"", 1);
+    std::fs::write(strict.join("manifest.json"), manifest).unwrap();
+    let journal: Vec<String> = std::fs::read_to_string(demo.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let line = line.replace(&old, new);
+            let position = (40..50).find(|p| line.starts_with(&format!("{{\"item\":{p},")));
+            if position.is_none() || !line.contains("\"criterion_id\":\"reset-link\"") {
+                return line;
+            }
+            if line.contains("\"verdict\":\"MET\"") {
+                line.replace(
+                    "\"verdict\":\"MET\",\"value\":1.0",
+                    "\"verdict\":\"UNMET\",\"value\":0.0",
+                )
+            } else {
+                line.replace(
+                    "\"verdict\":\"UNMET\",\"value\":0.0",
+                    "\"verdict\":\"MET\",\"value\":1.0",
+                )
+            }
+        })
+        .collect();
+    std::fs::write(strict.join("results.jsonl"), journal.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn the_top_two_queue_labels_where_the_two_best_runs_differ_first() {
+    let mut ui = Ui::with(120, 40, with_a_second_run);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    ui.press([key('o'), key('o'), key('o'), key('o')]);
+    let said = ui.app.shared().message.clone().unwrap_or_default();
+    assert!(said.contains("where the top two runs differ"), "{said}");
+    let between = ui.app.shared().plan_between().cloned();
+    let mut names = between.expect("planned between the top two").to_vec();
+    names.sort();
+    assert_eq!(names, ["demo", "strict"]);
+    // Ten items in a row come from the ten the runs tell apart, one label each (alice has
+    // none of theirs); then the queue goes on past them.
+    let differ: Vec<String> = (41..=50).map(|n| format!("q{n}")).collect();
+    let n = ui.app.shared().label_criteria().len();
+    let mut seen = Vec::new();
+    ui.press([key('n')]);
+    for _ in 0..differ.len() {
+        let item = current(&ui);
+        assert!(
+            differ.contains(&item),
+            "{item} is not one the runs tell apart"
+        );
+        assert!(!seen.contains(&item), "{item} came round twice");
+        seen.push(item);
+        let screen = ui.screen();
+        assert!(screen.contains("queue: where "), "{screen}");
+        assert!(screen.contains(" differ"), "{screen}");
+        ui.press((0..n).map(|_| key('m')));
+    }
+    assert!(!differ.contains(&current(&ui)), "{}", current(&ui));
+}
+
+#[test]
+fn the_top_two_queue_says_why_with_one_run() {
+    let mut ui = Ui::new(80, 24);
+    ui.press([code(KeyCode::Enter), key('L')]);
+    ui.press([key('o'), key('o'), key('o'), key('o'), key('n')]);
+    let said = ui.app.shared().message.clone().unwrap_or_default();
+    assert!(said.contains("only one run over this dataset"), "{said}");
+    // It goes on with the unlabelled items meanwhile.
+    assert_eq!(current(&ui), "q33");
+}

@@ -100,7 +100,14 @@ impl Runtime {
                 dataset,
                 annotator,
                 labels_gen,
-            } => Some(self.plan_labels(&self.dataset(dataset)?, dataset, annotator, labels_gen)),
+                between_top_two,
+            } => Some(self.plan_labels(
+                &self.dataset(dataset)?,
+                dataset,
+                annotator,
+                labels_gen,
+                between_top_two,
+            )),
             Effect::Calibrate {
                 dataset,
                 annotator,
@@ -244,14 +251,16 @@ impl Runtime {
         .map_err(|e| e.to_string())
     }
 
-    /// The "labels next" plan for `annotator`, and people against people once two people
-    /// have labels.
+    /// The "labels next" plan for `annotator` (between the two runs that agree best with
+    /// their labels when `between_top_two`), and people against people once two people have
+    /// labels.
     fn plan_labels(
         &self,
         d: &DatasetInfo,
         dataset: usize,
         annotator: String,
         labels_gen: u64,
+        between_top_two: bool,
     ) -> Msg {
         // Three times the last plan's time since it finished (at most 10 s): labels typed
         // meanwhile are read with the rest.
@@ -265,17 +274,33 @@ impl Runtime {
             }
         }
         let start = Instant::now();
-        let plan = crate::run::label_next::plan(
-            &self.ws,
-            &d.path,
-            &annotator,
-            PLAN_ITEMS,
-            crate::run::label_next::DEFAULT_TARGET,
-            &crate::metrics::Bootstrap::default(),
-            &[],
-        )
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
+        let top_two = between_top_two.then(|| {
+            crate::run::calibration::top_two(&self.ws, &d.path, &d.key, &annotator)
+                .map_err(|e| e.to_string())
+        });
+        let between: Vec<String> = match &top_two {
+            Some(Ok(two)) => two.iter().map(|(_, id)| id.clone()).collect(),
+            _ => Vec::new(),
+        };
+        let plan = match &top_two {
+            Some(Err(e)) => Err(e.clone()),
+            _ => crate::run::label_next::plan(
+                &self.ws,
+                &d.path,
+                &annotator,
+                PLAN_ITEMS,
+                crate::run::label_next::DEFAULT_TARGET,
+                &crate::metrics::Bootstrap::default(),
+                &between,
+            )
+            .map(Arc::new)
+            .map_err(|e| e.to_string()),
+        };
+        // Said even when there are not two: the plan held is the one asked for.
+        let between_top_two = top_two.map(|t| match t {
+            Ok([(a, _), (b, _)]) => [a, b],
+            Err(_) => [String::new(), String::new()],
+        });
         let people = crate::run::people::people(&self.ws, &d.path, None)
             .ok()
             .filter(|r| !r.pairs.is_empty())
@@ -287,6 +312,7 @@ impl Runtime {
             dataset,
             annotator,
             labels_gen,
+            between_top_two,
             plan,
             people,
         }

@@ -178,6 +178,7 @@ fn one_of_each(root: &std::path::Path) -> Vec<Effect> {
             dataset: 0,
             annotator: "pat".into(),
             labels_gen: 1,
+            between_top_two: false,
         },
         Effect::Calibrate {
             dataset: 0,

@@ -21,6 +21,9 @@ pub enum Queue {
     /// ensemble's votes or samples) disagree, abstain or fail first, criteria and verdicts
     /// in turn.
     WhereItMatters,
+    /// The same order from the two runs that agree best with your labels only (`labels next
+    /// --between`): the items they tell apart first, so the next labels settle which is better.
+    BetweenTopTwo,
 }
 
 impl Queue {
@@ -30,8 +33,14 @@ impl Queue {
             Queue::InOrder => Queue::UnlabelledFirst,
             Queue::UnlabelledFirst => Queue::DisagreementsFirst,
             Queue::DisagreementsFirst => Queue::WhereItMatters,
-            Queue::WhereItMatters => Queue::InOrder,
+            Queue::WhereItMatters => Queue::BetweenTopTwo,
+            Queue::BetweenTopTwo => Queue::InOrder,
         }
+    }
+
+    /// The queue walks a "labels next" plan.
+    pub fn planned(self) -> bool {
+        matches!(self, Queue::WhereItMatters | Queue::BetweenTopTwo)
     }
 
     pub fn name(self) -> &'static str {
@@ -40,6 +49,7 @@ impl Queue {
             Queue::UnlabelledFirst => "unlabelled first",
             Queue::DisagreementsFirst => "disagreements first",
             Queue::WhereItMatters => "where it matters (labels next)",
+            Queue::BetweenTopTwo => "where the top two runs differ",
         }
     }
 }

@@ -154,6 +154,8 @@ impl LabelPane {
             Action::Adjudicate => self.toggle_adjudication(sh),
             Action::Queue => {
                 self.queue = self.queue.next();
+                // The planner reads it: the top two's plan is another plan.
+                sh.plan_between_top_two = self.queue == Queue::BetweenTopTwo;
                 sh.message = Some(format!("queue: {}", self.queue.name()));
                 Vec::new()
             }
@@ -274,7 +276,7 @@ impl LabelPane {
             return sh.move_cursor(dir);
         }
         let mut fallback = None;
-        if self.queue == Queue::WhereItMatters {
+        if self.queue.planned() {
             if let Some(row) = self.planned_row(sh) {
                 let cursor = sh.browse.as_ref().map_or(0, |b| b.cursor);
                 let delta =
@@ -317,7 +319,7 @@ impl LabelPane {
                 return false;
             }
             match self.queue {
-                Queue::UnlabelledFirst | Queue::WhereItMatters => {
+                Queue::UnlabelledFirst | Queue::WhereItMatters | Queue::BetweenTopTwo => {
                     criteria.iter().any(|c| !self.answered(sh, &id, &c.id))
                 }
                 // Adjudicating: where the annotators differ and nothing is settled yet.

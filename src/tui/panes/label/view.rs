@@ -277,13 +277,19 @@ fn footer_lines(
     } else {
         0.0
     };
+    // The top two by name, once the plan says which they are.
+    let queue = match sh.plan_between() {
+        Some([a, b]) if pane.queue == super::Queue::BetweenTopTwo => {
+            format!("where {a} and {b} differ")
+        }
+        _ => pane.queue.name().to_owned(),
+    };
     let mut lines = vec![
         Line::raw(""),
         Line::raw(format!(
-            "annotator {} · this sitting {} labelled ({rate:.1}/min) · queue: {}{}{}",
+            "annotator {} · this sitting {} labelled ({rate:.1}/min) · queue: {queue}{}{}",
             sh.annotator,
             pane.sitting,
-            pane.queue.name(),
             if pane.blind { " · blind" } else { "" },
             if pane.pending.is_empty() {
                 ""
@@ -298,7 +304,7 @@ fn footer_lines(
             sh.theme.muted,
         ));
     }
-    if pane.queue == super::Queue::WhereItMatters
+    if pane.queue.planned()
         && let Some(next) = sh
             .label_plan()
             .and_then(|p| p.next.iter().find(|n| n.item == item.id))
