@@ -308,3 +308,76 @@ fn max_cost_stops_the_search_and_test_is_still_graded() {
     assert_eq!(sourced["criterion"], "sourced");
     assert!(sourced["before"]["kappa"].is_number());
 }
+
+/// The same search again is answered from the cache, the proposer's proposals included: no
+/// request at all, and the same candidates with the same figures (reproducible offline).
+#[test]
+fn the_same_search_again_asks_nothing_and_finds_the_same() {
+    let (dir, server) = setup("");
+    let d = dir.path();
+    let first = align(d, &server, &[]);
+    let asked = server.seen().len();
+    assert!(asked > 0);
+    let again = align(d, &server, &[]);
+    assert_eq!(server.seen().len(), asked, "a second search sent requests");
+    let figures = |r: &Value| -> Vec<(Value, Value, Value)> {
+        r["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["label"].clone(),
+                    c["requirement"].clone(),
+                    c["dev"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(figures(&first), figures(&again));
+    assert_eq!(first["test"], again["test"]);
+}
+
+/// README's worked example ("Aligning a judge"), on the demo workspace, against a judge on
+/// loopback that says MET to every binary criterion and "Neutral" to the tone: it runs as
+/// written and splits alice's 32 labelled answers 6/12/14.
+#[test]
+fn the_readme_example_runs_on_the_demo_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    rubricate::store::workspace::create_demo(d).unwrap();
+    let server = LlmServer::start(Duration::from_millis(1), |seen| {
+        let prompt = seen.prompt();
+        if seen.body["model"] == "proposer" {
+            return Reply::Text(
+                json!({"requirement": "Tells the customer to use the reset page", "rule": "A link alone counts."})
+                    .to_string(),
+            );
+        }
+        if prompt.contains("Warm and professional") {
+            verdict("scripted", json!("Neutral"))
+        } else {
+            verdict("scripted", json!("MET"))
+        }
+    });
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let line = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("rubricate align --dataset support-answers"))
+        .expect("the worked example's command in README.md");
+    let mut args: Vec<&str> = line.split_whitespace().skip(1).collect();
+    args.retain(|a| *a != "\\");
+    let cmd = args.join(" ");
+    let judge = args.iter().position(|a| *a == "--judge").unwrap() + 1;
+    args[judge] = "openai/judge";
+    args.extend_from_slice(&["--proposer", "openai/proposer", "--format", "json"]);
+    let report: Value = serde_json::from_str(&ok(&rubricate(d, &server.url, &args))).unwrap();
+    let sizes: Vec<usize> = ["train", "dev", "test"]
+        .iter()
+        .map(|p| report["split"][p].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, [6, 12, 14], "{cmd}");
+    assert!(!report["weak_criteria"].as_array().unwrap().is_empty());
+}

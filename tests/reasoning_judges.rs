@@ -144,6 +144,30 @@ fn anthropic_thinking_is_asked_for_and_its_blocks_are_not_the_verdict() {
     );
 }
 
+/// Streamed, the thinking arrives first as `thinking_delta`s of a block of its own (a
+/// verdict-looking one): only the text block's deltas are the reply, and the thinking is
+/// counted in the output tokens the final event gives.
+#[test]
+fn streamed_anthropic_thinking_is_not_the_verdict_and_is_counted() {
+    let server = LlmServer::start(Duration::ZERO, rule);
+    let ws = Ws::new(&rubric(""), "");
+    let out = ws.grade(
+        &server,
+        "anthropic/claude-test",
+        &["--stream", "--thinking-budget", "2048"],
+    );
+    let r = first_result(&out);
+    assert_eq!(server.seen()[0].body["stream"], true);
+    assert_eq!(
+        r["criteria"][0]["verdict"], "MET",
+        "the text block, not the thinking: {r}"
+    );
+    assert_eq!(
+        r["criteria"][0]["invocation"]["usage"]["output_tokens"],
+        320
+    );
+}
+
 #[test]
 fn reasoning_settings_are_part_of_the_cache_key() {
     let server = LlmServer::start(Duration::ZERO, rule);

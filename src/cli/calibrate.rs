@@ -82,7 +82,7 @@ pub(crate) fn run(args: &CalibrateArgs, ws_flag: Option<&Path>) -> Result<u8, Cl
         if args.judge.dry_run {
             return dry_run(&ws, &dataset, spec, &candidates, &only);
         }
-        let rubric = crate::formats::load_rubric(spec)?;
+        let rubric = super::rubric_arg::load(spec, None, Some(&ws.root))?;
         for (label, settings) in candidates {
             let name = format!("calibrate {label}");
             let graded = grade_candidate(&ws, &dataset, rubric.clone(), &name, settings, &only)?;
@@ -183,7 +183,7 @@ fn candidate_settings(args: &JudgeArgs) -> Vec<(String, crate::run::JudgeSetting
 }
 
 /// The dataset's file: the path given (or that path in the workspace), else the
-/// workspace's dataset of that name.
+/// workspace's dataset of that name (registered, or a file in `datasets/`).
 pub(crate) fn dataset_path(ws: &crate::store::Workspace, given: &str) -> Result<PathBuf, CliError> {
     let p = Path::new(given);
     if p.is_file() {
@@ -194,11 +194,9 @@ pub(crate) fn dataset_path(ws: &crate::store::Workspace, given: &str) -> Result<
     if p.is_relative() && inside.is_file() {
         return Ok(inside);
     }
-    let registry = crate::store::datasets::Datasets::new(&ws.root);
-    let entry = registry
-        .get(given)
-        .map_err(|e| CliError::input(e.to_string()))?;
-    Ok(registry.resolve(&entry))
+    crate::store::datasets::Datasets::new(&ws.root)
+        .find(given)
+        .map_err(|e| CliError::input(e.to_string()))
 }
 
 /// The positions of the labelled items in the dataset.
@@ -226,7 +224,7 @@ fn dry_run(
     only: &HashSet<usize>,
 ) -> Result<u8, CliError> {
     let (config, _) = crate::store::load_config(&ws.root)?;
-    let loaded = crate::formats::load_rubric(rubric)?;
+    let loaded = super::rubric_arg::load(rubric, None, Some(&ws.root))?;
     for (label, settings) in candidates {
         let judges = run::judges::build(
             settings,

@@ -50,11 +50,17 @@ pub(crate) fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8,
         }
         DatasetsAction::List => {
             let all = datasets.list()?;
-            if all.is_empty() {
+            // Files in datasets/ are found by name too (as the UI lists them): listed after.
+            let unregistered: Vec<PathBuf> = datasets
+                .in_folder()
+                .into_iter()
+                .filter(|p| !all.iter().any(|d| datasets.resolve(d) == *p))
+                .collect();
+            if all.is_empty() && unregistered.is_empty() {
                 outln!("no datasets registered; `rubricate datasets add FILE` adds one");
             }
-            for d in all {
-                let file = datasets.resolve(&d);
+            for d in &all {
+                let file = datasets.resolve(d);
                 let state = match file_hash(&file) {
                     Ok(h) if h == d.hash => "",
                     Ok(_) => "  (changed since added)",
@@ -66,6 +72,16 @@ pub(crate) fn run(action: &DatasetsAction, ws_flag: Option<&Path>) -> Result<u8,
                     d.items.map_or_else(|| "?".into(), |n| n.to_string()),
                     d.bytes,
                     cell(&d.path)
+                );
+            }
+            for file in unregistered {
+                let shown = file.strip_prefix(&ws.root).unwrap_or(&file);
+                outln!(
+                    "{:<24} {:>9} items {:>10} bytes  {}  (in datasets/; `datasets add` counts and indexes it)",
+                    cell(&crate::store::labels::dataset_key(&file)),
+                    "?",
+                    std::fs::metadata(&file).map_or(0, |m| m.len()),
+                    cell(&shown.display().to_string())
                 );
             }
             Ok(exit::OK)

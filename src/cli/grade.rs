@@ -10,7 +10,6 @@ use super::verdict::{decide, job_fails, say_findings, usage_line};
 use super::{CliError, CommonArgs, JudgeArgs, OutputFormat, exit, style};
 use crate::engine::checks::plural;
 use crate::formats::dataset::{Dataset, open_dataset};
-use crate::formats::load_rubric_as;
 use crate::run::gates::{GateTally, SetGate};
 use crate::run::{self, Control, Env, GradeSettings, NewRun, RunEvent, RunSettings, Stop};
 
@@ -53,7 +52,7 @@ pub(crate) fn run(
         None => settings,
     };
     let rubric = match &common.rubric {
-        Some(spec) => Some(load_rubric_as(spec, common.from)?),
+        Some(spec) => Some(super::rubric_arg::load(spec, common.from, workspace)?),
         None => None,
     };
     // The flags' and the workspace's gates are checked against the rubric before anything
@@ -377,7 +376,7 @@ pub(crate) fn effective_rubric(
     dataset: &Dataset,
 ) -> Result<Option<crate::formats::LoadedRubric>, CliError> {
     let chosen = match &common.rubric {
-        Some(spec) => Some(load_rubric_as(spec, common.from)?),
+        Some(spec) => Some(super::rubric_arg::load(spec, common.from, None)?),
         None => None,
     };
     Ok(crate::run::effective_rubric(chosen, dataset))

@@ -10,13 +10,13 @@ use super::{CliError, LintFormat, exit};
 use crate::formats::dataset::{ReadOptions, is_dataset_file, open_dataset};
 use crate::formats::export::describe_scoring;
 use crate::formats::import::split_pick;
-use crate::formats::{Format, Imported, LoadedRubric, import_file, is_bare_name, load_rubric_as};
+use crate::formats::{Format, Imported, LoadedRubric, import_file, is_bare_name};
 use crate::model::{Kind, Method, Rubric};
 
 pub(crate) fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
     let (path, pick) = split_pick(spec);
     let report = if is_bare_name(spec) || pick.is_some() {
-        let r = load_rubric_as(spec, from)?;
+        let r = super::rubric_arg::load(spec, from, None)?;
         Report::rubrics(
             spec,
             if is_bare_name(spec) {

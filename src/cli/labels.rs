@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use super::{CliError, exit};
 use crate::formats::dataset::{ReadOptions, open_dataset};
-use crate::formats::load_rubric_as;
 use crate::model::parse_verdict_text;
 use crate::model::{Rubric, Verdict};
 use crate::store::labels::{self, Journal, Op, annotators, dataset_key, fold};
@@ -177,7 +176,8 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
             format,
         } => super::label_next::next(
             &ws,
-            &who.dataset,
+            // Its runs are found by the file: a name is looked up as `calibrate` does.
+            &super::calibrate::dataset_path(&ws, &who.dataset.to_string_lossy())?,
             &annotator(who)?,
             *n,
             *target,
@@ -193,7 +193,7 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
         } => {
             let rubric = rubric
                 .as_deref()
-                .map(|r| load_rubric_as(r, None))
+                .map(|r| super::rubric_arg::load(r, None, Some(&ws.root)))
                 .transpose()?;
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
             let r = rubric.as_ref().map(|l| &*l.rubric);
@@ -233,7 +233,7 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
         LabelsAction::Import { who, file, rubric } => {
             let rubric = rubric
                 .as_deref()
-                .map(|r| load_rubric_as(r, None))
+                .map(|r| super::rubric_arg::load(r, None, Some(&ws.root)))
                 .transpose()?;
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
             let imported = import(&mut journal, file, rubric.as_ref().map(|l| &*l.rubric));
@@ -264,7 +264,12 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
                             "--as autorubric writes one annotator's labels: pass --annotator NAME",
                         ));
                     };
-                    export_autorubric(&dir, dataset, a, &load_rubric_as(r, None)?.rubric)?
+                    export_autorubric(
+                        &dir,
+                        dataset,
+                        a,
+                        &super::rubric_arg::load(r, None, Some(&ws.root))?.rubric,
+                    )?
                 }
             };
             match out {

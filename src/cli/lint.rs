@@ -6,10 +6,10 @@ use serde_json::json;
 use super::{CliError, LintFormat, exit, style};
 use crate::engine::compile;
 use crate::engine::lint::{LintReport, Severity, lint};
-use crate::formats::{Format, load_rubric_as};
+use crate::formats::Format;
 
 pub(crate) fn run(spec: &str, from: Option<Format>, format: LintFormat) -> Result<u8, CliError> {
-    let loaded = load_rubric_as(spec, from)?;
+    let loaded = super::rubric_arg::load(spec, from, None)?;
     compile(&loaded)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -150,7 +150,7 @@ fn corrected_lines(c: &CorrectedFigures) -> String {
         if out.is_empty() {
             let _ = writeln!(
                 out,
-                "\nthe figure to quote (prediction-powered: the judge over {} items, corrected by the {} people labelled):",
+                "\nthe figure to quote (prediction-powered: the judge over {} items, corrected by the {} items people labelled):",
                 f.items, f.labelled
             );
         }

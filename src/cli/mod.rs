@@ -29,6 +29,7 @@ pub(crate) mod output;
 mod people;
 mod progress;
 mod report;
+mod rubric_arg;
 mod rubrics;
 mod runs;
 mod score;

@@ -7,7 +7,7 @@ use super::{CliError, exit, style};
 use crate::engine::compile;
 use crate::formats::dataset::{ReadOptions, is_dataset_file, open_dataset};
 use crate::formats::import::split_pick;
-use crate::formats::{Diagnostics, Format, import_file, is_bare_name, load_rubric_as};
+use crate::formats::{Diagnostics, Format, import_file, is_bare_name};
 
 /// At most this many problems are listed per dataset.
 const MAX_DATASET_PROBLEMS: usize = 50;
@@ -42,7 +42,7 @@ pub(crate) fn run(files: &[String], from: Option<Format>) -> Result<u8, CliError
 fn rubric(spec: &str, from: Option<Format>) -> Result<String, Diagnostics> {
     let (path, pick) = split_pick(spec);
     if is_bare_name(spec) || pick.is_some() {
-        let loaded = load_rubric_as(spec, from)?;
+        let loaded = super::rubric_arg::load(spec, from, None)?;
         compile(&loaded)?;
         return Ok(describe(&loaded.rubric));
     }

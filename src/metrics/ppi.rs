@@ -245,7 +245,10 @@ mod tests {
         let coverage = f64::from(covered) / f64::from(reps);
         eprintln!("coverage {coverage}, raw within 0.02 of the truth in {raw_within} of {reps}");
         assert!((0.93..=0.97).contains(&coverage), "coverage {coverage}");
-        assert!(raw_within < reps / 100, "the raw figure is biased: {raw_within}");
+        assert!(
+            raw_within < reps / 100,
+            "the raw figure is biased: {raw_within}"
+        );
     }
 
     #[test]

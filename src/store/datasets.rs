@@ -87,6 +87,34 @@ impl Datasets {
             })
     }
 
+    /// The dataset files in the workspace's `datasets/` folder, sorted: the UI lists them,
+    /// and commands find them by name, registered or not.
+    pub fn in_folder(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(self.root.join("datasets")) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| crate::formats::dataset::is_dataset_file(p))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The file of the dataset called `name`: the registered one, else the file of that
+    /// name in `datasets/` (as the UI lists it); refused when there is neither.
+    pub fn find(&self, name: &str) -> Result<PathBuf, StoreError> {
+        match self.get(name) {
+            Ok(entry) => Ok(self.resolve(&entry)),
+            Err(e) => self
+                .in_folder()
+                .into_iter()
+                .find(|p| crate::store::labels::dataset_key(p) == name)
+                .ok_or(e),
+        }
+    }
+
     /// The file of an entry.
     pub fn resolve(&self, entry: &DatasetEntry) -> PathBuf {
         let p = Path::new(&entry.path);

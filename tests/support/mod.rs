@@ -232,9 +232,9 @@ async fn answer(
     let anthropic = seen.path == "/v1/messages";
     let stream = seen.body.get("stream") == Some(&Value::Bool(true));
     let response = match reply {
-        Reply::Text(text) if stream => sse(anthropic, &text, text.chars().count(), End::Complete),
-        Reply::Truncated(text, cut) if stream => sse(anthropic, &text, cut, End::Close),
-        Reply::Stall(text, cut) if stream => sse(anthropic, &text, cut, End::Stall),
+        Reply::Text(text) if stream => sse(&seen, &text, text.chars().count(), End::Complete),
+        Reply::Truncated(text, cut) if stream => sse(&seen, &text, cut, End::Close),
+        Reply::Stall(text, cut) if stream => sse(&seen, &text, cut, End::Stall),
         Reply::Text(text) | Reply::Truncated(text, _) | Reply::Stall(text, _) => {
             // A reasoning judge: Anthropic puts its thinking in a block of its own before
             // the answer (a verdict-looking one, so a client that read it would be caught),
@@ -368,7 +368,10 @@ enum End {
 
 /// A streamed reply in the provider's event format: the first `cut` characters of `text` in
 /// small pieces, then the end events, a closed connection, or silence.
-fn sse(anthropic: bool, text: &str, cut: usize, end: End) -> Response {
+/// A thinking Anthropic judge streams its thinking first, as a block of its own (index 0).
+fn sse(seen: &Seen, text: &str, cut: usize, end: End) -> Response {
+    let anthropic = seen.path == "/v1/messages";
+    let thinking = seen.body.get("thinking").is_some();
     let sent: Vec<char> = text.chars().take(cut).collect();
     let pieces: Vec<String> = sent.chunks(7).map(|c| c.iter().collect()).collect();
     let mut events: Vec<String> = Vec::new();
@@ -378,16 +381,43 @@ fn sse(anthropic: bool, text: &str, cut: usize, end: End) -> Response {
             json!({"type": "message_start", "message": {"usage": {"input_tokens": 100, "output_tokens": 1}}})
         ));
         events.push("event: ping\ndata: {\"type\": \"ping\"}\n\n".into());
+        let index = usize::from(thinking);
+        if thinking {
+            let thought: Vec<char> = THINKING.chars().collect();
+            events.push(format!(
+                "event: content_block_start\ndata: {}\n\n",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}})
+            ));
+            for piece in thought.chunks(7) {
+                let piece: String = piece.iter().collect();
+                events.push(format!(
+                    "event: content_block_delta\ndata: {}\n\n",
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": piece}})
+                ));
+            }
+            events.push(format!(
+                "event: content_block_delta\ndata: {}\n\n",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig"}})
+            ));
+            events.push(format!(
+                "event: content_block_stop\ndata: {}\n\n",
+                json!({"type": "content_block_stop", "index": 0})
+            ));
+            events.push(format!(
+                "event: content_block_start\ndata: {}\n\n",
+                json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}})
+            ));
+        }
         for p in &pieces {
             events.push(format!(
                 "event: content_block_delta\ndata: {}\n\n",
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}})
+                json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": p}})
             ));
         }
         if end == End::Complete {
             events.push(format!(
                 "event: message_delta\ndata: {}\n\n",
-                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 20}})
+                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": if thinking { 320 } else { 20 }}})
             ));
             events.push("event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n".into());
         }

@@ -94,7 +94,7 @@ pub(crate) fn run(args: &AlignArgs, ws_flag: Option<&Path>) -> Result<u8, CliErr
         args.annotator.as_deref(),
     )
     .map_err(|e| CliError::input(e.to_string()))?;
-    let original = crate::formats::load_rubric(&args.rubric)?;
+    let original = crate::cli::rubric_arg::load(&args.rubric, None, ws_flag)?;
     let labels = read_verdicts(&ws.labels_dir(), &key, &annotator)
         .map_err(|e| CliError::input(e.to_string()))?;
     let notes: BTreeMap<(String, String), String> = labels::current_kept(

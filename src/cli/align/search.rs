@@ -233,7 +233,10 @@ impl Search<'_> {
         let meter = Arc::new(crate::llm::Meter::default());
         let client = crate::llm::Client::new(&id, spec, crate::llm::ClientOptions::default())
             .map_err(|e| CliError::input(e.to_string()))?
-            .with_meter(Arc::clone(&meter), config.prices.get(&id).copied());
+            .with_meter(Arc::clone(&meter), config.prices.get(&id).copied())
+            .with_cache(
+                crate::store::workspace::cache_dir(&self.ws.root).map(crate::llm::Cache::new),
+            );
         Ok(Some(Proposer {
             client,
             model,
@@ -258,10 +261,32 @@ impl Search<'_> {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the runtime: {e}"))?;
-        let outcome = runtime.block_on(p.client.complete(&req, None));
+        // A reply that holds no proposal is asked again (and never cached); one that does is
+        // cached, so the same search run again proposes the same candidates offline.
+        let outcome = runtime.block_on(p.client.complete_read(
+            &req,
+            None,
+            crate::llm::IfUnreadable::Retry,
+            |text| match align::read_proposal(text) {
+                Ok(proposal) => crate::llm::Reading::Accepted(proposal),
+                Err(why) => crate::llm::Reading::Rejected(why),
+            },
+        ));
         self.spent += p.meter.snapshot().cost - before;
-        let reply = outcome.map_err(|(e, _)| format!("the proposer failed: {e}"))?;
-        align::read_proposal(&reply.response.text)
+        match outcome {
+            Ok(read) => Ok(read.value),
+            Err(crate::llm::ReadError::Call { error, .. }) => {
+                Err(format!("the proposer failed: {error}"))
+            }
+            Err(crate::llm::ReadError::Unreadable {
+                completion,
+                problem,
+            }) => Err(format!(
+                "the proposer's reply could not be read after {} tries ({problem}): {}",
+                completion.attempts,
+                crate::core::text::clipped(&completion.response.text, 200)
+            )),
+        }
     }
 }
 

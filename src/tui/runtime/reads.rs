@@ -31,26 +31,18 @@ pub fn datasets(ws: &Workspace) -> Vec<DatasetInfo> {
             name: d.name,
         })
         .collect();
-    if let Ok(entries) = std::fs::read_dir(ws.path("datasets")) {
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| crate::formats::dataset::is_dataset_file(p))
-            .collect();
-        files.sort();
-        for path in files {
-            if out.iter().any(|d| same_file(&d.path, &path)) {
-                continue;
-            }
-            let name = dataset_key(&path);
-            out.push(DatasetInfo {
-                key: name.clone(),
-                index: registry.index_path(&name),
-                items: None,
-                name,
-                path,
-            });
+    for path in registry.in_folder() {
+        if out.iter().any(|d| same_file(&d.path, &path)) {
+            continue;
         }
+        let name = dataset_key(&path);
+        out.push(DatasetInfo {
+            key: name.clone(),
+            index: registry.index_path(&name),
+            items: None,
+            name,
+            path,
+        });
     }
     out
 }
