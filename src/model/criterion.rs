@@ -337,6 +337,10 @@ pub struct JudgeMethod {
     /// A model for this criterion alone, over the rubric's judge settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// In a pairwise run's expanded rubric: the written criterion and the order of the
+    /// two candidates this cell shows (see `model::pair`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<super::pair::PairOrder>,
 }
 
 /// A built-in check (or an opted-in command) and its arguments.
