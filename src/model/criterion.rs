@@ -343,6 +343,15 @@ pub struct JudgeMethod {
     pub pair: Option<super::pair::PairOrder>,
 }
 
+impl JudgeMethod {
+    /// Whether this criterion is always judged in a call of its own, whatever the
+    /// strategy: its prompt is its own (a template), or it compares two answers in one
+    /// order (a pairwise run's cell).
+    pub fn judged_alone(&self) -> bool {
+        self.template.is_some() || self.pair.is_some()
+    }
+}
+
 /// A built-in check (or an opted-in command) and its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckSpec {

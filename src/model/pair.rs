@@ -111,14 +111,14 @@ pub fn expand(rubric: &Rubric, systems: &[String]) -> Rubric {
     for c in &rubric.criteria {
         for (i, j) in pairs(systems.len()) {
             for (first, second) in [(i, j), (j, i)] {
-                out.criteria.push(order_cell(c, systems, first, second));
+                out.criteria.push(order_cell(c, first, second));
             }
         }
     }
     out
 }
 
-fn order_cell(c: &Criterion, systems: &[String], first: usize, second: usize) -> Criterion {
+fn order_cell(c: &Criterion, first: usize, second: usize) -> Criterion {
     // Values are from the lower-numbered candidate's side of the pair.
     let (a, b) = if first < second {
         (1.0, 0.0)
@@ -136,7 +136,8 @@ fn order_cell(c: &Criterion, systems: &[String], first: usize, second: usize) ->
     };
     Criterion {
         id: order_id(&c.id, first, second),
-        name: format!("{} ({} vs {})", c.name, systems[first], systems[second]),
+        // The written name: the judge reads it, and the id tells the cells apart.
+        name: c.name.clone(),
         requirement: c.requirement.clone(),
         weight: c.weight.abs(),
         required: false,
@@ -309,6 +310,75 @@ impl PairShape {
             if systems.len() == 2 { "" } else { "s" },
         ))
     }
+}
+
+/// What a pairwise rubric cannot hold: every criterion is a question put to a judge about
+/// two answers (A, B or tie), so checks, kinds of answer, gates, graders, examples and a
+/// holistic score have no meaning there.
+pub fn problems(rubric: &Rubric) -> Vec<super::Problem> {
+    use super::Problem;
+    let mut out = Vec::new();
+    if !rubric.mode.is_pairwise() {
+        return out;
+    }
+    let refuse = |what: &str| format!("a pairwise rubric cannot have {what}; remove it");
+    if !rubric.gates.is_empty() {
+        out.push(Problem::rubric("gates", refuse("gates")));
+    }
+    if !rubric.graders.is_empty() {
+        out.push(Problem::rubric("graders", refuse("graders")));
+    }
+    if rubric.examples.is_some() {
+        out.push(Problem::rubric("examples", refuse("few-shot examples")));
+    }
+    if let Some(s) = rubric.judge.as_ref().and_then(|j| j.strategy.as_deref())
+        && !matches!(s.trim(), "per_criterion" | "criterion")
+    {
+        out.push(Problem::rubric(
+            "judge.strategy",
+            format!("a pairwise rubric is judged one criterion and one order at a time; strategy '{s}' does not apply (remove it)"),
+        ));
+    }
+    let expanded = !rubric.systems.is_empty();
+    for (i, c) in rubric.criteria.iter().enumerate() {
+        let Method::Judge(j) = &c.method else {
+            out.push(Problem::criterion(
+                i,
+                "method",
+                format!("criterion '{}' is not judged; a pairwise rubric asks a judge which answer meets each criterion better", c.id),
+            ));
+            continue;
+        };
+        if j.template.is_some() {
+            out.push(Problem::criterion(
+                i,
+                "method",
+                format!("criterion '{}' has a template of its own; a pairwise rubric uses the comparison prompt", c.id),
+            ));
+        }
+        if !expanded && !matches!(c.kind, Kind::Binary) {
+            out.push(Problem::criterion(
+                i,
+                "kind",
+                format!("criterion '{}' is {}; a pairwise criterion is answered A, B or tie (remove `kind`)", c.id, c.kind.name()),
+            ));
+        }
+        if c.weight < 0.0 {
+            out.push(Problem::criterion(
+                i,
+                "weight",
+                format!("criterion '{}' has a negative weight; a pairwise criterion says what is better, so write the problem as what to avoid with a positive weight", c.id),
+            ));
+        }
+        if c.examples.is_some() {
+            out.push(Problem::criterion(
+                i,
+                "examples",
+                refuse("few-shot examples"),
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
