@@ -33,6 +33,25 @@ fn answer(seen: &Seen, which: &str) -> String {
         .to_owned()
 }
 
+/// Always prefers whatever is shown first.
+fn first_always(_: &Seen) -> Reply {
+    verdict("the first one", json!("A"))
+}
+
+/// Prefers the answer with more `+` signs, else calls it a tie.
+fn more_plus(seen: &Seen) -> Reply {
+    let (a, b) = (answer(seen, "A"), answer(seen, "B"));
+    let (a, b) = (a.matches('+').count(), b.matches('+').count());
+    verdict(
+        "counted",
+        json!(match a.cmp(&b) {
+            std::cmp::Ordering::Greater => "A",
+            std::cmp::Ordering::Less => "B",
+            std::cmp::Ordering::Equal => "tie",
+        }),
+    )
+}
+
 /// Prefers the answer containing "right", else calls it a tie.
 fn prefers_right(seen: &Seen) -> Reply {
     let (a, b) = (answer(seen, "A"), answer(seen, "B"));
@@ -100,6 +119,14 @@ impl Folder {
         self.command(&args)
     }
 
+    /// The id of the one run saved in the folder.
+    fn only_run(&self) -> String {
+        let mut runs = std::fs::read_dir(self.path().join("runs")).unwrap();
+        let id = runs.next().unwrap().unwrap().file_name();
+        assert!(runs.next().is_none(), "more than one run");
+        id.to_string_lossy().into_owned()
+    }
+
     fn grade(&self, extra: &[&str]) -> Output {
         self.grading(extra).output().unwrap()
     }
@@ -115,9 +142,14 @@ fn stdout(o: &Output) -> String {
 
 /// `n` pair items: `a` is right on the even ones, `b` on the odd ones.
 fn pair_items(n: usize) -> Vec<Value> {
+    pair_items_where(n, |i| i % 2 == 0)
+}
+
+/// `n` pair items, `a` right where `a_right(i)`, else `b`.
+fn pair_items_where(n: usize, a_right: impl Fn(usize) -> bool) -> Vec<Value> {
     (0..n)
         .map(|i| {
-            let (a, b) = if i % 2 == 0 {
+            let (a, b) = if a_right(i) {
                 ("the right answer", "a wrong one")
             } else {
                 ("a wrong one", "the right answer")
@@ -157,14 +189,8 @@ fn both_orders_are_asked_blind_each_answer_in_its_own_block_and_journalled() {
         .collect();
     assert_eq!(q0.len(), 2);
     assert_ne!(answer(q0[0], "A"), answer(q0[1], "A"));
-    let runs = f.path().join("runs");
-    let id = std::fs::read_dir(&runs)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .file_name();
-    let (cells, _) = support::journal::cells(&runs.join(id).join("results.jsonl"));
+    let id = f.only_run();
+    let (cells, _) = support::journal::cells(&f.path().join("runs").join(id).join("results.jsonl"));
     let ids: Vec<(u64, &str)> = cells.keys().map(|(i, c)| (*i, c.as_str())).collect();
     assert_eq!(
         ids,
@@ -329,4 +355,125 @@ fn bad_pair_shapes_and_mismatched_rubrics_are_refused_with_where_and_what_to_do(
         &["bad.yaml:4:", "criterion 'c' is not judged"],
     );
     assert!(server.seen().is_empty());
+}
+
+/// The `summary.pairwise` of a `--format json` grade.
+fn pairwise_summary(o: &Output) -> Value {
+    let v: Value =
+        serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)));
+    v["summary"]["pairwise"].clone()
+}
+
+#[test]
+fn a_judge_that_always_prefers_position_a_makes_every_pair_a_tie_and_consistency_zero() {
+    let server = LlmServer::start(Duration::from_millis(0), first_always);
+    let f = Folder::new(&server, &pair_items(6));
+    let o = f.grade(&["--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let p = pairwise_summary(&o);
+    assert_eq!(p["systems"], json!(["a", "b"]));
+    for c in p["criteria"].as_array().unwrap() {
+        assert_eq!(c["pairs"], 6);
+        assert_eq!(c["position_consistency"]["count"], 0);
+        assert_eq!(c["position_consistency"]["rate"], 0.0);
+        for s in c["systems"].as_array().unwrap() {
+            assert_eq!(s["ties"], 6, "{s}");
+            assert_eq!(s["win_rate"]["rate"], 0.0);
+            assert_eq!(s["tie_rate"]["rate"], 1.0);
+        }
+        assert!(
+            c.get("bradley_terry").is_none(),
+            "two candidates have no ratings"
+        );
+    }
+}
+
+#[test]
+fn a_judge_that_prefers_the_better_answer_gives_the_right_win_rate() {
+    let server = LlmServer::start(Duration::from_millis(0), prefers_right);
+    // `a` is right on 7 of 10 items.
+    let f = Folder::new(&server, &pair_items_where(10, |i| i < 7));
+    let o = f.grade(&["--format", "json", "--save"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let p = pairwise_summary(&o);
+    let correct = &p["criteria"][0];
+    assert_eq!(correct["criterion"], "correct");
+    assert_eq!(correct["position_consistency"]["rate"], 1.0);
+    let a = &correct["systems"][0];
+    assert_eq!(
+        (a["wins"].as_u64(), a["losses"].as_u64()),
+        (Some(7), Some(3))
+    );
+    assert_eq!(a["win_rate"]["rate"], 0.7);
+    // Wilson 95 % for 7 of 10: 0.397–0.892.
+    let ci = &a["win_rate"]["ci"];
+    assert!((ci["low"].as_f64().unwrap() - 0.3968).abs() < 1e-3, "{ci}");
+    assert!((ci["high"].as_f64().unwrap() - 0.8922).abs() < 1e-3, "{ci}");
+    assert_eq!(correct["systems"][1]["win_rate"]["rate"], 0.3);
+    // `runs show` reads the same figures back from the journal.
+    let id = f.only_run();
+    let shown = f.run(&["runs", "show", &id, "--format", "table"]);
+    let text = stdout(&shown);
+    assert!(
+        text.contains("Pairwise: candidates a, b"),
+        "{text}{}",
+        stderr(&shown)
+    );
+    assert!(
+        text.contains("correct: 10 pairs judged in both orders, position consistency 100.0%"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "a  wins 70.0% [39.7–89.2%]  ties 0.0% [0.0–27.8%]  losses 30.0% [10.8–60.3%]"
+        ),
+        "{text}"
+    );
+    let md = stdout(&f.run(&["runs", "show", &id, "--format", "md"]));
+    assert!(md.contains("| a | 70.0% [39.7–89.2%] |"), "{md}");
+}
+
+#[test]
+fn three_candidates_are_judged_pair_by_pair_and_rated_by_bradley_terry() {
+    let server = LlmServer::start(Duration::from_millis(0), more_plus);
+    // x is best on most items, z worst; each candidate loses somewhere.
+    let items: Vec<Value> = (0..6)
+        .map(|i| {
+            let (x, y, z) = match i {
+                0..=2 => ("+++", "++", "+"),
+                3 => ("+", "+++", "++"),
+                4 => ("++", "+", "+++"),
+                _ => ("+++", "+", "++"),
+            };
+            json!({"id": format!("t{i}"), "prompt": "Rate me", "candidates": [
+                {"id": "x", "submission": x}, {"id": "y", "submission": y}, {"id": "z", "submission": z}]})
+        })
+        .collect();
+    let f = Folder::new(&server, &items);
+    let o = f.grade(&["--format", "json", "--no-cache"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // 6 items × 2 criteria × 3 pairs × 2 orders (items alike are asked again: no cache).
+    assert_eq!(server.seen().len(), 72);
+    let p = pairwise_summary(&o);
+    let c = &p["criteria"][0];
+    assert_eq!(c["pairs"], 18);
+    let bt = c["bradley_terry"]["Ok"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{c}"));
+    let rating = |id: &str| {
+        bt.iter()
+            .find(|r| r["id"] == id)
+            .and_then(|r| r["rating"].as_f64())
+            .unwrap()
+    };
+    assert!(
+        rating("x") > rating("y") && rating("x") > rating("z"),
+        "{bt:?}"
+    );
+    assert!((rating("x") + rating("y") + rating("z")).abs() < 1e-9);
+    let table = stdout(&f.grade(&["--format", "table"]));
+    assert!(
+        table.contains("Bradley–Terry (log-strength, 95% interval): x +"),
+        "{table}"
+    );
 }

@@ -26,6 +26,7 @@ mod lint;
 mod markdown;
 mod metrics;
 pub(crate) mod output;
+mod pairs_out;
 mod people;
 mod progress;
 mod report;

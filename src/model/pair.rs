@@ -99,7 +99,8 @@ pub fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
 /// The rubric a pairwise run grades: each written criterion once per ordered pair of
 /// `systems` (the candidates' ids, in the order every item's candidates are put in). The
 /// first candidate of a cell's pair scores 1 for a win, ½ for a tie, 0 for a loss, so an
-/// item's score is the first candidate's share of wins. A rubric already expanded (it has
+/// item's score is the first candidate's share of wins (and every item passes: which
+/// candidate is better is the result, not a failure). A rubric already expanded (it has
 /// systems) is returned unchanged: a resumed run reads its expanded snapshot.
 pub fn expand(rubric: &Rubric, systems: &[String]) -> Rubric {
     if !rubric.systems.is_empty() || !rubric.mode.is_pairwise() {
@@ -107,6 +108,8 @@ pub fn expand(rubric: &Rubric, systems: &[String]) -> Rubric {
     }
     let mut out = rubric.clone();
     out.systems = systems.to_vec();
+    // An item's score is the first candidate's share of wins: no item "fails" for losing.
+    out.pass_threshold = 0.0;
     out.criteria = Vec::new();
     for c in &rubric.criteria {
         for (i, j) in pairs(systems.len()) {
