@@ -477,3 +477,111 @@ fn three_candidates_are_judged_pair_by_pair_and_rated_by_bradley_terry() {
         "{table}"
     );
 }
+
+#[test]
+fn pairs_joins_two_saved_runs_by_item_id_reports_the_unmatched_and_grades_them() {
+    let server = LlmServer::start(Duration::from_millis(0), prefers_right);
+    let f = Folder::new(&server, &[]);
+    let write = |name: &str, text: &str| std::fs::write(f.path().join(name), text).unwrap();
+    write(
+        "said.yaml",
+        "id: said\ncriteria:\n  - { id: any, requirement: Says something, method: { check: regex, args: { pattern: \".\" } } }\n",
+    );
+    let answers = |ids: &[(&str, &str)]| -> String {
+        let mut lines = String::new();
+        for (id, s) in ids {
+            lines.push_str(
+                &json!({"id": id, "prompt": format!("Q {id}?"), "submission": s}).to_string(),
+            );
+            lines.push('\n');
+        }
+        lines
+    };
+    write(
+        "old.jsonl",
+        &answers(&[
+            ("q1", "a wrong one"),
+            ("q2", "the right answer"),
+            ("q3", "a wrong one"),
+            ("q4", "a wrong one"),
+        ]),
+    );
+    write(
+        "new.jsonl",
+        &answers(&[
+            ("q5", "x"),
+            ("q4", "the right answer"),
+            ("q3", "the right answer"),
+            ("q2", "a wrong one"),
+        ]),
+    );
+    for (data, name) in [("old.jsonl", "old"), ("new.jsonl", "new")] {
+        let o = f.run(&[
+            "grade",
+            data,
+            "--rubric",
+            "said.yaml",
+            "--name",
+            name,
+            "--format",
+            "jsonl",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let o = f.run(&["pairs", "old", "new", "--out", "joined.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stderr(&o);
+    assert!(
+        said.contains("pairs: 3 items graded by both old and new, written to joined.jsonl"),
+        "{said}"
+    );
+    assert!(
+        said.contains("pairs: 1 item only in old (left out): 'q1'"),
+        "{said}"
+    );
+    assert!(
+        said.contains("pairs: 1 item only in new (left out): 'q5'"),
+        "{said}"
+    );
+    let joined: Vec<Value> = std::fs::read_to_string(f.path().join("joined.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(joined.len(), 3);
+    assert_eq!(
+        joined[0],
+        json!({"id": "q2", "prompt": "Q q2?", "candidates": [
+            {"id": "old", "submission": "the right answer"},
+            {"id": "new", "submission": "a wrong one"}]})
+    );
+    let o = f.run(&["validate", "joined.jsonl"]);
+    assert!(
+        stdout(&o).contains("3 pair items to compare, candidates 'old', 'new'"),
+        "{}",
+        stdout(&o)
+    );
+    // Graded at once: new is right on q3 and q4, old on q2.
+    let o = f.run(&[
+        "pairs",
+        "old",
+        "new",
+        "--rubric",
+        "compare.yaml",
+        "--judge",
+        "openai/j",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let p = pairwise_summary(&o);
+    assert_eq!(p["systems"], json!(["old", "new"]));
+    assert_eq!(p["criteria"][0]["systems"][1]["wins"], 2);
+    assert_eq!(p["criteria"][0]["systems"][0]["wins"], 1);
+    refused(&f, &["pairs", "old", "new"], &["give --rubric RUBRIC"]);
+    refused(
+        &f,
+        &["pairs", "old", "old", "--out", "x.jsonl"],
+        &["both runs are 'old'"],
+    );
+}

@@ -20,6 +20,7 @@ pub mod gates;
 pub mod grading;
 pub mod import;
 mod in_flight;
+pub mod join_pairs;
 pub mod judges;
 pub mod label_next;
 pub mod pairwise;
