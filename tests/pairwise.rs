@@ -415,18 +415,16 @@ fn a_judge_that_prefers_the_better_answer_gives_the_right_win_rate() {
     let shown = f.run(&["runs", "show", &id, "--format", "table"]);
     let text = stdout(&shown);
     assert!(
-        text.contains("Pairwise: candidates a, b"),
+        text.contains("Pairwise: a vs b (both orders judged; orders that disagree are a tie)"),
         "{text}{}",
         stderr(&shown)
     );
     assert!(
-        text.contains("correct: 10 pairs judged in both orders, position consistency 100.0%"),
+        text.contains("correct: 10 pairs, both orders agree in 100% [72–100%]"),
         "{text}"
     );
     assert!(
-        text.contains(
-            "a  wins 70.0% [39.7–89.2%]  ties 0.0% [0.0–27.8%]  losses 30.0% [10.8–60.3%]"
-        ),
+        text.contains("a  wins 70% [40–89%]  ties 0% [0–28%]  losses 30% [11–60%]"),
         "{text}"
     );
     let md = stdout(&f.run(&["runs", "show", &id, "--format", "md"]));
@@ -583,5 +581,32 @@ fn pairs_joins_two_saved_runs_by_item_id_reports_the_unmatched_and_grades_them()
         &f,
         &["pairs", "old", "old", "--out", "x.jsonl"],
         &["both runs are 'old'"],
+    );
+}
+
+#[test]
+fn the_worked_example_validates_and_grades_as_the_readme_runs_it() {
+    let server = LlmServer::start(Duration::from_millis(0), first_always);
+    let f = Folder::new(&server, &[]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let (rubric, pairs) = (root.join("compare.yaml"), root.join("pairs.jsonl"));
+    let (rubric, pairs) = (rubric.to_str().unwrap(), pairs.to_str().unwrap());
+    let o = f.run(&["validate", rubric, pairs]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("5 pair items to compare, candidates 'a', 'b'"),
+        "{}",
+        stdout(&o)
+    );
+    let o = f.run(&[
+        "grade", pairs, "--rubric", rubric, "--judge", "openai/j", "--format", "table",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // 5 items × 3 criteria × 2 orders; a judge that always says A agrees with itself never.
+    assert_eq!(server.seen().len(), 30);
+    assert!(
+        stdout(&o).contains("concise: 5 pairs, both orders agree in 0% [0–43%]"),
+        "{}",
+        stdout(&o)
     );
 }

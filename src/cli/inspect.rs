@@ -306,6 +306,12 @@ fn describe(out: &mut String, r: &Rubric) {
         r.pass_threshold,
         describe_scoring(s)
     );
+    if r.mode.is_pairwise() {
+        let _ = writeln!(
+            out,
+            "  mode pairwise: each criterion asks which of two answers meets it better (A, B or tie), every pair in both orders"
+        );
+    }
     // Ids are aligned up to 40 characters; a longer one is cut (formatting widths are
     // bounded, and a line stays readable).
     let width = r

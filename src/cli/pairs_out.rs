@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 
 use crate::metrics::pairwise::{CriterionPairs, PairwiseReport, Share};
 
-/// `62.5% [40.9–80.0%]`, or `n/a` of nothing.
-fn share(s: &Share) -> String {
+/// `62.5% [40.9–80.0%]` (`digits` decimals), or `n/a` of nothing.
+fn share(s: &Share, digits: usize) -> String {
     match (s.rate, s.ci) {
         (Some(r), Some(ci)) => format!(
-            "{:.1}% [{:.1}–{:.1}%]",
+            "{:.digits$}% [{:.digits$}–{:.digits$}%]",
             r * 100.0,
             ci.low * 100.0,
             ci.high * 100.0
@@ -20,13 +20,13 @@ fn share(s: &Share) -> String {
     }
 }
 
-fn heading(c: &CriterionPairs) -> String {
+fn heading(c: &CriterionPairs, digits: usize) -> String {
     let mut h = format!(
-        "{}: {} pair{} judged in both orders, position consistency {}",
+        "{}: {} pair{}, both orders agree in {}",
         c.criterion,
         c.pairs,
         if c.pairs == 1 { "" } else { "s" },
-        share(&c.position_consistency)
+        share(&c.position_consistency, digits)
     );
     if c.unjudged > 0 {
         let _ = write!(h, " ({} left out: an order has no verdict)", c.unjudged);
@@ -59,19 +59,19 @@ pub(crate) fn table(r: &PairwiseReport) -> String {
         .max()
         .unwrap_or(0);
     let mut out = format!(
-        "\nPairwise: candidates {} (an order-dependent pair counts as a tie)\n",
-        r.systems.join(", ")
+        "\nPairwise: {} (both orders judged; orders that disagree are a tie)\n",
+        r.systems.join(" vs ")
     );
     for c in &r.criteria {
-        let _ = writeln!(out, "  {}", heading(c));
+        let _ = writeln!(out, "  {}", heading(c, 0));
         for s in &c.systems {
             let _ = writeln!(
                 out,
                 "    {:<width$}  wins {}  ties {}  losses {}",
                 s.id,
-                share(&s.win_rate),
-                share(&s.tie_rate),
-                share(&s.loss_rate)
+                share(&s.win_rate, 0),
+                share(&s.tie_rate, 0),
+                share(&s.loss_rate, 0)
             );
         }
         if let Some(bt) = ratings(c) {
@@ -91,16 +91,16 @@ pub(crate) fn markdown(r: &PairwiseReport) -> String {
         let _ = write!(
             out,
             "\n**{}**\n\n| candidate | wins | ties | losses |\n|---|---:|---:|---:|\n",
-            heading(c)
+            heading(c, 1)
         );
         for s in &c.systems {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} |",
                 super::markdown::cell(&s.id, 80),
-                share(&s.win_rate),
-                share(&s.tie_rate),
-                share(&s.loss_rate)
+                share(&s.win_rate, 1),
+                share(&s.tie_rate, 1),
+                share(&s.loss_rate, 1)
             );
         }
         if let Some(bt) = ratings(c) {
