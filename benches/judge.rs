@@ -106,6 +106,7 @@ fn run(url: &str, items: usize) -> (f64, f64, usize) {
                 let item = Item {
                     id: format!("item-{i}"),
                     submission: format!("Answer number {i}: Paris, according to the atlas."),
+                    candidates: Vec::new(),
                     prompt: Some("What is the capital of France?".into()),
                     reference: None,
                     description: None,

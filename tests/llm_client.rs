@@ -964,6 +964,7 @@ async fn a_panel_given_a_gate_holds_every_judge_and_a_stop_is_no_judge_error() {
     let item = Item {
         id: "i".into(),
         submission: "Paris.".into(),
+        candidates: Vec::new(),
         prompt: None,
         reference: None,
         description: None,

@@ -52,6 +52,15 @@ pub(crate) enum Source {
 }
 
 impl BaselineArgs {
+    /// No baseline (a command that grades with none, like `pairs`).
+    pub(crate) fn none() -> Self {
+        Self {
+            baseline: None,
+            tolerance: 0.0,
+            fail_on: FailOn::Any,
+        }
+    }
+
     /// The baseline asked for; a run is looked up now.
     pub(crate) fn source(&self, workspace: Option<&Path>) -> Result<Option<Source>, CliError> {
         let Some(spec) = self.baseline.as_deref() else {

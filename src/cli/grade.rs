@@ -65,7 +65,11 @@ pub(crate) fn run(
     run_gates(common, gate_rubric.as_ref().map(|r| &*r.rubric), &config)?;
     if judge_args.dry_run {
         let dataset = open(common)?;
-        let rubric = run::effective_rubric(rubric, &dataset);
+        let rubric = run::pairwise::expanded(
+            run::effective_rubric(rubric, &dataset),
+            &common.dataset,
+            settings.read_options(),
+        )?;
         let judges = run::judges::build(
             &settings.judge,
             rubric.as_ref(),

@@ -216,10 +216,14 @@ fn dataset(path: &str) -> Result<Report, CliError> {
     // as the Python it runs on.
     let (mut rubric_lib, mut summation) = (0usize, None);
     let mut problems = Vec::new();
+    let mut shape = crate::model::pair::PairShape::default();
     for item in ds.items {
         match item {
-            Ok(i) => {
+            Ok(mut i) => {
                 items += 1;
+                if let Err(m) = shape.add(&mut i) {
+                    problems.push(format!("{}: {m}", i.origin));
+                }
                 gt += usize::from(i.ground_truth.is_some());
                 own += usize::from(i.rubric.is_some());
                 if let Some(r) = &i.rubric
@@ -236,6 +240,9 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         text,
         "  items: {items} ({own} with their own rubric, {gt} with ground truth)"
     );
+    if let Some(pairs) = shape.describe() {
+        let _ = writeln!(text, "  {pairs}");
+    }
     if let Some(s) = summation {
         let _ = writeln!(
             text,
@@ -253,6 +260,8 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         "items": items,
         "with_ground_truth": gt,
         "with_rubric": own,
+        "pair_items": shape.pairs,
+        "candidates": shape.systems(),
         "problems": problems,
     });
     Ok(Report {
@@ -297,6 +306,12 @@ fn describe(out: &mut String, r: &Rubric) {
         r.pass_threshold,
         describe_scoring(s)
     );
+    if r.mode.is_pairwise() {
+        let _ = writeln!(
+            out,
+            "  mode pairwise: each criterion asks which of two answers meets it better (A, B or tie), every pair in both orders"
+        );
+    }
     // Ids are aligned up to 40 characters; a longer one is cut (formatting widths are
     // bounded, and a line stays readable).
     let width = r

@@ -26,6 +26,8 @@ mod lint;
 mod markdown;
 mod metrics;
 pub(crate) mod output;
+mod pairs;
+mod pairs_out;
 mod people;
 mod progress;
 mod report;
@@ -210,6 +212,15 @@ pub(crate) enum Command {
         batch: bool,
         #[command(flatten)]
         baseline: baseline::BaselineArgs,
+    },
+    /// Compare two saved runs' answers: join them by item id into a pair dataset and grade
+    /// it with a pairwise rubric (or write it with --out).
+    #[command(
+        after_help = "Examples:\n  rubricate pairs baseline candidate --rubric compare.yaml --judge openai/gpt-4o-mini\n  rubricate pairs baseline candidate --out pairs.jsonl"
+    )]
+    Pairs {
+        #[command(flatten)]
+        args: pairs::PairsArgs,
     },
     /// Make a folder a workspace: rubricate.yaml and its folders (rubrics, datasets, labels,
     /// runs, artifacts).
@@ -491,6 +502,7 @@ pub fn run(cli: Cli) -> ExitCode {
             },
             cli.workspace.as_deref(),
         ),
+        Some(Command::Pairs { args }) => pairs::run(&args, cli.workspace.as_deref()),
         Some(Command::Init { dir }) => workspace_cmd::init(dir.as_deref()),
         Some(Command::Trust { dir }) => workspace_cmd::trust(dir.as_deref()),
         Some(Command::Runs { action }) => runs::run(&action, cli.workspace.as_deref()),

@@ -70,6 +70,8 @@ pub(crate) struct Sink {
     /// Markdown: the report, built as items arrive.
     md: Option<super::markdown::MdReport>,
     pub(crate) summary: Summary,
+    /// A pairwise run's rubric and its results so far.
+    pairs: Option<(Rubric, crate::metrics::pairwise::PairTally)>,
 }
 
 fn io_err(e: &io::Error) -> CliError {
@@ -132,6 +134,8 @@ impl Sink {
             scratch: Vec::with_capacity(4096),
             md: (format == OutputFormat::Md).then(|| super::markdown::MdReport::new(suite, rubric)),
             summary: Summary::default(),
+            pairs: rubric
+                .and_then(|r| crate::metrics::pairwise::PairTally::of(r).map(|t| (r.clone(), t))),
         };
         sink.dest
             .write_all(head.as_bytes())
@@ -159,6 +163,9 @@ impl Sink {
 
     pub(crate) fn write(&mut self, e: &Evaluation) -> Result<(), CliError> {
         self.summary.add(e);
+        if let Some((rubric, tally)) = self.pairs.as_mut() {
+            tally.add(rubric, &e.results);
+        }
         self.write_item(e).map_err(|err| io_err(&err))
     }
 
@@ -279,6 +286,7 @@ impl Sink {
 
     fn footer(&mut self, findings: &Findings) -> io::Result<()> {
         let s = &self.summary;
+        let pairwise = self.pairs.as_ref().map(|(_, t)| t.report());
         match self.format {
             OutputFormat::Json => {
                 let summary = json!({
@@ -294,6 +302,7 @@ impl Sink {
                     "tags": s.tag_scores(1000),
                     "gates": findings.gates,
                     "baseline": findings.baseline.as_ref().map(|b| &b.json),
+                    "pairwise": pairwise,
                 });
                 write!(self.dest, "\n], \"summary\": {summary}}}\n")
             }
@@ -320,6 +329,9 @@ impl Sink {
                 writeln!(self.dest, "  </testsuite>\n</testsuites>")
             }
             OutputFormat::Table => {
+                if let Some(r) = &pairwise {
+                    self.dest.write_all(super::pairs_out::table(r).as_bytes())?;
+                }
                 writeln!(self.dest, "\n{}", summary_line(s, self.color))?;
                 match s.tags_line(1000) {
                     Some(tags) => writeln!(self.dest, "{}", crate::core::text::visible(&tags)),
@@ -327,7 +339,15 @@ impl Sink {
                 }
             }
             OutputFormat::Md => match &self.md {
-                Some(md) => self.dest.write_all(md.render(s, findings).as_bytes()),
+                Some(md) => {
+                    self.dest.write_all(md.render(s, findings).as_bytes())?;
+                    match &pairwise {
+                        Some(r) => self
+                            .dest
+                            .write_all(super::pairs_out::markdown(r).as_bytes()),
+                        None => Ok(()),
+                    }
+                }
                 None => Ok(()),
             },
             OutputFormat::Jsonl | OutputFormat::Csv | OutputFormat::Github => Ok(()),

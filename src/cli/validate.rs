@@ -92,10 +92,14 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
     // an item with none, in a dataset with none, is named.
     let mut with_own = 0usize;
     let mut without = Vec::new();
+    let mut shape = crate::model::pair::PairShape::default();
     for item in ds.items {
         match item {
-            Ok(item) => {
+            Ok(mut item) => {
                 count += 1;
+                if let Err(m) = shape.add(&mut item) {
+                    problems.push(crate::formats::Diagnostic::whole(&item.origin, m));
+                }
                 if item.rubric.is_some() {
                     with_own += 1;
                 } else if header_rubric.is_none() && without.len() < MAX_DATASET_PROBLEMS {
@@ -127,7 +131,10 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
         problems.extend(without);
     }
     if problems.is_empty() {
-        Ok(format!("dataset, {count} items"))
+        Ok(match shape.describe() {
+            Some(pairs) => format!("dataset, {count} items: {pairs}"),
+            None => format!("dataset, {count} items"),
+        })
     } else {
         Err(Diagnostics(problems))
     }

@@ -23,6 +23,7 @@ pub mod bootstrap;
 pub mod classification;
 pub mod judge_vs_human;
 pub mod paired;
+pub mod pairwise;
 pub mod ppi;
 mod report;
 pub mod scores;

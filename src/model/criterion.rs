@@ -337,6 +337,19 @@ pub struct JudgeMethod {
     /// A model for this criterion alone, over the rubric's judge settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// In a pairwise run's expanded rubric: the written criterion and the order of the
+    /// two candidates this cell shows (see `model::pair`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<super::pair::PairOrder>,
+}
+
+impl JudgeMethod {
+    /// Whether this criterion is always judged in a call of its own, whatever the
+    /// strategy: its prompt is its own (a template), or it compares two answers in one
+    /// order (a pairwise run's cell).
+    pub fn judged_alone(&self) -> bool {
+        self.template.is_some() || self.pair.is_some()
+    }
 }
 
 /// A built-in check (or an opted-in command) and its arguments.

@@ -10,8 +10,11 @@ use super::{Rubric, Verdict};
 pub struct Item {
     /// The given id, else the item's position (1-based line or index).
     pub id: String,
-    /// The output to grade.
+    /// The output to grade (for a pair item, its candidates written one after another,
+    /// for people to read).
     pub submission: String,
+    /// Two or more answers to compare (a pair item); empty for an item of one answer.
+    pub candidates: Vec<super::Candidate>,
     /// What the submission answers, when given.
     pub prompt: Option<String>,
     /// A reference answer, when given.

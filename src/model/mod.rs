@@ -9,6 +9,7 @@ mod errors;
 mod evaluation;
 mod examples;
 mod item;
+pub mod pair;
 mod reasoning;
 mod rubric;
 mod run_gate;
@@ -23,6 +24,7 @@ pub use errors::{GroundTruthError, VerdictError};
 pub use evaluation::{Evaluation, GraderScore, new_evaluation_id};
 pub use examples::{Balance, DrawSource, Example, Examples, LabelDraw, RubricExample};
 pub use item::{GroundTruth, Item};
+pub use pair::{Candidate, Mode, PairOrder};
 pub use reasoning::{
     CLIENT_OWNED_FIELDS, MIN_THINKING_BUDGET, ReasoningEffort, owned_extra_field,
     thinking_budget_problem,

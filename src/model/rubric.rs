@@ -29,6 +29,13 @@ pub struct Rubric {
     /// The judge this rubric asks for, over the workspace's defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSettings>,
+    /// One answer at a time, or answers compared (`mode: pairwise`).
+    #[serde(default, skip_serializing_if = "is_single")]
+    pub mode: super::pair::Mode,
+    /// A pairwise run's candidates (their ids, in the order its cells number them); empty
+    /// in a rubric as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub systems: Vec<String>,
     /// What the rubric checks, in order.
     pub criteria: Vec<Criterion>,
     /// Groups of criteria scored apart and averaged (agentv's graders); empty: the
@@ -92,6 +99,8 @@ impl Rubric {
             pass_threshold: Self::DEFAULT_PASS_THRESHOLD,
             scoring: Scoring::default(),
             judge: None,
+            mode: super::pair::Mode::Single,
+            systems: Vec::new(),
             criteria,
             graders: Vec::new(),
             gates: Vec::new(),
@@ -412,4 +421,12 @@ pub struct JudgeSettings {
     /// never a field the client writes itself ([`super::CLIENT_OWNED_FIELDS`]).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_single(mode: &super::pair::Mode) -> bool {
+    !mode.is_pairwise()
 }

@@ -17,14 +17,14 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn rubric(field: &str, message: String) -> Self {
+    pub(super) fn rubric(field: &str, message: String) -> Self {
         Self {
             criterion: None,
             field: field.to_owned(),
             message,
         }
     }
-    fn criterion(index: usize, field: impl Into<String>, message: String) -> Self {
+    pub(super) fn criterion(index: usize, field: impl Into<String>, message: String) -> Self {
         Self {
             criterion: Some(index),
             field: field.into(),
@@ -147,6 +147,7 @@ pub fn validate_rubric(rubric: &Rubric) -> Vec<Problem> {
         validate_kind(i, &c.kind, &mut out);
     }
     validate_graders(rubric, &mut out);
+    out.extend(super::pair::problems(rubric));
     out
 }
 

@@ -153,6 +153,11 @@ where
             .rubric
             .as_ref()
             .map(|r| r.rubric().criteria.iter().map(|c| c.id.clone()).collect()),
+        systems: job
+            .rubric
+            .as_ref()
+            .map(|r| r.rubric().systems.clone())
+            .unwrap_or_default(),
         holistic,
         items: job.items.take(),
         skip: job.skip.clone(),
@@ -392,6 +397,8 @@ struct Reader {
     override_rubric: bool,
     /// The run rubric's criterion ids (to tell when a resumed item is complete).
     default_ids: Option<Vec<String>>,
+    /// A pairwise run's candidates (empty: items of one answer).
+    systems: Vec<String>,
     holistic: bool,
     items: Option<HashSet<usize>>,
     skip: Option<Arc<CellSet>>,
@@ -425,7 +432,13 @@ impl Reader {
                         if self.override_rubric {
                             item.rubric = None;
                         }
-                        if item.rubric.is_none() && self.default_ids.is_none() {
+                        let systems: &[String] = match &item.rubric {
+                            Some(_) => &[],
+                            None => &self.systems,
+                        };
+                        if let Err(why) = super::pairwise::fit(&mut item, systems) {
+                            Some(Diagnostic::whole(&item.origin, why))
+                        } else if item.rubric.is_none() && self.default_ids.is_none() {
                             Some(Diagnostic::whole(
                                 &item.origin,
                                 format!(

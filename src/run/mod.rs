@@ -20,8 +20,10 @@ pub mod gates;
 pub mod grading;
 pub mod import;
 mod in_flight;
+pub mod join_pairs;
 pub mod judges;
 pub mod label_next;
+pub mod pairwise;
 pub mod people;
 pub mod record;
 pub mod regrade;
@@ -140,7 +142,11 @@ pub fn effective_rubric(chosen: Option<LoadedRubric>, dataset: &Dataset) -> Opti
 pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session, Error> {
     let settings = new.settings;
     let dataset = open_dataset(new.dataset, settings.read_options())?;
-    let rubric = effective_rubric(new.rubric, &dataset);
+    let rubric = pairwise::expanded(
+        effective_rubric(new.rubric, &dataset),
+        new.dataset,
+        settings.read_options(),
+    )?;
     let only = new.only.or_else(|| subset_items(&settings));
     let rubric = match rubric {
         Some(r) => Some(examples::resolve(
@@ -165,6 +171,7 @@ pub fn start(new: NewRun<'_>, env: Env<'_>, control: &Control) -> Result<Session
         check_batch(&settings, new.record.is_some())?;
     }
     let judges = run_judges(&settings, rubric.as_ref(), env, control, None)?;
+    pairwise::check_strategy(rubric.as_ref(), judges.as_ref().map(|j| j.panel.strategy))?;
     let mut prior = CellSet::new();
     let (recording, journal) = match &new.record {
         Some((home, name)) => {

@@ -175,6 +175,10 @@ pub fn summary(rubric: &Rubric, results: &[CriterionResult], agg: &Aggregate) ->
 /// What to aim for when a criterion is not at its best: the next level up.
 fn suggestion(criterion: &Criterion, verdict: &Verdict) -> Option<String> {
     let c = criterion;
+    // A comparison of two answers has nothing to aim for: which is better is the result.
+    if crate::model::pair::pair_order(c).is_some() {
+        return None;
+    }
     let aim = |label: &str, why: &str| {
         if why.trim().is_empty() {
             format!("aim for '{label}'")

@@ -310,7 +310,7 @@ impl Panel {
                     continue;
                 }
             };
-            let own_template = matches!(&c.method, Method::Judge(j) if j.template.is_some());
+            let own_template = matches!(&c.method, Method::Judge(j) if j.judged_alone());
             if self.strategy == Strategy::PerCriterion || own_template {
                 alone.push((i, c, voters));
                 continue;

@@ -126,6 +126,7 @@ fn read_root(
         c.method = Method::Judge(JudgeMethod {
             template: Some(template),
             model: None,
+            pair: None,
         });
         if let Some(s) = system {
             system_prompts.insert(c.id.clone(), json!(s));

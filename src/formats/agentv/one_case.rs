@@ -136,6 +136,7 @@ pub(super) fn case_item(
     Item {
         id,
         submission: submission.unwrap_or_default(),
+        candidates: Vec::new(),
         prompt,
         reference: outcome.clone().or(expected),
         description: outcome,

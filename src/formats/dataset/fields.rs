@@ -76,7 +76,9 @@ pub fn item_from_object(
         .iter()
         .find_map(|k| obj.remove(*k))
         .filter(|v| !v.is_null());
+    let candidates = super::pairs::take_candidates(&mut obj, &id)?;
     let submission = match take_first(&mut obj, SUBMISSION_KEYS).or_else(|| golden.clone()) {
+        None if candidates.is_some() => super::pairs::shown(candidates.as_deref().unwrap_or(&[])),
         Some(Value::String(s)) => s,
         Some(Value::Null) | None => {
             if let Some(what) = crate::formats::detect::not_an_item(&obj) {
@@ -118,6 +120,7 @@ pub fn item_from_object(
     Ok(Item {
         id,
         submission,
+        candidates: candidates.unwrap_or_default(),
         prompt,
         reference,
         description,

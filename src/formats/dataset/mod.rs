@@ -6,6 +6,7 @@ mod fields;
 pub mod index;
 mod json_file;
 pub mod jsonl;
+pub mod pairs;
 pub mod split;
 pub mod write;
 
@@ -190,7 +191,7 @@ fn json_is_dataset(path: &Path) -> bool {
                 .min()
                 .unwrap_or(usize::MAX)
         };
-        let submission = first(fields::SUBMISSION_KEYS);
+        let submission = first(fields::SUBMISSION_KEYS).min(first(&["candidates"]));
         return submission < first(&["requirement", "expected_outcome", "outcome", "description"]);
     }
     if !trimmed.starts_with('{') {

@@ -315,7 +315,14 @@ pub(super) fn read_method(ctx: &mut Ctx<'_>, node: &Node) -> Option<Method> {
                 let mut jf = Fields::of(ctx, j, "`judge`")?;
                 jm.template = jf.string(ctx, "template");
                 jm.model = jf.string(ctx, "model");
-                jf.finish(ctx, &["template", "model"]);
+                // A pairwise run's snapshot: the cell's written criterion and order.
+                if let Some(p) = jf.take("pair") {
+                    match serde_json::from_value(p.to_json()) {
+                        Ok(order) => jm.pair = Some(order),
+                        Err(_) => ctx.wrong_type(p, "`pair`", "{criterion, first, second}"),
+                    }
+                }
+                jf.finish(ctx, &["template", "model", "pair"]);
             }
             Some(Method::Judge(jm))
         }

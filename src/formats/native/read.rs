@@ -80,6 +80,8 @@ const RUBRIC_FIELDS: &[&str] = &[
     "gates",
     "rubric",
     "metadata",
+    "mode",
+    "systems",
 ];
 const CRITERION_FIELDS: &[&str] = &[
     "id",
@@ -213,6 +215,22 @@ fn read_root(
     }
     if let Some(node) = f.take("judge") {
         rubric.judge = read_judge(ctx, node);
+    }
+    if let Some(node) = f.take("mode") {
+        match node.as_str() {
+            Some("pairwise") => rubric.mode = crate::model::Mode::Pairwise,
+            Some("single") => rubric.mode = crate::model::Mode::Single,
+            _ => ctx.err(
+                node.pos,
+                "`mode` is `single` (one answer per item, the default) or `pairwise` (answers compared)",
+            ),
+        }
+    }
+    if let Some(node) = f.take("systems") {
+        match serde_json::from_value::<Vec<String>>(node.to_json()) {
+            Ok(s) => rubric.systems = s,
+            Err(_) => ctx.wrong_type(node, "`systems`", "a list of candidate ids"),
+        }
     }
     if let Some(node) = f.take("metadata") {
         match node.to_json() {

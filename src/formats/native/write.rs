@@ -29,6 +29,12 @@ pub fn rubric_to_json(rubric: &Rubric) -> Value {
             serde_json::to_value(j).unwrap_or(Value::Null),
         );
     }
+    if rubric.mode.is_pairwise() {
+        m.insert("mode".into(), json!(rubric.mode.as_str()));
+    }
+    if !rubric.systems.is_empty() {
+        m.insert("systems".into(), json!(rubric.systems));
+    }
     let written = rubric.criteria.iter().map(criterion_to_json).collect();
     let (key, value) = crate::formats::export::criteria_layout(rubric, written, Some("General"));
     m.insert(key.into(), value);
@@ -196,7 +202,7 @@ pub fn criterion_to_json(c: &Criterion) -> Value {
         }
     }
     match &c.method {
-        Method::Judge(j) if j.template.is_none() && j.model.is_none() => {}
+        Method::Judge(j) if j.template.is_none() && j.model.is_none() && j.pair.is_none() => {}
         Method::Judge(j) => {
             m.insert("method".into(), json!({ "judge": j }));
         }
