@@ -3,15 +3,18 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::errors::{GroundTruthError, quoted_list};
-use super::{Rubric, Verdict};
+use super::{Conversation, Rubric, Verdict};
 
 /// One submission to grade, with what came with it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Item {
     /// The given id, else the item's position (1-based line or index).
     pub id: String,
-    /// The output to grade.
+    /// The output to grade: the text, or a conversation's transcript
+    /// ([`Conversation::transcript`]) when the item holds one.
     pub submission: String,
+    /// The conversation the item holds (its `messages`), when it holds one.
+    pub conversation: Option<Arc<Conversation>>,
     /// What the submission answers, when given.
     pub prompt: Option<String>,
     /// A reference answer, when given.

@@ -4,6 +4,7 @@
 //! `engine` scores them.
 
 pub mod checks;
+mod conversation;
 mod criterion;
 mod errors;
 mod evaluation;
@@ -15,6 +16,10 @@ mod run_gate;
 mod validate;
 mod verdict;
 
+pub use conversation::{
+    Conversation, ConversationError, Message, Role, ToolCall, kind as json_kind,
+    template_fields as conversation_fields,
+};
 pub use criterion::{
     Anchor, CheckSpec, Criterion, Gate, JudgeMethod, Kind, Level, Method, MethodKind, OptionChoice,
     OptionScale, Scale, SchemaSource, find_option, met_as_wanted,
