@@ -104,3 +104,40 @@ fn an_agentv_output_of_messages_is_the_items_conversation() {
         item.submission
     );
 }
+
+fn rubricate(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn validate_and_inspect_say_the_dataset_holds_conversations() {
+    let out = rubricate(&["validate", "tests/fixtures/conversations/support.jsonl"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ok tests/fixtures/conversations/support.jsonl (dataset, 3 items, 3 conversations (7 assistant turns, 3 tool calls))"
+    );
+    let out = rubricate(&[
+        "inspect",
+        "tests/fixtures/conversations/inspect_log.json",
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["conversations"],
+        serde_json::json!({"items": 1, "assistant_turns": 2, "tool_calls": 1})
+    );
+    let out = rubricate(&["validate", "tests/fixtures/conversations/bad_role.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "bad_role.jsonl:2:1: item 'broken': `messages` message 2: `tool_calls[0].function.name` is missing"
+        )
+    );
+}

@@ -129,6 +129,13 @@ impl Report {
                 "  items: {} ({own} with a rubric, {gt} with ground truth)",
                 i.items.len()
             );
+            let mut conversations = crate::model::ConversationTally::default();
+            for item in &i.items {
+                conversations.add(item.conversation.as_deref());
+            }
+            if let Some(c) = conversations.summary() {
+                let _ = writeln!(text, "  {c}");
+            }
             for item in i.items.iter().take(20) {
                 let rubric = item
                     .rubric
@@ -216,10 +223,12 @@ fn dataset(path: &str) -> Result<Report, CliError> {
     // as the Python it runs on.
     let (mut rubric_lib, mut summation) = (0usize, None);
     let mut problems = Vec::new();
+    let mut conversations = crate::model::ConversationTally::default();
     for item in ds.items {
         match item {
             Ok(i) => {
                 items += 1;
+                conversations.add(i.conversation.as_deref());
                 gt += usize::from(i.ground_truth.is_some());
                 own += usize::from(i.rubric.is_some());
                 if let Some(r) = &i.rubric
@@ -236,6 +245,9 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         text,
         "  items: {items} ({own} with their own rubric, {gt} with ground truth)"
     );
+    if let Some(c) = conversations.summary() {
+        let _ = writeln!(text, "  {c}");
+    }
     if let Some(s) = summation {
         let _ = writeln!(
             text,
@@ -253,6 +265,11 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         "items": items,
         "with_ground_truth": gt,
         "with_rubric": own,
+        "conversations": {
+            "items": conversations.items,
+            "assistant_turns": conversations.turns,
+            "tool_calls": conversations.tool_calls,
+        },
         "problems": problems,
     });
     Ok(Report {

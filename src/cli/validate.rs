@@ -67,6 +67,14 @@ fn rubric(spec: &str, from: Option<Format>) -> Result<String, Diagnostics> {
         (rubrics, 0) => format!("{} rubrics", rubrics.len()),
         (rubrics, n) => format!("{n} cases, {} rubrics", rubrics.len()),
     };
+    let mut conversations = crate::model::ConversationTally::default();
+    for item in &imported.items {
+        conversations.add(item.conversation.as_deref());
+    }
+    let what = match conversations.summary() {
+        Some(c) => format!("{what}, {c}"),
+        None => what,
+    };
     Ok(format!("{}: {what}", imported.format))
 }
 
@@ -92,10 +100,12 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
     // an item with none, in a dataset with none, is named.
     let mut with_own = 0usize;
     let mut without = Vec::new();
+    let mut conversations = crate::model::ConversationTally::default();
     for item in ds.items {
         match item {
             Ok(item) => {
                 count += 1;
+                conversations.add(item.conversation.as_deref());
                 if item.rubric.is_some() {
                     with_own += 1;
                 } else if header_rubric.is_none() && without.len() < MAX_DATASET_PROBLEMS {
@@ -127,7 +137,10 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
         problems.extend(without);
     }
     if problems.is_empty() {
-        Ok(format!("dataset, {count} items"))
+        Ok(match conversations.summary() {
+            Some(c) => format!("dataset, {count} items, {c}"),
+            None => format!("dataset, {count} items"),
+        })
     } else {
         Err(Diagnostics(problems))
     }

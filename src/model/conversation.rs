@@ -431,6 +431,42 @@ pub fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// How many items of a dataset hold conversations, with their assistant turns and tool
+/// calls: what `validate` and `inspect` say about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConversationTally {
+    /// Items holding a conversation.
+    pub items: usize,
+    /// Their assistant turns, all told.
+    pub turns: usize,
+    /// Their tool calls, all told.
+    pub tool_calls: usize,
+}
+
+impl ConversationTally {
+    /// Counts `conversation`, when there is one.
+    pub fn add(&mut self, conversation: Option<&Conversation>) {
+        if let Some(c) = conversation {
+            self.items += 1;
+            self.turns += c.turns();
+            self.tool_calls += c.tool_calls().count();
+        }
+    }
+
+    /// `3 conversations (8 assistant turns, 3 tool calls)`, or `None` when no item had one.
+    pub fn summary(&self) -> Option<String> {
+        let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+        (self.items > 0).then(|| {
+            format!(
+                "{} ({}, {})",
+                plural(self.items, "conversation"),
+                plural(self.turns, "assistant turn"),
+                plural(self.tool_calls, "tool call")
+            )
+        })
+    }
+}
+
 /// The fields a conversation gives templates: `transcript`, `last_assistant`, `turns` and
 /// `tool_calls` (the tools' names, in call order). Empty values for an item without one.
 pub fn template_fields(conversation: Option<&Conversation>) -> Map<String, Value> {

@@ -17,7 +17,7 @@ mod validate;
 mod verdict;
 
 pub use conversation::{
-    Conversation, ConversationError, Message, Role, ToolCall, kind as json_kind,
+    Conversation, ConversationError, ConversationTally, Message, Role, ToolCall, kind as json_kind,
     template_fields as conversation_fields,
 };
 pub use criterion::{
