@@ -75,6 +75,10 @@ pub struct Message {
 pub struct Conversation {
     /// The messages, in order.
     pub messages: Vec<Message>,
+    /// When this is a conversation cut at one assistant turn, for a `scope: turn`
+    /// criterion: that turn's number (from 1) and how many the whole conversation has.
+    /// The turn judged is then the last assistant message.
+    pub judged_turn: Option<(usize, usize)>,
 }
 
 /// Why a value is not a conversation: it is no list, or a message (1-based) has a field
@@ -115,7 +119,10 @@ impl Conversation {
             messages.push(message);
             messages.extend(results);
         }
-        Ok(Self { messages })
+        Ok(Self {
+            messages,
+            judged_turn: None,
+        })
     }
 
     /// The indices of the assistant messages: the turns a `scope: turn` criterion judges.
@@ -154,6 +161,32 @@ impl Conversation {
         }
         Conversation {
             messages: self.messages[..end].to_vec(),
+            judged_turn: None,
+        }
+    }
+
+    /// Assistant turn `k` (from 0) with the conversation before it as context, marked as
+    /// the turn judged; `None` past the last turn.
+    pub fn at_turn(&self, k: usize) -> Option<Conversation> {
+        let turns = self.assistant_turns();
+        let at = *turns.get(k)?;
+        let mut cut = self.up_to(at);
+        cut.judged_turn = Some((k + 1, turns.len()));
+        Some(cut)
+    }
+
+    /// The tool calls a check looks at: the judged turn's own, for a conversation cut at a
+    /// turn; else every call.
+    pub fn calls_in_scope(&self) -> Vec<&ToolCall> {
+        match self.judged_turn {
+            Some(_) => self
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::Assistant)
+                .map(|m| m.tool_calls.iter().collect())
+                .unwrap_or_default(),
+            None => self.tool_calls().collect(),
         }
     }
 
@@ -523,6 +556,14 @@ mod tests {
         assert_eq!(c.last_assistant(), "It is 18°C and sunny.");
         // A turn is judged with the results of its own calls.
         assert_eq!(c.up_to(2).messages.len(), 5);
+        let first = c.at_turn(0).unwrap();
+        assert_eq!(first.judged_turn, Some((1, 2)));
+        assert_eq!(first.calls_in_scope().len(), 2);
+        let second = c.at_turn(1).unwrap();
+        assert_eq!(second.messages.len(), 6);
+        assert!(second.calls_in_scope().is_empty());
+        assert_eq!(second.tool_calls().count(), 2);
+        assert!(c.at_turn(2).is_none());
     }
 
     #[test]

@@ -31,6 +31,20 @@ pub struct Item {
     pub origin: String,
 }
 
+impl Item {
+    /// The item as one assistant turn `k` (from 0) of its conversation sees it: the
+    /// conversation cut at that turn (the turn marked), its transcript the submission.
+    /// `None` without a conversation or past its last turn.
+    pub fn at_turn(&self, k: usize) -> Option<Item> {
+        let cut = self.conversation.as_deref()?.at_turn(k)?;
+        Some(Item {
+            submission: cut.transcript(),
+            conversation: Some(Arc::new(cut)),
+            ..self.clone()
+        })
+    }
+}
+
 /// Human verdicts for an item: by position (autorubric) or by criterion id.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GroundTruth {

@@ -13,6 +13,7 @@ mod item;
 mod reasoning;
 mod rubric;
 mod run_gate;
+mod scope;
 mod validate;
 mod verdict;
 
@@ -37,6 +38,7 @@ pub use rubric::{
     LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,
 };
 pub use run_gate::{GATE_FORMS, GateMetric, GateOp, RunGate};
+pub use scope::{Combine, Scope, TurnVerdict, combine_turns};
 pub use validate::{Problem, is_semver, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET,

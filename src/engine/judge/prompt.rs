@@ -257,6 +257,9 @@ fn sign(c: &Criterion) -> &'static str {
     }
 }
 
+/// How a transcript is written, for the judge.
+const TRANSCRIPT: &str = "as a transcript: each message under its role in brackets, a tool call as → name(arguments) with its result (←) beneath it";
+
 /// The task, the reference and the submission, each in its own block.
 fn item_blocks(item: &Item) -> String {
     let mut out = String::new();
@@ -275,13 +278,18 @@ fn item_blocks(item: &Item) -> String {
         );
     }
     // A conversation's submission is its transcript: the judge is told what it reads.
-    let (what, marker) = if item.conversation.is_some() {
-        (
-            "The submission is a conversation, as a transcript: each message under its role in brackets, a tool call as → name(arguments) with its result (←) beneath it",
+    let (what, marker) = match item.conversation.as_deref().map(|c| c.judged_turn) {
+        Some(Some((k, n))) => (
+            format!(
+                "The submission is assistant turn {k} of {n} of a conversation: the LAST assistant message below. Judge that turn only; the messages before it are context. The conversation up to it, {TRANSCRIPT}"
+            ),
             "CONVERSATION",
-        )
-    } else {
-        ("The submission", "SUBMISSION")
+        ),
+        Some(None) => (
+            format!("The submission is a conversation, {TRANSCRIPT}"),
+            "CONVERSATION",
+        ),
+        None => ("The submission".to_owned(), "SUBMISSION"),
     };
     let _ = write!(
         out,
