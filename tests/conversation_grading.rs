@@ -135,3 +135,31 @@ fn a_conversation_dataset_is_graded_whole_and_per_turn() {
     // The three turns' calls are counted.
     assert_eq!(v["result"]["invocation"]["attempts"], 3);
 }
+
+#[test]
+fn a_dry_run_counts_one_call_per_turn_for_turn_criteria() {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(d)
+        .args([
+            "grade",
+            "tests/fixtures/conversations/support.jsonl",
+            "--rubric",
+            "tests/fixtures/conversations/support-rubric.yaml",
+            "--judge",
+            "openai/j",
+            "--dry-run",
+        ])
+        .env("NO_COLOR", "1")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("RUBRICATE_CACHE_DIR", tempfile::tempdir().unwrap().path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The executor's 17 calls (see above).
+    assert!(
+        text.starts_with("dry run: 3 items, 17 judge calls"),
+        "{text}"
+    );
+}
