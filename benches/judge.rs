@@ -114,6 +114,7 @@ fn run(url: &str, items: usize) -> (f64, f64, usize) {
                     rubric: None,
                     metadata: serde_json::Map::new(),
                     origin: format!("bench:{i}"),
+                    conversation: None,
                 };
                 if item_tx.send((i, item)).await.is_err() {
                     break;

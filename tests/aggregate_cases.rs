@@ -83,6 +83,7 @@ fn judged(c: &Criterion, v: Verdict) -> CriterionResult {
         failure: None,
         invocation: None,
         ensemble: None,
+        turns: Vec::new(),
     }
 }
 

@@ -38,6 +38,7 @@ fn ballot(c: &Criterion, index: usize, verdict: Verdict, weight: f64) -> Ballot 
             failure: None,
             invocation: None,
             ensemble: None,
+            turns: Vec::new(),
         },
     }
 }

@@ -208,7 +208,7 @@ const CASES: &[Case] = &[
          the file was truncated or is still being written"),
     ok("dataset_not_object_line.jsonl", Grade, "2:1", "each line must be a JSON object, found a list"),
     ok("dataset_missing_submission.jsonl", Grade, "2:1",
-        "item 'a2' has no submission; give it a `submission` (or `output`) field"),
+        "item 'a2' has no submission; give it a `submission` (or `output`) field, or its conversation as `messages`"),
     ok("dataset_non_utf8.jsonl", Grade, "2:36", "the file is not valid UTF-8 (byte 0xE9); save it as UTF-8"),
     ok("dataset_id_wrong_type.jsonl", Grade, "1:1", "`id` must be text or a number, found a list"),
     ok("dataset_prompt_wrong_type.jsonl", Grade, "1:1", "item 'a1': `prompt` must be text, found a boolean"),
@@ -619,7 +619,7 @@ fn grade_writes_the_items_before_a_bad_line_and_says_where_it_stopped() {
     assert_eq!(items[0]["item"], "a1");
     let lines = stderr_lines(&out);
     let want = format!(
-        "{path}:2:1: item 'a2' has no submission; give it a `submission` (or `output`) field"
+        "{path}:2:1: item 'a2' has no submission; give it a `submission` (or `output`) field, or its conversation as `messages`"
     );
     assert!(lines.contains(&want), "missing `{want}` in {lines:#?}");
 }

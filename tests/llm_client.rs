@@ -972,6 +972,7 @@ async fn a_panel_given_a_gate_holds_every_judge_and_a_stop_is_no_judge_error() {
         rubric: None,
         metadata: serde_json::Map::new(),
         origin: "test".into(),
+        conversation: None,
     };
     let judge = Judge::new(
         client(ProviderKind::OpenAi, &server.url, quick(0)),

@@ -129,6 +129,13 @@ impl Report {
                 "  items: {} ({own} with a rubric, {gt} with ground truth)",
                 i.items.len()
             );
+            let mut conversations = crate::model::ConversationTally::default();
+            for item in &i.items {
+                conversations.add(item.conversation.as_deref());
+            }
+            if let Some(c) = conversations.summary() {
+                let _ = writeln!(text, "  {c}");
+            }
             for item in i.items.iter().take(20) {
                 let rubric = item
                     .rubric
@@ -217,6 +224,7 @@ fn dataset(path: &str) -> Result<Report, CliError> {
     let (mut rubric_lib, mut summation) = (0usize, None);
     let mut problems = Vec::new();
     let mut shape = crate::model::pair::PairShape::default();
+    let mut conversations = crate::model::ConversationTally::default();
     for item in ds.items {
         match item {
             Ok(mut i) => {
@@ -224,6 +232,7 @@ fn dataset(path: &str) -> Result<Report, CliError> {
                 if let Err(m) = shape.add(&mut i) {
                     problems.push(format!("{}: {m}", i.origin));
                 }
+                conversations.add(i.conversation.as_deref());
                 gt += usize::from(i.ground_truth.is_some());
                 own += usize::from(i.rubric.is_some());
                 if let Some(r) = &i.rubric
@@ -242,6 +251,9 @@ fn dataset(path: &str) -> Result<Report, CliError> {
     );
     if let Some(pairs) = shape.describe() {
         let _ = writeln!(text, "  {pairs}");
+    }
+    if let Some(c) = conversations.summary() {
+        let _ = writeln!(text, "  {c}");
     }
     if let Some(s) = summation {
         let _ = writeln!(
@@ -262,6 +274,11 @@ fn dataset(path: &str) -> Result<Report, CliError> {
         "with_rubric": own,
         "pair_items": shape.pairs,
         "candidates": shape.systems(),
+        "conversations": {
+            "items": conversations.items,
+            "assistant_turns": conversations.turns,
+            "tool_calls": conversations.tool_calls,
+        },
         "problems": problems,
     });
     Ok(Report {

@@ -67,6 +67,14 @@ fn rubric(spec: &str, from: Option<Format>) -> Result<String, Diagnostics> {
         (rubrics, 0) => format!("{} rubrics", rubrics.len()),
         (rubrics, n) => format!("{n} cases, {} rubrics", rubrics.len()),
     };
+    let mut conversations = crate::model::ConversationTally::default();
+    for item in &imported.items {
+        conversations.add(item.conversation.as_deref());
+    }
+    let what = match conversations.summary() {
+        Some(c) => format!("{what}, {c}"),
+        None => what,
+    };
     Ok(format!("{}: {what}", imported.format))
 }
 
@@ -93,6 +101,7 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
     let mut with_own = 0usize;
     let mut without = Vec::new();
     let mut shape = crate::model::pair::PairShape::default();
+    let mut conversations = crate::model::ConversationTally::default();
     for item in ds.items {
         match item {
             Ok(mut item) => {
@@ -100,6 +109,7 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
                 if let Err(m) = shape.add(&mut item) {
                     problems.push(crate::formats::Diagnostic::whole(&item.origin, m));
                 }
+                conversations.add(item.conversation.as_deref());
                 if item.rubric.is_some() {
                     with_own += 1;
                 } else if header_rubric.is_none() && without.len() < MAX_DATASET_PROBLEMS {
@@ -131,10 +141,14 @@ fn dataset(spec: &str) -> Result<String, Diagnostics> {
         problems.extend(without);
     }
     if problems.is_empty() {
-        Ok(match shape.describe() {
-            Some(pairs) => format!("dataset, {count} items: {pairs}"),
-            None => format!("dataset, {count} items"),
-        })
+        let mut said = format!("dataset, {count} items");
+        if let Some(pairs) = shape.describe() {
+            said = format!("{said}: {pairs}");
+        }
+        if let Some(c) = conversations.summary() {
+            said = format!("{said}, {c}");
+        }
+        Ok(said)
     } else {
         Err(Diagnostics(problems))
     }

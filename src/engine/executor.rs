@@ -16,7 +16,7 @@ use crate::formats::LoadedRubric;
 use crate::llm::Piece;
 use crate::model::parse_verdict_text;
 use crate::model::{
-    Criterion, CriterionResult, Evaluation, Failure, Item, Kind, Verdict, new_evaluation_id,
+    Criterion, CriterionResult, Evaluation, Failure, Item, Kind, Scope, Verdict, new_evaluation_id,
 };
 
 /// One thing that happened while grading.
@@ -303,10 +303,15 @@ async fn score_criteria(
     let input = CheckInput::new(item);
     let mut results: Vec<Option<CriterionResult>> = vec![None; rubric.methods.len()];
     let mut judged = Vec::new();
+    let mut per_turn = Vec::new();
     let criteria = &rubric.rubric().criteria;
     let done = |c: &Criterion| opts.done.as_ref().is_some_and(|d| d.contains(index, &c.id));
     for (i, (criterion, method)) in criteria.iter().zip(&rubric.methods).enumerate() {
         if done(criterion) {
+            continue;
+        }
+        if let Scope::Turn(rule) = criterion.scope {
+            per_turn.push((i, criterion, method, rule));
             continue;
         }
         if matches!(method, CompiledMethod::Judge) && opts.judge.is_some() {
@@ -355,6 +360,17 @@ async fn score_criteria(
             }
             results[i] = Some(result);
         }
+    }
+    for (i, criterion, method, rule) in per_turn {
+        if opts.cell_events {
+            let _ = events.send(send(i, EventKind::Started)).await;
+        }
+        let result =
+            super::turns::score_turns(rubric, (i, criterion), method, rule, item, opts).await;
+        if opts.cell_events {
+            let _ = events.send(send(i, cell_outcome(&result))).await;
+        }
+        results[i] = Some(result);
     }
     results.into_iter().flatten().collect()
 }
@@ -484,6 +500,7 @@ pub async fn score_criterion(
             failure: None,
             invocation: None,
             ensemble: None,
+            turns: Vec::new(),
         },
         Err(m) => CriterionResult::failed(
             &criterion.id,

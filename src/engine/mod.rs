@@ -15,6 +15,7 @@ pub mod pysum;
 pub mod schema;
 pub mod scoring;
 pub mod template;
+mod turns;
 
 pub use compile::{CompiledMethod, CompiledRubric, compile};
 pub use done::CellSet;

@@ -73,6 +73,7 @@ fn score_verdicts(
                 failure: None,
                 invocation: None,
                 ensemble: None,
+                turns: Vec::new(),
             }
         })
         .collect();

@@ -19,6 +19,12 @@ pub const VARIABLES: &[&str] = &[
     // `expected`.
     "completion",
     "expected",
+    // A conversation's: its transcript, the last assistant message, how many assistant
+    // turns it has and the names of the tools it called (empty for other items).
+    "transcript",
+    "last_assistant",
+    "turns",
+    "tool_calls",
 ];
 
 /// Compiles a template; an error says what and on which line of the template.
@@ -83,6 +89,9 @@ pub fn render(source: &str, item: &crate::model::Item) -> Result<String, Templat
     for (k, v) in standard {
         ctx.insert(k.to_owned(), minijinja::Value::from(v));
     }
+    for (k, v) in crate::model::conversation_fields(item.conversation.as_deref()) {
+        ctx.insert(k, minijinja::Value::from(minijinja::value::Serde(&v)));
+    }
     ctx.insert(
         "metadata".to_owned(),
         minijinja::Value::from(minijinja::value::Serde(&item.metadata)),
@@ -137,6 +146,41 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "- Why?\n- How?\nq1 Write questions");
+    }
+
+    #[test]
+    fn a_conversation_gives_its_transcript_turns_and_tools() {
+        let conversation = crate::model::Conversation::from_value(&serde_json::json!([
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "1", "content": "found"},
+            {"role": "assistant", "content": "Found it."}
+        ]))
+        .unwrap();
+        let item = crate::model::Item {
+            submission: conversation.transcript(),
+            conversation: Some(std::sync::Arc::new(conversation)),
+            ..crate::model::Item::default()
+        };
+        let out = render(
+            "{{ turns }} turns; tools: {{ tool_calls | join(', ') }}; last: {{ last_assistant }}\n{{ transcript }}",
+            &item,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "2 turns; tools: search; last: Found it.\n[user]\nHi\n\n[assistant]\n→ search({})\n← found\n\n[assistant]\nFound it."
+        );
+        let plain = crate::model::Item::default();
+        assert_eq!(
+            render(
+                "[{{ turns }}|{{ transcript }}|{{ tool_calls | length }}]",
+                &plain
+            )
+            .unwrap(),
+            "[0||0]"
+        );
     }
 
     #[test]

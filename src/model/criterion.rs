@@ -35,6 +35,9 @@ pub struct Criterion {
     /// Labelled submissions the judge is shown before the one it grades (few-shot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub examples: Option<super::Examples<super::Example>>,
+    /// What it judges of a conversation: the whole (default) or each assistant turn.
+    #[serde(default, skip_serializing_if = "super::Scope::is_conversation")]
+    pub scope: super::Scope,
 }
 
 impl Criterion {
@@ -53,6 +56,7 @@ impl Criterion {
             section: None,
             tags: Vec::new(),
             examples: None,
+            scope: super::Scope::Conversation,
         }
     }
 

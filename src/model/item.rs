@@ -3,18 +3,21 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::errors::{GroundTruthError, quoted_list};
-use super::{Rubric, Verdict};
+use super::{Conversation, Rubric, Verdict};
 
 /// One submission to grade, with what came with it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Item {
     /// The given id, else the item's position (1-based line or index).
     pub id: String,
-    /// The output to grade (for a pair item, its candidates written one after another,
-    /// for people to read).
+    /// The output to grade: the text, a conversation's transcript
+    /// ([`Conversation::transcript`]) when the item holds one, or for a pair item its
+    /// candidates written one after another, for people to read.
     pub submission: String,
     /// Two or more answers to compare (a pair item); empty for an item of one answer.
     pub candidates: Vec<super::Candidate>,
+    /// The conversation the item holds (its `messages`), when it holds one.
+    pub conversation: Option<Arc<Conversation>>,
     /// What the submission answers, when given.
     pub prompt: Option<String>,
     /// A reference answer, when given.
@@ -29,6 +32,20 @@ pub struct Item {
     pub metadata: Map<String, Value>,
     /// Where the item came from, for error messages: `file:line` or `file item N`.
     pub origin: String,
+}
+
+impl Item {
+    /// The item as one assistant turn `k` (from 0) of its conversation sees it: the
+    /// conversation cut at that turn (the turn marked), its transcript the submission.
+    /// `None` without a conversation or past its last turn.
+    pub fn at_turn(&self, k: usize) -> Option<Item> {
+        let cut = self.conversation.as_deref()?.at_turn(k)?;
+        Some(Item {
+            submission: cut.transcript(),
+            conversation: Some(Arc::new(cut)),
+            ..self.clone()
+        })
+    }
 }
 
 /// Human verdicts for an item: by position (autorubric) or by criterion id.

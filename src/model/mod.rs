@@ -4,6 +4,7 @@
 //! `engine` scores them.
 
 pub mod checks;
+mod conversation;
 mod criterion;
 mod errors;
 mod evaluation;
@@ -13,9 +14,14 @@ pub mod pair;
 mod reasoning;
 mod rubric;
 mod run_gate;
+mod scope;
 mod validate;
 mod verdict;
 
+pub use conversation::{
+    Conversation, ConversationError, ConversationTally, Message, Role, ToolCall, kind as json_kind,
+    template_fields as conversation_fields,
+};
 pub use criterion::{
     Anchor, CheckSpec, Criterion, Gate, JudgeMethod, Kind, Level, Method, MethodKind, OptionChoice,
     OptionScale, Scale, SchemaSource, find_option, met_as_wanted,
@@ -34,6 +40,7 @@ pub use rubric::{
     LengthPenalty, PenaltyCount, Rubric, Scoring, Summation, THRESHOLD_TOLERANCE, ThresholdRule,
 };
 pub use run_gate::{GATE_FORMS, GateMetric, GateOp, RunGate};
+pub use scope::{Combine, Scope, TurnVerdict, combine_turns};
 pub use validate::{Problem, is_semver, validate_rubric};
 pub use verdict::{
     CriterionResult, Ensemble, Failure, FailureKind, Invocation, UNSENT_BATCHED, UNSENT_BUDGET,

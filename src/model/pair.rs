@@ -165,6 +165,7 @@ fn order_cell(c: &Criterion, first: usize, second: usize) -> Criterion {
         section: c.section.clone(),
         tags: c.tags.clone(),
         examples: None,
+        scope: super::Scope::default(),
     }
 }
 

@@ -200,6 +200,10 @@ pub struct CriterionResult {
     /// The votes behind an ensemble's (or several samples') verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ensemble: Option<Box<Ensemble>>,
+    /// A `scope: turn` criterion's verdict on each assistant turn, in order (empty for
+    /// any other).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<super::TurnVerdict>,
 }
 
 /// How several judges (or samples) voted on one criterion.
@@ -244,6 +248,7 @@ impl CriterionResult {
             failure: Some(failure),
             invocation: None,
             ensemble: None,
+            turns: Vec::new(),
         }
     }
 }

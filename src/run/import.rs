@@ -163,6 +163,7 @@ fn cells_of(rubric: &Rubric, item: &ForeignItem, out: &mut Imported) -> Vec<Crit
                 .map(|f| Failure::error("imported", f.clone())),
             invocation: None,
             ensemble: None,
+            turns: Vec::new(),
         };
         if let Some(verdict) = &v.verdict {
             match c.value_of(verdict) {

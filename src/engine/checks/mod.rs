@@ -62,9 +62,13 @@ impl<'a> CheckInput<'a> {
         }
     }
 
-    /// The submission's text.
+    /// The submission's text; for one turn of a conversation (`scope: turn`), that
+    /// turn's own text.
     pub fn text(&self) -> &str {
-        &self.item.submission
+        match self.item.conversation.as_deref() {
+            Some(c) if c.judged_turn.is_some() => c.last_assistant(),
+            _ => &self.item.submission,
+        }
     }
 
     /// The submission as JSON, or why it is not JSON (with line and column).

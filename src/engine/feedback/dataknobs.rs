@@ -145,6 +145,7 @@ mod tests {
             failure: None,
             invocation: None,
             ensemble: None,
+            turns: Vec::new(),
         };
         let results = vec![
             result("depth", Verdict::Level("poor".into()), 0.2),

@@ -273,6 +273,7 @@ mod tests {
             failure: None,
             invocation: None,
             ensemble: None,
+            turns: Vec::new(),
         };
         let results = vec![
             result("clarity", "excellent", 1.0),

@@ -174,6 +174,7 @@ pub fn combine(
                 agreement,
                 votes,
             })),
+            turns: Vec::new(),
         },
         Err(m) => CriterionResult::failed(
             &c.id,
@@ -340,6 +341,7 @@ mod tests {
                 failure: None,
                 invocation: None,
                 ensemble: None,
+                turns: Vec::new(),
             },
         }
     }

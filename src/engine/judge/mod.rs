@@ -495,6 +495,7 @@ impl Panel {
                 failure: None,
                 invocation: None,
                 ensemble: None,
+                turns: Vec::new(),
             }
         } else {
             let failure = answers

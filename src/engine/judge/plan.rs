@@ -5,13 +5,40 @@ use std::sync::Arc;
 
 use super::{Judge, Panel, Strategy, holistic, one_shot, per_criterion};
 use crate::llm::ChatRequest;
-use crate::model::{Criterion, Item, Method, Rubric};
+use crate::model::{Criterion, Item, Method, Rubric, Scope};
 
 impl Panel {
     /// The first request of every call for `judged` criteria of `item` (all criteria of the
     /// rubric under the holistic strategy), with the judge that would send it; and why each
     /// call that cannot be made (a template that does not render) cannot.
+    /// A `scope: turn` criterion is asked once per assistant turn, alone, as the executor
+    /// asks it (an item without a conversation makes no call for it).
     pub fn plan(
+        &self,
+        rubric: &Rubric,
+        judged: &[&Criterion],
+        item: &Item,
+    ) -> (Vec<(Arc<Judge>, ChatRequest)>, Vec<String>) {
+        let per_turn = self.strategy != Strategy::Holistic;
+        let (turned, whole): (Vec<&Criterion>, Vec<&Criterion>) = judged
+            .iter()
+            .partition(|c| per_turn && matches!(c.scope, Scope::Turn(_)));
+        let (mut out, mut cannot) = self.plan_calls(rubric, &whole, item);
+        let turns = item
+            .conversation
+            .as_deref()
+            .map_or(0, crate::model::Conversation::turns);
+        for turn in (0..turns).filter_map(|k| item.at_turn(k)) {
+            for &c in &turned {
+                let (calls, problems) = self.plan_calls(rubric, &[c], &turn);
+                out.extend(calls);
+                cannot.extend(problems);
+            }
+        }
+        (out, cannot)
+    }
+
+    fn plan_calls(
         &self,
         rubric: &Rubric,
         judged: &[&Criterion],

@@ -185,6 +185,7 @@ impl Record {
                     ..self.invocation(response)
                 })),
                 ensemble: None,
+                turns: Vec::new(),
             },
             Err(m) => self.fail(c, Failure::error("judge", m.to_string())),
         }

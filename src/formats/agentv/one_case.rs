@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 use super::asserts::asserts;
 use super::walk::{Found, GraderSpec, KEY_SHARED, Walk, entries};
 use crate::formats::node::{Node, NodeValue};
-use crate::model::{Item, Rubric};
+use crate::model::{Conversation, ConversationError, Item, Rubric};
 
 /// `execution.evaluators`: rubric evaluators contribute entries (each evaluator a
 /// grader), others are noted.
@@ -122,7 +122,13 @@ pub(super) fn case_item(
     let prompt =
         pick(&["input", "input_messages", "messages", "question", "query"]).map(messages_text);
     let expected = pick(&["expected_output", "expected_messages"]).map(messages_text);
-    let submission = pick(&["output", "answer", "response"]).map(messages_text);
+    let output = pick(&["output", "answer", "response"]);
+    let conversation = output
+        .and_then(|o| case_conversation(w, pick(&["input", "input_messages", "messages"]), o));
+    let submission = match &conversation {
+        Some(c) => Some(c.transcript()),
+        None => output.map(messages_text),
+    };
     if submission.is_none() {
         w.note(case, "no-output", "agentv cases hold no model output; items have an empty submission until you grade real outputs (give them an `output` field)".into());
     }
@@ -137,6 +143,7 @@ pub(super) fn case_item(
         id,
         submission: submission.unwrap_or_default(),
         candidates: Vec::new(),
+        conversation: conversation.map(Arc::new),
         prompt,
         reference: outcome.clone().or(expected),
         description: outcome,
@@ -144,6 +151,58 @@ pub(super) fn case_item(
         rubric,
         metadata,
         origin: format!("{}:{}", w.ctx.file, case.pos.line),
+    }
+}
+
+/// A case's conversation when its output is a list of messages (an agent's run, with its
+/// `toolCalls`): the input messages, when a list, then the output's. A message that is not
+/// one is an error at its place in the file.
+fn case_conversation(
+    w: &mut Walk<'_>,
+    input: Option<&Node>,
+    output: &Node,
+) -> Option<Conversation> {
+    let out = output.to_json();
+    if !Conversation::looks_like(&out) {
+        return None;
+    }
+    let mut messages = match input.map(Node::to_json) {
+        Some(Value::Array(list)) if Conversation::looks_like(&Value::Array(list.clone())) => list,
+        _ => Vec::new(),
+    };
+    let from_input = messages.len();
+    if let Value::Array(list) = out {
+        messages.extend(list);
+    }
+    match Conversation::from_value(&Value::Array(messages)) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            let (place, e) = match &e {
+                ConversationError::Field {
+                    number,
+                    field,
+                    problem,
+                } if *number > from_input => {
+                    let at = output
+                        .as_seq()
+                        .and_then(|s| s.get(number - from_input - 1))
+                        .map_or(output.pos, |n| n.pos);
+                    (
+                        at,
+                        format!(
+                            "output message {}: `{field}` {problem}",
+                            number - from_input
+                        ),
+                    )
+                }
+                _ => (
+                    input.map_or(output.pos, |n| n.pos),
+                    format!("input messages: {e}"),
+                ),
+            };
+            w.ctx.err(place, e);
+            None
+        }
     }
 }
 

@@ -1,11 +1,13 @@
 //! Mapping one JSON object (a JSONL line, a JSON item, a CSV row) to an [`Item`].
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::core::diag::Diagnostics;
 use crate::formats::native::{Dialect, read_rubric};
 use crate::formats::node::Node;
-use crate::model::{GroundTruth, GroundTruthError, Item, Rubric};
+use crate::model::{Conversation, GroundTruth, GroundTruthError, Item, Message, Role, Rubric};
 
 /// Keys that carry the submission, in order of preference.
 pub const SUBMISSION_KEYS: &[&str] = &["submission", "output", "response", "completion", "answer"];
@@ -77,19 +79,33 @@ pub fn item_from_object(
         .find_map(|k| obj.remove(*k))
         .filter(|v| !v.is_null());
     let candidates = super::pairs::take_candidates(&mut obj, &id)?;
-    let submission = match take_first(&mut obj, SUBMISSION_KEYS).or_else(|| golden.clone()) {
-        None if candidates.is_some() => super::pairs::shown(candidates.as_deref().unwrap_or(&[])),
-        Some(Value::String(s)) => s,
-        Some(Value::Null) | None => {
+    let given = take_first(&mut obj, SUBMISSION_KEYS).or_else(|| golden.clone());
+    let messages = obj.remove("messages").filter(|v| !v.is_null());
+    let (submission, conversation) = match (given, messages) {
+        (given, Some(messages)) => {
+            let conversation = conversation_with_answer(&id, &messages, given)?;
+            (conversation.transcript(), Some(Arc::new(conversation)))
+        }
+        (Some(list), None) if Conversation::looks_like(&list) => {
+            let conversation = Conversation::from_value(&list)
+                .map_err(|e| format!("item '{id}': `submission` {e}"))?;
+            (conversation.transcript(), Some(Arc::new(conversation)))
+        }
+        (Some(Value::String(s)), None) => (s, None),
+        (None, None) if candidates.is_some() => (
+            super::pairs::shown(candidates.as_deref().unwrap_or(&[])),
+            None,
+        ),
+        (Some(Value::Null) | None, None) => {
             if let Some(what) = crate::formats::detect::not_an_item(&obj) {
                 return Err(format!("this is {what}"));
             }
             return Err(format!(
-                "item '{id}' has no submission; give it a `submission` (or `output`) field"
+                "item '{id}' has no submission; give it a `submission` (or `output`) field, or its conversation as `messages`"
             ));
         }
-        // Structured submissions (dialogues, JSON answers) are graded as their JSON text.
-        Some(other) => other.to_string(),
+        // Structured submissions (JSON answers) are graded as their JSON text.
+        (Some(other), None) => (other.to_string(), None),
     };
     let prompt = optional_text(&mut obj, PROMPT_KEYS, &id)?;
     let mut reference = optional_text(&mut obj, REFERENCE_KEYS, &id)?;
@@ -121,6 +137,7 @@ pub fn item_from_object(
         id,
         submission,
         candidates: candidates.unwrap_or_default(),
+        conversation,
         prompt,
         reference,
         description,
@@ -129,6 +146,34 @@ pub fn item_from_object(
         metadata,
         origin,
     })
+}
+
+/// An item's `messages` as its conversation; a text submission given beside them is the
+/// conversation's last assistant turn (the answer to the messages).
+fn conversation_with_answer(
+    id: &str,
+    messages: &Value,
+    answer: Option<Value>,
+) -> Result<Conversation, String> {
+    let mut conversation =
+        Conversation::from_value(messages).map_err(|e| format!("item '{id}': `messages` {e}"))?;
+    match answer {
+        None | Some(Value::Null) => {}
+        Some(Value::String(content)) => conversation.messages.push(Message {
+            role: Role::Assistant,
+            content,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }),
+        Some(other) => {
+            return Err(format!(
+                "item '{id}': beside `messages`, the submission must be text (the last assistant turn), found {}",
+                kind(&other)
+            ));
+        }
+    }
+    Ok(conversation)
 }
 
 /// A list (one entry per criterion, in order) or a map from criterion id to verdict.
@@ -175,13 +220,4 @@ fn optional_text(
 }
 
 /// The JSON type of `v` for messages (`null`, `a string`, …).
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "text",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
+pub use crate::model::json_kind as kind;

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use super::fields::{in_rubric_lib_layout, item_from_object, kind, read_item_rubric};
 use super::jsonl::strip_position;
-use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions};
+use super::{Dataset, DatasetFormat, DatasetHeader, ReadOptions, inspect_log};
 use crate::core::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
 use crate::formats::native::{Dialect, read_rubric};
 use crate::formats::{LoadedRubric, json, read_text};
@@ -25,8 +25,13 @@ struct JsonDataset<'a> {
     rubric: Option<&'a RawValue>,
     #[serde(default, alias = "reference")]
     reference_submission: Option<String>,
-    #[serde(borrow)]
-    items: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    items: Option<Vec<&'a RawValue>>,
+    /// An Inspect eval log's samples (with `eval`, the log's task): read as items.
+    #[serde(default, borrow)]
+    samples: Option<Vec<&'a RawValue>>,
+    #[serde(default, borrow)]
+    eval: Option<&'a RawValue>,
 }
 
 pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagnostics> {
@@ -55,18 +60,20 @@ pub fn open(path: &Path, file: &str, opts: ReadOptions) -> Result<Dataset, Diagn
         if trimmed.starts_with('[') {
             (None, serde_json::from_str(&text).map_err(serde_err)?)
         } else {
-            let d: JsonDataset<'_> = serde_json::from_str(&text).map_err(|e| {
-                if e.to_string().starts_with("missing field `items`") {
-                    Diagnostics::one(Diagnostic::at(
+            let d: JsonDataset<'_> = serde_json::from_str(&text).map_err(serde_err)?;
+            let items = match (&d.items, &d.samples, d.eval) {
+                (Some(items), _, _) => items.clone(),
+                (None, Some(samples), Some(_)) => {
+                    return Ok(inspect_log::dataset(file, &text, &lines, samples));
+                }
+                (None, _, _) => {
+                    return Err(Diagnostics::one(Diagnostic::at(
                         file,
                         Pos::new(1, 1),
                         "the dataset has no `items` list; give `items: [{\"submission\": …}, …]`",
-                    ))
-                } else {
-                    serde_err(e)
+                    )));
                 }
-            })?;
-            let items = d.items.clone();
+            };
             (Some(d), items)
         };
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;

@@ -4,6 +4,7 @@
 mod csv_file;
 mod fields;
 pub mod index;
+mod inspect_log;
 mod json_file;
 pub mod jsonl;
 pub mod pairs;
@@ -169,6 +170,8 @@ fn json_is_dataset(path: &Path) -> bool {
     #[derive(serde::Deserialize)]
     struct Probe {
         items: Option<serde::de::IgnoredAny>,
+        samples: Option<serde::de::IgnoredAny>,
+        eval: Option<serde::de::IgnoredAny>,
     }
     let Ok(f) = std::fs::File::open(path) else {
         return false;
@@ -191,7 +194,9 @@ fn json_is_dataset(path: &Path) -> bool {
                 .min()
                 .unwrap_or(usize::MAX)
         };
-        let submission = first(fields::SUBMISSION_KEYS).min(first(&["candidates"]));
+        let submission = first(fields::SUBMISSION_KEYS)
+            .min(first(&["candidates"]))
+            .min(first(&["messages"]));
         return submission < first(&["requirement", "expected_outcome", "outcome", "description"]);
     }
     if !trimmed.starts_with('{') {
@@ -200,7 +205,8 @@ fn json_is_dataset(path: &Path) -> bool {
     let Ok(f) = std::fs::File::open(path) else {
         return false;
     };
-    serde_json::from_reader::<_, Probe>(std::io::BufReader::new(f)).is_ok_and(|p| p.items.is_some())
+    serde_json::from_reader::<_, Probe>(std::io::BufReader::new(f))
+        .is_ok_and(|p| p.items.is_some() || (p.samples.is_some() && p.eval.is_some()))
 }
 
 fn detect(path: &Path) -> Result<DatasetFormat, String> {

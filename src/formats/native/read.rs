@@ -7,7 +7,7 @@ use crate::formats::source::{SourceMap, read_validated};
 
 use super::criterion::{read_kind, read_method};
 use super::knobs::{read_graders, read_judge, read_scoring};
-use crate::model::{Criterion, Rubric, slugify};
+use crate::model::{Combine, Criterion, Rubric, Scope, slugify};
 
 /// Defaults that differ between the native format and the formats it grew from.
 #[derive(Debug, Clone, Copy)]
@@ -101,6 +101,8 @@ const CRITERION_FIELDS: &[&str] = &[
     "scale",
     "method",
     "tags",
+    "scope",
+    "combine",
 ];
 
 /// Reads a rubric from a parsed document. `fallback_id` names a rubric with neither `id`
@@ -414,6 +416,7 @@ fn read_criterion(
     if let Some(e) = f.take("examples") {
         c.examples = super::examples::read_criterion_examples(ctx, e, &c);
     }
+    c.scope = read_scope(ctx, &mut f, c.weight);
     // autorubric's per-criterion ensemble rule: rubricate's ensembles combine with the
     // run's rule (`--combine`), so it is read and not used (`inspect` says so).
     if dialect.root_length_penalty {
@@ -421,4 +424,42 @@ fn read_criterion(
     }
     f.finish(ctx, CRITERION_FIELDS);
     Some(c)
+}
+
+/// `scope: conversation | turn` and, for `turn`, `combine: all | any | mean | min`
+/// (default: the worst turn decides — `all`, or `any` for a penalty).
+fn read_scope(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, weight: f64) -> Scope {
+    let scope = f
+        .take("scope")
+        .and_then(|n| string_of(ctx, n, "`scope`").map(|s| (s, n.pos)));
+    let combine = f
+        .take("combine")
+        .and_then(|n| string_of(ctx, n, "`combine`").map(|s| (s, n.pos)));
+    let rule = combine.as_ref().and_then(|(s, pos)| {
+        let rule = Combine::parse(s);
+        if rule.is_none() {
+            ctx.err(
+                *pos,
+                format!("`combine` is '{s}'; give all, any, mean or min"),
+            );
+        }
+        rule
+    });
+    let rule = rule.unwrap_or_else(|| Combine::default_for(weight));
+    match scope.as_ref().map(|(s, pos)| (s.trim(), *pos)) {
+        None | Some(("conversation", _)) => {
+            if let Some((_, pos)) = combine {
+                ctx.err(pos, "`combine` applies only to `scope: turn`; add `scope: turn` or remove `combine`");
+            }
+            Scope::Conversation
+        }
+        Some(("turn", _)) => Scope::Turn(rule),
+        Some((other, pos)) => {
+            ctx.err(
+                pos,
+                format!("`scope` is '{other}'; give conversation (the default) or turn"),
+            );
+            Scope::Conversation
+        }
+    }
 }

@@ -224,6 +224,10 @@ pub fn criterion_to_json(c: &Criterion) -> Value {
     if !c.tags.is_empty() {
         m.insert("tags".into(), json!(c.tags));
     }
+    if let crate::model::Scope::Turn(rule) = c.scope {
+        m.insert("scope".into(), json!("turn"));
+        m.insert("combine".into(), json!(rule.name()));
+    }
     if let Some(e) = &c.examples {
         m.insert(
             "examples".into(),
