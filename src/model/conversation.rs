@@ -190,29 +190,37 @@ impl Conversation {
         }
     }
 
-    /// The readable transcript: each message under its role in brackets, a tool call as
-    /// `→ name(arguments)` with its result (`← …`) beneath it. A tool result that answers no
-    /// call in the conversation stands as a message of its own.
-    pub fn transcript(&self) -> String {
+    /// The messages shown in their own right, in order: every message but a tool result
+    /// that answers a call of the conversation (it is shown beneath its call).
+    pub fn shown_messages(&self) -> impl Iterator<Item = &Message> {
         let answered: std::collections::HashSet<&str> = self
             .tool_calls()
             .map(|c| c.id.as_str())
             .filter(|id| !id.is_empty())
             .collect();
-        let result_of = |id: &str| {
-            self.messages.iter().find(|m| {
-                m.role == Role::Tool && !id.is_empty() && m.tool_call_id.as_deref() == Some(id)
-            })
-        };
-        let mut out = String::new();
-        for m in &self.messages {
-            if m.role == Role::Tool
+        self.messages.iter().filter(move |m| {
+            !(m.role == Role::Tool
                 && m.tool_call_id
                     .as_deref()
-                    .is_some_and(|id| answered.contains(id))
-            {
-                continue;
-            }
+                    .is_some_and(|id| answered.contains(id)))
+        })
+    }
+
+    /// The tool result answering `call`, when there is one.
+    pub fn result_of(&self, call: &ToolCall) -> Option<&Message> {
+        self.messages.iter().find(|m| {
+            m.role == Role::Tool
+                && !call.id.is_empty()
+                && m.tool_call_id.as_deref() == Some(call.id.as_str())
+        })
+    }
+
+    /// The readable transcript: each message under its role in brackets, a tool call as
+    /// `→ name(arguments)` with its result (`← …`) beneath it. A tool result that answers no
+    /// call in the conversation stands as a message of its own.
+    pub fn transcript(&self) -> String {
+        let mut out = String::new();
+        for m in self.shown_messages() {
             if !out.is_empty() {
                 out.push_str("\n\n");
             }
@@ -233,7 +241,7 @@ impl Conversation {
                 out.push('(');
                 out.push_str(&call.arguments_raw);
                 out.push(')');
-                if let Some(result) = result_of(&call.id) {
+                if let Some(result) = self.result_of(call) {
                     out.push_str("\n← ");
                     out.push_str(&result.content.replace('\n', "\n  "));
                 }

@@ -97,6 +97,8 @@ pub enum Action {
     Undo,
     #[strum(message = "a note on the current label")]
     Note,
+    #[strum(message = "a conversation's tool calls in full / folded to a line each")]
+    ToolCalls,
     #[strum(message = "blind mode on/off")]
     Blind,
     #[strum(message = "next queue order")]

@@ -808,3 +808,72 @@ fn the_top_two_queue_says_why_with_one_run() {
     // It goes on with the unlabelled items meanwhile.
     assert_eq!(current(&ui), "q33");
 }
+
+/// A conversation reads as a transcript: roles set apart, each assistant turn numbered, tool
+/// calls folded to a line until `x`, and a long one scrolled by page.
+#[test]
+fn a_conversation_is_labelled_from_its_transcript_with_tool_calls_folded_and_scrolled() {
+    let mut ui = Ui::with(80, 24, |root| {
+        let mut lines = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/conversations.jsonl"
+        ))
+        .unwrap();
+        // A long chat: forty short turns.
+        let mut long = vec![serde_json::json!({"role": "user", "content": "Count with me."})];
+        for n in 1..=40 {
+            long.push(serde_json::json!({"role": "assistant", "content": format!("number {n}")}));
+        }
+        lines.push_str(&serde_json::json!({"id": "long", "messages": long}).to_string());
+        lines.push('\n');
+        std::fs::write(root.join("chats.jsonl"), lines).unwrap();
+    });
+    ui.press([key('o')]);
+    ui.press("chats.jsonl".chars().map(key));
+    ui.press([code(KeyCode::Enter), key('L')]);
+    let screen = ui.screen();
+    assert!(screen.contains("weather (1 of 4) · 3 turns"), "{screen}");
+    assert!(screen.contains("▌ user"), "{screen}");
+    assert!(screen.contains("▌ assistant · turn 1 of 3"), "{screen}");
+    assert!(
+        screen.contains("→ get_weather({\"city\": \"Paris\""),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("← {\"temp\": 18, \"sky\": \"sunny\"}"),
+        "{screen}"
+    );
+    ui.press([key('x')]);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("→ get_weather\n") || screen.contains("→ get_weather "),
+        "{screen}"
+    );
+    assert!(screen.contains("\"city\": \"Paris\","), "{screen}");
+    // The long chat starts at the top; a page down shows later turns and says where it is.
+    ui.press([key('p')]);
+    while current(&ui) != "long" {
+        ui.press([key('n')]);
+    }
+    let top = ui.screen();
+    assert!(
+        top.contains("number 1\n") || top.contains("number 1 "),
+        "{top}"
+    );
+    assert!(top.contains("pgdn more"), "{top}");
+    ui.press([code(KeyCode::PageDown)]);
+    assert!(!ui.screen().contains("Count with me."), "{}", ui.screen());
+    // A page a press (122 rows at 80x24, 18 a page): at the end within seven, and no
+    // further however often it is pressed.
+    for _ in 0..10 {
+        ui.press([code(KeyCode::PageDown)]);
+    }
+    let later = ui.screen();
+    assert!(later.contains("number 40"), "{later}");
+    assert!(later.contains("rows · end"), "{later}");
+    ui.press([code(KeyCode::PageUp)]);
+    assert!(ui.screen().contains("pgdn more"), "{}", ui.screen());
+    // Another item starts at the top again.
+    ui.press([key('p')]);
+    assert!(ui.screen().contains("▌ user"), "{}", ui.screen());
+}

@@ -2,6 +2,7 @@
 //! hold a little state of their own and know nothing of `App`.
 
 pub mod line_input;
+pub mod transcript;
 
 pub use line_input::{Edit, LineInput, Shown};
 

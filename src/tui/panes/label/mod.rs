@@ -80,4 +80,12 @@ pub struct LabelPane {
     /// `Shared::item_moves` when the criterion was last focused: a move since focuses
     /// the new item's first criterion left to answer.
     focused_at: u64,
+    /// How far the item's text is scrolled, and the item it was scrolled on (another item
+    /// starts at the top).
+    pub item_scroll: (String, u16),
+    /// The furthest the item's text can scroll, as it was last drawn (the panel's size is
+    /// known only when drawing; the keys stop there).
+    pub item_scroll_max: std::cell::Cell<u16>,
+    /// A conversation's tool calls shown in full, not folded to a line each.
+    pub tools_open: bool,
 }

@@ -117,6 +117,28 @@ impl LabelPane {
         differing.next().or_else(|| order().find(open))
     }
 
+    /// Scrolls the item's text a page down (or up), within what was last drawn.
+    fn scroll_item(&mut self, sh: &Shared, down: bool) {
+        let Some(id) = sh
+            .browse
+            .as_ref()
+            .and_then(|b| b.current())
+            .map(|i| i.id.clone())
+        else {
+            return;
+        };
+        if self.item_scroll.0 != id {
+            self.item_scroll = (id, 0);
+        }
+        let page = sh.size.1.saturating_sub(6).max(1);
+        let at = &mut self.item_scroll.1;
+        *at = if down {
+            at.saturating_add(page).min(self.item_scroll_max.get())
+        } else {
+            at.saturating_sub(page)
+        };
+    }
+
     /// Whether the item has a label for the criterion, on disk or on its way there.
     pub fn answered(&self, sh: &Shared, item: &str, criterion: &str) -> bool {
         sh.labels
@@ -152,6 +174,22 @@ impl LabelPane {
                 Vec::new()
             }
             Action::Adjudicate => self.toggle_adjudication(sh),
+            Action::ToolCalls => {
+                self.tools_open = !self.tools_open;
+                sh.message = Some(
+                    if self.tools_open {
+                        "tool calls in full (x folds them)"
+                    } else {
+                        "tool calls folded to a line each (x shows them in full)"
+                    }
+                    .into(),
+                );
+                Vec::new()
+            }
+            Action::PageDown | Action::PageUp => {
+                self.scroll_item(sh, action == Action::PageDown);
+                Vec::new()
+            }
             Action::Queue => {
                 self.queue = self.queue.next();
                 // The planner reads it: the top two's plan is another plan.

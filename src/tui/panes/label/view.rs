@@ -8,9 +8,11 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::{LabelPane, choice_keys};
+use crate::core::text::visible;
 use crate::model::{Criterion, Item, Kind};
 use crate::tui::open_dataset::{Browse, file_verdicts, label_text};
 use crate::tui::shared::Shared;
+use crate::tui::widgets::transcript;
 
 pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     let Some(b) = &sh.browse else {
@@ -30,33 +32,75 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     };
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
-    submission(b, item, f, left);
+    submission(pane, sh, b, item, f, left);
     criteria_panel(pane, sh, b, item, f, right);
 }
 
-/// The left panel: the item's prompt (in italics) and submission, titled with its id and
-/// its place in the list.
-fn submission(b: &Browse, item: &Item, f: &mut Frame<'_>, area: Rect) {
+/// The left panel: the item's prompt (in italics) and submission — a conversation as a
+/// transcript, its tool calls folded or in full — titled with its id and its place in the
+/// list, scrolled by page.
+fn submission(
+    pane: &LabelPane,
+    sh: &Shared,
+    b: &Browse,
+    item: &Item,
+    f: &mut Frame<'_>,
+    area: Rect,
+) {
     let mut text = Vec::new();
     if let Some(p) = &item.prompt {
         text.push(Line::styled(
-            format!("Q: {p}"),
+            format!("Q: {}", visible(p)),
             Style::new().add_modifier(Modifier::ITALIC),
         ));
         text.push(Line::raw(""));
     }
-    text.extend(item.submission.lines().map(|l| Line::raw(l.to_owned())));
-    let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
-    f.render_widget(
-        Paragraph::new(text).wrap(Wrap { trim: false }).block(
-            Block::new().borders(Borders::ALL).title(format!(
-                " {} ({} of {total}) ",
-                item.id,
-                b.cursor + 1
-            )),
+    let inner = area.width.saturating_sub(2);
+    match item.conversation.as_deref() {
+        Some(c) => text.extend(transcript::lines(c, pane.tools_open, &sh.theme, inner)),
+        None => text.extend(
+            visible(&item.submission)
+                .lines()
+                .map(|l| Line::raw(l.to_owned())),
         ),
-        area,
-    );
+    }
+    let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
+    let mut title = format!(" {} ({} of {total}) ", item.id, b.cursor + 1);
+    if let Some(c) = item.conversation.as_deref() {
+        let fold = if pane.tools_open {
+            "x folds"
+        } else {
+            "x unfolds"
+        };
+        let calls = if c.tool_calls().next().is_some() {
+            format!(" · {fold}")
+        } else {
+            String::new()
+        };
+        title = format!("{title}· {}{calls} ", transcript::summary(c));
+    }
+    let paragraph = Paragraph::new(text).wrap(Wrap { trim: false });
+    let rows = u16::try_from(paragraph.line_count(inner)).unwrap_or(u16::MAX);
+    let max = rows.saturating_sub(area.height.saturating_sub(2));
+    pane.item_scroll_max.set(max);
+    let scroll = if pane.item_scroll.0 == item.id {
+        pane.item_scroll.1.min(max)
+    } else {
+        0
+    };
+    let mut block = Block::new().borders(Borders::ALL).title(title);
+    if max > 0 {
+        let more = if scroll < max { "pgdn more" } else { "end" };
+        block = block.title_bottom(Line::styled(
+            format!(
+                " {}/{} rows · {more} ",
+                (scroll + area.height.saturating_sub(2)).min(rows),
+                rows
+            ),
+            sh.theme.muted,
+        ));
+    }
+    f.render_widget(paragraph.scroll((scroll, 0)).block(block), area);
 }
 
 /// The right panel: every criterion with your label, the judge's and the file's, the

@@ -92,13 +92,27 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
     .areas(area);
     summary(pane, run, &figures, f, top);
     if let Some(view) = &pane.items {
+        // The selected item's verdicts get the rows they need (a conversation's turns add
+        // one each), up to half the room.
+        let room = middle.height + bottom.height;
+        let wanted = view
+            .position(run, view.cursor)
+            .and_then(|p| sh.run_details.at(run, p))
+            .map_or(8, |d| {
+                d.cells.iter().map(|c| 1 + c.turns.len()).sum::<usize>() + 2
+            });
+        let detail_rows = u16::try_from(wanted)
+            .unwrap_or(u16::MAX)
+            .clamp(8, (room / 2).max(8));
         let [list, detail] =
-            Layout::vertical([Constraint::Min(5), Constraint::Length(8)]).areas(Rect::new(
-                middle.x,
-                middle.y,
-                middle.width,
-                middle.height + bottom.height,
-            ));
+            Layout::vertical([Constraint::Min(5), Constraint::Length(detail_rows)]).areas(
+                Rect::new(
+                    middle.x,
+                    middle.y,
+                    middle.width,
+                    middle.height + bottom.height,
+                ),
+            );
         super::view_items::item_list(pane, sh, run, view, f, list, detail);
         return;
     }

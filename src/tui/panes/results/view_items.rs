@@ -170,6 +170,24 @@ fn item_detail(
                 &format!("{:<14} {:<9} {reason}", c.id, verdict_text(x)),
                 width,
             )));
+            // A criterion judged turn by turn: each assistant turn's verdict under it.
+            for t in &x.turns {
+                let verdict = t
+                    .verdict
+                    .as_ref()
+                    .map_or_else(|| "failed".to_owned(), ToString::to_string);
+                let why = t
+                    .failure
+                    .as_ref()
+                    .map_or(t.reason.as_str(), |f| f.message.as_str());
+                lines.push(Line::styled(
+                    crate::tui::view::cut(
+                        &format!("  {:<12} {verdict:<9} {why}", format!("turn {}", t.turn)),
+                        width,
+                    ),
+                    sh.theme.muted,
+                ));
+            }
         }
     }
     f.render_widget(
