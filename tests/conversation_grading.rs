@@ -100,6 +100,12 @@ fn a_conversation_dataset_is_graded_whole_and_per_turn() {
     // all: the third turn decides.
     assert_eq!(by_id(weather, "polite")["verdict"], "UNMET");
     assert_eq!(by_id(weather, "polite")["value"], 0.0);
+    // The results say each turn's verdict too, written as a criterion's.
+    let turns = by_id(weather, "polite")["turns"].clone();
+    assert_eq!(turns.as_array().unwrap().len(), 3, "{turns}");
+    assert_eq!(turns[2]["turn"], 3);
+    assert_eq!(turns[2]["verdict"], "UNMET");
+    assert!(by_id(weather, "resolved").get("turns").is_none());
     // mean: two of three turns.
     let mean = by_id(weather, "polite_mostly")["value"].as_f64().unwrap();
     assert!((mean - 2.0 / 3.0).abs() < 1e-9, "{mean}");

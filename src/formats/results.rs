@@ -45,6 +45,20 @@ struct CriterionOut<'a> {
     /// The votes behind an ensemble's (or several samples') verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     ensemble: Option<EnsembleOut<'a>>,
+    /// A criterion judged turn by turn: each assistant turn's verdict.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    turns: Vec<TurnOut<'a>>,
+}
+
+/// One assistant turn's verdict, written as a criterion's is.
+#[derive(Serialize)]
+struct TurnOut<'a> {
+    turn: usize,
+    verdict: Option<PlainVerdict<'a>>,
+    value: Option<f64>,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'a Failure>,
 }
 
 #[derive(Serialize)]
@@ -118,6 +132,17 @@ pub fn item_json(e: &Evaluation) -> ItemOut<'_> {
                 failure: r.failure.as_ref(),
                 invocation: r.invocation.as_deref(),
                 ensemble: r.ensemble.as_deref().map(ensemble_out),
+                turns: r
+                    .turns
+                    .iter()
+                    .map(|t| TurnOut {
+                        turn: t.turn,
+                        verdict: t.verdict.as_ref().map(PlainVerdict),
+                        value: t.value,
+                        reason: &t.reason,
+                        failure: t.failure.as_ref(),
+                    })
+                    .collect(),
             })
             .collect(),
         graders: &e.graders,
