@@ -877,3 +877,31 @@ fn a_conversation_is_labelled_from_its_transcript_with_tool_calls_folded_and_scr
     ui.press([key('p')]);
     assert!(ui.screen().contains("▌ user"), "{}", ui.screen());
 }
+
+/// `z` after the label that moved the queue on goes back to that item and criterion: the
+/// next key answers it again (it was left unanswered on an item behind the labeller).
+#[test]
+fn undo_goes_back_to_the_label_it_takes_back() {
+    let mut ui = Ui::new(80, 24);
+    ui.press([code(KeyCode::Enter), key('L'), key('o')]);
+    // Unlabelled first: q33's four criteria take the queue on to q34.
+    ui.press([key('m')]);
+    assert_eq!(current(&ui), "q33");
+    ui.press([key('m'), key('m'), key('m'), key('u')]);
+    assert_eq!(current(&ui), "q34");
+    ui.press([key('z')]);
+    assert_eq!(current(&ui), "q33", "back to the item undone");
+    let said = ui.app.shared().message.clone().unwrap_or_default();
+    assert!(said.contains("undone: q33"), "{said}");
+    assert!(said.contains("is unlabelled again"), "{said}");
+    let criteria = ui.app.shared().label_criteria();
+    let last = criteria.last().unwrap().id.clone();
+    assert_eq!(criteria[ui.app.panes().label.criterion].id, last);
+    // The next key answers the criterion undone, and the queue goes on again.
+    ui.press([key('m')]);
+    assert_eq!(
+        ui.app.shared().labels.get(&("q33".into(), last)).unwrap(),
+        "MET"
+    );
+    assert_eq!(current(&ui), "q34");
+}

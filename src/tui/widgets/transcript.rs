@@ -117,7 +117,7 @@ fn header(m: &Message, turn: usize, turns: usize, theme: &Theme) -> Line<'static
     ])
 }
 
-/// Counts for a panel's title: `3 turns · 2 tool calls`.
+/// Counts for a panel's title: `3 turns · 2 calls` (tool calls).
 pub fn summary(conversation: &Conversation) -> String {
     let calls = conversation.tool_calls().count();
     let turns = conversation.turns();
@@ -131,7 +131,7 @@ pub fn summary(conversation: &Conversation) -> String {
     if calls == 0 {
         plural(turns, "turn")
     } else {
-        format!("{} · {}", plural(turns, "turn"), plural(calls, "tool call"))
+        format!("{} · {}", plural(turns, "turn"), plural(calls, "call"))
     }
 }
 
@@ -181,6 +181,6 @@ mod tests {
         );
         assert!(open.contains(&"  ← 18 C and sunny".to_owned()), "{open:?}");
         assert!(open.contains(&"    wind 5 km/h".to_owned()), "{open:?}");
-        assert_eq!(summary(&c), "2 turns · 1 tool call");
+        assert_eq!(summary(&c), "2 turns · 1 call");
     }
 }

@@ -139,6 +139,40 @@ impl LabelPane {
         };
     }
 
+    /// Moves to `item` (when the list shows it) and focuses `criterion`, whatever its label.
+    fn go_to(&mut self, sh: &mut Shared, item: &str, criterion: &str) -> Vec<Effect> {
+        let Some(b) = &sh.browse else {
+            return Vec::new();
+        };
+        // The items read around the view hold it (it was just labelled), else the scan's ids.
+        let position = b
+            .window
+            .iter()
+            .find(|(_, i)| i.id == item)
+            .map(|(p, _)| *p)
+            .or_else(|| b.ids.iter().position(|id| id == item));
+        let row = position.and_then(|p| match &b.rows {
+            Some(rows) => rows.iter().position(|q| *q == p),
+            None => Some(p),
+        });
+        let Some(row) = row else {
+            return Vec::new();
+        };
+        let delta = isize::try_from(row).unwrap_or(0) - isize::try_from(b.cursor).unwrap_or(0);
+        let effects = if delta == 0 {
+            Vec::new()
+        } else {
+            sh.move_cursor(delta)
+        };
+        // Focused by hand: the move must not focus the first unanswered one instead.
+        self.focused_at = sh.item_moves;
+        self.refocus = false;
+        if let Some(i) = sh.label_criteria().iter().position(|c| c.id == criterion) {
+            self.criterion = i;
+        }
+        effects
+    }
+
     /// Whether the item has a label for the criterion, on disk or on its way there.
     pub fn answered(&self, sh: &Shared, item: &str, criterion: &str) -> bool {
         sh.labels
@@ -205,13 +239,18 @@ impl LabelPane {
                 let Some(b) = &sh.browse else {
                     return Outcome::none();
                 };
+                let dataset = b.dataset;
                 self.pending.push_back(None);
-                vec![Effect::Undo {
-                    dataset: b.dataset,
+                // Back to the label undone (it may be on the item before), so the next key
+                // answers it again.
+                let mut effects = self.go_to(sh, &item, &criterion);
+                effects.push(Effect::Undo {
+                    dataset,
                     seq,
                     item,
                     criterion,
-                }]
+                });
+                effects
             }
             Action::Met | Action::Unmet | Action::CannotAssess | Action::Choice(_) => {
                 let Some(c) = criteria.get(self.criterion) else {
@@ -465,6 +504,10 @@ impl LabelPane {
         verdict: Option<serde_json::Value>,
     ) -> Vec<Effect> {
         let key = (item, criterion);
+        let now = verdict.as_ref().map_or_else(
+            || "unlabelled".to_owned(),
+            crate::tui::open_dataset::label_text,
+        );
         match verdict {
             Some(v) => Arc::make_mut(&mut sh.labels).insert(key.clone(), v),
             None => Arc::make_mut(&mut sh.labels).remove(&key),
@@ -473,7 +516,7 @@ impl LabelPane {
         sh.label_changed(compared, &key.0);
         self.pending.pop_front();
         self.sitting = self.sitting.saturating_sub(1);
-        sh.message = Some("undone".into());
+        sh.message = Some(format!("undone: {} '{}' is {now} again", key.0, key.1));
         Vec::new()
     }
 

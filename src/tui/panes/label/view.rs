@@ -67,17 +67,20 @@ fn submission(
     let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
     let mut title = format!(" {} ({} of {total}) ", item.id, b.cursor + 1);
     if let Some(c) = item.conversation.as_deref() {
+        // As much as fits the frame: the counts, then the fold key.
         let fold = if pane.tools_open {
             "x folds"
         } else {
             "x unfolds"
         };
-        let calls = if c.tool_calls().next().is_some() {
-            format!(" · {fold}")
-        } else {
-            String::new()
-        };
-        title = format!("{title}· {}{calls} ", transcript::summary(c));
+        let counts = format!("{title}· {} ", transcript::summary(c));
+        let room = usize::from(area.width.saturating_sub(4));
+        let full = format!("{counts}· {fold} ");
+        if c.tool_calls().next().is_some() && full.chars().count() <= room {
+            title = full;
+        } else if counts.chars().count() <= room {
+            title = counts;
+        }
     }
     let paragraph = Paragraph::new(text).wrap(Wrap { trim: false });
     let rows = u16::try_from(paragraph.line_count(inner)).unwrap_or(u16::MAX);
