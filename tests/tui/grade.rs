@@ -415,3 +415,38 @@ fn the_grade_set_up_takes_a_judge_model_and_a_strategy() {
         "{effects:?}"
     );
 }
+
+/// A pairwise rubric's estimate counts both orders of every pair, as the run asks them
+/// (5 pair items × 3 criteria × 2 orders).
+#[test]
+fn the_estimate_of_a_pairwise_run_counts_both_orders() {
+    let mut ui = Ui::with(120, 40, |root| {
+        let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        std::fs::copy(
+            examples.join("pairs.jsonl"),
+            root.join("datasets/pairs.jsonl"),
+        )
+        .unwrap();
+        std::fs::copy(
+            examples.join("compare.yaml"),
+            root.join("rubrics/a-compare.yaml"),
+        )
+        .unwrap();
+        // A judge that needs no key (nothing is sent: an estimate).
+        std::fs::write(
+            root.join("rubricate.yaml"),
+            "annotator: alice\nproviders:\n  local:\n    base_url: http://127.0.0.1:9/v1\n",
+        )
+        .unwrap();
+    });
+    ui.press([code(KeyCode::Enter)]);
+    assert!(ui.app.shared().browse.is_some());
+    ui.press([key('G'), key('m')]);
+    for c in "local/judge".chars() {
+        ui.app.update(key(c));
+    }
+    ui.press([code(KeyCode::Enter), key('e')]);
+    let estimate = ui.app.panes().grade.estimate.clone().unwrap_or_default();
+    let said = ui.app.shared().message.clone().unwrap_or_default();
+    assert!(estimate.contains("30 judge calls"), "{estimate} / {said}");
+}

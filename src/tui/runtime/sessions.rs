@@ -111,7 +111,13 @@ pub fn estimate(
     // A chosen rubric replaces the items' own; without one, the dataset's own (an
     // autorubric file's), else each item brings its own — as the run will grade it.
     let override_rubric = spec.rubric.is_some();
-    let loaded = run::effective_rubric(load(spec.rubric)?, &dataset);
+    // A pairwise rubric is expanded as the run will expand it: both orders of every pair.
+    let loaded = run::pairwise::expanded(
+        run::effective_rubric(load(spec.rubric)?, &dataset),
+        &d.path,
+        ReadOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
     if let Some(l) = &loaded {
         crate::engine::compile(l).map_err(|e| e.to_string())?;
     }
