@@ -35,6 +35,7 @@ mod rubric_arg;
 mod rubrics;
 mod runs;
 mod score;
+mod shell;
 mod signals;
 mod split;
 mod style;
@@ -361,6 +362,23 @@ pub(crate) enum Command {
     },
     /// Print the JSON Schema of the native rubric format (for editors).
     Schema,
+    /// Print the shell's tab-completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  source <(rubricate completions bash)\n  rubricate completions zsh > \"${fpath[1]}/_rubricate\"\n  rubricate completions fish > ~/.config/fish/completions/rubricate.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (`--dir`: write every page, one per subcommand, there).
+    #[command(
+        after_help = "Examples:\n  rubricate man | man -l -\n  rubricate man --dir ~/.local/share/man/man1"
+    )]
+    Man {
+        /// Write rubricate.1 and a page per subcommand (rubricate-grade.1, …) into DIR.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Write a saved run as one self-contained HTML page (no network: it opens from file://),
     /// for people who never open a terminal.
     #[command(
@@ -532,6 +550,8 @@ pub fn run(cli: Cli) -> ExitCode {
             crate::run::report::Embed { worst, sample },
             cli.workspace.as_deref(),
         ),
+        Some(Command::Completions { shell }) => Ok(shell::completions(shell)),
+        Some(Command::Man { dir }) => shell::man(dir.as_deref()),
         Some(Command::Schema) => {
             outln!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
             Ok(exit::OK)
