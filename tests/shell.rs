@@ -93,3 +93,31 @@ fn the_man_pages_name_every_subcommand_and_their_flags() {
     assert!(grade.contains("\\-\\-rubric"), "{grade}");
     assert!(dir.path().join("rubricate-labels-next.1").is_file());
 }
+
+/// A new workspace points editors at both schemas: rubricate.yaml's first line names
+/// `.rubricate/config.schema.json`, written beside the rubric schema; `schema --config`
+/// prints the same.
+#[test]
+fn init_points_editors_at_both_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(dir.path())
+        .args(["init"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = std::fs::read_to_string(dir.path().join("rubricate.yaml")).unwrap();
+    assert!(config.starts_with("# yaml-language-server: $schema=.rubricate/config.schema.json\n"));
+    let written =
+        std::fs::read_to_string(dir.path().join(".rubricate/config.schema.json")).unwrap();
+    assert_eq!(
+        written.trim_end(),
+        rubricate(&["schema", "--config"]).trim_end()
+    );
+    let rubric = std::fs::read_to_string(dir.path().join(".rubricate/rubric.schema.json")).unwrap();
+    assert_eq!(rubric.trim_end(), rubricate(&["schema"]).trim_end());
+}

@@ -360,8 +360,15 @@ pub(crate) enum Command {
         #[arg(value_enum)]
         action: CacheAction,
     },
-    /// Print the JSON Schema of the native rubric format (for editors).
-    Schema,
+    /// Print the JSON Schema of the native rubric format, or of rubricate.yaml (for editors).
+    #[command(
+        after_help = "Examples:\n  rubricate schema > rubric.schema.json\n  rubricate schema --config > config.schema.json\n\nA new workspace has both in .rubricate/; rubricate.yaml's first line points editors at its own:\n  # yaml-language-server: $schema=.rubricate/config.schema.json"
+    )]
+    Schema {
+        /// The schema of the workspace config, rubricate.yaml.
+        #[arg(long)]
+        config: bool,
+    },
     /// Print the shell's tab-completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  source <(rubricate completions bash)\n  rubricate completions zsh > \"${fpath[1]}/_rubricate\"\n  rubricate completions fish > ~/.config/fish/completions/rubricate.fish"
@@ -552,8 +559,13 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
         Some(Command::Completions { shell }) => Ok(shell::completions(shell)),
         Some(Command::Man { dir }) => shell::man(dir.as_deref()),
-        Some(Command::Schema) => {
-            outln!("{}", crate::formats::native::RUBRIC_SCHEMA.trim_end());
+        Some(Command::Schema { config }) => {
+            let schema = if config {
+                crate::store::config::CONFIG_SCHEMA
+            } else {
+                crate::formats::native::RUBRIC_SCHEMA
+            };
+            outln!("{}", schema.trim_end());
             Ok(exit::OK)
         }
     };

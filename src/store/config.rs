@@ -15,6 +15,10 @@ use crate::llm::{NamedProvider, Price, ProviderKind};
 /// The workspace's config file, at its root.
 pub const CONFIG_FILE: &str = "rubricate.yaml";
 
+/// The JSON Schema of `rubricate.yaml` (for editors; `rubricate schema --config`), kept to
+/// the keys read here by a test.
+pub const CONFIG_SCHEMA: &str = include_str!("../../assets/config.schema.json");
+
 const KNOWN: &[&str] = &[
     "allow_commands",
     "judge",

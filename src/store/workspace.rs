@@ -78,6 +78,7 @@ impl Workspace {
             )));
         }
         make_folders(dir)?;
+        write_schemas(dir)?;
         AtomicFile::write_whole(&config, NEW_CONFIG.as_bytes())
             .map_err(|e| StoreError::io(&config, e))?;
         Self::at(dir)
@@ -165,6 +166,20 @@ pub fn cache_dir(start: &Path) -> Option<PathBuf> {
     crate::core::dirs::cache_dir().map(|d| d.join("responses"))
 }
 
+/// The JSON Schemas of `rubricate.yaml` and of rubric files, in `.rubricate/`: the config's
+/// first line points editors at the one (`# yaml-language-server: $schema=…`), a rubric file
+/// can point at the other (`$schema=../.rubricate/rubric.schema.json` from `rubrics/`).
+fn write_schemas(root: &Path) -> Result<(), StoreError> {
+    for (name, text) in [
+        ("config.schema.json", super::config::CONFIG_SCHEMA),
+        ("rubric.schema.json", crate::formats::native::RUBRIC_SCHEMA),
+    ] {
+        let path = root.join(".rubricate").join(name);
+        AtomicFile::write_whole(&path, text.as_bytes()).map_err(|e| StoreError::io(&path, e))?;
+    }
+    Ok(())
+}
+
 fn make_folders(root: &Path) -> Result<(), StoreError> {
     for f in FOLDERS {
         let p = root.join(f);
@@ -179,6 +194,7 @@ fn make_folders(root: &Path) -> Result<(), StoreError> {
 /// a demo interrupted half-way is written again on the next start.
 pub fn create_demo(dir: &Path) -> Result<(), StoreError> {
     make_folders(dir)?;
+    write_schemas(dir)?;
     for (relative, text) in DEMO.iter().filter(|(r, _)| *r != CONFIG_FILE) {
         let path = dir.join(relative);
         if let Some(parent) = path.parent() {

@@ -143,3 +143,73 @@ fn the_reply_size_cap_is_a_whole_number_of_bytes() {
         );
     }
 }
+
+/// The schema's keys are exactly the keys read here (top level, `judge:`, a provider), so an
+/// editor never offers a key the reader warns about, nor misses one it reads.
+#[test]
+fn the_config_schema_names_exactly_the_keys_read() {
+    let schema: serde_json::Value = serde_json::from_str(CONFIG_SCHEMA).unwrap();
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "$schema")
+            .cloned()
+            .collect();
+        k.sort();
+        k
+    };
+    let sorted = |list: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = list.iter().map(|s| (*s).to_owned()).collect();
+        v.sort();
+        v
+    };
+    let mut top: Vec<&str> = KNOWN.to_vec();
+    // Read before the known-key check (the UI checks keymap and theme when it starts).
+    top.extend(["keymap", "theme", "annotator"]);
+    assert_eq!(keys(&schema), sorted(&top));
+    assert_eq!(keys(&schema["properties"]["judge"]), sorted(JUDGE_KNOWN));
+    assert_eq!(
+        keys(&schema["properties"]["providers"]["additionalProperties"]),
+        sorted(PROVIDER_KNOWN)
+    );
+}
+
+/// What the reader takes, the schema takes: README's example config, the new workspace's and
+/// the demo's (both all comments but their first line, the schema's), and a refused one.
+#[test]
+fn the_configs_we_ship_and_document_meet_the_schema() {
+    let schema: serde_json::Value = serde_json::from_str(CONFIG_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let readme = include_str!("../../../README.md");
+    let start = readme.find("## Configuration").unwrap();
+    let block = &readme[start..];
+    let block = &block[block.find("```yaml\n").unwrap() + 8..];
+    let example = &block[..block.find("```").unwrap()];
+    for (name, text) in [
+        ("README", example),
+        ("new", crate::store::workspace::NEW_CONFIG),
+        ("demo", include_str!("../../../assets/demo/rubricate.yaml")),
+    ] {
+        assert!(
+            text.starts_with("# yaml-language-server: $schema=.rubricate/config.schema.json")
+                || name == "README",
+            "{name}"
+        );
+        let (_, warnings) = parse_config(Path::new("rubricate.yaml"), text).unwrap();
+        assert!(warnings.is_empty(), "{name}: {warnings:?}");
+        let doc = crate::formats::parse_document("rubricate.yaml", text).unwrap();
+        let mut value = doc.to_json();
+        if value.is_null() {
+            value = serde_json::json!({});
+        }
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+    let wrong = serde_json::json!({"judge": {"modle": "x"}, "prices": {"m": {"input": 1}}});
+    assert!(validator.iter_errors(&wrong).count() >= 2);
+}
