@@ -174,7 +174,8 @@ const CASES: &[Case] = &[
         "criterion 'correct': unknown check 'contain'; did you mean `contains`? built-in checks: contains, \
          not_contains, regex, equals, starts_with, ends_with, length, word_count, max_sentences, count, \
          is_json, json_path, similarity, map_levels, command, rubric_coverage, rubric_independence, \
-         rubric_weights, rubric_threshold, rubric_level_order, unscorable"),
+         rubric_weights, rubric_threshold, rubric_level_order, unscorable, tool_called, tool_not_called, \
+         tool_args, tool_trajectory"),
     ok("rubric_unknown_check_arg.yaml", Validate, "7:66",
         "criterion 'correct': unknown argument `ignore_case`; this check takes: case_sensitive, text, any, all"),
     ok("rubric_check_missing_arg.yaml", Validate, "7:13", "criterion 'concise': max_sentences needs `n`"),

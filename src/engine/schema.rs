@@ -82,6 +82,28 @@ fn location(path: &str) -> String {
 }
 
 impl CompiledSchema {
+    /// Every way `doc` breaks the schema (instance path and message), the first
+    /// `MAX_EVIDENCE` listed and the rest summed up; empty when it is valid.
+    pub fn errors(&self, doc: &Value) -> Vec<String> {
+        self.listed_errors(doc).1
+    }
+
+    /// How many errors `doc` has, and their list as `errors` gives it.
+    fn listed_errors(&self, doc: &Value) -> (usize, Vec<String>) {
+        let mut evidence = Vec::new();
+        let mut count = 0usize;
+        for err in self.validator.iter_errors(doc) {
+            count += 1;
+            if count <= MAX_EVIDENCE {
+                evidence.push(format!("{}: {err}", location(err.instance_path().as_str())));
+            }
+        }
+        if count > MAX_EVIDENCE {
+            evidence.push(format!("… and {} more errors", count - MAX_EVIDENCE));
+        }
+        (count, evidence)
+    }
+
     /// Valid → MET, invalid → UNMET with every error (instance path + message) as evidence;
     /// a submission that is not JSON → UNMET with that as evidence.
     pub fn run(&self, input: &CheckInput<'_>) -> CheckOutput {
@@ -95,17 +117,7 @@ impl CompiledSchema {
                 };
             }
         };
-        let mut evidence = Vec::new();
-        let mut count = 0usize;
-        for err in self.validator.iter_errors(doc) {
-            count += 1;
-            if count <= MAX_EVIDENCE {
-                evidence.push(format!("{}: {err}", location(err.instance_path().as_str())));
-            }
-        }
-        if count > MAX_EVIDENCE {
-            evidence.push(format!("… and {} more errors", count - MAX_EVIDENCE));
-        }
+        let (count, evidence) = self.listed_errors(doc);
         if count == 0 {
             CheckOutput {
                 verdict: Verdict::Met,

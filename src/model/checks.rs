@@ -25,6 +25,10 @@ pub const NAMES: &[&str] = &[
     "rubric_threshold",
     "rubric_level_order",
     "unscorable",
+    "tool_called",
+    "tool_not_called",
+    "tool_args",
+    "tool_trajectory",
 ];
 
 /// Resolves `module:function` and `module.function` references to a built-in name.

@@ -53,6 +53,9 @@ pub struct ToolCall {
     pub arguments_raw: String,
     /// The arguments parsed, when they are JSON.
     pub arguments: Option<Value>,
+    /// How long the call took in milliseconds, when the trace says (agentv's
+    /// `durationMs`), for a trajectory's `max_duration_ms`.
+    pub duration_ms: Option<f64>,
 }
 
 /// One message of a conversation.
@@ -452,11 +455,17 @@ fn tool_call(key: &str, index: usize, value: &Value) -> Result<ToolCall, (String
             ));
         }
     };
+    let duration_ms = call
+        .get("durationMs")
+        .or_else(|| call.get("duration_ms"))
+        .and_then(Value::as_f64)
+        .filter(|d| d.is_finite() && *d >= 0.0);
     Ok(ToolCall {
         id,
         name,
         arguments_raw,
         arguments,
+        duration_ms,
     })
 }
 

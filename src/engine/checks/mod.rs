@@ -11,6 +11,8 @@ mod map_levels;
 pub mod meta;
 mod similarity;
 mod text;
+mod tools;
+mod trajectory;
 mod unscorable;
 
 use std::sync::OnceLock;
@@ -146,6 +148,11 @@ pub enum CheckError {
     /// The submission should be a rubric (meta checks) and is not.
     #[error("the submission is not a rubric: {0}")]
     NotARubric(#[source] crate::formats::Diagnostics),
+    /// A tool check on an item that holds no conversation.
+    #[error(
+        "this item is no conversation, so it has no tool calls to check; give the item `messages` (chat messages with tool_calls)"
+    )]
+    NoConversation,
     /// The rubric in the submission cannot be scored, and why.
     #[error("{0}")]
     Unscorable(String),
@@ -210,6 +217,10 @@ pub fn compile(
         "rubric_threshold" => meta::compile(meta::MetaCheck::Threshold),
         "rubric_level_order" => meta::compile(meta::MetaCheck::LevelOrder),
         "unscorable" => unscorable::compile(&mut args)?,
+        "tool_called" => tools::tool_called(&mut args)?,
+        "tool_not_called" => tools::tool_not_called(&mut args)?,
+        "tool_args" => tools::tool_args(&mut args)?,
+        "tool_trajectory" => trajectory::tool_trajectory(&mut args, criterion)?,
         "map_levels" | "command" => {
             return Err(SpecError::new(
                 "check",

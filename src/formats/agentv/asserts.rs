@@ -72,11 +72,30 @@ pub(super) fn asserts<'n>(
                     w.note(a, "assert-set-threshold", "agentv assert-set `threshold` decides only the set's own verdict, which agentv's test verdict does not read; not kept".into());
                 }
                 if let Some(inner) = a.get("assert") {
-                    asserts(w, inner, &format!("{here}.assert"), metric, Some(&grader), out);
+                    asserts(
+                        w,
+                        inner,
+                        &format!("{here}.assert"),
+                        metric,
+                        Some(&grader),
+                        out,
+                    );
                 }
             }
-            _ => match deterministic(w, a, ty, out.len() + 1) {
-                Some(mut c) => {
+            _ => {
+                // A trajectory grader agentv skips is noted by its reader.
+                let check = if super::tools::is_trajectory(ty) {
+                    super::tools::trajectory(w, a, out.len() + 1)
+                } else {
+                    let c = deterministic(w, a, ty, out.len() + 1);
+                    if c.is_none() {
+                        w.note(a, &format!("assert:{ty}"), format!(
+                            "agentv assertion type '{ty}' is not run by rubricate (it needs agentv's runtime); the test's score is the mean of the graders rubricate runs"
+                        ));
+                    }
+                    c
+                };
+                if let Some(mut c) = check {
                     // Within a set, a member weighs its own weight in the set's mean.
                     if set.is_some() {
                         c.weight = a
@@ -93,10 +112,7 @@ pub(super) fn asserts<'n>(
                         grader,
                     });
                 }
-                None => w.note(a, &format!("assert:{ty}"), format!(
-                    "agentv assertion type '{ty}' is not run by rubricate (it needs agentv's runtime); the test's score is the mean of the graders rubricate runs"
-                )),
-            },
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::formats::fields::{Ctx, Fields, number_of, string_of};
 use crate::formats::node::{Node, NodeValue};
-use crate::model::{Anchor, Criterion, Kind, Scale};
+use crate::model::{Anchor, Criterion, Kind, Method, Scale};
 
 const FIELDS: &[&str] = &[
     "id",
@@ -129,7 +129,10 @@ pub fn read_entry(
 /// score-range grader) a criterion is gated at its `min_score` whether required or not, and
 /// a required one without a `min_score` needs full marks (10/10).
 pub fn settle_gates(criteria: &mut [Criterion]) {
-    let ranges = criteria.iter().any(|c| matches!(c.kind, Kind::Scale(_)));
+    // Score ranges are a judged entry's; a trajectory check's 0..1 scale is not one.
+    let ranges = criteria
+        .iter()
+        .any(|c| matches!(c.kind, Kind::Scale(_)) && matches!(c.method, Method::Judge(_)));
     for c in criteria {
         if ranges {
             let gate = c.min_score.or(c.required.then_some(1.0));

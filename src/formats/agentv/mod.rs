@@ -8,7 +8,8 @@
 //! expanded as agentv expands them (scenarios, prompts, array vars, `{{ vars }}`). Each
 //! assertion is a grader, and a test scores the weighted mean of its graders, passing at 0.8. Each case
 //! becomes a dataset item. Grader-score expectation lists (`[{test_id, grader, range}]`)
-//! are read too. What agentv runs that rubricate does not (scripts, providers) is noted,
+//! are read too. `tool-trajectory` graders become `tool_trajectory` checks scored as agentv
+//! scores them. What agentv runs that rubricate does not (scripts, providers) is noted,
 //! never a failure.
 
 mod asserts;
@@ -17,6 +18,7 @@ mod entry;
 mod expand;
 mod external;
 mod one_case;
+mod tools;
 mod walk;
 mod write;
 

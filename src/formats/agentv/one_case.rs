@@ -39,6 +39,17 @@ pub(super) fn evaluators<'n>(
                 &grader,
                 out,
             );
+        } else if super::tools::is_trajectory(ty) {
+            let grader = GraderSpec::of(&mut w.ctx, ev, here.clone(), ty);
+            if let Some(c) = super::tools::trajectory(w, ev, out.len() + 1) {
+                out.push(Found {
+                    node: ev,
+                    path: here,
+                    section: None,
+                    check: Some(c),
+                    grader,
+                });
+            }
         } else {
             let name = ev.get("name").and_then(Node::as_str).unwrap_or("unnamed");
             w.note(ev, &format!("evaluator:{ty}"), format!(
@@ -89,6 +100,18 @@ pub(super) fn collect_case<'n>(w: &mut Walk<'_>, case: &'n Node, base: &str) -> 
                     &grader,
                     &mut out,
                 );
+            } else if super::tools::is_trajectory(ty) {
+                let here = format!("{base}.assertions[{i}]");
+                let grader = GraderSpec::of(&mut w.ctx, a, here.clone(), ty);
+                if let Some(c) = super::tools::trajectory(w, a, out.len() + 1) {
+                    out.push(Found {
+                        node: a,
+                        path: here,
+                        section: None,
+                        check: Some(c),
+                        grader,
+                    });
+                }
             } else {
                 w.note(
                     a,
