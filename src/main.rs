@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 // Grading allocates many small strings per item (reasons, evidence, feedback, JSON); mimalloc
-// serves them faster than the system allocator (see README "Performance").
+// serves them faster than the system allocator (see docs/performance.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

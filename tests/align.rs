@@ -338,7 +338,7 @@ fn the_same_search_again_asks_nothing_and_finds_the_same() {
     assert_eq!(first["test"], again["test"]);
 }
 
-/// README's worked example ("Aligning a judge"), on the demo workspace, against a judge on
+/// docs/workspace.md's worked example ("Aligning a judge"), on the demo workspace, against a judge on
 /// loopback that says MET to every binary criterion and "Neutral" to the tone: it runs as
 /// written and splits alice's 32 labelled answers 6/12/14.
 #[test]
@@ -361,12 +361,12 @@ fn the_readme_example_runs_on_the_demo_workspace() {
         }
     });
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/workspace.md")).unwrap();
     let line = readme
         .lines()
         .map(str::trim)
         .find(|l| l.starts_with("rubricate align --dataset support-answers"))
-        .expect("the worked example's command in README.md");
+        .expect("the worked example's command in docs/workspace.md");
     let mut args: Vec<&str> = line.split_whitespace().skip(1).collect();
     args.retain(|a| *a != "\\");
     let cmd = args.join(" ");

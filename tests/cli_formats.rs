@@ -247,22 +247,22 @@ fn split_keeps_an_autorubric_dataset_shape() {
 }
 
 /// What `inspect` says of each system's scoring and of rubricate's deliberate differences
-/// is what README says, word for word.
+/// is what docs/formats.md says, word for word.
 #[test]
 fn readme_lists_every_deliberate_difference_inspect_prints() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/formats.md"))
+        .expect("docs/formats.md");
     for format in rubricate::formats::Format::ALL {
         let Some(f) = rubricate::formats::fidelity::of(format) else {
             continue;
         };
         assert!(
             readme.contains(f.scoring),
-            "README lacks {format}: {}",
+            "docs/formats.md lacks {format}: {}",
             f.scoring
         );
         for d in f.differences {
-            assert!(readme.contains(d), "README lacks {format}: {d}");
+            assert!(readme.contains(d), "docs/formats.md lacks {format}: {d}");
         }
     }
     // And inspect prints them for the file at hand, and for a rubric picked from it.

@@ -17,6 +17,9 @@ mod later_run;
 #[path = "support/levels.rs"]
 mod levels;
 
+#[path = "support/docs.rs"]
+mod docs;
+
 #[path = "tui/align.rs"]
 mod align;
 #[path = "tui/app.rs"]
@@ -215,4 +218,15 @@ fn every_pane_at_120x40() {
 #[test]
 fn every_pane_at_80x24() {
     snapshots(80, 24);
+}
+
+/// The README's picture is the real UI: the Results pane on the demo workspace at 120×32,
+/// the workspace's temporary path blanked.
+#[test]
+fn the_readme_picture_is_current() {
+    let mut ui = Ui::new(120, 32);
+    ui.press([code(KeyCode::Enter), key('R')]);
+    let svg = rubricate::tui::svg::render(&ui.app, 120, 32, &[&ui.root]);
+    assert!(svg.contains("Criteria vs alice"), "{svg}");
+    docs::current("docs/images/tui.svg", None, &svg);
 }

@@ -36,6 +36,7 @@ mod rubrics;
 mod runs;
 mod score;
 mod shell;
+pub use shell::reference as cli_reference;
 mod signals;
 mod split;
 mod style;
@@ -52,7 +53,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 pub(crate) use args::{CommonArgs, JudgeArgs, LintFormat, OutputFormat};
 
-/// Exit codes (also in the README).
+/// Exit codes (also in docs/cli.md).
 pub(crate) mod exit {
     /// Everything passed.
     pub(crate) const OK: u8 = 0;

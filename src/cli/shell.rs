@@ -4,12 +4,14 @@
 
 use std::path::Path;
 
+use std::fmt::Write as _;
+
 use clap::CommandFactory as _;
 
 use super::{Cli, CliError, exit};
 
 /// The completion script for `shell`, on stdout (source it, or put it where the shell
-/// looks: README "Install").
+/// looks: README "Install", docs/cli.md).
 pub(crate) fn completions(shell: clap_complete::Shell) -> u8 {
     let mut cmd = Cli::command();
     let mut script = Vec::new();
@@ -58,4 +60,26 @@ fn write_pages(
         write_pages(sub, &format!("{name}-{}", sub.get_name()), dir, written)?;
     }
     Ok(())
+}
+
+/// The command-line reference as Markdown: every command's `--help`, as clap renders it at
+/// 100 columns, nested commands too. `docs/cli-reference.md` is this, and a test holds the
+/// two together (`scripts/update-docs.sh` writes it again).
+pub fn reference() -> String {
+    let mut out = String::from(
+        "# Command-line reference\n\nEvery command's `--help`, generated from the same definitions (`scripts/update-docs.sh`\nwrites this page again; a test fails when it is stale). The commands in brief, with what\nthey are for: [cli.md](cli.md).\n",
+    );
+    let cmd = Cli::command().term_width(100);
+    section(&cmd, "rubricate", &mut out);
+    out
+}
+
+fn section(cmd: &clap::Command, name: &str, out: &mut String) {
+    let mut cmd = cmd.clone().name(name.to_owned()).bin_name(name.to_owned());
+    let help = cmd.render_long_help().to_string();
+    let _ = write!(out, "\n## {name}\n\n```text\n{}\n```\n", help.trim_end());
+    let subs: Vec<clap::Command> = cmd.get_subcommands().cloned().collect();
+    for sub in subs.iter().filter(|s| s.get_name() != "help") {
+        section(sub, &format!("{name} {}", sub.get_name()), out);
+    }
 }

@@ -1,5 +1,5 @@
 //! How each system's own code scores its files, and where rubricate differs on purpose:
-//! one list, printed by `inspect` for the file at hand and kept word for word in README's
+//! one list, printed by `inspect` for the file at hand and kept word for word in docs/formats.md's
 //! "Other systems' files" (a test holds the two together). The differential harnesses in
 //! `shared/difftest/` find no other difference.
 
@@ -45,7 +45,7 @@ pub fn of(format: Format) -> Option<Fidelity> {
             scoring: "as @agentv/core scores a test: each grader apart — an `llm-rubric`/`rubrics` assertion or evaluator, the `assert` list's strings taken together (weighing as many as there are strings), each deterministic assertion — then the mean of the graders' scores weighted by their `weight` (default 1), 0 when a `required` grader scores below its `min_score` (else 0.8); the test passes at ≥ 0.8, compared exactly, and never reads a grader's own verdict. A rubric grader scores Σ w·v / Σ w over the criteria the judge answered (one it leaves out drops out); its verdict (shown per grader) also needs its gates: an entry without score ranges is required unless it says otherwise (`required ?? true` in its code; its documentation says false), one with ranges only when it says so; with score ranges every criterion is gated at its min_score, required or not, and a required one without min_score needs 10/10",
             differences: &[
                 "when the judge answers none of a grader's criteria that grader has no score and is left out of the mean (a test with no scored grader has no score: incomplete); agentv scores it 0",
-                "graders rubricate cannot run (scripts, trajectories, tool and embedding graders) are left out of the test's mean, with a note; agentv averages them in",
+                "graders rubricate cannot run (scripts, embedding, latency, cost and token graders, `skill-trigger`, `execution-metrics`) are left out of the test's mean, with a note; agentv averages them in",
                 "an `assert-set` is one grader over its members' criteria (Σ w·v / Σ w with each deterministic member weighing its own weight); agentv averages its members' scores, which differs when a member is a rubric of several criteria",
                 "an entry agentv gates at its min_score while not `required` (left out or false, in a grader with score ranges) shows as required>=min: the same gate, named as rubricate names gates",
                 "array vars expand before the prompts are crossed, so each combination's prompt holds its own values (agentv renders the prompt first, the list joined with commas), and the combinations after the first are numbered `-2`, `-3` … (agentv repeats the id)",

@@ -3,6 +3,7 @@
 //! then in `global`. The help overlay and the status hints are generated from this map.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -445,6 +446,41 @@ impl Keymap {
                 self.bindings.entry(ctx).or_default().insert(key, action);
             }
         }
+    }
+
+    /// The keymap as a Markdown table, a row per context: each action's keys and what it
+    /// does (docs/tui.md holds the defaults' table; a test keeps it current).
+    pub fn markdown_table(&self) -> String {
+        let mut out = String::from("| context | keys |\n|---|---|\n");
+        for (ctx, keys) in &self.bindings {
+            let mut by_action: BTreeMap<Action, Vec<String>> = BTreeMap::new();
+            let mut digits = Vec::new();
+            for (key, action) in keys {
+                match action {
+                    // Ten digits, one meaning: one cell.
+                    Action::Choice(n) => digits.push(*n),
+                    _ => by_action.entry(*action).or_default().push(key.name()),
+                }
+            }
+            let mut cells: Vec<String> = by_action
+                .iter()
+                .map(|(action, keys)| {
+                    let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                    format!(
+                        "{} {}",
+                        keys.join("/"),
+                        action.describe().replace('|', "\\|")
+                    )
+                })
+                .collect();
+            if let (Some(lo), Some(hi)) = (digits.iter().min(), digits.iter().max()) {
+                cells.push(format!(
+                    "`{lo}`–`{hi}` an option, level or scale point (Results: the items of a confusion cell)"
+                ));
+            }
+            let _ = writeln!(out, "| {} | {} |", ctx.name(), cells.join(" · "));
+        }
+        out
     }
 
     /// The action of a key in a context (falling back to global).

@@ -30,6 +30,7 @@ pub mod run_scan;
 mod run_stats;
 pub mod runtime;
 pub mod shared;
+pub mod svg;
 pub mod theme;
 pub mod ui_state;
 pub mod view;

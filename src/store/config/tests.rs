@@ -176,13 +176,13 @@ fn the_config_schema_names_exactly_the_keys_read() {
     );
 }
 
-/// What the reader takes, the schema takes: README's example config, the new workspace's and
+/// What the reader takes, the schema takes: docs/configuration.md's example config, the new workspace's and
 /// the demo's (both all comments but their first line, the schema's), and a refused one.
 #[test]
 fn the_configs_we_ship_and_document_meet_the_schema() {
     let schema: serde_json::Value = serde_json::from_str(CONFIG_SCHEMA).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../docs/configuration.md");
     let start = readme.find("## Configuration").unwrap();
     let block = &readme[start..];
     let block = &block[block.find("```yaml\n").unwrap() + 8..];

@@ -1,6 +1,6 @@
 //! One line of typed text, the editor behind every field the TUI reads typed text from
 //! (a search, a note, a name, a path, a cost limit …), with the keys people expect of a
-//! text field: see README "Typing in fields".
+//! text field: see docs/tui.md "Typing in fields".
 //!
 //! It is written here rather than over `ratatui-textarea` (which the multi-line rubric field
 //! editor keeps using) because that crate counts its cursor in `char`s: left/right stop
