@@ -34,3 +34,42 @@ fn the_keymap_table_is_current() {
         &table,
     );
 }
+
+/// Every command's `--help` ends with examples, and grade's options are grouped under
+/// headings (judge, output, limits…), not one block.
+#[test]
+fn every_command_has_examples_and_grade_has_headings() {
+    let reference = rubricate::cli::cli_reference();
+    for section in reference.split("\n## rubricate ").skip(1) {
+        let name = section.lines().next().unwrap_or_default();
+        if name.contains(' ') {
+            continue; // a nested command: its parent's examples cover it
+        }
+        assert!(
+            section.contains("Examples:"),
+            "`rubricate {name} --help` has no examples"
+        );
+    }
+    let grade = reference
+        .split("\n## rubricate grade\n")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    for heading in [
+        "Rubric:",
+        "Output:",
+        "Gates:",
+        "Limits:",
+        "Judge:",
+        "Saving:",
+        "Subset:",
+        "Baseline:",
+    ] {
+        assert!(
+            grade.contains(&format!("\n{heading}\n")),
+            "grade --help lacks {heading}"
+        );
+    }
+}

@@ -14,29 +14,29 @@ pub(crate) struct CommonArgs {
     pub(crate) dataset: PathBuf,
     /// A rubric file (any format; FILE#ID picks one) or built-in name; overrides the
     /// dataset's and items' own rubrics.
-    #[arg(long, short)]
+    #[arg(help_heading = "Rubric", long, short)]
     pub(crate) rubric: Option<String>,
     /// Read the rubric as this format instead of detecting it.
-    #[arg(long, value_parser = Format::parse, value_name = "FORMAT")]
+    #[arg(help_heading = "Rubric", long, value_parser = Format::parse, value_name = "FORMAT")]
     pub(crate) from: Option<Format>,
     /// Output format (default: table on a terminal, else jsonl).
-    #[arg(long, value_enum)]
+    #[arg(help_heading = "Output", long, value_enum)]
     pub(crate) format: Option<OutputFormat>,
     /// Write results to FILE (replaced atomically when done) instead of stdout.
-    #[arg(long, short)]
+    #[arg(help_heading = "Output", long, short)]
     pub(crate) out: Option<PathBuf>,
     /// Exit 1 when the mean score is below X (unscored items count as 0); the same as
     /// `--gate mean>=X`.
-    #[arg(long, value_name = "X")]
+    #[arg(help_heading = "Gates", long, value_name = "X")]
     pub(crate) fail_under: Option<f64>,
     /// Exit 1 unless the run reaches this: `pass_rate>=0.9`, `mean>=0.75`,
     /// `criterion:ID>=1.0`, `tag:NAME>=0.8` (operators >=, >, <=, <; 0.9 or 90%). Repeat for
     /// several; the rubric's and rubricate.yaml's `gates:` apply too. With any gate the
     /// exit follows the gates, not every item's pass.
-    #[arg(long, value_name = "GATE", value_parser = crate::model::RunGate::parse)]
+    #[arg(help_heading = "Gates", long, value_name = "GATE", value_parser = crate::model::RunGate::parse)]
     pub(crate) gate: Vec<crate::model::RunGate>,
     /// Largest single item (a JSONL line or CSV record) accepted, in MiB.
-    #[arg(long, default_value_t = 16)]
+    #[arg(help_heading = "Limits", long, default_value_t = 16)]
     pub(crate) max_item_mb: usize,
 }
 
@@ -49,78 +49,78 @@ pub(crate) struct JudgeArgs {
     /// weighted vote (default: the rubric's `judge.model`, else the workspace's). Keys come
     /// from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; base URLs from `OPENAI_BASE_URL` /
     /// `ANTHROPIC_BASE_URL` / `OLLAMA_HOST`.
-    #[arg(long, value_name = "MODEL")]
+    #[arg(help_heading = "Judge", long, value_name = "MODEL")]
     pub(crate) judge: Vec<String>,
     /// How criteria are put to the judge (default: the rubric's `judge.strategy`, else
     /// per-criterion). `calibrate` takes several, each a candidate.
-    #[arg(long, value_parser = choice::choice::<crate::engine::judge::Strategy>())]
+    #[arg(help_heading = "Judge", long, value_parser = choice::choice::<crate::engine::judge::Strategy>())]
     pub(crate) strategy: Vec<crate::engine::judge::Strategy>,
     /// Answers per judge for each call, combined like an ensemble (use a temperature above 0).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(help_heading = "Judge", long, value_name = "N", default_value_t = 1)]
     pub(crate) samples: u32,
     /// How the votes of several judges or samples make a verdict.
-    #[arg(long, value_parser = choice::choice::<crate::engine::judge::Rule>(), default_value = "majority")]
+    #[arg(help_heading = "Judge", long, value_parser = choice::choice::<crate::engine::judge::Rule>(), default_value = "majority")]
     pub(crate) ensemble: crate::engine::judge::Rule,
     /// How graded votes (options, levels, scales, holistic scores) combine.
-    #[arg(long, value_parser = choice::choice::<crate::engine::judge::ValueRule>(), default_value = "mean")]
+    #[arg(help_heading = "Judge", long, value_parser = choice::choice::<crate::engine::judge::ValueRule>(), default_value = "mean")]
     pub(crate) combine: crate::engine::judge::ValueRule,
     /// Judge temperature (default: the rubric's, else 0).
-    #[arg(long)]
+    #[arg(help_heading = "Judge", long)]
     pub(crate) temperature: Option<f64>,
     /// Most tokens a judge reply may use (default: the rubric's, else 1024).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Judge", long, value_name = "N")]
     pub(crate) max_tokens: Option<u32>,
     /// Sampling seed sent to providers that take one.
-    #[arg(long)]
+    #[arg(help_heading = "Judge", long)]
     pub(crate) seed: Option<u64>,
     /// How hard an OpenAI-compatible reasoning judge thinks, sent as `reasoning_effort`
     /// (default: the rubric's `judge.reasoning_effort`, else rubricate.yaml's).
-    #[arg(long, value_name = "LEVEL", value_parser = reasoning_effort)]
+    #[arg(help_heading = "Judge", long, value_name = "LEVEL", value_parser = reasoning_effort)]
     pub(crate) reasoning_effort: Option<crate::model::ReasoningEffort>,
     /// Anthropic extended thinking: tokens the judge may think with before it answers
     /// (at least 1024; added to --max-tokens; the thinking is never read as the verdict).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(help_heading = "Judge", long, value_name = "TOKENS")]
     pub(crate) thinking_budget: Option<u32>,
     /// A file whose text replaces the judge's system prompt. `calibrate` takes several,
     /// each a candidate.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Judge", long, value_name = "FILE")]
     pub(crate) system_prompt: Vec<PathBuf>,
     /// Stream judge replies (an idle stream is cut after 30 s instead of waiting for the
     /// whole timeout).
-    #[arg(long)]
+    #[arg(help_heading = "Judge", long)]
     pub(crate) stream: bool,
     /// Requests per minute to each provider endpoint.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Limits", long, value_name = "N")]
     pub(crate) rpm: Option<u32>,
     /// Tokens per minute to each provider endpoint (prompt estimated, plus max tokens).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Limits", long, value_name = "N")]
     pub(crate) tpm: Option<u32>,
     /// Seconds a judge request may take, first byte to last (default 120).
-    #[arg(long, value_name = "SECS")]
+    #[arg(help_heading = "Limits", long, value_name = "SECS")]
     pub(crate) timeout: Option<f64>,
     /// Retries of a judge call after a rate limit, server error or lost connection
     /// (default 4).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Limits", long, value_name = "N")]
     pub(crate) max_retries: Option<u32>,
     /// Stop sending judge calls once this many dollars are spent (needs `prices:` in
     /// rubricate.yaml for every judge model); calls in flight finish.
-    #[arg(long, value_name = "DOLLARS")]
+    #[arg(help_heading = "Limits", long, value_name = "DOLLARS")]
     pub(crate) max_cost: Option<f64>,
     /// Print the calls, estimated tokens and cost, and how many the cache already holds;
     /// send nothing.
-    #[arg(long)]
+    #[arg(help_heading = "Judge", long)]
     pub(crate) dry_run: bool,
     /// Neither read nor write the response cache (every call goes to the provider).
-    #[arg(long)]
+    #[arg(help_heading = "Judge", long)]
     pub(crate) no_cache: bool,
     /// Ask OpenAI-compatible judges for token log-probabilities: each judged verdict records
     /// the judge's confidence in it (`invocation.confidence`), and `labels next` puts the
     /// least certain first. A server that refuses them is asked again without.
-    #[arg(long)]
+    #[arg(help_heading = "Judge", long)]
     pub(crate) logprobs: bool,
     /// `llm`: feedback written by the (first) judge, 3–5 sentences; falls back to the
     /// deterministic summary on any failure.
-    #[arg(long, value_parser = choice::choice::<FeedbackMode>(), default_value = "deterministic")]
+    #[arg(help_heading = "Judge", long, value_parser = choice::choice::<FeedbackMode>(), default_value = "deterministic")]
     pub(crate) feedback: FeedbackMode,
 }
 

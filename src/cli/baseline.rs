@@ -23,11 +23,12 @@ pub(crate) struct BaselineArgs {
     /// or prefix), `latest` (the workspace's newest finished run of the same rubric and
     /// dataset), or a results file `grade --format jsonl` wrote (committed to the
     /// repository; no workspace needed).
-    #[arg(long, value_name = "RUN|latest|FILE")]
+    #[arg(help_heading = "Baseline", long, value_name = "RUN|latest|FILE")]
     pub(crate) baseline: Option<String>,
     /// With --baseline: how far an item's score or the mean score (0 to 1) may drop before
     /// it counts as a regression.
     #[arg(
+        help_heading = "Baseline",
         long,
         default_value_t = 0.0,
         value_name = "SCORE",
@@ -36,7 +37,7 @@ pub(crate) struct BaselineArgs {
     pub(crate) tolerance: f64,
     /// With --baseline: fail on any regression, or only on one a paired test finds
     /// significant (p < 0.05).
-    #[arg(long, value_enum, default_value_t = FailOn::Any, requires = "baseline")]
+    #[arg(help_heading = "Baseline", long, value_enum, default_value_t = FailOn::Any, requires = "baseline")]
     pub(crate) fail_on: FailOn,
 }
 

@@ -181,36 +181,41 @@ pub(crate) enum Command {
         judge: Box<JudgeArgs>,
         /// Judge calls in flight at once (default 16), or items graded at once when no
         /// criterion is judged (default: the number of CPU cores).
-        #[arg(long)]
+        #[arg(help_heading = "Limits", long)]
         concurrency: Option<usize>,
         /// Let `command` checks run programs (off by default).
-        #[arg(long)]
+        #[arg(help_heading = "Limits", long)]
         allow_commands: bool,
         /// Largest share of criterion failures (judge/check errors) tolerated before exit 3.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(help_heading = "Gates", long, default_value_t = 0.0)]
         max_error_rate: f64,
         /// Record the run in the workspace (runs/<id>/: manifest and a crash-safe cell
         /// journal); `rubricate runs resume ID` finishes it after a crash or a kill.
-        #[arg(long)]
+        #[arg(help_heading = "Saving", long)]
         save: bool,
         /// A name for the saved run (implies --save).
-        #[arg(long, value_name = "NAME")]
+        #[arg(help_heading = "Saving", long, value_name = "NAME")]
         name: Option<String>,
         /// Grade only the first N items.
-        #[arg(long, value_name = "N", conflicts_with_all = ["sample", "items"])]
+        #[arg(help_heading = "Subset", long, value_name = "N", conflicts_with_all = ["sample", "items"])]
         limit: Option<usize>,
         /// Grade N items chosen at random by --seed (default 0), stratified by ground truth
         /// when items have it.
-        #[arg(long, value_name = "N", conflicts_with = "items")]
+        #[arg(
+            help_heading = "Subset",
+            long,
+            value_name = "N",
+            conflicts_with = "items"
+        )]
         sample: Option<usize>,
         /// Grade only these items: `ID,ID,…` or `@FILE` (one id a line).
-        #[arg(long, value_name = "IDS")]
+        #[arg(help_heading = "Subset", long, value_name = "IDS")]
         items: Option<String>,
         /// Send the judge calls to the providers' batch engines (`OpenAI` Batch API,
         /// Anthropic Message Batches: about half the price, answered within 24 hours)
         /// and return; `rubricate runs resume ID --wait` collects the answers and
         /// finishes the run. Implies --save.
-        #[arg(long)]
+        #[arg(help_heading = "Judge", long)]
         batch: bool,
         #[command(flatten)]
         baseline: baseline::BaselineArgs,
@@ -226,6 +231,9 @@ pub(crate) enum Command {
     },
     /// Make a folder a workspace: rubricate.yaml and its folders (rubrics, datasets, labels,
     /// runs, artifacts).
+    #[command(
+        after_help = "Examples:\n  rubricate init my-evals\n  rubricate init            # the current folder"
+    )]
     Init {
         /// The folder (default: the current one).
         dir: Option<PathBuf>,
@@ -233,6 +241,9 @@ pub(crate) enum Command {
     /// Trust a workspace's rubricate.yaml as it is now, so its settings that can run
     /// programs or send a key (`allow_commands`, providers with `api_key_env` or a remote
     /// `base_url`) are honoured. A changed file needs trusting again.
+    #[command(
+        after_help = "Examples:\n  rubricate trust           # the workspace the current folder is in\n  rubricate trust ../evals"
+    )]
     Trust {
         /// The folder holding rubricate.yaml (default: the nearest at or above the current
         /// folder).
@@ -240,16 +251,25 @@ pub(crate) enum Command {
     },
     /// Artifacts and their review: create, submit (evaluates every required rubric),
     /// review, revise, show, list.
+    #[command(
+        after_help = "Examples:\n  rubricate artifacts create --type quiz --name week-1 --content quiz.json\n  rubricate artifacts submit week-1\n  rubricate artifacts review week-1 approve --note 'reads well'\n  rubricate artifacts list"
+    )]
     Artifacts {
         #[command(subcommand)]
         action: artifacts::ArtifactsAction,
     },
     /// Datasets registered in the workspace (read in place; JSONL indexed).
+    #[command(
+        after_help = "Examples:\n  rubricate datasets add answers.jsonl\n  rubricate datasets list\n  rubricate datasets show answers --start 100 --count 5"
+    )]
     Datasets {
         #[command(subcommand)]
         action: datasets::DatasetsAction,
     },
     /// Human labels per dataset and annotator (append-only journals).
+    #[command(
+        after_help = "Examples:\n  rubricate labels import labels.csv --dataset answers.jsonl --annotator pat\n  rubricate labels next --dataset answers --annotator pat -n 20\n  rubricate labels agreement --dataset answers.jsonl\n  rubricate labels export --dataset answers.jsonl --as csv -o labels.csv"
+    )]
     Labels {
         #[command(subcommand)]
         action: labels::LabelsAction,
@@ -284,11 +304,17 @@ pub(crate) enum Command {
     },
     /// A run's judge against human labels: per criterion and pooled (accuracy, F1, κ, φ,
     /// leniency, confusion), item scores (RMSE, correlations, bias), bootstrap intervals.
+    #[command(
+        after_help = "Examples:\n  rubricate metrics --run nightly\n  rubricate metrics --run 20261122 --annotator adjudicated --format json"
+    )]
     Metrics {
         #[command(flatten)]
         args: metrics::MetricsArgs,
     },
     /// The workspace's saved runs.
+    #[command(
+        after_help = "Examples:\n  rubricate runs list\n  rubricate runs show nightly --format md\n  rubricate runs resume nightly\n  rubricate runs compare baseline nightly"
+    )]
     Runs {
         #[command(subcommand)]
         action: runs::RunsAction,
@@ -355,7 +381,7 @@ pub(crate) enum Command {
     },
     /// The judge response cache: `stats` or `clear`.
     #[command(
-        after_help = "The cache lives in RUBRICATE_CACHE_DIR, else the workspace's .rubricate/cache, else the user cache folder."
+        after_help = "Examples:\n  rubricate cache stats\n  rubricate cache clear\n\nThe cache lives in RUBRICATE_CACHE_DIR, else the workspace's .rubricate/cache, else the user cache folder."
     )]
     Cache {
         #[arg(value_enum)]
