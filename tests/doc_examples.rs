@@ -194,7 +194,7 @@ fn script(page: &str, text: &str) -> String {
                     b.body
                 );
             }
-            ("", None) | ("text", None) => {}
+            ("" | "text", None) => {}
             (other, _) => panic!("{where_}: a ```{other} block: run it, or say `not-run: WHY`"),
         }
         if demo {
