@@ -84,7 +84,7 @@ fn valid(schema: &Value) -> Value {
         }
         "array" => {
             let n = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-            let item = schema.get("items").map(valid).unwrap_or(Value::Null);
+            let item = schema.get("items").map_or(Value::Null, valid);
             Value::Array((0..n).map(|_| item.clone()).collect())
         }
         "number" | "integer" => schema.get("minimum").cloned().unwrap_or(json!(0)),
