@@ -278,7 +278,7 @@ fn the_docs_examples_run() {
     let mut pages: Vec<String> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".md") && n != "cli-reference.md")
+        .filter(|n| Path::new(n).extension().is_some_and(|e| e == "md") && n != "cli-reference.md")
         .collect();
     pages.sort();
     for page in pages {
