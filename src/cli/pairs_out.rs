@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use crate::metrics::pairwise::{CriterionPairs, PairwiseReport, Share};
 
 /// `62.5% [40.9–80.0%]` (`digits` decimals), or `n/a` of nothing.
-fn share(s: &Share, digits: usize) -> String {
+pub(crate) fn share(s: &Share, digits: usize) -> String {
     match (s.rate, s.ci) {
         (Some(r), Some(ci)) => format!(
             "{:.digits$}% [{:.digits$}–{:.digits$}%]",

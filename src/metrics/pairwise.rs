@@ -33,6 +33,10 @@ struct CriterionCounts {
     consistent: usize,
     /// Pairs with an order missing a verdict (an error, an abstention).
     unjudged: usize,
+    /// Of the pairs whose orders disagree, the orders that named an answer (A or B)…
+    disagreed_named: usize,
+    /// …and of those, the ones that named the answer shown first.
+    disagreed_first: usize,
 }
 
 impl PairTally {
@@ -95,6 +99,16 @@ impl PairTally {
             } = combine(one, other);
             counts.judged += 1;
             counts.consistent += usize::from(consistent);
+            if !consistent {
+                // Which position each order's verdict picked: `c` shows o.first first, its
+                // twin o.second.
+                for (said, shown_first) in [(one, o.first), (other, o.second)] {
+                    if let Preference::Wins(w) = said {
+                        counts.disagreed_named += 1;
+                        counts.disagreed_first += usize::from(w == shown_first);
+                    }
+                }
+            }
             match outcome {
                 Preference::Wins(w) => {
                     let l = if w == o.first { o.second } else { o.first };
@@ -139,6 +153,7 @@ impl PairTally {
                     pairs: c.judged,
                     unjudged: c.unjudged,
                     position_consistency: Share::of(c.consistent, c.judged),
+                    first_shown_wins: Share::of(c.disagreed_first, c.disagreed_named),
                     systems,
                     bradley_terry,
                 }
@@ -171,6 +186,9 @@ pub struct CriterionPairs {
     pub unjudged: usize,
     /// The share of judged pairs whose two orders agree.
     pub position_consistency: Share,
+    /// Position bias: over the pairs whose two orders disagree, the share of the orders
+    /// naming an answer that named the one shown first (½ unbiased, 1 always the first).
+    pub first_shown_wins: Share,
     /// Each candidate's record over the pairs it is in.
     pub systems: Vec<SystemRecord>,
     /// With more than two candidates: ratings, or why there are none.

@@ -220,6 +220,14 @@ pub fn combine(one: Preference, other: Preference) -> Combined {
     }
 }
 
+/// Candidates' ids as messages list them: `'gpt', 'claude'`.
+pub fn quoted(ids: &[String]) -> String {
+    ids.iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Puts an item's candidates in the run's order (`systems`, the ids of the run's first
 /// pair item); an error says how the item's candidates differ.
 pub fn arrange(candidates: &mut Vec<Candidate>, systems: &[String]) -> Result<(), String> {
@@ -236,11 +244,7 @@ pub fn arrange(candidates: &mut Vec<Candidate>, systems: &[String]) -> Result<()
             None => {
                 return Err(format!(
                     "has no candidate '{s}'; every item of a pairwise run carries the same candidates ({})",
-                    systems
-                        .iter()
-                        .map(|s| format!("'{s}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    quoted(systems)
                 ));
             }
         }
