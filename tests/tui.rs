@@ -29,6 +29,8 @@ mod fields;
 mod grade;
 #[path = "tui/label.rs"]
 mod label;
+#[path = "tui/pairs.rs"]
+mod pairs;
 #[path = "tui/results.rs"]
 mod results;
 #[path = "tui/review.rs"]
@@ -144,16 +146,21 @@ fn with_autorubric_essays() -> Ui {
         )
         .unwrap();
     });
+    open_named(&mut ui, "essays");
+    ui
+}
+
+/// Opens the dataset listed as `name` from the Datasets list, as a person would.
+fn open_named(ui: &mut Ui, name: &str) {
     let at = ui
         .app
         .shared()
         .datasets
         .iter()
-        .position(|d| d.name == "essays")
+        .position(|d| d.name == name)
         .unwrap();
     ui.press((0..at).map(|_| code(KeyCode::Down)));
     ui.press([code(KeyCode::Enter)]);
-    ui
 }
 
 fn snapshots(w: u16, h: u16) {

@@ -11,12 +11,9 @@
 //! of wins, a tie half) is on the scale of the pairwise run's item score.
 
 use crate::model::pair::{
-    ANSWER_TIE, Preference, combine, order_id, pair_order, preference, quoted,
+    ANSWER_TIE, Preference, combine, order_id, pair_order, preference, quoted, written,
 };
-use crate::model::{
-    Criterion, CriterionResult, JudgeMethod, Kind, Method, OptionChoice, OptionScale, Rubric,
-    Verdict,
-};
+use crate::model::{CriterionResult, Kind, OptionChoice, OptionScale, Rubric, Verdict};
 
 /// The rubric people's preferences are read against, for a pairwise run's expanded rubric
 /// of two candidates; `None` for any other rubric (with three or more candidates a
@@ -25,35 +22,21 @@ pub fn preference_rubric(expanded: &Rubric) -> Option<Rubric> {
     let [first, second] = expanded.systems.as_slice() else {
         return None;
     };
-    let mut out = expanded.clone();
-    out.criteria = Vec::new();
-    for c in &expanded.criteria {
-        let Some(o) = pair_order(c) else { continue };
-        if out.criteria.iter().any(|x| x.id == o.criterion) {
-            continue;
-        }
-        let option = |label: &str, value: f64| OptionChoice {
-            label: label.to_owned(),
-            value,
-            na: false,
+    let option = |label: &str, value: f64| OptionChoice {
+        label: label.to_owned(),
+        value,
+        na: false,
+    };
+    let mut out = written(expanded);
+    for c in &mut out.criteria {
+        c.kind = Kind::Options {
+            options: vec![
+                option(first, 1.0),
+                option(second, 0.0),
+                option(ANSWER_TIE, 0.5),
+            ],
+            scale: OptionScale::Nominal,
         };
-        out.criteria.push(Criterion {
-            id: o.criterion.clone(),
-            kind: Kind::Options {
-                options: vec![
-                    option(first, 1.0),
-                    option(second, 0.0),
-                    option(ANSWER_TIE, 0.5),
-                ],
-                scale: OptionScale::Nominal,
-            },
-            method: Method::Judge(JudgeMethod {
-                template: None,
-                model: None,
-                pair: None,
-            }),
-            ..c.clone()
-        });
     }
     Some(out)
 }
@@ -105,7 +88,7 @@ mod tests {
     use crate::metrics::CriterionMetrics;
     use crate::metrics::judge_vs_human::{Cell, agreement, human_verdicts};
     use crate::model::pair::{Mode, expand};
-    use crate::model::{Failure, MethodKind};
+    use crate::model::{Criterion, Failure, MethodKind};
     use std::collections::BTreeMap;
 
     fn expanded() -> Rubric {

@@ -12,6 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
+use super::pair::{Shown, max_scroll};
 use super::{LabelPane, Queue, verdict_for, view};
 
 impl Pane for LabelPane {
@@ -23,13 +24,27 @@ impl Pane for LabelPane {
     /// focused, so the next key answers what the screen shows first.
     fn wants(&mut self, sh: &mut Shared) -> Vec<Effect> {
         if self.focused_at != sh.item_moves || self.refocus {
+            if self.focused_at != sh.item_moves {
+                self.pair_scroll = 0;
+            }
             self.focused_at = sh.item_moves;
             self.focus_first_unanswered(sh);
         }
         Vec::new()
     }
 
-    fn hints(&self, _sh: &Shared) -> &'static [Action] {
+    fn hints(&self, sh: &Shared) -> &'static [Action] {
+        if Self::shows_pair(sh) {
+            return &[
+                Action::PreferA,
+                Action::PreferB,
+                Action::PreferTie,
+                Action::Undo,
+                Action::Note,
+                Action::Queue,
+                Action::Annotator,
+            ];
+        }
         &[
             Action::Met,
             Action::Unmet,
@@ -52,6 +67,37 @@ impl Pane for LabelPane {
 }
 
 impl LabelPane {
+    /// Whether the item on screen is a pair labelled with a pairwise rubric.
+    fn shows_pair(sh: &Shared) -> bool {
+        let rubric = sh.labelling_rubric();
+        sh.browse
+            .as_ref()
+            .and_then(|b| b.current())
+            .is_some_and(|item| Shown::of(item, rubric.as_deref()).is_some())
+    }
+
+    /// Scrolls a pair's answers by half a screen (`down` or up), never past the longer
+    /// one's end.
+    fn scroll_pair(&mut self, sh: &Shared, down: bool) {
+        let rubric = sh.labelling_rubric();
+        let Some(shown) = sh
+            .browse
+            .as_ref()
+            .and_then(|b| b.current())
+            .and_then(|item| Shown::of(item, rubric.as_deref()))
+        else {
+            return;
+        };
+        let step = 8;
+        self.pair_scroll = if down {
+            self.pair_scroll
+                .saturating_add(step)
+                .min(max_scroll(&shown).saturating_sub(1))
+        } else {
+            self.pair_scroll.saturating_sub(step)
+        };
+    }
+
     /// Focuses the current item's first criterion without a label (the first one when all
     /// have one), so the next key always answers what the screen shows first. Called
     /// whenever the item changes; when the item is not read yet, again once it is.
@@ -141,6 +187,10 @@ impl LabelPane {
                 Vec::new()
             }
             Action::NextItem => self.next_item(sh, 1),
+            Action::PageDown | Action::PageUp => {
+                self.scroll_pair(sh, action == Action::PageDown);
+                Vec::new()
+            }
             Action::PrevItem => self.next_item(sh, -1),
             Action::Note => return Outcome::Modal(Modal::Note(LineInput::default())),
             Action::Blind => {
@@ -175,7 +225,13 @@ impl LabelPane {
                     criterion,
                 }]
             }
-            Action::Met | Action::Unmet | Action::CannotAssess | Action::Choice(_) => {
+            Action::Met
+            | Action::Unmet
+            | Action::CannotAssess
+            | Action::Choice(_)
+            | Action::PreferA
+            | Action::PreferB
+            | Action::PreferTie => {
                 let Some(c) = criteria.get(self.criterion) else {
                     // Never silently: the key answered nothing.
                     let opening = sh.browse.as_ref().is_some_and(|b| !b.opened);
@@ -186,16 +242,19 @@ impl LabelPane {
                     });
                     return Outcome::none();
                 };
-                let Some(verdict) = verdict_for(c, action) else {
-                    sh.message = Some(format!("that key does not answer '{}'", c.name));
-                    return Outcome::none();
-                };
                 let Some(b) = &sh.browse else {
                     return Outcome::none();
                 };
                 let Some(item) = b.current() else {
                     sh.message = Some("the item is still loading".into());
                     return Outcome::none();
+                };
+                let verdict = match key_label(sh, item, c, action) {
+                    Ok(v) => v,
+                    Err(why) => {
+                        sh.message = Some(why);
+                        return Outcome::none();
+                    }
                 };
                 let (rubric, version) = sh
                     .labelling_rubric()
@@ -205,7 +264,7 @@ impl LabelPane {
                     dataset: b.dataset,
                     item: item.id.clone(),
                     criterion: c.id.clone(),
-                    verdict: verdict.label_value(),
+                    verdict,
                     note: String::new(),
                     rubric,
                     rubric_version: version,
@@ -365,6 +424,33 @@ impl LabelPane {
         }
         out
     }
+}
+
+/// The label a key gives `c` of `item` (a pair's: the candidate shown on the side
+/// chosen), or why the key does not answer it.
+fn key_label(
+    sh: &Shared,
+    item: &crate::model::Item,
+    c: &crate::model::Criterion,
+    action: Action,
+) -> Result<serde_json::Value, String> {
+    let rubric = sh.labelling_rubric();
+    let shown = Shown::of(item, rubric.as_deref());
+    let label = match &shown {
+        Some(shown) => shown.label_for(action),
+        None => verdict_for(c, action).map(|v| v.label_value()),
+    };
+    label.ok_or_else(|| {
+        if shown.is_some() {
+            format!(
+                "'{}' compares two answers: say which is better ({})",
+                c.name,
+                view::pair_choices(sh)
+            )
+        } else {
+            format!("that key does not answer '{}'", c.name)
+        }
+    })
 }
 
 /// Answers of the runtime for this pane (routed here by `App::update`).
