@@ -17,6 +17,9 @@ mod later_run;
 #[path = "support/levels.rs"]
 mod levels;
 
+#[path = "support/mod.rs"]
+mod support;
+
 #[path = "tui/align.rs"]
 mod align;
 #[path = "tui/app.rs"]
@@ -29,6 +32,8 @@ mod fields;
 mod grade;
 #[path = "tui/label.rs"]
 mod label;
+#[path = "tui/pair_results.rs"]
+mod pair_results;
 #[path = "tui/pairs.rs"]
 mod pairs;
 #[path = "tui/results.rs"]

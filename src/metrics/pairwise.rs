@@ -196,6 +196,26 @@ pub struct CriterionPairs {
     pub bradley_terry: Option<Result<Vec<Rating>, String>>,
 }
 
+impl CriterionPairs {
+    /// The Bradley–Terry ratings as one line (`a +0.46 [-0.31, +1.23]  b …`), or why there
+    /// are none; `None` with two candidates.
+    pub fn ratings_text(&self) -> Option<String> {
+        Some(match self.bradley_terry.as_ref()? {
+            Ok(r) => r
+                .iter()
+                .map(|x| {
+                    format!(
+                        "{} {:+.2} [{:+.2}, {:+.2}]",
+                        x.id, x.rating, x.ci.low, x.ci.high
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("  "),
+            Err(why) => format!("none ({why})"),
+        })
+    }
+}
+
 /// One candidate's wins, ties and losses.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SystemRecord {
@@ -229,6 +249,20 @@ pub struct Share {
 }
 
 impl Share {
+    /// `62.5% [40.9–80.0%]` (`digits` decimals), or `n/a` of nothing: as every report
+    /// of pairs writes a share.
+    pub fn percent(&self, digits: usize) -> String {
+        match (self.rate, self.ci) {
+            (Some(r), Some(ci)) => format!(
+                "{:.digits$}% [{:.digits$}–{:.digits$}%]",
+                r * 100.0,
+                ci.low * 100.0,
+                ci.high * 100.0
+            ),
+            _ => "n/a".into(),
+        }
+    }
+
     /// The share and its Wilson score interval.
     pub fn of(count: usize, of: usize) -> Self {
         if of == 0 {

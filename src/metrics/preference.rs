@@ -62,6 +62,29 @@ pub fn judge_preference(
     }))
 }
 
+/// The rubric a run's labels are measured against: a two-candidate pairwise run's
+/// preference rubric, else the run's own.
+pub fn measured(run: &Rubric) -> std::borrow::Cow<'_, Rubric> {
+    preference_rubric(run).map_or(std::borrow::Cow::Borrowed(run), std::borrow::Cow::Owned)
+}
+
+/// An item's cells as people's labels are compared with them: a two-candidate pairwise
+/// run's as one preference per written criterion (the judge's combined verdict, `None`
+/// until both orders have one), any other run's as they are.
+pub fn compared_cells(run: &Rubric, results: &[CriterionResult]) -> Vec<(String, Option<Verdict>)> {
+    match preference_rubric(run) {
+        Some(prefs) => prefs
+            .criteria
+            .iter()
+            .map(|c| (c.id.clone(), judge_preference(run, results, &c.id)))
+            .collect(),
+        None => results
+            .iter()
+            .map(|r| (r.criterion_id.clone(), r.verdict.clone()))
+            .collect(),
+    }
+}
+
 /// A person's preference as a label stores it: the candidate's id as the item writes it
 /// (however it was typed), or `tie`; an error says what the item's candidates are.
 pub fn parse_preference(candidates: &[String], text: &str) -> Result<String, String> {

@@ -58,6 +58,20 @@ pub fn prefers_right(seen: &Seen) -> Reply {
     }
 }
 
+/// The binary run in `dir` with `args`, its judge the loopback server at `url`.
+pub fn binary(dir: &Path, url: &str, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rubricate"));
+    cmd.current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("OPENAI_BASE_URL", format!("{url}/v1"))
+        .env("OPENAI_API_KEY", "sk-pairs")
+        .env("RUBRICATE_CACHE_DIR", dir.join("cache"))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY");
+    cmd
+}
+
 pub struct Folder {
     pub dir: tempfile::TempDir,
     pub url: String,
@@ -85,16 +99,7 @@ impl Folder {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rubricate"));
-        cmd.current_dir(self.path())
-            .args(args)
-            .env("NO_COLOR", "1")
-            .env("OPENAI_BASE_URL", format!("{}/v1", self.url))
-            .env("OPENAI_API_KEY", "sk-pairs")
-            .env("RUBRICATE_CACHE_DIR", self.path().join("cache"))
-            .env_remove("GITHUB_ACTIONS")
-            .env_remove("GITHUB_STEP_SUMMARY");
-        cmd
+        binary(self.path(), &self.url, args)
     }
 
     pub fn run(&self, args: &[&str]) -> Output {

@@ -81,6 +81,7 @@ pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
     while let Some(next) = evaluations.next() {
         let (position, e) = next.ok()?;
         if let Some(r) = evaluations.last_rubric() {
+            builder.graded_with(r);
             match &first {
                 Some(f) if Arc::ptr_eq(f, r) => {}
                 Some(_) => shared = false,
