@@ -7,8 +7,6 @@
 
 mod support;
 
-use std::io::Write as _;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -52,31 +50,17 @@ fn labels_set(f: &Folder, rest: &[&str]) -> std::process::Command {
     f.command(&args)
 }
 
-fn label_stdin(f: &Folder, lines: &str) -> std::process::Output {
-    let mut child = labels_set(f, &["--stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(lines.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
 #[test]
 fn preferences_name_candidates_and_metrics_give_kappa_and_position_bias_by_hand() {
     let (f, _server, run) = graded();
     // People on `correct`: a a b b tie tie (typed as a person might, case and all).
-    let o = label_stdin(
-        &f,
+    let o = set_preferences(
+        f.path(),
+        "pairs.jsonl",
+        "compare.yaml",
+        "pat",
         "q0 correct a\nq1 correct A\nq2 correct b\nq3 correct b\nq4 correct tie\nq5 correct TIE\n",
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o).matches("saved").count(), 6);
     // The journal names candidates (as the items write them) and the written criterion.
     let journal =

@@ -19,14 +19,33 @@ criteria:
 
 /// The text of answer `which` (A or B) in a pairwise prompt.
 pub fn answer(seen: &Seen, which: &str) -> String {
-    let p = seen.prompt();
+    answer_in(&seen.prompt(), which)
+}
+
+/// The text of answer `which` (A or B) in a pairwise prompt's text.
+pub fn answer_in(prompt: &str, which: &str) -> String {
     let start = format!("<<<ANSWER {which} ");
     let end = format!("<<<END ANSWER {which} ");
-    p.split(&start)
+    prompt
+        .split(&start)
         .nth(1)
         .and_then(|rest| rest.split(&end).next())
         .unwrap_or_default()
         .to_owned()
+}
+
+/// The reply preferring the answer containing "right", else a tie, to a pairwise
+/// prompt's text: the same text live ([`prefers_right`]) and in a batch.
+pub fn right_reply(prompt: &str) -> String {
+    let (reason, v) = match (
+        answer_in(prompt, "A").contains("right"),
+        answer_in(prompt, "B").contains("right"),
+    ) {
+        (true, false) => ("A is right", "A"),
+        (false, true) => ("B is right", "B"),
+        _ => ("no difference", "tie"),
+    };
+    json!({"reason": reason, "verdict": v}).to_string()
 }
 
 /// Always prefers whatever is shown first.
@@ -50,12 +69,7 @@ pub fn more_plus(seen: &Seen) -> Reply {
 
 /// Prefers the answer containing "right", else calls it a tie.
 pub fn prefers_right(seen: &Seen) -> Reply {
-    let (a, b) = (answer(seen, "A"), answer(seen, "B"));
-    match (a.contains("right"), b.contains("right")) {
-        (true, false) => verdict("A is right", json!("A")),
-        (false, true) => verdict("B is right", json!("B")),
-        _ => verdict("no difference", json!("tie")),
-    }
+    Reply::Text(right_reply(&seen.prompt()))
 }
 
 /// The binary run in `dir` with `args`, its judge the loopback server at `url`.
@@ -70,6 +84,41 @@ pub fn binary(dir: &Path, url: &str, args: &[&str]) -> Command {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY");
     cmd
+}
+
+/// `labels set --stdin` of `annotator` on `dataset` against the pairwise `rubric`, fed
+/// `lines` (ITEM CRITERION PREFERENCE each); it must succeed. Its output.
+pub fn set_preferences(
+    dir: &Path,
+    dataset: &str,
+    rubric: &str,
+    annotator: &str,
+    lines: &str,
+) -> Output {
+    let mut child = binary(
+        dir,
+        "http://127.0.0.1:9",
+        &[
+            "labels",
+            "set",
+            "--dataset",
+            dataset,
+            "--annotator",
+            annotator,
+            "--rubric",
+            rubric,
+            "--stdin",
+        ],
+    )
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), lines.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
 }
 
 pub struct Folder {
@@ -108,6 +157,11 @@ impl Folder {
 
     /// `grade pairs.jsonl` under the pairwise rubric and judge, with `extra` flags.
     pub fn grading(&self, extra: &[&str]) -> Command {
+        self.grading_at(&self.url, extra)
+    }
+
+    /// The same against the server at `url` (a batch engine's, say).
+    pub fn grading_at(&self, url: &str, extra: &[&str]) -> Command {
         let mut args = vec![
             "grade",
             "pairs.jsonl",
@@ -117,7 +171,7 @@ impl Folder {
             "openai/j",
         ];
         args.extend_from_slice(extra);
-        self.command(&args)
+        binary(self.path(), url, &args)
     }
 
     /// The id of the one run saved in the folder.

@@ -4,13 +4,12 @@
 //! the annotator's preferences (the figure `rubricate metrics` gives), Bradley–Terry with
 //! three candidates; at 120×40 and 80×24.
 
-use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 
-use super::support::pairs::{answer, binary};
+use super::support::pairs::{answer, binary, set_preferences};
 use super::support::{LlmServer, Reply, Seen, verdict};
 use super::*;
 
@@ -73,31 +72,7 @@ fn graded(w: u16, h: u16, dataset: &str, write: Option<&str>, labels: &str) -> (
             "json",
         ];
         rubricate(root, &server.url, &args);
-        let mut set = binary(
-            root,
-            &server.url,
-            &[
-                "labels",
-                "set",
-                "--dataset",
-                &file,
-                "--annotator",
-                "alice",
-                "--rubric",
-                "rubrics/compare.yaml",
-                "--stdin",
-            ],
-        )
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-        set.stdin
-            .take()
-            .unwrap()
-            .write_all(labels.as_bytes())
-            .unwrap();
-        assert!(set.wait_with_output().unwrap().status.success());
+        set_preferences(root, &file, "rubrics/compare.yaml", "alice", labels);
         let mut runs: Vec<String> = std::fs::read_dir(root.join("runs"))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
