@@ -187,3 +187,32 @@ fn a_half_labelled_pair_is_taken_up_where_it_was_left_and_keys_of_single_answers
         (first.as_str(), "correct")
     );
 }
+
+#[test]
+fn quitting_mid_way_and_coming_back_goes_on_at_the_same_pair() {
+    let mut ui = pairs(80, 24);
+    // Two pairs labelled whole, the third half.
+    ui.press("hltlht".chars().map(key));
+    ui.press([key('h')]);
+    let third = current(&ui);
+    let state = ui.app.ui_state();
+    assert_eq!(state.item, Some(2));
+    // A new sitting on the same workspace, as `rubricate` starts one after the last
+    // remembered what it left.
+    let ws = Workspace::at(std::path::Path::new(&ui.root)).unwrap();
+    rubricate::tui::ui_state::save(&ws, &state).unwrap();
+    let mut app = build(&ws).unwrap();
+    let runtime = Runtime::new(
+        ws.clone(),
+        app.shared().datasets.clone(),
+        app.shared().annotator.clone(),
+    );
+    let mut effects = app.update(Msg::Resize(80, 24));
+    effects.extend(app.resume_effects());
+    settle(&mut app, &runtime, effects);
+    assert_eq!(app.pane(), PaneId::Label);
+    let b = app.shared().browse.as_ref().unwrap();
+    assert_eq!(b.current().unwrap().id, third);
+    // Its first criterion has a label: the focus is on the next.
+    assert_eq!(app.panes().label.criterion, 1);
+}
