@@ -120,7 +120,11 @@ fn preferences_name_candidates_and_metrics_give_kappa_and_position_bias_by_hand(
     let table = stdout(&f.run(&["metrics", "--run", &run, "--bootstrap", "0"]));
     assert!(table.contains("position bias"), "{table}");
     assert!(
-        table.contains("both orders agree 83.3% [43.6–97.0%] · where they disagree, the first shown named 100.0%"),
+        table.contains("BOTH ORDERS AGREE      WHERE NOT, FIRST SHOWN WON"),
+        "{table}"
+    );
+    assert!(
+        table.contains("correct                83% [44–97%]           100% [34–100%]"),
         "{table}"
     );
     let row = table

@@ -167,16 +167,19 @@ fn position_bias_json(p: &PairwiseReport) -> serde_json::Value {
 
 fn position_bias_lines(p: &PairwiseReport) -> String {
     let mut out = format!(
-        "\nposition bias (the judge over all {} pairs of the run; people's labels are preferences: the better candidate or tie):\n",
-        p.criteria.first().map_or(0, |c| c.pairs + c.unjudged)
+        "\nposition bias (the judge over all {} pairs of the run; people label preferences):\n{:<22} {:<22} {}\n",
+        p.criteria.first().map_or(0, |c| c.pairs + c.unjudged),
+        "CRITERION",
+        "BOTH ORDERS AGREE",
+        "WHERE NOT, FIRST SHOWN WON"
     );
     for c in &p.criteria {
         let _ = writeln!(
             out,
-            "{:<22} both orders agree {} · where they disagree, the first shown named {}",
+            "{:<22} {:<22} {}",
             c.criterion,
-            super::pairs_out::share(&c.position_consistency, 1),
-            super::pairs_out::share(&c.first_shown_wins, 1),
+            c.position_consistency.percent(0),
+            c.first_shown_wins.percent(0),
         );
     }
     out
