@@ -8,8 +8,14 @@ use super::*;
 /// The demo workspace with examples/pairs-30.jsonl in `datasets/` and the pairwise
 /// examples/compare.yaml in `rubrics/`, the pairs opened in the Label pane.
 fn pairs(w: u16, h: u16) -> Ui {
+    pairs_with(w, h, |_| {})
+}
+
+/// [`pairs`] with `prepare` done to the workspace's folder first.
+fn pairs_with(w: u16, h: u16, prepare: impl FnOnce(&std::path::Path)) -> Ui {
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut ui = Ui::with(w, h, |root| {
+        prepare(root);
         std::fs::copy(
             examples.join("pairs-30.jsonl"),
             root.join("datasets/pairs-30.jsonl"),
@@ -215,4 +221,24 @@ fn quitting_mid_way_and_coming_back_goes_on_at_the_same_pair() {
     assert_eq!(b.current().unwrap().id, third);
     // Its first criterion has a label: the focus is on the next.
     assert_eq!(app.panes().label.criterion, 1);
+}
+
+#[test]
+fn adjudicating_a_pair_shows_each_annotators_preference_as_a_side_never_a_candidate() {
+    let mut ui = pairs_with(120, 40, |root| {
+        std::fs::create_dir_all(root.join("labels/pairs-30")).unwrap();
+        std::fs::write(
+            root.join("labels/pairs-30/bob.jsonl"),
+            "{\"seq\":1,\"op\":\"set\",\"item\":\"refund\",\"criterion\":\"correct\",\"verdict\":\"assistant-v2\",\"annotator\":\"bob\",\"time\":\"2026-11-28T10:00:00Z\"}\n",
+        )
+        .unwrap();
+    });
+    assert_eq!(current(&ui), "refund");
+    // Alice says tie on its first criterion, then adjudicates.
+    ui.press([key('t'), key('A')]);
+    let screen = ui.screen();
+    assert!(screen.contains("adjudicating"), "{screen}");
+    assert!(!screen.contains("assistant-v"), "{screen}");
+    // refund shows assistant-v2 as A (its id's shuffle): bob's label is A, alice's tie.
+    assert!(screen.contains("alice: tie · bob: A  ≠ DIFFER"), "{screen}");
 }

@@ -255,11 +255,7 @@ fn criterion_lines(
     answers: Answers,
 ) -> Vec<Line<'static>> {
     let key = (item.id.clone(), c.id.clone());
-    // A pair's label names a candidate: the screen says the side it is shown on.
-    let human = sh.labels.get(&key).map(|v| match pair {
-        Some(shown) => shown.side(&label_text(v)),
-        None => label_text(v),
-    });
+    let human = sh.labels.get(&key).map(|v| shown_label(pair, v));
     let Answers {
         judge,
         file,
@@ -317,7 +313,7 @@ fn criterion_lines(
         },
     ));
     if sh.adjudicating() {
-        lines.push(peers_line(sh, &key));
+        lines.push(peers_line(sh, &key, pair));
     }
     if let Some(n) = sh.notes.get(&key) {
         lines.push(Line::styled(format!("    note: {n}"), sh.theme.muted));
@@ -343,6 +339,15 @@ fn choices(c: &Criterion) -> String {
     }
 }
 
+/// A label as the screen says it: a pair's names a candidate, said as the side it is
+/// shown on (the candidates stay hidden).
+fn shown_label(pair: Option<&Shown<'_>>, v: &serde_json::Value) -> String {
+    match pair {
+        Some(shown) => shown.side(&label_text(v)),
+        None => label_text(v),
+    }
+}
+
 /// A pair's answers with the keys that give them, as the keymap binds them.
 pub fn pair_choices(sh: &Shared) -> String {
     [
@@ -362,11 +367,11 @@ pub fn pair_choices(sh: &Shared) -> String {
 
 /// Each annotator's label on one (item, criterion), for the adjudicated one to settle,
 /// marked when they differ.
-fn peers_line(sh: &Shared, key: &(String, String)) -> Line<'static> {
+fn peers_line(sh: &Shared, key: &(String, String), pair: Option<&Shown<'_>>) -> Line<'static> {
     let said: Vec<(&String, String)> = sh
         .peers
         .iter()
-        .filter_map(|(who, labels)| labels.get(key).map(|v| (who, label_text(v))))
+        .filter_map(|(who, labels)| labels.get(key).map(|v| (who, shown_label(pair, v))))
         .collect();
     let differ = said.windows(2).any(|w| w[0].1 != w[1].1);
     let text = if said.is_empty() {
