@@ -150,9 +150,19 @@ fn three_candidates_get_a_bradley_terry_line_per_criterion() {
                 + "\n"
         })
         .collect();
-    let (ui, _) = graded(120, 40, "trio", Some(&items), "");
+    let (mut ui, _) = graded(120, 40, "trio", Some(&items), "");
     let screen = ui.screen();
     assert!(screen.contains("Pairs: x vs y vs z"), "{screen}");
     assert!(screen.contains("Bradley–Terry: "), "{screen}");
     assert!(!screen.contains("κ vs alice"), "no labels, no κ: {screen}");
+    // Three candidates are no pair to label: a key saves nothing and says why.
+    ui.press([key('L')]);
+    for k in ['m', 'h'] {
+        assert!(ui.app.update(key(k)).is_empty());
+        let said = ui.app.shared().message.clone().unwrap_or_default();
+        assert!(
+            said.contains("'t0' has 3 candidates; preferences are labelled on pairs of two"),
+            "{said}"
+        );
+    }
 }

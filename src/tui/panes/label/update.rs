@@ -435,6 +435,13 @@ fn key_label(
     action: Action,
 ) -> Result<serde_json::Value, String> {
     let rubric = sh.labelling_rubric();
+    if item.candidates.len() > 2 && rubric.as_ref().is_some_and(|r| r.mode.is_pairwise()) {
+        return Err(format!(
+            "not labelled: '{}' has {} candidates; preferences are labelled on pairs of two",
+            item.id,
+            item.candidates.len()
+        ));
+    }
     let shown = Shown::of(item, rubric.as_deref());
     let label = match &shown {
         Some(shown) => shown.label_for(action),
