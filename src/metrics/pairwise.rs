@@ -515,4 +515,32 @@ mod tests {
         );
         assert_eq!(Share::of(0, 0).rate, None);
     }
+
+    /// By hand, three pairs: q0 judged A then B (consistent: not counted), q1 A then A
+    /// (both name the first shown), q2 B then tie (one names an answer: the second
+    /// shown). Disagreeing orders naming an answer: 3, of which the first shown: 2.
+    #[test]
+    fn where_the_orders_disagree_the_first_shown_share_is_counted_by_hand() {
+        use crate::model::pair::{Mode, expand};
+        use crate::model::{Criterion, Failure, MethodKind, Verdict};
+        let mut r = Rubric::new("r", vec![Criterion::binary("acc", "Accurate", 1.0)]);
+        r.mode = Mode::Pairwise;
+        let x = expand(&r, &["a".to_owned(), "b".to_owned()]);
+        let cell = |id: &str, v: &str| {
+            let mut c = CriterionResult::failed(id, MethodKind::Judge, Failure::error("", ""));
+            c.failure = None;
+            c.verdict = Some(Verdict::Choice(v.into()));
+            c
+        };
+        let mut tally = PairTally::of(&x).unwrap();
+        for (ab, ba) in [("A", "B"), ("A", "A"), ("B", "tie")] {
+            tally.add(&x, &[cell("acc.ab", ab), cell("acc.ba", ba)]);
+        }
+        let c = &tally.report().criteria[0];
+        assert_eq!(
+            (c.position_consistency.count, c.position_consistency.of),
+            (1, 3)
+        );
+        assert_eq!((c.first_shown_wins.count, c.first_shown_wins.of), (2, 3));
+    }
 }

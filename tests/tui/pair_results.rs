@@ -68,6 +68,10 @@ fn graded(w: u16, h: u16, dataset: &str, write: Option<&str>, labels: &str) -> (
             "--judge",
             "openai/j",
             "--save",
+            // One call at a time: the identical pair's second order is then always a
+            // cache hit, so the tokens on screen are the same every time.
+            "--concurrency",
+            "1",
             "--format",
             "json",
         ];
