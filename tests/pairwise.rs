@@ -318,10 +318,27 @@ fn three_candidates_are_judged_pair_by_pair_and_rated_by_bradley_terry() {
         "{bt:?}"
     );
     assert!((rating("x") + rating("y") + rating("z")).abs() < 1e-9);
-    let table = stdout(&f.grade(&["--format", "table"]));
+    let table = stdout(&f.grade(&["--format", "table", "--save"]));
     assert!(
         table.contains("Bradley–Terry (log-strength, 95% interval): x +"),
         "{table}"
+    );
+    // A preference names one of three: metrics says it compares people on pairs only.
+    set_preferences(
+        f.path(),
+        "pairs.jsonl",
+        "compare.yaml",
+        "pat",
+        "t0 correct x\n",
+    );
+    let m = f.run(&["metrics", "--run", &f.only_run(), "--bootstrap", "0"]);
+    assert!(
+        stdout(&m).contains(
+            "people's preferences are compared on runs of two candidates; this run compares 3"
+        ),
+        "{}{}",
+        stdout(&m),
+        stderr(&m)
     );
 }
 

@@ -182,6 +182,13 @@ fn position_bias_lines(p: &PairwiseReport) -> String {
             c.first_shown_wins.percent(0),
         );
     }
+    if p.systems.len() > 2 {
+        let _ = writeln!(
+            out,
+            "people's preferences are compared on runs of two candidates; this run compares {}",
+            p.systems.len()
+        );
+    }
     out
 }
 
