@@ -331,14 +331,14 @@ fn three_candidates_are_judged_pair_by_pair_and_rated_by_bradley_terry() {
         "pat",
         "t0 correct x\n",
     );
-    let m = f.run(&["metrics", "--run", &f.only_run(), "--bootstrap", "0"]);
+    let metrics = f.run(&["metrics", "--run", &f.only_run(), "--bootstrap", "0"]);
     assert!(
-        stdout(&m).contains(
+        stdout(&metrics).contains(
             "people's preferences are compared on runs of two candidates; this run compares 3"
         ),
         "{}{}",
-        stdout(&m),
-        stderr(&m)
+        stdout(&metrics),
+        stderr(&metrics)
     );
 }
 
