@@ -66,9 +66,23 @@ impl Pane for ResultsPane {
         })
     }
 
-    fn hints(&self, _sh: &Shared) -> &'static [Action] {
+    fn hints(&self, sh: &Shared) -> &'static [Action] {
+        let pairwise = self.compare_b.is_none()
+            && sh
+                .browse
+                .as_ref()
+                .and_then(|b| b.run.as_ref())
+                .is_some_and(|r| r.figures.pairs.is_some());
         if self.align.is_some() {
             &[Action::Adopt, Action::Back]
+        } else if pairwise && self.items.is_none() && self.compare.is_none() {
+            // A pairwise run's confusion is of preferences: no cell's items to list.
+            &[
+                Action::Down,
+                Action::Items,
+                Action::Compare,
+                Action::Annotator,
+            ]
         } else if self.items.is_some() && self.compare.is_none() {
             &[
                 Action::NextVerdict,
