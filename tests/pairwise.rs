@@ -7,157 +7,12 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{LlmServer, Reply, Seen, verdict};
-
-const RUBRIC: &str = "id: compare
-name: Compare
-mode: pairwise
-criteria:
-  - { id: correct, requirement: Gives the right answer }
-  - { id: brief, requirement: Answers in few words }
-";
-
-/// The text of answer `which` (A or B) in a pairwise prompt.
-fn answer(seen: &Seen, which: &str) -> String {
-    let p = seen.prompt();
-    let start = format!("<<<ANSWER {which} ");
-    let end = format!("<<<END ANSWER {which} ");
-    p.split(&start)
-        .nth(1)
-        .and_then(|rest| rest.split(&end).next())
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// Always prefers whatever is shown first.
-fn first_always(_: &Seen) -> Reply {
-    verdict("the first one", json!("A"))
-}
-
-/// Prefers the answer with more `+` signs, else calls it a tie.
-fn more_plus(seen: &Seen) -> Reply {
-    let (a, b) = (answer(seen, "A"), answer(seen, "B"));
-    let (a, b) = (a.matches('+').count(), b.matches('+').count());
-    verdict(
-        "counted",
-        json!(match a.cmp(&b) {
-            std::cmp::Ordering::Greater => "A",
-            std::cmp::Ordering::Less => "B",
-            std::cmp::Ordering::Equal => "tie",
-        }),
-    )
-}
-
-/// Prefers the answer containing "right", else calls it a tie.
-fn prefers_right(seen: &Seen) -> Reply {
-    let (a, b) = (answer(seen, "A"), answer(seen, "B"));
-    match (a.contains("right"), b.contains("right")) {
-        (true, false) => verdict("A is right", json!("A")),
-        (false, true) => verdict("B is right", json!("B")),
-        _ => verdict("no difference", json!("tie")),
-    }
-}
-
-struct Folder {
-    dir: tempfile::TempDir,
-    url: String,
-}
-
-impl Folder {
-    fn new(server: &LlmServer, items: &[Value]) -> Folder {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("rubricate.yaml"), "").unwrap();
-        std::fs::write(dir.path().join("compare.yaml"), RUBRIC).unwrap();
-        let mut lines = String::new();
-        for i in items {
-            lines.push_str(&i.to_string());
-            lines.push('\n');
-        }
-        std::fs::write(dir.path().join("pairs.jsonl"), lines).unwrap();
-        Folder {
-            dir,
-            url: server.url.clone(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rubricate"));
-        cmd.current_dir(self.path())
-            .args(args)
-            .env("NO_COLOR", "1")
-            .env("OPENAI_BASE_URL", format!("{}/v1", self.url))
-            .env("OPENAI_API_KEY", "sk-pairs")
-            .env("RUBRICATE_CACHE_DIR", self.path().join("cache"))
-            .env_remove("GITHUB_ACTIONS")
-            .env_remove("GITHUB_STEP_SUMMARY");
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().unwrap()
-    }
-
-    /// `grade pairs.jsonl` under the pairwise rubric and judge, with `extra` flags.
-    fn grading(&self, extra: &[&str]) -> Command {
-        let mut args = vec![
-            "grade",
-            "pairs.jsonl",
-            "--rubric",
-            "compare.yaml",
-            "--judge",
-            "openai/j",
-        ];
-        args.extend_from_slice(extra);
-        self.command(&args)
-    }
-
-    /// The id of the one run saved in the folder.
-    fn only_run(&self) -> String {
-        let mut runs = std::fs::read_dir(self.path().join("runs")).unwrap();
-        let id = runs.next().unwrap().unwrap().file_name();
-        assert!(runs.next().is_none(), "more than one run");
-        id.to_string_lossy().into_owned()
-    }
-
-    fn grade(&self, extra: &[&str]) -> Output {
-        self.grading(extra).output().unwrap()
-    }
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// `n` pair items: `a` is right on the even ones, `b` on the odd ones.
-fn pair_items(n: usize) -> Vec<Value> {
-    pair_items_where(n, |i| i % 2 == 0)
-}
-
-/// `n` pair items, `a` right where `a_right(i)`, else `b`.
-fn pair_items_where(n: usize, a_right: impl Fn(usize) -> bool) -> Vec<Value> {
-    (0..n)
-        .map(|i| {
-            let (a, b) = if a_right(i) {
-                ("the right answer", "a wrong one")
-            } else {
-                ("a wrong one", "the right answer")
-            };
-            json!({"id": format!("q{i}"), "prompt": format!("Question {i}?"), "a": a, "b": b})
-        })
-        .collect()
-}
+use support::pairs::*;
+use support::{LlmServer, Seen};
 
 #[test]
 fn both_orders_are_asked_blind_each_answer_in_its_own_block_and_journalled() {
@@ -358,12 +213,6 @@ fn bad_pair_shapes_and_mismatched_rubrics_are_refused_with_where_and_what_to_do(
 }
 
 /// The `summary.pairwise` of a `--format json` grade.
-fn pairwise_summary(o: &Output) -> Value {
-    let v: Value =
-        serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)));
-    v["summary"]["pairwise"].clone()
-}
-
 #[test]
 fn a_judge_that_always_prefers_position_a_makes_every_pair_a_tie_and_consistency_zero() {
     let server = LlmServer::start(Duration::from_millis(0), first_always);
@@ -469,10 +318,27 @@ fn three_candidates_are_judged_pair_by_pair_and_rated_by_bradley_terry() {
         "{bt:?}"
     );
     assert!((rating("x") + rating("y") + rating("z")).abs() < 1e-9);
-    let table = stdout(&f.grade(&["--format", "table"]));
+    let table = stdout(&f.grade(&["--format", "table", "--save"]));
     assert!(
         table.contains("Bradley–Terry (log-strength, 95% interval): x +"),
         "{table}"
+    );
+    // A preference names one of three: metrics says it compares people on pairs only.
+    set_preferences(
+        f.path(),
+        "pairs.jsonl",
+        "compare.yaml",
+        "pat",
+        "t0 correct x\n",
+    );
+    let metrics = f.run(&["metrics", "--run", &f.only_run(), "--bootstrap", "0"]);
+    assert!(
+        stdout(&metrics).contains(
+            "people's preferences are compared on runs of two candidates; this run compares 3"
+        ),
+        "{}{}",
+        stdout(&metrics),
+        stderr(&metrics)
     );
 }
 

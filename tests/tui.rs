@@ -20,6 +20,9 @@ mod levels;
 #[path = "support/docs.rs"]
 mod docs;
 
+#[path = "support/mod.rs"]
+mod support;
+
 #[path = "tui/align.rs"]
 mod align;
 #[path = "tui/app.rs"]
@@ -32,6 +35,10 @@ mod fields;
 mod grade;
 #[path = "tui/label.rs"]
 mod label;
+#[path = "tui/pair_results.rs"]
+mod pair_results;
+#[path = "tui/pairs.rs"]
+mod pairs;
 #[path = "tui/results.rs"]
 mod results;
 #[path = "tui/review.rs"]
@@ -147,16 +154,21 @@ fn with_autorubric_essays() -> Ui {
         )
         .unwrap();
     });
+    open_named(&mut ui, "essays");
+    ui
+}
+
+/// Opens the dataset listed as `name` from the Datasets list, as a person would.
+fn open_named(ui: &mut Ui, name: &str) {
     let at = ui
         .app
         .shared()
         .datasets
         .iter()
-        .position(|d| d.name == "essays")
+        .position(|d| d.name == name)
         .unwrap();
     ui.press((0..at).map(|_| code(KeyCode::Down)));
     ui.press([code(KeyCode::Enter)]);
-    ui
 }
 
 fn snapshots(w: u16, h: u16) {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::labels_pairs::PairCandidates;
 use super::{CliError, exit};
 use crate::formats::dataset::{ReadOptions, open_dataset};
 use crate::model::parse_verdict_text;
@@ -196,16 +197,16 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
                 .map(|r| super::rubric_arg::load(r, None, Some(&ws.root)))
                 .transpose()?;
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
-            let r = rubric.as_ref().map(|l| &*l.rubric);
+            let mut against = Against::new(rubric.as_ref().map(|l| &*l.rubric), &who.dataset);
             if *stdin {
-                return set_from_stdin(&mut journal, r);
+                return set_from_stdin(&mut journal, against);
             }
             let [item, criterion, verdict] = cell.as_slice() else {
                 return Err(CliError::input("give ITEM CRITERION VERDICT, or --stdin"));
             };
             let seq = set(
                 &mut journal,
-                r,
+                &mut against,
                 item,
                 criterion,
                 verdict,
@@ -236,7 +237,11 @@ pub(crate) fn run(action: &LabelsAction, ws_flag: Option<&Path>) -> Result<u8, C
                 .map(|r| super::rubric_arg::load(r, None, Some(&ws.root)))
                 .transpose()?;
             let mut journal = Journal::open(&dir, &dataset_key(&who.dataset), &annotator(who)?)?;
-            let imported = import(&mut journal, file, rubric.as_ref().map(|l| &*l.rubric));
+            let imported = import(
+                &mut journal,
+                file,
+                Against::new(rubric.as_ref().map(|l| &*l.rubric), &who.dataset),
+            );
             // One sync for the whole import (what a failed import wrote before its error
             // stays, synced too: the error names the line it stopped at).
             journal.sync()?;
@@ -299,7 +304,7 @@ const GROUP_COMMIT: usize = 4096;
 /// to one sync a label, and a slow one (a person, a script waiting for each answer) gets
 /// each acknowledged at once. A bad line stops the input, after what came before it is
 /// synced and acknowledged.
-fn set_from_stdin(journal: &mut Journal, rubric: Option<&Rubric>) -> Result<u8, CliError> {
+fn set_from_stdin(journal: &mut Journal, mut against: Against<'_>) -> Result<u8, CliError> {
     use std::io::BufRead as _;
     let mut input = std::io::BufReader::with_capacity(256 * 1024, std::io::stdin().lock());
     let mut out = std::io::BufWriter::new(super::out::Stdout);
@@ -312,7 +317,7 @@ fn set_from_stdin(journal: &mut Journal, rubric: Option<&Rubric>) -> Result<u8, 
             Ok(0) => Ok(true),
             Ok(_) => {
                 n += 1;
-                stdin_line(journal, rubric, &line, n).map(|seq| {
+                stdin_line(journal, &mut against, &line, n).map(|seq| {
                     pending.extend(seq);
                     false
                 })
@@ -340,7 +345,7 @@ fn set_from_stdin(journal: &mut Journal, rubric: Option<&Rubric>) -> Result<u8, 
 /// none for a blank line.
 fn stdin_line(
     journal: &mut Journal,
-    rubric: Option<&Rubric>,
+    against: &mut Against<'_>,
     line: &str,
     n: usize,
 ) -> Result<Option<u64>, CliError> {
@@ -354,31 +359,58 @@ fn stdin_line(
             line.trim_end_matches(['\n', '\r'])
         )));
     };
-    let op = label_op(rubric, item, criterion, verdict, &rest.join(" "))
+    let op = label_op(against, item, criterion, verdict, &rest.join(" "))
         .map_err(|e| CliError::input(format!("stdin line {n}: {}", e.message)))?;
     Ok(Some(journal.write(op)?))
 }
 
 fn set(
     journal: &mut Journal,
-    rubric: Option<&Rubric>,
+    against: &mut Against<'_>,
     item: &str,
     criterion: &str,
     verdict: &str,
     note: &str,
 ) -> Result<u64, CliError> {
-    Ok(journal.append(label_op(rubric, item, criterion, verdict, note)?)?)
+    Ok(journal.append(label_op(against, item, criterion, verdict, note)?)?)
 }
 
-/// The event that labels one cell, its verdict read as the rubric's criterion reads it.
+/// What a label is checked against: the rubric (when given) and, for a pairwise one, the
+/// dataset's candidates.
+struct Against<'a> {
+    rubric: Option<&'a Rubric>,
+    dataset: &'a Path,
+    pairs: PairCandidates,
+}
+
+impl<'a> Against<'a> {
+    fn new(rubric: Option<&'a Rubric>, dataset: &'a Path) -> Self {
+        Self {
+            rubric,
+            dataset,
+            pairs: PairCandidates::default(),
+        }
+    }
+}
+
+/// The event that labels one cell, its verdict read as the rubric's criterion reads it (a
+/// pairwise rubric's as a preference: the better candidate's id, or tie).
 fn label_op(
-    rubric: Option<&Rubric>,
+    against: &mut Against<'_>,
     item: &str,
     criterion: &str,
     verdict: &str,
     note: &str,
 ) -> Result<Op, CliError> {
+    let rubric = against.rubric;
     let value = match rubric {
+        Some(r) if r.mode.is_pairwise() => {
+            Value::String(
+                against
+                    .pairs
+                    .preference(against.dataset, r, item, criterion, verdict)?,
+            )
+        }
         Some(r) => {
             let c = r
                 .criteria
@@ -448,7 +480,8 @@ fn list(dir: &Path) -> Result<u8, CliError> {
 
 /// Imports a label CSV (item,criterion,verdict[,note]) or a dataset with ground truth.
 /// Writes the labels of `file` to the journal (the caller syncs once).
-fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result<usize, CliError> {
+fn import(journal: &mut Journal, file: &Path, mut against: Against<'_>) -> Result<usize, CliError> {
+    let rubric = against.rubric;
     let is_label_csv = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
@@ -480,7 +513,7 @@ fn import(journal: &mut Journal, file: &Path, rubric: Option<&Rubric>) -> Result
             let record = record.map_err(|e| CliError::input(format!("{}: {e}", file.display())))?;
             let field = |i: usize| record.get(i).unwrap_or_default();
             let op = label_op(
-                rubric,
+                &mut against,
                 field(ci),
                 field(cc),
                 field(cv),

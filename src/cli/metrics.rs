@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::{CliError, exit};
+use crate::metrics::pairwise::PairwiseReport;
 use crate::metrics::{AlphaLevel, Bootstrap, CriterionMetrics, MetricsReport, ScoreMetrics};
 use crate::run::agreement::{CorrectedFigures, EnsembleVotes, RunAgreement, run_agreement};
 use crate::run::people::{CriterionAlpha, between_people, people_verdicts};
@@ -53,6 +54,7 @@ pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliE
         item_scores,
         corrected,
         calls,
+        pairs,
     } = run_agreement(
         &ws.runs_dir(),
         &ws.labels_dir(),
@@ -87,6 +89,7 @@ pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliE
                 "corrected": corrected,
                 "between_annotators": between.as_deref().map(between_annotators),
                 "between_judges": judges_agree,
+                "position_bias": pairs.as_ref().map(position_bias_json),
             });
             outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
@@ -95,6 +98,9 @@ pub(crate) fn run(args: &MetricsArgs, ws_flag: Option<&Path>) -> Result<u8, CliE
                 "{}",
                 table(&m, &annotator, &report, &item_scores, between.as_deref())
             );
+            if let Some(p) = &pairs {
+                out!("{}", position_bias_lines(p));
+            }
             out!("{}", corrected_lines(&corrected));
             if let Some(j) = &judges_agree {
                 outln!("\nbetween judges (ensemble votes): {j}");
@@ -140,6 +146,50 @@ fn between_annotators(alphas: &[CriterionAlpha]) -> serde_json::Value {
         );
     }
     serde_json::Value::Object(out)
+}
+
+/// A pairwise run's judge, position by position: per criterion, how often both orders
+/// agree and, where they disagree, how often the answer shown first was named.
+fn position_bias_json(p: &PairwiseReport) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for c in &p.criteria {
+        out.insert(
+            c.criterion.clone(),
+            serde_json::json!({
+                "pairs": c.pairs,
+                "position_consistency": c.position_consistency,
+                "first_shown_wins": c.first_shown_wins,
+            }),
+        );
+    }
+    serde_json::Value::Object(out)
+}
+
+fn position_bias_lines(p: &PairwiseReport) -> String {
+    let mut out = format!(
+        "\nposition bias (the judge over all {} pairs of the run; people label preferences):\n{:<22} {:<22} {}\n",
+        p.criteria.first().map_or(0, |c| c.pairs + c.unjudged),
+        "CRITERION",
+        "BOTH ORDERS AGREE",
+        "WHERE NOT, FIRST SHOWN WON"
+    );
+    for c in &p.criteria {
+        let _ = writeln!(
+            out,
+            "{:<22} {:<22} {}",
+            c.criterion,
+            c.position_consistency.percent(0),
+            c.first_shown_wins.percent(0),
+        );
+    }
+    if p.systems.len() > 2 {
+        let _ = writeln!(
+            out,
+            "people's preferences are compared on runs of two candidates; this run compares {}",
+            p.systems.len()
+        );
+    }
+    out
 }
 
 /// The judge's figures over the whole run next to the ones corrected by the labelled items.
@@ -241,6 +291,13 @@ fn table(
                     "-",
                     r.abstained
                 );
+                if let Some(kappa) = r.ci.and_then(|ci| ci.kappa) {
+                    let _ = writeln!(
+                        out,
+                        "{:<22} κ 95% CI [{:.3}, {:.3}]",
+                        "", kappa.low, kappa.high
+                    );
+                }
             }
             CriterionMetrics::Interval(s) => {
                 let _ = writeln!(

@@ -22,6 +22,7 @@ mod grade;
 mod inspect;
 mod label_next;
 mod labels;
+mod labels_pairs;
 mod lint;
 mod markdown;
 mod metrics;

@@ -8,16 +8,8 @@ use std::fmt::Write as _;
 use crate::metrics::pairwise::{CriterionPairs, PairwiseReport, Share};
 
 /// `62.5% [40.9–80.0%]` (`digits` decimals), or `n/a` of nothing.
-fn share(s: &Share, digits: usize) -> String {
-    match (s.rate, s.ci) {
-        (Some(r), Some(ci)) => format!(
-            "{:.digits$}% [{:.digits$}–{:.digits$}%]",
-            r * 100.0,
-            ci.low * 100.0,
-            ci.high * 100.0
-        ),
-        _ => "n/a".into(),
-    }
+pub(crate) fn share(s: &Share, digits: usize) -> String {
+    s.percent(digits)
 }
 
 fn heading(c: &CriterionPairs, digits: usize) -> String {
@@ -35,19 +27,7 @@ fn heading(c: &CriterionPairs, digits: usize) -> String {
 }
 
 fn ratings(c: &CriterionPairs) -> Option<String> {
-    Some(match c.bradley_terry.as_ref()? {
-        Ok(r) => r
-            .iter()
-            .map(|x| {
-                format!(
-                    "{} {:+.2} [{:+.2}, {:+.2}]",
-                    x.id, x.rating, x.ci.low, x.ci.high
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("  "),
-        Err(why) => format!("none ({why})"),
-    })
+    c.ratings_text()
 }
 
 /// The report as the table's closing lines.

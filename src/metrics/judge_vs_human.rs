@@ -17,7 +17,13 @@ pub type Cell = (String, String);
 pub fn label_verdict(c: &Criterion, v: &serde_json::Value) -> Option<Verdict> {
     match v {
         serde_json::Value::Number(n) => n.as_f64().map(Verdict::Score),
-        serde_json::Value::String(s) => parse_verdict_text(c, s).ok(),
+        // An option's own label first: a candidate named `yes` is that candidate.
+        serde_json::Value::String(s) => match &c.kind {
+            Kind::Options { options, .. } => crate::model::find_option(options, s)
+                .map(|o| Verdict::Choice(o.label.clone()))
+                .or_else(|| parse_verdict_text(c, s).ok()),
+            _ => parse_verdict_text(c, s).ok(),
+        },
         _ => None,
     }
 }

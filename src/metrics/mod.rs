@@ -25,6 +25,7 @@ pub mod judge_vs_human;
 pub mod paired;
 pub mod pairwise;
 pub mod ppi;
+pub mod preference;
 mod report;
 pub mod scores;
 mod special;

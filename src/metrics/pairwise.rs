@@ -33,6 +33,10 @@ struct CriterionCounts {
     consistent: usize,
     /// Pairs with an order missing a verdict (an error, an abstention).
     unjudged: usize,
+    /// Of the pairs whose orders disagree, the orders that named an answer (A or B)…
+    disagreed_named: usize,
+    /// …and of those, the ones that named the answer shown first.
+    disagreed_first: usize,
 }
 
 impl PairTally {
@@ -95,6 +99,16 @@ impl PairTally {
             } = combine(one, other);
             counts.judged += 1;
             counts.consistent += usize::from(consistent);
+            if !consistent {
+                // Which position each order's verdict picked: `c` shows o.first first, its
+                // twin o.second.
+                for (said, shown_first) in [(one, o.first), (other, o.second)] {
+                    if let Preference::Wins(w) = said {
+                        counts.disagreed_named += 1;
+                        counts.disagreed_first += usize::from(w == shown_first);
+                    }
+                }
+            }
             match outcome {
                 Preference::Wins(w) => {
                     let l = if w == o.first { o.second } else { o.first };
@@ -139,6 +153,7 @@ impl PairTally {
                     pairs: c.judged,
                     unjudged: c.unjudged,
                     position_consistency: Share::of(c.consistent, c.judged),
+                    first_shown_wins: Share::of(c.disagreed_first, c.disagreed_named),
                     systems,
                     bradley_terry,
                 }
@@ -171,11 +186,34 @@ pub struct CriterionPairs {
     pub unjudged: usize,
     /// The share of judged pairs whose two orders agree.
     pub position_consistency: Share,
+    /// Position bias: over the pairs whose two orders disagree, the share of the orders
+    /// naming an answer that named the one shown first (½ unbiased, 1 always the first).
+    pub first_shown_wins: Share,
     /// Each candidate's record over the pairs it is in.
     pub systems: Vec<SystemRecord>,
     /// With more than two candidates: ratings, or why there are none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bradley_terry: Option<Result<Vec<Rating>, String>>,
+}
+
+impl CriterionPairs {
+    /// The Bradley–Terry ratings as one line (`a +0.46 [-0.31, +1.23]  b …`), or why there
+    /// are none; `None` with two candidates.
+    pub fn ratings_text(&self) -> Option<String> {
+        Some(match self.bradley_terry.as_ref()? {
+            Ok(r) => r
+                .iter()
+                .map(|x| {
+                    format!(
+                        "{} {:+.2} [{:+.2}, {:+.2}]",
+                        x.id, x.rating, x.ci.low, x.ci.high
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("  "),
+            Err(why) => format!("none ({why})"),
+        })
+    }
 }
 
 /// One candidate's wins, ties and losses.
@@ -211,6 +249,20 @@ pub struct Share {
 }
 
 impl Share {
+    /// `62.5% [40.9–80.0%]` (`digits` decimals), or `n/a` of nothing: as every report
+    /// of pairs writes a share.
+    pub fn percent(&self, digits: usize) -> String {
+        match (self.rate, self.ci) {
+            (Some(r), Some(ci)) => format!(
+                "{:.digits$}% [{:.digits$}–{:.digits$}%]",
+                r * 100.0,
+                ci.low * 100.0,
+                ci.high * 100.0
+            ),
+            _ => "n/a".into(),
+        }
+    }
+
     /// The share and its Wilson score interval.
     pub fn of(count: usize, of: usize) -> Self {
         if of == 0 {
@@ -462,5 +514,33 @@ mod tests {
             "{ci:?}"
         );
         assert_eq!(Share::of(0, 0).rate, None);
+    }
+
+    /// By hand, three pairs: q0 judged A then B (consistent: not counted), q1 A then A
+    /// (both name the first shown), q2 B then tie (one names an answer: the second
+    /// shown). Disagreeing orders naming an answer: 3, of which the first shown: 2.
+    #[test]
+    fn where_the_orders_disagree_the_first_shown_share_is_counted_by_hand() {
+        use crate::model::pair::{Mode, expand};
+        use crate::model::{Criterion, Failure, MethodKind, Verdict};
+        let mut r = Rubric::new("r", vec![Criterion::binary("acc", "Accurate", 1.0)]);
+        r.mode = Mode::Pairwise;
+        let x = expand(&r, &["a".to_owned(), "b".to_owned()]);
+        let cell = |id: &str, v: &str| {
+            let mut c = CriterionResult::failed(id, MethodKind::Judge, Failure::error("", ""));
+            c.failure = None;
+            c.verdict = Some(Verdict::Choice(v.into()));
+            c
+        };
+        let mut tally = PairTally::of(&x).unwrap();
+        for (ab, ba) in [("A", "B"), ("A", "A"), ("B", "tie")] {
+            tally.add(&x, &[cell("acc.ab", ab), cell("acc.ba", ba)]);
+        }
+        let c = &tally.report().criteria[0];
+        assert_eq!(
+            (c.position_consistency.count, c.position_consistency.of),
+            (1, 3)
+        );
+        assert_eq!((c.first_shown_wins.count, c.first_shown_wins.of), (2, 3));
     }
 }

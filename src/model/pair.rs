@@ -121,6 +121,35 @@ pub fn expand(rubric: &Rubric, systems: &[String]) -> Rubric {
     out
 }
 
+/// The written rubric of a pairwise run's expanded one: one criterion per written
+/// criterion (each judged cell's pair taken off), no systems — what people label, one
+/// preference per criterion. Any other rubric is returned unchanged.
+pub fn written(rubric: &Rubric) -> Rubric {
+    if rubric.systems.is_empty() {
+        return rubric.clone();
+    }
+    let mut out = rubric.clone();
+    out.systems = Vec::new();
+    out.criteria = Vec::new();
+    for c in &rubric.criteria {
+        let Some(o) = pair_order(c) else { continue };
+        if out.criteria.iter().any(|x| x.id == o.criterion) {
+            continue;
+        }
+        out.criteria.push(Criterion {
+            id: o.criterion.clone(),
+            kind: Kind::Binary,
+            method: Method::Judge(JudgeMethod {
+                template: None,
+                model: None,
+                pair: None,
+            }),
+            ..c.clone()
+        });
+    }
+    out
+}
+
 fn order_cell(c: &Criterion, first: usize, second: usize) -> Criterion {
     // Values are from the lower-numbered candidate's side of the pair.
     let (a, b) = if first < second {
@@ -220,6 +249,14 @@ pub fn combine(one: Preference, other: Preference) -> Combined {
     }
 }
 
+/// Candidates' ids as messages list them: `'gpt', 'claude'`.
+pub fn quoted(ids: &[String]) -> String {
+    ids.iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Puts an item's candidates in the run's order (`systems`, the ids of the run's first
 /// pair item); an error says how the item's candidates differ.
 pub fn arrange(candidates: &mut Vec<Candidate>, systems: &[String]) -> Result<(), String> {
@@ -236,11 +273,7 @@ pub fn arrange(candidates: &mut Vec<Candidate>, systems: &[String]) -> Result<()
             None => {
                 return Err(format!(
                     "has no candidate '{s}'; every item of a pairwise run carries the same candidates ({})",
-                    systems
-                        .iter()
-                        .map(|s| format!("'{s}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    quoted(systems)
                 ));
             }
         }
@@ -404,6 +437,11 @@ mod tests {
             ["acc.ab", "acc.ba", "acc.ac", "acc.ca", "acc.bc", "acc.cb"]
         );
         assert_eq!(x.systems, systems(&["gpt", "claude", "llama"]));
+        // Taken back to what people label: the written criteria, once each.
+        let w = written(&x);
+        assert_eq!(w.criteria.len(), 1);
+        assert_eq!((w.criteria[0].id.as_str(), w.systems.len()), ("acc", 0));
+        assert!(w.mode.is_pairwise());
         let ba = &x.criteria[1];
         assert_eq!(
             pair_order(ba),

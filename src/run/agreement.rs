@@ -7,7 +7,9 @@ use std::path::Path;
 
 use super::Error;
 use crate::engine::executor::build_evaluation;
+use crate::metrics::pairwise::{PairTally, PairwiseReport};
 use crate::metrics::ppi::{Corrected, Corrector};
+use crate::metrics::preference::{judge_preference, preference_rubric};
 use crate::metrics::{
     Bootstrap, LabelPair, MetricsReport, ScoreMetrics, UnitTally, judge_vs_human, score_metrics,
 };
@@ -32,6 +34,9 @@ pub struct RunAgreement {
     pub corrected: CorrectedFigures,
     /// The run's calls and ensemble votes, gathered in the same pass over its journal.
     pub calls: CallStats,
+    /// A pairwise run's results over all its pairs (position bias among them); `None` for
+    /// a run of single answers.
+    pub pairs: Option<PairwiseReport>,
 }
 
 /// A run's figures corrected by its labelled items; `None` with fewer than two labelled.
@@ -127,6 +132,13 @@ pub fn run_agreement(
         (*crate::formats::parse_rubric_text(&file, &text, &m.rubric_id, &run.dir, None)?.rubric)
             .clone()
     };
+    // A pairwise run of two candidates is measured on people's preferences: one verdict
+    // per written criterion (a candidate's id or tie), the judge's both orders combined.
+    let (run_rubric, rubric) = match preference_rubric(&rubric) {
+        Some(prefs) => (rubric, prefs),
+        None => (rubric.clone(), rubric),
+    };
+    let mut tally = PairTally::of(&run_rubric);
     let key = dataset_key(Path::new(&m.dataset.path));
     let people = annotators(labels_dir, &key);
     let annotator = choose_annotator(&key, &people, annotator)?;
@@ -148,7 +160,18 @@ pub fn run_agreement(
         };
         let at = human.position(&item_id);
         let labels = at.map(|at| &human.verdicts[at * k..(at + 1) * k]);
-        if let (Some(at), Some(labels)) = (at, labels) {
+        if let Some(tally) = tally.as_mut() {
+            let results: Vec<CriterionResult> =
+                group.cells.iter().map(|c| c.result.clone()).collect();
+            tally.add(&run_rubric, &results);
+            if let (Some(at), Some(labels)) = (at, labels) {
+                for (c, criterion) in rubric.criteria.iter().enumerate() {
+                    if labels[c].is_some() {
+                        judged[at * k + c] = judge_preference(&run_rubric, &results, &criterion.id);
+                    }
+                }
+            }
+        } else if let (Some(at), Some(labels)) = (at, labels) {
             for cell in &group.cells {
                 if let Some(v) = &cell.result.verdict
                     && let Some(c) = rubric
@@ -161,7 +184,7 @@ pub fn run_agreement(
                 }
             }
         }
-        let j = super::record::evaluation_of(&rubric, group.cells);
+        let j = super::record::evaluation_of(&run_rubric, group.cells);
         // A judge's cell still to come (a batch at the provider): no judge score yet.
         if !j.pending.is_empty() {
             continue;
@@ -214,6 +237,7 @@ pub fn run_agreement(
             pass_rate: corrected_pass.corrected(),
         },
         calls,
+        pairs: tally.map(|t| t.report()),
     })
 }
 

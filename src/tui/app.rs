@@ -111,8 +111,8 @@ impl App {
         self.quitting
     }
 
-    /// Brings back what the last sitting left: the judge model typed, the dataset (selected)
-    /// and the pane.
+    /// Brings back what the last sitting left: the judge model typed, the dataset (selected,
+    /// and the item it ended on once the dataset is open) and the pane.
     pub fn restore(&mut self, state: &super::ui_state::UiState) {
         if state.judge.is_some() {
             self.panes.grade.judge.clone_from(&state.judge);
@@ -123,6 +123,7 @@ impl App {
             .and_then(|n| self.shared.datasets.iter().position(|d| &d.name == n))
         {
             self.shared.selected = i;
+            self.shared.resume_item = state.item.map(|p| (i, p));
         }
         if let Some(p) = state
             .pane
@@ -157,6 +158,7 @@ impl App {
             judge: self.panes.grade.judge.clone(),
             dataset: sh.datasets.get(dataset).map(|d| d.name.clone()),
             pane: Some(sh.front.title().to_owned()),
+            item: sh.browse.as_ref().and_then(|b| b.position(b.cursor)),
         }
     }
 

@@ -84,6 +84,12 @@ pub enum Action {
     Unmet,
     #[strum(message = "label CANNOT_ASSESS")]
     CannotAssess,
+    #[strum(message = "a pair: answer A (left, or top) is better")]
+    PreferA,
+    #[strum(message = "a pair: answer B (right, or below) is better")]
+    PreferB,
+    #[strum(message = "a pair: neither is better (tie)")]
+    PreferTie,
     #[strum(disabled)]
     Choice(u8),
     #[strum(message = "next criterion")]

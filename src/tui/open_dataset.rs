@@ -317,6 +317,15 @@ impl Shared {
             if let Some(info) = self.datasets.get_mut(b.dataset) {
                 info.items = Some(total);
             }
+            // The first items of the dataset the last sitting ended in: on to its item.
+            if let Some((dataset, position)) = self.resume_item
+                && dataset == b.dataset
+            {
+                self.resume_item = None;
+                if position < total && b.cursor == 0 && b.rows.is_none() {
+                    return self.move_cursor(isize::try_from(position).unwrap_or(0));
+                }
+            }
         }
         Vec::new()
     }

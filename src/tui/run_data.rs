@@ -29,6 +29,9 @@ pub struct RunFigures {
     pub full: Vec<f64>,
     /// Each criterion tag's mean score over the items, with its interval.
     pub tags: Vec<crate::run::TagScore>,
+    /// A pairwise run's results per written criterion (win/tie/loss, position
+    /// consistency, Bradley–Terry with more than two candidates).
+    pub pairs: Option<crate::metrics::pairwise::PairwiseReport>,
 }
 
 /// A run's results for the UI: what describes it whole (see the module's note).
@@ -92,13 +95,14 @@ pub(super) struct RunBuilder {
     score_sum: f64,
     bins: [usize; 10],
     tags: BTreeMap<String, Vec<f64>>,
+    /// A pairwise run's (expanded) rubric and its pairs, counted as its items pass.
+    pairs: Option<(Arc<Rubric>, crate::metrics::pairwise::PairTally)>,
 }
 
 impl RunBuilder {
     pub fn new(manifest: Manifest, rubric: Arc<Rubric>) -> Self {
         Self {
             manifest,
-            rubric,
             items: 0,
             passed: 0,
             incomplete: 0,
@@ -109,6 +113,8 @@ impl RunBuilder {
             score_sum: 0.0,
             bins: [0; 10],
             tags: BTreeMap::new(),
+            pairs: None,
+            rubric,
         }
     }
 
@@ -118,12 +124,25 @@ impl RunBuilder {
         self.rubric = rubric;
     }
 
+    /// The rubric the items are graded with, as soon as the journal says it (before its
+    /// first item is added): a pairwise run's pairs are counted from then on.
+    pub fn graded_with(&mut self, rubric: &Arc<Rubric>) {
+        if self.pairs.is_none()
+            && let Some(tally) = crate::metrics::pairwise::PairTally::of(rubric)
+        {
+            self.pairs = Some((Arc::clone(rubric), tally));
+        }
+    }
+
     /// Adds the next item (at dataset `position`).
     pub fn add(&mut self, position: usize, e: &Evaluation) {
         self.dense &= position == self.items;
         self.items += 1;
         self.passed += usize::from(e.passed);
         self.incomplete += usize::from(e.incomplete);
+        if let Some((rubric, pairs)) = &mut self.pairs {
+            pairs.add(rubric, &e.results);
+        }
         for x in &e.results {
             if x.value.is_some_and(|v| v >= 1.0 - 1e-9) {
                 *self.full.entry(x.criterion_id.clone()).or_insert(0) += 1;
@@ -180,6 +199,7 @@ impl RunBuilder {
                 .collect(),
             // In dataset order, so the bootstrap's interval is the same every time.
             tags: crate::run::tag_scores(&self.tags, 1000),
+            pairs: self.pairs.as_ref().map(|(_, tally)| tally.report()),
         };
         let verdicts = criteria
             .iter()

@@ -172,8 +172,12 @@ pub fn join_labels(
         labels_gen,
         ..LabelJoin::default()
     };
-    let rubric = Recording::open(runs_dir, run_id)?.rubric()?;
-    let rubric = rubric.as_ref().map(|r| &*r.rubric);
+    let loaded = Recording::open(runs_dir, run_id)?.rubric()?;
+    // A pairwise run is compared with people's preferences (one per written criterion).
+    let measured = loaded
+        .as_ref()
+        .map(|r| crate::metrics::preference::measured(&r.rubric));
+    let rubric = measured.as_deref();
     each_item(runs_dir, run_id, |position, e| {
         if e.pending.is_empty() {
             join.correcting.add(e.score, e.passed);
@@ -186,10 +190,15 @@ pub fn join_labels(
         if !labelled.contains(e.target_id.as_str()) {
             return true;
         }
-        let cells = e
-            .results
-            .iter()
-            .map(|x| (x.criterion_id.as_str(), x.verdict.as_ref()));
+        let cells = match &loaded {
+            Some(r) => crate::metrics::preference::compared_cells(&r.rubric, &e.results),
+            None => e
+                .results
+                .iter()
+                .map(|x| (x.criterion_id.clone(), x.verdict.clone()))
+                .collect(),
+        };
+        let cells = cells.iter().map(|(c, v)| (c.as_str(), v.as_ref()));
         if join.add_item(position, &e.target_id, cells, labels) {
             join.disagree.push(position);
         }

@@ -29,6 +29,8 @@ pub struct RunStats {
 /// verdicts on the labelled items; none while the join is under way), the rest from its
 /// pass. The pairs borrow the cells from the labels (no second map of their keys).
 pub fn run_stats(run: &RunData, labels: &Labels, join: Option<&LabelJoin>) -> RunStats {
+    // A pairwise run is measured on people's preferences, one per written criterion.
+    let rubric = crate::metrics::preference::measured(&run.rubric);
     // In cell order, as `metrics` pairs them.
     let pairs: Vec<(
         &(String, String),
@@ -40,14 +42,14 @@ pub fn run_stats(run: &RunData, labels: &Labels, join: Option<&LabelJoin>) -> Ru
                 .iter()
                 .filter_map(|(cell, h)| {
                     let j = join.verdict(&cell.0, &cell.1)?;
-                    let c = run.rubric.criteria.iter().find(|c| c.id == cell.1)?;
+                    let c = rubric.criteria.iter().find(|c| c.id == cell.1)?;
                     Some((cell, judge_vs_human::label_verdict(c, h)?, j))
                 })
                 .collect()
         })
         .unwrap_or_default();
     let report = judge_vs_human::agreement_of(
-        &run.rubric,
+        &rubric,
         |criterion| {
             pairs
                 .iter()
@@ -161,10 +163,8 @@ impl StatsCache {
             return;
         };
         let join = Arc::make_mut(&mut j.join);
-        let cells = item
-            .cells
-            .iter()
-            .map(|x| (x.criterion_id.as_str(), x.verdict.as_ref()));
+        let cells = crate::metrics::preference::compared_cells(&run.rubric, &item.cells);
+        let cells = cells.iter().map(|(c, v)| (c.as_str(), v.as_ref()));
         let differs = join.add_item(position, &item.id, cells, labels);
         // An item with cells still to come counts in no figure yet.
         if run
@@ -173,8 +173,9 @@ impl StatsCache {
             .iter()
             .all(|c| item.cell(&c.id).is_some())
         {
+            let measured = crate::metrics::preference::measured(&run.rubric);
             join.correcting
-                .relabel(Some(&run.rubric), &item.id, item.score, item.passed, labels);
+                .relabel(Some(&measured), &item.id, item.score, item.passed, labels);
         }
         match (join.disagree.binary_search(&position), differs) {
             (Err(at), true) => join.disagree.insert(at, position),

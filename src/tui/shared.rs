@@ -23,6 +23,9 @@ pub struct Shared {
     /// The UI opens in this workspace for the first time: the Datasets pane says what is
     /// where.
     pub first_start: bool,
+    /// The item the last sitting ended on (dataset, its place), brought back once that
+    /// dataset's first items are read: quitting mid-way and coming back goes on from there.
+    pub resume_item: Option<(usize, usize)>,
     /// What the last action said (cleared when the pane changes).
     pub message: Option<String>,
     /// The last failure that said work was not saved or the disk refused: while it is the
@@ -99,6 +102,7 @@ impl Shared {
             keymap,
             theme: Theme::load(None, false).unwrap_or_default(),
             first_start: false,
+            resume_item: None,
             message: None,
             alarm: None,
             annotator,

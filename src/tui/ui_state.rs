@@ -1,5 +1,5 @@
 //! What the UI remembers between sittings, per user and workspace: who labels, the judge
-//! model typed, the dataset and the pane last open. Kept in the workspace's
+//! model typed, the dataset, the item and the pane last open. Kept in the workspace's
 //! `.rubricate/ui/<user>.json`, replaced atomically; a file that cannot be read is as if
 //! there were none (preferences, never work).
 
@@ -19,6 +19,8 @@ pub struct UiState {
     pub dataset: Option<String>,
     /// The pane last shown, by title.
     pub pane: Option<String>,
+    /// The place in that dataset of the item last shown (the UI comes back to it).
+    pub item: Option<usize>,
 }
 
 /// `.rubricate/ui/<user>.json`; the user is `$USER` when it is a safe file name.

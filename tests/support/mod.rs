@@ -16,6 +16,7 @@ pub mod batch;
 pub mod batch_run;
 pub mod checked;
 pub mod journal;
+pub mod pairs;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

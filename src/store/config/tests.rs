@@ -185,7 +185,8 @@ fn the_configs_we_ship_and_document_meet_the_schema() {
     let readme = include_str!("../../../docs/configuration.md");
     let start = readme.find("## Configuration").unwrap();
     let block = &readme[start..];
-    let block = &block[block.find("```yaml\n").unwrap() + 8..];
+    let block = &block[block.find("```yaml").unwrap()..];
+    let block = &block[block.find('\n').unwrap() + 1..];
     let example = &block[..block.find("```").unwrap()];
     for (name, text) in [
         ("README", example),

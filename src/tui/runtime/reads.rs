@@ -81,6 +81,7 @@ pub fn load_run(runs_dir: &Path, m: Manifest) -> Option<RunData> {
     while let Some(next) = evaluations.next() {
         let (position, e) = next.ok()?;
         if let Some(r) = evaluations.last_rubric() {
+            builder.graded_with(r);
             match &first {
                 Some(f) if Arc::ptr_eq(f, r) => {}
                 Some(_) => shared = false,
@@ -155,7 +156,8 @@ pub fn labels_and_notes(
     (labels, notes)
 }
 
-/// The rubric to label a dataset with: its latest run's, else the dataset's own (an
+/// The rubric to label a dataset with: its latest run's (a pairwise run's written
+/// criteria), else the dataset's own (an
 /// autorubric file's, as `grade` would grade it), else the first in `rubrics/`. (An item
 /// that brings a rubric of its own is labelled with that: `App::item_rubric`.)
 pub fn labelling_rubric(
@@ -164,25 +166,44 @@ pub fn labelling_rubric(
     run: Option<&RunData>,
 ) -> Option<Arc<Rubric>> {
     if let Some(r) = run {
+        // A pairwise run's cells are its criteria in both orders; people label each
+        // written criterion once (a preference).
+        if !r.rubric.systems.is_empty() {
+            return Some(Arc::new(crate::model::pair::written(&r.rubric)));
+        }
         return Some(Arc::clone(&r.rubric));
     }
-    let own = crate::formats::dataset::open_dataset(
+    let opened = crate::formats::dataset::open_dataset(
         &d.path,
         crate::formats::dataset::ReadOptions::default(),
     )
-    .ok()
-    .and_then(|ds| crate::run::effective_rubric(None, &ds));
-    if let Some(own) = own {
+    .ok();
+    if let Some(own) = opened
+        .as_ref()
+        .and_then(|ds| crate::run::effective_rubric(None, ds))
+    {
         return Some(own.rubric);
     }
+    // Pairs are labelled with a pairwise rubric, single answers with another: the first
+    // of the right mode, else the first at all.
+    let pairs = opened
+        .and_then(|mut ds| ds.items.next())
+        .and_then(Result::ok)
+        .is_some_and(|item| !item.candidates.is_empty());
     let mut files: Vec<PathBuf> = std::fs::read_dir(ws.path("rubrics"))
         .ok()?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .collect();
     files.sort();
-    files
+    let rubrics: Vec<Arc<Rubric>> = files
         .iter()
-        .find_map(|f| crate::formats::load_rubric(&f.display().to_string()).ok())
+        .filter_map(|f| crate::formats::load_rubric(&f.display().to_string()).ok())
         .map(|l| l.rubric)
+        .collect();
+    rubrics
+        .iter()
+        .find(|r| r.mode.is_pairwise() == pairs)
+        .or_else(|| rubrics.first())
+        .cloned()
 }

@@ -3,6 +3,7 @@
 
 mod adjudicate;
 mod keys;
+mod pair;
 mod update;
 pub mod view;
 
@@ -77,6 +78,8 @@ pub struct LabelPane {
     /// The annotator changed: once their labels are read, focus the item's first criterion
     /// left to answer (adjudicating: the first difference).
     pub refocus_on_open: bool,
+    /// How far a pair's answers are scrolled (rows; back to the top on another item).
+    pub pair_scroll: u16,
     /// `Shared::item_moves` when the criterion was last focused: a move since focuses
     /// the new item's first criterion left to answer.
     focused_at: u64,

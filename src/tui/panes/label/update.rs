@@ -12,6 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
+use super::pair::{Shown, max_scroll};
 use super::{LabelPane, Queue, verdict_for, view};
 
 impl Pane for LabelPane {
@@ -23,13 +24,27 @@ impl Pane for LabelPane {
     /// focused, so the next key answers what the screen shows first.
     fn wants(&mut self, sh: &mut Shared) -> Vec<Effect> {
         if self.focused_at != sh.item_moves || self.refocus {
+            if self.focused_at != sh.item_moves {
+                self.pair_scroll = 0;
+            }
             self.focused_at = sh.item_moves;
             self.focus_first_unanswered(sh);
         }
         Vec::new()
     }
 
-    fn hints(&self, _sh: &Shared) -> &'static [Action] {
+    fn hints(&self, sh: &Shared) -> &'static [Action] {
+        if Self::shows_pair(sh) {
+            return &[
+                Action::PreferA,
+                Action::PreferB,
+                Action::PreferTie,
+                Action::Undo,
+                Action::Note,
+                Action::Queue,
+                Action::Annotator,
+            ];
+        }
         &[
             Action::Met,
             Action::Unmet,
@@ -52,6 +67,38 @@ impl Pane for LabelPane {
 }
 
 impl LabelPane {
+    /// Whether the item on screen is a pair labelled with a pairwise rubric.
+    fn shows_pair(sh: &Shared) -> bool {
+        let rubric = sh.labelling_rubric();
+        sh.browse
+            .as_ref()
+            .and_then(|b| b.current())
+            .is_some_and(|item| Shown::of(item, rubric.as_deref()).is_some())
+    }
+
+    /// Scrolls a pair's answers by half a screen (`down` or up), never past the longer
+    /// one's end; `false` when the item is not a pair (nothing scrolled).
+    fn scroll_pair(&mut self, sh: &Shared, down: bool) -> bool {
+        let rubric = sh.labelling_rubric();
+        let Some(shown) = sh
+            .browse
+            .as_ref()
+            .and_then(|b| b.current())
+            .and_then(|item| Shown::of(item, rubric.as_deref()))
+        else {
+            return false;
+        };
+        let step = 8;
+        self.pair_scroll = if down {
+            self.pair_scroll
+                .saturating_add(step)
+                .min(max_scroll(&shown).saturating_sub(1))
+        } else {
+            self.pair_scroll.saturating_sub(step)
+        };
+        true
+    }
+
     /// Focuses the current item's first criterion without a label (the first one when all
     /// have one), so the next key always answers what the screen shows first. Called
     /// whenever the item changes; when the item is not read yet, again once it is.
@@ -115,6 +162,29 @@ impl LabelPane {
             .filter(open)
             .filter(|i| sh.adjudicating() && self.peers_differ(sh, item, &criteria[*i].id));
         differing.next().or_else(|| order().find(open))
+    }
+
+    /// `x`: a conversation's tool calls in full, or folded to a line each.
+    fn toggle_tool_calls(&mut self, sh: &mut Shared) -> Vec<Effect> {
+        self.tools_open = !self.tools_open;
+        sh.message = Some(
+            if self.tools_open {
+                "tool calls in full (x folds them)"
+            } else {
+                "tool calls folded to a line each (x shows them in full)"
+            }
+            .into(),
+        );
+        Vec::new()
+    }
+
+    /// `o`: the next queue order.
+    fn next_queue(&mut self, sh: &mut Shared) -> Vec<Effect> {
+        self.queue = self.queue.next();
+        // The planner reads it: the top two's plan is another plan.
+        sh.plan_between_top_two = self.queue == Queue::BetweenTopTwo;
+        sh.message = Some(format!("queue: {}", self.queue.name()));
+        Vec::new()
     }
 
     /// Scrolls the item's text a page down (or up), within what was last drawn.
@@ -197,6 +267,13 @@ impl LabelPane {
                 Vec::new()
             }
             Action::NextItem => self.next_item(sh, 1),
+            // A pair's two answers scroll together; any other item's text scrolls alone.
+            Action::PageDown | Action::PageUp => {
+                if !self.scroll_pair(sh, action == Action::PageDown) {
+                    self.scroll_item(sh, action == Action::PageDown);
+                }
+                Vec::new()
+            }
             Action::PrevItem => self.next_item(sh, -1),
             Action::Note => return Outcome::Modal(Modal::Note(LineInput::default())),
             Action::Blind => {
@@ -208,29 +285,8 @@ impl LabelPane {
                 Vec::new()
             }
             Action::Adjudicate => self.toggle_adjudication(sh),
-            Action::ToolCalls => {
-                self.tools_open = !self.tools_open;
-                sh.message = Some(
-                    if self.tools_open {
-                        "tool calls in full (x folds them)"
-                    } else {
-                        "tool calls folded to a line each (x shows them in full)"
-                    }
-                    .into(),
-                );
-                Vec::new()
-            }
-            Action::PageDown | Action::PageUp => {
-                self.scroll_item(sh, action == Action::PageDown);
-                Vec::new()
-            }
-            Action::Queue => {
-                self.queue = self.queue.next();
-                // The planner reads it: the top two's plan is another plan.
-                sh.plan_between_top_two = self.queue == Queue::BetweenTopTwo;
-                sh.message = Some(format!("queue: {}", self.queue.name()));
-                Vec::new()
-            }
+            Action::ToolCalls => self.toggle_tool_calls(sh),
+            Action::Queue => self.next_queue(sh),
             Action::Undo => {
                 let Some((seq, item, criterion)) = self.saved.pop() else {
                     sh.message = Some("nothing to undo in this sitting".into());
@@ -252,7 +308,13 @@ impl LabelPane {
                 });
                 effects
             }
-            Action::Met | Action::Unmet | Action::CannotAssess | Action::Choice(_) => {
+            Action::Met
+            | Action::Unmet
+            | Action::CannotAssess
+            | Action::Choice(_)
+            | Action::PreferA
+            | Action::PreferB
+            | Action::PreferTie => {
                 let Some(c) = criteria.get(self.criterion) else {
                     // Never silently: the key answered nothing.
                     let opening = sh.browse.as_ref().is_some_and(|b| !b.opened);
@@ -263,16 +325,19 @@ impl LabelPane {
                     });
                     return Outcome::none();
                 };
-                let Some(verdict) = verdict_for(c, action) else {
-                    sh.message = Some(format!("that key does not answer '{}'", c.name));
-                    return Outcome::none();
-                };
                 let Some(b) = &sh.browse else {
                     return Outcome::none();
                 };
                 let Some(item) = b.current() else {
                     sh.message = Some("the item is still loading".into());
                     return Outcome::none();
+                };
+                let verdict = match key_label(sh, item, c, action) {
+                    Ok(v) => v,
+                    Err(why) => {
+                        sh.message = Some(why);
+                        return Outcome::none();
+                    }
                 };
                 let (rubric, version) = sh
                     .labelling_rubric()
@@ -282,7 +347,7 @@ impl LabelPane {
                     dataset: b.dataset,
                     item: item.id.clone(),
                     criterion: c.id.clone(),
-                    verdict: verdict.label_value(),
+                    verdict,
                     note: String::new(),
                     rubric,
                     rubric_version: version,
@@ -442,6 +507,40 @@ impl LabelPane {
         }
         out
     }
+}
+
+/// The label a key gives `c` of `item` (a pair's: the candidate shown on the side
+/// chosen), or why the key does not answer it.
+fn key_label(
+    sh: &Shared,
+    item: &crate::model::Item,
+    c: &crate::model::Criterion,
+    action: Action,
+) -> Result<serde_json::Value, String> {
+    let rubric = sh.labelling_rubric();
+    if item.candidates.len() > 2 && rubric.as_ref().is_some_and(|r| r.mode.is_pairwise()) {
+        return Err(format!(
+            "not labelled: '{}' has {} candidates; preferences are labelled on pairs of two",
+            item.id,
+            item.candidates.len()
+        ));
+    }
+    let shown = Shown::of(item, rubric.as_deref());
+    let label = match &shown {
+        Some(shown) => shown.label_for(action),
+        None => verdict_for(c, action).map(|v| v.label_value()),
+    };
+    label.ok_or_else(|| {
+        if shown.is_some() {
+            format!(
+                "'{}' compares two answers: say which is better ({})",
+                c.name,
+                view::pair_choices(sh)
+            )
+        } else {
+            format!("that key does not answer '{}'", c.name)
+        }
+    })
 }
 
 /// Answers of the runtime for this pane (routed here by `App::update`).

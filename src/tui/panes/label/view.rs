@@ -7,9 +7,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::pair::Shown;
 use super::{LabelPane, choice_keys};
 use crate::core::text::visible;
 use crate::model::{Criterion, Item, Kind};
+use crate::tui::keymap::{Action, Context};
 use crate::tui::open_dataset::{Browse, file_verdicts, label_text};
 use crate::tui::shared::Shared;
 use crate::tui::widgets::transcript;
@@ -30,10 +32,95 @@ pub fn draw(pane: &LabelPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         );
         return;
     };
+    let rubric = sh.labelling_rubric();
+    if let Some(shown) = Shown::of(item, rubric.as_deref()) {
+        // Side by side when there is room for two answers and the criteria beneath them;
+        // narrower, the answers one above the other beside the criteria.
+        if area.width >= WIDE_PAIR {
+            let criteria_rows = (area.height * 2 / 5).max(9);
+            let [top, bottom] =
+                Layout::vertical([Constraint::Min(6), Constraint::Length(criteria_rows)])
+                    .areas(area);
+            answers(pane, b, item, &shown, f, top, true);
+            criteria_panel(pane, sh, b, item, Some(&shown), f, bottom);
+        } else {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                    .areas(area);
+            answers(pane, b, item, &shown, f, left, false);
+            criteria_panel(pane, sh, b, item, Some(&shown), f, right);
+        }
+        return;
+    }
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
     submission(pane, sh, b, item, f, left);
-    criteria_panel(pane, sh, b, item, f, right);
+    criteria_panel(pane, sh, b, item, None, f, right);
+}
+
+/// From this many columns a pair's answers are shown side by side.
+pub const WIDE_PAIR: u16 = 100;
+
+/// A pair's question and its two answers, A and B (never the candidates' ids), side by
+/// side or one above the other; both scroll together with the page keys.
+fn answers(
+    pane: &LabelPane,
+    b: &Browse,
+    item: &Item,
+    shown: &Shown<'_>,
+    f: &mut Frame<'_>,
+    area: Rect,
+    side_by_side: bool,
+) {
+    let total = b.total.map_or_else(|| "…".into(), |t| t.to_string());
+    let title = format!(
+        " {} ({} of {total}) · a pair, shown blind ",
+        item.id,
+        b.cursor + 1
+    );
+    let question = Paragraph::new(Line::styled(
+        format!("Q: {}", item.prompt.as_deref().unwrap_or("(no question)")),
+        Style::new().add_modifier(Modifier::ITALIC),
+    ))
+    .wrap(Wrap { trim: false });
+    // The whole question when it fits in a third of the height.
+    let question_rows = u16::try_from(question.line_count(area.width.saturating_sub(2)))
+        .unwrap_or(u16::MAX)
+        .clamp(1, (area.height / 3).max(1));
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(question_rows + 2), Constraint::Min(3)]).areas(area);
+    f.render_widget(
+        question.block(Block::new().borders(Borders::ALL).title(title)),
+        top,
+    );
+    let halves = if side_by_side {
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).split(rest)
+    } else {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).split(rest)
+    };
+    for (k, (name, candidate)) in [("A", shown.a), ("B", shown.b)].into_iter().enumerate() {
+        let Some(&half) = halves.get(k) else { continue };
+        let text = Paragraph::new(candidate.submission.clone()).wrap(Wrap { trim: false });
+        // Both scroll together, each no further than its own end.
+        let rows = u16::try_from(text.line_count(half.width.saturating_sub(2))).unwrap_or(u16::MAX);
+        let room = half.height.saturating_sub(2);
+        let scroll = pane.pair_scroll.min(rows.saturating_sub(room));
+        let above = if scroll > 0 { " ↑ pgup" } else { "" };
+        let below = if rows.saturating_sub(scroll) > room {
+            " more ↓ pgdn "
+        } else {
+            ""
+        };
+        f.render_widget(
+            text.scroll((scroll, 0)).block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .title(format!(" Answer {name}{above} "))
+                    .title_bottom(Line::from(below).right_aligned()),
+            ),
+            half,
+        );
+    }
 }
 
 /// The left panel: the item's prompt (in italics) and submission — a conversation as a
@@ -113,6 +200,7 @@ fn criteria_panel(
     sh: &Shared,
     b: &Browse,
     item: &Item,
+    pair: Option<&Shown<'_>>,
     f: &mut Frame<'_>,
     area: Rect,
 ) {
@@ -146,16 +234,29 @@ fn criteria_panel(
         if i == pane.criterion {
             focus = lines.len();
         }
-        let judge = result
-            .and_then(|d| d.cell(&c.id))
-            .and_then(|x| x.verdict.as_ref())
-            .map(ToString::to_string);
+        let judge = match (pair, &b.run) {
+            // A pair's verdict is both orders' cells put together, said as a side.
+            (Some(shown), Some(run)) => {
+                result.and_then(|d| shown.judge_side(&run.rubric, d, &c.id))
+            }
+            _ => result
+                .and_then(|d| d.cell(&c.id))
+                .and_then(|x| x.verdict.as_ref())
+                .map(ToString::to_string),
+        };
         let answers = Answers {
             judge,
             file: file.get(i).cloned().flatten(),
             reveal,
         };
-        lines.extend(criterion_lines(sh, item, c, i == pane.criterion, answers));
+        lines.extend(criterion_lines(
+            sh,
+            item,
+            c,
+            pair,
+            i == pane.criterion,
+            answers,
+        ));
     }
     lines.extend(footer_lines(pane, sh, item, &criteria));
     let scroll = scroll_to(&lines, focus, area);
@@ -196,11 +297,12 @@ fn criterion_lines(
     sh: &Shared,
     item: &Item,
     c: &Criterion,
+    pair: Option<&Shown<'_>>,
     focused: bool,
     answers: Answers,
 ) -> Vec<Line<'static>> {
     let key = (item.id.clone(), c.id.clone());
-    let human = sh.labels.get(&key).map(label_text);
+    let human = sh.labels.get(&key).map(|v| shown_label(pair, v));
     let Answers {
         judge,
         file,
@@ -228,7 +330,11 @@ fn criterion_lines(
         Line::raw(format!("    {}", c.requirement)),
     ];
     if focused {
-        lines.push(Line::raw(format!("    keys: {}", choices(c))));
+        let keys = match pair {
+            Some(_) => pair_choices(sh),
+            None => choices(c),
+        };
+        lines.push(Line::raw(format!("    keys: {keys}")));
     }
     let judge_text = match (&judge, reveal) {
         (Some(j), true) => j.clone(),
@@ -254,7 +360,7 @@ fn criterion_lines(
         },
     ));
     if sh.adjudicating() {
-        lines.push(peers_line(sh, &key));
+        lines.push(peers_line(sh, &key, pair));
     }
     if let Some(n) = sh.notes.get(&key) {
         lines.push(Line::styled(format!("    note: {n}"), sh.theme.muted));
@@ -280,13 +386,39 @@ fn choices(c: &Criterion) -> String {
     }
 }
 
+/// A label as the screen says it: a pair's names a candidate, said as the side it is
+/// shown on (the candidates stay hidden).
+fn shown_label(pair: Option<&Shown<'_>>, v: &serde_json::Value) -> String {
+    match pair {
+        Some(shown) => shown.side(&label_text(v)),
+        None => label_text(v),
+    }
+}
+
+/// A pair's answers with the keys that give them, as the keymap binds them.
+pub fn pair_choices(sh: &Shared) -> String {
+    [
+        (Action::PreferA, "A better"),
+        (Action::PreferB, "B better"),
+        (Action::PreferTie, "tie"),
+        (Action::CannotAssess, "can't tell"),
+    ]
+    .iter()
+    .filter_map(|(a, shown)| {
+        let key = sh.keymap.keys_for(Context::Label, *a).into_iter().next()?;
+        Some(format!("{key} {shown}"))
+    })
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
+
 /// Each annotator's label on one (item, criterion), for the adjudicated one to settle,
 /// marked when they differ.
-fn peers_line(sh: &Shared, key: &(String, String)) -> Line<'static> {
+fn peers_line(sh: &Shared, key: &(String, String), pair: Option<&Shown<'_>>) -> Line<'static> {
     let said: Vec<(&String, String)> = sh
         .peers
         .iter()
-        .filter_map(|(who, labels)| labels.get(key).map(|v| (who, label_text(v))))
+        .filter_map(|(who, labels)| labels.get(key).map(|v| (who, shown_label(pair, v))))
         .collect();
     let differ = said.windows(2).any(|w| w[0].1 != w[1].1);
     let text = if said.is_empty() {

@@ -10,6 +10,7 @@ mod view_align;
 mod view_calibrate;
 mod view_compare;
 mod view_items;
+mod view_pairs;
 
 pub use align::AlignView;
 pub use calibrate::CalibrateView;

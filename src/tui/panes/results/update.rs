@@ -66,9 +66,23 @@ impl Pane for ResultsPane {
         })
     }
 
-    fn hints(&self, _sh: &Shared) -> &'static [Action] {
+    fn hints(&self, sh: &Shared) -> &'static [Action] {
+        let pairwise = self.compare_b.is_none()
+            && sh
+                .browse
+                .as_ref()
+                .and_then(|b| b.run.as_ref())
+                .is_some_and(|r| r.figures.pairs.is_some());
         if self.align.is_some() {
             &[Action::Adopt, Action::Back]
+        } else if pairwise && self.items.is_none() && self.compare.is_none() {
+            // A pairwise run's confusion is of preferences: no cell's items to list.
+            &[
+                Action::Down,
+                Action::Items,
+                Action::Compare,
+                Action::Annotator,
+            ]
         } else if self.items.is_some() && self.compare.is_none() {
             &[
                 Action::NextVerdict,
@@ -95,11 +109,22 @@ impl Pane for ResultsPane {
 
 impl ResultsPane {
     fn results_action(&mut self, sh: &mut Shared, action: Action) -> Outcome {
+        let pairwise = sh
+            .browse
+            .as_ref()
+            .and_then(|b| b.run.as_ref())
+            .is_some_and(|r| r.figures.pairs.is_some());
         let n = sh
             .browse
             .as_ref()
             .and_then(|b| b.run.as_ref())
-            .map_or(0, |r| r.rubric.criteria.len());
+            .map_or(0, |r| {
+                // A pairwise run's rows are its written criteria.
+                r.figures
+                    .pairs
+                    .as_ref()
+                    .map_or(r.rubric.criteria.len(), |p| p.criteria.len())
+            });
         if let Some(outcome) = self.align_action(sh, action) {
             return outcome;
         }
@@ -130,6 +155,12 @@ impl ResultsPane {
                 }
             }
             // Jump to the items of one cell of the selected criterion's confusion matrix.
+            // A pairwise run's confusion is of preferences, not of its cells: no jump.
+            Action::Choice(_) if pairwise => {
+                sh.message = Some(
+                    "a pairwise run: its preferences' confusion has no item list yet; i lists the run's items".into(),
+                );
+            }
             Action::Choice(cell @ 1..=4) if n > 0 => {
                 return Outcome::Nav(Nav::Filtered(Filter::Cell {
                     criterion: self.cursor,

@@ -34,16 +34,25 @@ pub(super) fn figure(x: Option<f64>) -> String {
 
 /// An n×n confusion: rows the human's category, columns the judge's (in score order).
 fn categorical_confusion(c: &crate::metrics::CategoricalReport) -> Vec<Line<'static>> {
-    let short = |s: &str| crate::tui::view::preview(s, 8);
+    // Columns as wide as the longest category (8–14): names alike at the start (two
+    // candidates `assistant-v1`, `assistant-v2`) stay told apart.
+    let w = c
+        .categories
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 14);
+    let short = |s: &str| crate::tui::view::preview(s, w);
     let mut head = format!("{:<14}", "human \\ judge");
     for cat in &c.categories {
-        let _ = write!(head, " {:>8}", short(cat));
+        let _ = write!(head, " {:>w$}", short(cat));
     }
     let mut lines = vec![Line::raw(head)];
     for (cat, row) in c.categories.iter().zip(&c.confusion) {
         let mut line = format!("{:<14}", short(cat));
         for n in row {
-            let _ = write!(line, " {n:>8}");
+            let _ = write!(line, " {n:>w$}");
         }
         lines.push(Line::raw(line));
     }
@@ -117,13 +126,20 @@ pub fn draw(pane: &ResultsPane, sh: &Shared, f: &mut Frame<'_>, area: Rect) {
         return;
     }
 
+    // A pairwise run: its pairs, per written criterion, with people's preferences.
+    if let Some(pairs) = &run.figures.pairs {
+        super::view_pairs::table(pane, sh, pairs, &figures.report, f, middle);
+        let measured = crate::metrics::preference::measured(&run.rubric);
+        confusion(pane, sh, &measured.criteria, &figures, f, bottom);
+        return;
+    }
     // The histogram gives way on narrow screens.
     let hist_width = if middle.width < 100 { 22 } else { 34 };
     let [hist, table] =
         Layout::horizontal([Constraint::Length(hist_width), Constraint::Min(30)]).areas(middle);
     histogram(run, f, hist);
     criteria_table(pane, sh, run, &figures, f, table);
-    confusion(pane, sh, run, &figures, f, bottom);
+    confusion(pane, sh, &run.rubric.criteria, &figures, f, bottom);
 }
 
 /// The summary: the run's id, state, rubric, items passed and mean score; its tokens and
@@ -306,12 +322,12 @@ fn criteria_table(
 fn confusion(
     pane: &ResultsPane,
     sh: &Shared,
-    run: &RunData,
+    criteria: &[crate::model::Criterion],
     figures: &RunStats,
     f: &mut Frame<'_>,
     bottom: Rect,
 ) {
-    let selected = run.rubric.criteria.get(pane.cursor);
+    let selected = criteria.get(pane.cursor);
     let metrics =
         selected.and_then(|_| figures.report.criteria.get(pane.cursor).map(|r| &r.metrics));
     let mut lines = match metrics {
