@@ -261,18 +261,25 @@ fn create(ws: &Workspace, from: Option<&str>) -> Result<PathBuf, FileError> {
         .ok_or_else(|| format!("rubrics/ already holds {base} … {base}-999"))?;
     let text = match from {
         None => format!(
-            "# Started in the terminal UI: edit it in place, or with ctrl-e.\nid: {id}\nname: New rubric\nversion: 0.1.0\npass_threshold: 0.7\ncriteria:\n{FIRST_CRITERION}"
+            "{RUBRIC_SCHEMA_LINE}# Started in the terminal UI: edit it in place, or with ctrl-e.\nid: {id}\nname: New rubric\nversion: 0.1.0\npass_threshold: 0.7\ncriteria:\n{FIRST_CRITERION}"
         ),
         Some(name) => {
             let text = crate::formats::library::builtin(name)
                 .ok_or_else(|| format!("no built-in rubric named '{name}'"))?;
-            let copied = format!("# Copied from the built-in '{name}' in the terminal UI.\n{text}");
+            let copied = format!(
+                "{RUBRIC_SCHEMA_LINE}# Copied from the built-in '{name}' in the terminal UI.\n{text}"
+            );
             with_top_level(&with_top_level(&copied, "id", &id), "version", "0.1.0")
         }
     };
     crate::store::AtomicFile::write_whole(&path, text.as_bytes()).map_err(FileError::at(&path))?;
     Ok(path)
 }
+
+/// A new rubric file's first line: editors with the YAML language server complete and check
+/// it against the schema `init` writes into `.rubricate/`.
+const RUBRIC_SCHEMA_LINE: &str =
+    "# yaml-language-server: $schema=../.rubricate/rubric.schema.json\n";
 
 /// The criterion a blank rubric starts with (an item of the `criteria:` list).
 const FIRST_CRITERION: &str = "  - id: first\n    name: First criterion\n    requirement: Describe what the submission must do\n    weight: 1\n";

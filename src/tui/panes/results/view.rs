@@ -167,10 +167,15 @@ fn summary(pane: &ResultsPane, run: &RunData, figures: &RunStats, f: &mut Frame<
             mean
         )),
         Line::raw(format!(
-            "tokens {} in / {} out · cost ${:.4} · {} ({{ older · }} newer)",
+            "tokens {} in / {} out · {} · {} ({{ older · }} newer)",
             t.input_tokens,
             t.output_tokens,
-            t.cost,
+            // Tokens at no cost: no price in rubricate.yaml, not a free run.
+            if t.cost == 0.0 && t.output_tokens > 0 {
+                "no price set".to_owned()
+            } else {
+                format!("cost ${:.4}", t.cost)
+            },
             if pane.compare_b.is_some() {
                 format!("{} runs back", pane.compare_b_back)
             } else {
