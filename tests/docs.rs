@@ -73,3 +73,58 @@ fn every_command_has_examples_and_grade_has_headings() {
         );
     }
 }
+
+/// docs/cli.md's commands in brief are written by hand: every command it names exists, and
+/// every flag it gives a command is one that command takes (`--help` says so), so the brief
+/// list cannot drift from the reference.
+#[test]
+fn the_commands_in_brief_name_only_real_commands_and_flags() {
+    let reference = rubricate::cli::cli_reference();
+    let sections: Vec<(String, String)> = reference
+        .split("\n## ")
+        .skip(1)
+        .map(|s| {
+            let (head, body) = s.split_once('\n').unwrap_or((s, ""));
+            (head.to_owned(), body.to_owned())
+        })
+        .collect();
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let block = page.split("```").nth(1).expect("the commands in brief");
+    let mut checked = 0;
+    for line in block.lines().filter(|l| l.starts_with("rubricate ")) {
+        // The command: the words after `rubricate` up to the first that is not a subcommand.
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let mut name = String::from("rubricate");
+        for w in &words[1..] {
+            let longer = format!("{name} {w}");
+            if sections.iter().any(|(h, _)| *h == longer) {
+                name = longer;
+            } else {
+                break;
+            }
+        }
+        assert_ne!(name, "rubricate", "{line}: names no command");
+        // `runs list | show ID …` lists several subcommands: check against their parent.
+        if line.contains(" | ") && name.matches(' ').count() > 1 {
+            name.truncate(name.rfind(' ').unwrap_or(name.len()));
+        }
+        // Its help and its subcommands' (a line may list several: `runs list | show …`).
+        let help: String = sections
+            .iter()
+            .filter(|(h, _)| *h == name || h.starts_with(&format!("{name} ")))
+            .map(|(_, b)| b.as_str())
+            .collect();
+        for flag in line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| w.starts_with("--") && w.len() > 2)
+        {
+            assert!(
+                help.contains(flag) || flag == "--workspace",
+                "docs/cli.md: `{line}` gives {name} a flag it does not take: {flag}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked} flags checked");
+}
