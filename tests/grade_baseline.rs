@@ -131,7 +131,7 @@ fn a_results_file_is_a_baseline_in_a_folder_with_no_workspace() {
     let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} missing in\n{md}"));
     assert!(at("### Against the baseline") < at("#### Regressions"));
     assert!(at("#### Regressions") < at("#### Criteria"));
-    assert!(at("#### Criteria") < at("lowest-scoring"));
+    assert!(at("#### Criteria") < at("that did not pass\n"));
     assert!(md.starts_with("## ❌ rubricate: yes"), "{md}");
     // No workspace was made, and the temporary runs are gone.
     assert!(!d.join("runs").exists());

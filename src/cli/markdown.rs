@@ -103,10 +103,21 @@ impl MdReport {
             out.push_str(&b.md);
         }
         if !self.worst.is_empty() {
+            // "The 1 item that did not pass", not "1 lowest-scoring of the 1 items".
+            let heading = if self.worst.len() == failed {
+                format!(
+                    "The {} that did not pass",
+                    crate::engine::checks::plural(failed, "item")
+                )
+            } else {
+                format!(
+                    "{} lowest-scoring of the {failed} items that did not pass",
+                    self.worst.len()
+                )
+            };
             let _ = write!(
                 out,
-                "\n### {} lowest-scoring of the {failed} items that did not pass\n\n| item | score | what cost it |\n|---|---:|---|\n",
-                self.worst.len()
+                "\n### {heading}\n\n| item | score | what cost it |\n|---|---:|---|\n"
             );
             for (_, row) in &self.worst {
                 out.push_str(row);
