@@ -141,3 +141,39 @@ fn validate_and_inspect_say_the_dataset_holds_conversations() {
         )
     );
 }
+
+/// `grade` says before grading when a `scope: turn` criterion meets items that hold no
+/// conversation (every such item fails it; `lint` reads no dataset to say so).
+#[test]
+fn grading_plain_answers_with_turn_criteria_warns_first() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rubricate"))
+        .current_dir(root)
+        .args([
+            "grade",
+            "--rubric",
+            "examples/conversation-rubric.yaml",
+            "examples/answers.jsonl",
+            "--format",
+            "csv",
+            "--max-error-rate",
+            "1",
+        ])
+        .env("NO_COLOR", "1")
+        .env(
+            "RUBRICATE_CACHE_DIR",
+            std::env::temp_dir().join("rubricate-no-cache"),
+        )
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: polite, grounded, invents_data judge each assistant turn (`scope: turn`), but item 'a1'"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("holds no conversation (`messages`)"),
+        "{stderr}"
+    );
+}

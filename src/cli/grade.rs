@@ -63,6 +63,9 @@ pub(crate) fn run(
         run::effective_rubric(rubric.clone(), &open(common)?)
     };
     run_gates(common, gate_rubric.as_ref().map(|r| &*r.rubric), &config)?;
+    if let Some(r) = &rubric {
+        warn_turns_without_conversation(&r.rubric, common);
+    }
     if judge_args.dry_run {
         let dataset = open(common)?;
         let rubric = run::pairwise::expanded(
@@ -384,6 +387,34 @@ pub(crate) fn effective_rubric(
         None => None,
     };
     Ok(crate::run::effective_rubric(chosen, dataset))
+}
+
+/// Says before grading when a criterion judges each assistant turn but the dataset's first
+/// item holds no conversation: every such item would fail that criterion (what `lint`, which
+/// reads no dataset, cannot say).
+fn warn_turns_without_conversation(rubric: &crate::model::Rubric, common: &CommonArgs) {
+    let turned: Vec<&str> = rubric
+        .criteria
+        .iter()
+        .filter(|c| !c.scope.is_conversation())
+        .map(|c| c.id.as_str())
+        .collect();
+    if turned.is_empty() {
+        return;
+    }
+    let Ok(mut ds) = open(common) else { return };
+    if let Some(Ok(item)) = ds.items.next()
+        && item.conversation.is_none()
+    {
+        eprintln!(
+            "warning: {} judge{} each assistant turn (`scope: turn`), but item '{}' ({}) holds no conversation (`messages`): such items fail {}",
+            turned.join(", "),
+            if turned.len() == 1 { "s" } else { "" },
+            item.id,
+            item.origin,
+            if turned.len() == 1 { "it" } else { "them" }
+        );
+    }
 }
 
 pub(crate) fn open(common: &CommonArgs) -> Result<Dataset, CliError> {
