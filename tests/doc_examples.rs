@@ -6,11 +6,12 @@
 //!   input error, failures over the error rate) fails the page;
 //! - ```` ```console ```` blocks run their `$ ` lines and compare what they print with the
 //!   lines shown;
-//! - ```` ```yaml file=PATH ```` blocks are written to PATH; a rubric in a ```` ```yaml ````
-//!   block of its own is validated;
+//! - a ```` ```yaml ```` block after `<!-- doc-example: file=PATH -->` is written to PATH; a
+//!   rubric in a ```` ```yaml ```` block of its own is validated;
 //! - ```` ```python ```` blocks run with the module of `python/`;
-//! - `cwd=demo` runs a block in the demo workspace; `not-run: WHY` leaves a block out and must
-//!   say why; a block with no language (output, a synopsis) is not an example.
+//! - `<!-- doc-example: cwd=demo -->` runs the next block in the demo workspace, and
+//!   `<!-- doc-example: not-run: WHY -->` leaves it out and must say why (an HTML comment, so
+//!   no renderer shows it); a block with no language (output, a synopsis) is not an example.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -30,24 +31,36 @@ struct Block {
     line: usize,
 }
 
+/// The blocks of a page, each with its language and the directives of the
+/// `<!-- doc-example: … -->` line right above it (an HTML comment: no renderer shows it, and
+/// the fence keeps a plain language every renderer reads).
 fn blocks(text: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut open: Option<Block> = None;
+    let mut directive = String::new();
     for (n, line) in text.lines().enumerate() {
         if let Some(rest) = line.strip_prefix("```") {
             match open.take() {
                 Some(b) => out.push(b),
                 None => {
                     open = Some(Block {
-                        info: rest.trim().to_owned(),
+                        info: format!("{} {directive}", rest.trim()).trim().to_owned(),
                         body: String::new(),
                         line: n + 1,
                     });
                 }
             }
+            directive.clear();
         } else if let Some(b) = &mut open {
             b.body.push_str(line);
             b.body.push('\n');
+        } else {
+            directive = line
+                .trim()
+                .strip_prefix("<!-- doc-example:")
+                .and_then(|d| d.strip_suffix("-->"))
+                .map(|d| d.trim().to_owned())
+                .unwrap_or_default();
         }
     }
     out
@@ -119,7 +132,7 @@ fn script(page: &str, text: &str) -> String {
         if let Some(i) = rest.iter().position(|w| *w == "not-run:") {
             assert!(
                 rest.len() > i + 1,
-                "{page}:{}: a block that is not run says why (`not-run: WHY`)",
+                "{page}:{}: a block that is not run says why (`<!-- doc-example: not-run: WHY -->`)",
                 b.line
             );
             continue;
