@@ -4,6 +4,7 @@
 mod adjudicate;
 mod keys;
 mod pair;
+mod scroll;
 mod update;
 pub mod view;
 

@@ -12,7 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
-use super::pair::{Shown, max_scroll};
+use super::pair::Shown;
 use super::{LabelPane, Queue, verdict_for, view};
 
 impl Pane for LabelPane {
@@ -74,29 +74,6 @@ impl LabelPane {
             .as_ref()
             .and_then(|b| b.current())
             .is_some_and(|item| Shown::of(item, rubric.as_deref()).is_some())
-    }
-
-    /// Scrolls a pair's answers by half a screen (`down` or up), never past the longer
-    /// one's end; `false` when the item is not a pair (nothing scrolled).
-    fn scroll_pair(&mut self, sh: &Shared, down: bool) -> bool {
-        let rubric = sh.labelling_rubric();
-        let Some(shown) = sh
-            .browse
-            .as_ref()
-            .and_then(|b| b.current())
-            .and_then(|item| Shown::of(item, rubric.as_deref()))
-        else {
-            return false;
-        };
-        let step = 8;
-        self.pair_scroll = if down {
-            self.pair_scroll
-                .saturating_add(step)
-                .min(max_scroll(&shown).saturating_sub(1))
-        } else {
-            self.pair_scroll.saturating_sub(step)
-        };
-        true
     }
 
     /// Focuses the current item's first criterion without a label (the first one when all
@@ -164,20 +141,6 @@ impl LabelPane {
         differing.next().or_else(|| order().find(open))
     }
 
-    /// `x`: a conversation's tool calls in full, or folded to a line each.
-    fn toggle_tool_calls(&mut self, sh: &mut Shared) -> Vec<Effect> {
-        self.tools_open = !self.tools_open;
-        sh.message = Some(
-            if self.tools_open {
-                "tool calls in full (x folds them)"
-            } else {
-                "tool calls folded to a line each (x shows them in full)"
-            }
-            .into(),
-        );
-        Vec::new()
-    }
-
     /// `o`: the next queue order.
     fn next_queue(&mut self, sh: &mut Shared) -> Vec<Effect> {
         self.queue = self.queue.next();
@@ -185,28 +148,6 @@ impl LabelPane {
         sh.plan_between_top_two = self.queue == Queue::BetweenTopTwo;
         sh.message = Some(format!("queue: {}", self.queue.name()));
         Vec::new()
-    }
-
-    /// Scrolls the item's text a page down (or up), within what was last drawn.
-    fn scroll_item(&mut self, sh: &Shared, down: bool) {
-        let Some(id) = sh
-            .browse
-            .as_ref()
-            .and_then(|b| b.current())
-            .map(|i| i.id.clone())
-        else {
-            return;
-        };
-        if self.item_scroll.0 != id {
-            self.item_scroll = (id, 0);
-        }
-        let page = sh.size.1.saturating_sub(6).max(1);
-        let at = &mut self.item_scroll.1;
-        *at = if down {
-            at.saturating_add(page).min(self.item_scroll_max.get())
-        } else {
-            at.saturating_sub(page)
-        };
     }
 
     /// Moves to `item` (when the list shows it) and focuses `criterion`, whatever its label.
