@@ -267,7 +267,13 @@ impl App {
                 let opened = sh.opened(
                     dataset, run, rubric, labels, notes, annotators, peers, assignment,
                 );
-                if opened && std::mem::take(&mut panes.label.refocus_on_open) {
+                // The labels arrive with this: an item focused before they did (the UI
+                // coming back to where it was left) may have its focus on an answered
+                // criterion, where the next key would replace a label.
+                if opened
+                    && (std::mem::take(&mut panes.label.refocus_on_open)
+                        || panes.label.focused_is_answered(sh))
+                {
                     panes.label.focus_first_unanswered(sh);
                 }
                 Vec::new()

@@ -905,3 +905,39 @@ fn undo_goes_back_to_the_label_it_takes_back() {
     );
     assert_eq!(current(&ui), "q34");
 }
+
+/// The item shows before its labels are read (the runtime answers on two threads; the UI
+/// coming back to the item it was left on is the common case): once they arrive, the focus
+/// moves off an answered criterion, so the next key cannot replace a label.
+#[test]
+fn labels_read_after_the_item_move_the_focus_to_the_first_unanswered() {
+    let mut ui = Ui::with(120, 40, |root| {
+        // alice has answered only q01's first criterion.
+        let journal = root.join("labels/support-answers/alice.jsonl");
+        let first = std::fs::read_to_string(&journal)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned();
+        assert!(first.contains("\"item\": \"q01\""), "{first}");
+        std::fs::write(&journal, first + "\n").unwrap();
+    });
+    let effects = ui.app.update(code(KeyCode::Enter));
+    let (open, rest): (Vec<_>, Vec<_>) = effects
+        .into_iter()
+        .partition(|e| matches!(e, Effect::Open { .. }));
+    assert!(!open.is_empty(), "opening the dataset reads its labels");
+    settle(&mut ui.app, &ui.runtime, rest);
+    ui.press([key('L')]);
+    assert_eq!(current(&ui), "q01");
+    // The labels (and the rubric) arrive last.
+    settle(&mut ui.app, &ui.runtime, open);
+    let criteria = ui.app.shared().label_criteria();
+    let focused = &criteria[ui.app.panes().label.criterion].id;
+    assert_ne!(
+        focused, &criteria[0].id,
+        "the focus stayed on an answered criterion"
+    );
+    assert_eq!(focused, &criteria[1].id);
+}

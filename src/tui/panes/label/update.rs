@@ -184,6 +184,16 @@ impl LabelPane {
         effects
     }
 
+    /// Whether the focused criterion of the item shown already has a label.
+    pub fn focused_is_answered(&self, sh: &Shared) -> bool {
+        let Some(item) = sh.browse.as_ref().and_then(|b| b.current()) else {
+            return false;
+        };
+        sh.label_criteria()
+            .get(self.criterion)
+            .is_some_and(|c| self.answered(sh, &item.id, &c.id))
+    }
+
     /// Whether the item has a label for the criterion, on disk or on its way there.
     pub fn answered(&self, sh: &Shared, item: &str, criterion: &str) -> bool {
         sh.labels
