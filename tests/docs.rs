@@ -128,3 +128,42 @@ fn the_commands_in_brief_name_only_real_commands_and_flags() {
     }
     assert!(checked > 50, "{checked} flags checked");
 }
+
+/// Every relative link in README.md, CONTRIBUTING.md, CHANGELOG.md and docs/ leads to a file
+/// that exists (the reference moved into docs/; a link left behind would lead nowhere).
+#[test]
+fn relative_links_lead_to_files_that_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![
+        root.join("README.md"),
+        root.join("CONTRIBUTING.md"),
+        root.join("CHANGELOG.md"),
+    ];
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            pages.push(p);
+        }
+    }
+    let mut checked = 0;
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let base = page.parent().unwrap();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.starts_with("http") || target.starts_with('#') || target.contains(' ') {
+                continue;
+            }
+            let file = target.split('#').next().unwrap_or(target);
+            assert!(
+                base.join(file).exists(),
+                "{}: a link to {target}, which does not exist",
+                page.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} links checked");
+}
