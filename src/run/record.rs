@@ -357,6 +357,14 @@ pub(crate) fn evaluation_of(r: &Rubric, cells: Vec<Cell>) -> Evaluation {
     if !e.pending.is_empty() {
         e.incomplete = true;
         e.passed = false;
+        // A tag with a criterion still to come has no score yet (its cell is not a 0).
+        let waiting: Vec<&str> = r
+            .criteria
+            .iter()
+            .filter(|c| e.pending.contains(&c.id))
+            .flat_map(|c| c.tags.iter().map(String::as_str))
+            .collect();
+        e.tags.retain(|tag, _| !waiting.contains(&tag.as_str()));
     }
     e
 }
@@ -418,6 +426,18 @@ criteria:
         // Every cell in: complete and passed.
         let e = evaluation_of(&loaded.rubric, vec![met("a"), met("b")]);
         assert!(e.pending.is_empty() && !e.incomplete && e.passed, "{e:?}");
+    }
+
+    #[test]
+    fn a_tag_with_a_criterion_still_to_come_has_no_score_yet() {
+        let tagged = "id: t\nname: T\nversion: 1.0.0\ncriteria:\n  - { id: a, requirement: A, tags: [style], method: { check: contains, args: { text: x } } }\n  - { id: b, requirement: B, tags: [facts], method: { check: contains, args: { text: y } } }\n  - { id: c, requirement: C, tags: [facts], method: { check: contains, args: { text: z } } }\n";
+        let loaded = parse_rubric_text("t.yaml", tagged, "t", Path::new("."), None).unwrap();
+        // `c` is still in a batch: `facts` would read 0.5 as if `c` had failed.
+        let e = evaluation_of(&loaded.rubric, vec![met("a"), met("b")]);
+        assert_eq!(e.tags.get("style"), Some(&1.0));
+        assert_eq!(e.tags.get("facts"), None, "{:?}", e.tags);
+        let e = evaluation_of(&loaded.rubric, vec![met("a"), met("b"), met("c")]);
+        assert_eq!(e.tags.get("facts"), Some(&1.0));
     }
 
     #[test]
