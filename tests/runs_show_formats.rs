@@ -369,3 +369,40 @@ fn a_run_in_batches_fails_no_item_whose_cells_are_at_the_provider() {
         "{csv}"
     );
 }
+
+/// Items that bring their own rubrics (an agentv suite): `grade` and `runs show` of the run
+/// it saved name the JUnit suite alike — after the dataset, wherever each ran from (one gave
+/// the path as typed, the other as the manifest keeps it).
+#[test]
+fn grade_and_runs_show_name_the_suite_alike_for_items_with_their_own_rubrics() {
+    let dir = support::checked::workspace(&[]);
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("evals")).unwrap();
+    std::fs::write(
+        d.join("evals/suite.yaml"),
+        "tests:\n  - id: hello\n    output: hello world\n    assert:\n      - {type: contains, value: hello}\n  - id: bye\n    output: bye\n    assert:\n      - {type: equals, value: bye}\n",
+    )
+    .unwrap();
+    let graded = ok(&rubricate(
+        d,
+        &[
+            "grade",
+            "evals/suite.yaml",
+            "--save",
+            "--name",
+            "own",
+            "--format",
+            "junit",
+        ],
+    ));
+    let shown = ok(&rubricate(
+        &d.join("evals"),
+        &["runs", "show", "own", "--format", "junit"],
+    ));
+    let suite = |xml: &str| -> String {
+        let at = xml.find("<testsuite name=\"").unwrap() + 17;
+        xml[at..].split('"').next().unwrap().to_owned()
+    };
+    assert_eq!(suite(&graded), "suite");
+    assert_eq!(suite(&shown), "suite");
+}

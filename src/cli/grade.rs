@@ -141,10 +141,8 @@ pub(crate) fn run(
         return super::runs::batch::batch_step(&ws, &id, false, None);
     }
     let main_rubric = session.rubric().cloned();
-    let suite = main_rubric.as_ref().map_or_else(
-        || common.dataset.display().to_string(),
-        |r| r.rubric.id.clone(),
-    );
+    let suite =
+        super::output::suite_name(main_rubric.as_ref().map(|r| &*r.rubric), &common.dataset);
     let format = common.format.unwrap_or_else(default_format);
     let main = main_rubric.as_ref().map(|r| &*r.rubric);
     let mut sink = Sink::open(format, common.out.as_deref(), main, &suite)?;

@@ -74,6 +74,19 @@ pub(crate) struct Sink {
     pairs: Option<(Rubric, crate::metrics::pairwise::PairTally)>,
 }
 
+/// What `JUnit` and Markdown name a run's suite: its rubric, else (items that bring their own
+/// rubrics) the dataset's name — the same for `grade` and `runs show` of the run it saved,
+/// wherever either was run from.
+pub(crate) fn suite_name(
+    rubric: Option<&crate::model::Rubric>,
+    dataset: &std::path::Path,
+) -> String {
+    rubric.map_or_else(
+        || crate::store::labels::dataset_key(dataset),
+        |r| r.id.clone(),
+    )
+}
+
 fn io_err(e: &io::Error) -> CliError {
     CliError::input(format!("cannot write results: {e}"))
 }

@@ -70,9 +70,10 @@ pub(crate) fn show(
     let rubric = run.rubric()?;
     let m = &run.manifest;
     // `grade` names its suite (JUnit, Markdown) after the rubric, else the dataset.
-    let suite = rubric
-        .as_ref()
-        .map_or_else(|| m.dataset.path.clone(), |r| r.rubric.id.clone());
+    let suite = crate::cli::output::suite_name(
+        rubric.as_ref().map(|r| &*r.rubric),
+        std::path::Path::new(&m.dataset.path),
+    );
     let head = if format == ShowFormat::Table {
         table_head(m)
     } else {
