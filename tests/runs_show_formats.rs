@@ -371,7 +371,7 @@ fn a_run_in_batches_fails_no_item_whose_cells_are_at_the_provider() {
 }
 
 /// Items that bring their own rubrics (an agentv suite): `grade` and `runs show` of the run
-/// it saved name the JUnit suite alike — after the dataset, wherever each ran from (one gave
+/// it saved name the `JUnit` suite alike — after the dataset, wherever each ran from (one gave
 /// the path as typed, the other as the manifest keeps it).
 #[test]
 fn grade_and_runs_show_name_the_suite_alike_for_items_with_their_own_rubrics() {
