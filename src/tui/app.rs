@@ -8,12 +8,12 @@
 //! their own state and `Shared`; what they ask of the rest (another pane, a modal) comes
 //! back as an `Outcome` that only this file applies.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
+use crossterm::event::KeyEventKind;
 
 use super::data::DatasetInfo;
 pub use super::effect::{AlignSource, Effect};
-use super::keymap::{Action, Context, Key, Keymap};
-use super::modal::{Answer, Modal, NewArtifact, Palette, Then};
+use super::keymap::{Action, Context, Keymap};
+use super::modal::{Modal, NewArtifact, Palette, Then};
 pub use super::msg::{Msg, RunEnd};
 use super::nav::Nav;
 pub use super::nav::PaneId;
@@ -22,6 +22,8 @@ use super::pane::{Outcome, Pane};
 use super::panes::Panes;
 use super::shared::Shared;
 use super::widgets::LineInput;
+
+mod input;
 
 /// Where the first tab begins: after ` rubricate ` and a space.
 pub const TAB_BAR_START: usize = 12;
@@ -313,60 +315,6 @@ impl App {
         }
     }
 
-    /// A key: quitting's esc, then the top modal, then what the pane in front has being
-    /// typed, then the keymap.
-    fn key(&mut self, k: &KeyEvent) -> Vec<Effect> {
-        if self.quitting && k.code == KeyCode::Esc {
-            self.quitting = false;
-            self.shared.message = Some("not quitting; the writes go on".into());
-            return Vec::new();
-        }
-        if let Some(top) = self.modals.last_mut() {
-            return match top.key(k, &mut self.shared) {
-                Answer::Stay(effects) => effects,
-                Answer::Close(then) => {
-                    self.modals.pop();
-                    self.then(then)
-                }
-            };
-        }
-        let front = self.shared.front;
-        if let Some(outcome) = self.panes.get_mut(front).key(k, &mut self.shared) {
-            return self.outcome(outcome);
-        }
-        let Some(action) = self
-            .shared
-            .keymap
-            .action(self.context(), Key::from_event(k))
-        else {
-            return Vec::new();
-        };
-        self.act(action)
-    }
-
-    /// Text pasted: into the line being typed in the modal on top, else in the pane in
-    /// front; with no line being typed it goes nowhere (a paste is never a burst of
-    /// commands: a pasted `q` does not quit).
-    fn paste(&mut self, text: &str) -> Vec<Effect> {
-        if let Some(top) = self.modals.last_mut() {
-            top.paste(text);
-            return Vec::new();
-        }
-        let front = self.shared.front;
-        match self.panes.get_mut(front).paste(text, &mut self.shared) {
-            Some(outcome) => self.outcome(outcome),
-            None => Vec::new(),
-        }
-    }
-
-    /// The line being typed now (in the modal on top, else in the pane in front), if any.
-    pub fn field(&self) -> Option<&LineInput> {
-        match self.modals.last() {
-            Some(modal) => modal.field(),
-            None => self.panes.get(self.shared.front).field(&self.shared),
-        }
-    }
-
     /// What a closed modal leaves to do.
     fn then(&mut self, then: Then) -> Vec<Effect> {
         match then {
@@ -547,47 +495,6 @@ impl App {
             return sh.scrolled();
         }
         Vec::new()
-    }
-
-    fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
-        if m.row == 0
-            && matches!(m.kind, MouseEventKind::Down(_))
-            && let Some(p) = self.tab_at(m.column)
-        {
-            return self.switch(p);
-        }
-        let front = self.shared.front;
-        let outcome = match m.kind {
-            MouseEventKind::ScrollDown => return self.act(Action::Down),
-            MouseEventKind::ScrollUp => return self.act(Action::Up),
-            MouseEventKind::Drag(_) => {
-                self.panes
-                    .get_mut(front)
-                    .click(m.row, true, &mut self.shared)
-            }
-            MouseEventKind::Down(_) => {
-                self.panes
-                    .get_mut(front)
-                    .click(m.row, false, &mut self.shared)
-            }
-            _ => return Vec::new(),
-        };
-        self.outcome(outcome)
-    }
-
-    /// The pane whose tab is at `column` of the tab bar (laid out as the view draws it:
-    /// the name `rubricate`, then each tab with a space either side).
-    pub fn tab_at(&self, column: u16) -> Option<PaneId> {
-        let mut x = TAB_BAR_START;
-        let column = usize::from(column);
-        for p in PaneId::ALL {
-            let width = self.shared.tab_label(p).chars().count() + 2;
-            if (x..x + width).contains(&column) {
-                return Some(p);
-            }
-            x += width;
-        }
-        None
     }
 
     /// Draws the frame: the tab bar, the pane in front, the status bar, and the modals on
