@@ -385,12 +385,17 @@ pub fn settle(app: &mut App, runtime: &Runtime, mut effects: Vec<app::Effect>) {
     }
 }
 
-/// Draws the app into a text grid `width` × `height` (tests and benchmarks).
-pub fn render_text(app: &App, width: u16, height: u16) -> String {
+/// The app drawn off screen at `width` × `height`: what a terminal that size would show.
+pub fn frame(app: &App, width: u16, height: u16) -> ratatui::buffer::Buffer {
     let backend = ratatui::backend::TestBackend::new(width, height);
     let Ok(mut terminal) = Terminal::new(backend);
     let _ = terminal.draw(|f| app.draw(f));
-    let buffer = terminal.backend().buffer();
+    terminal.backend().buffer().clone()
+}
+
+/// Draws the app into a text grid `width` × `height` (tests and benchmarks).
+pub fn render_text(app: &App, width: u16, height: u16) -> String {
+    let buffer = frame(app, width, height);
     let mut out = String::new();
     for y in 0..height {
         let mut line = String::new();

@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use ratatui::Terminal;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::style::{Color, Modifier};
 
@@ -18,10 +17,7 @@ const FOREGROUND: &str = "#d8d8d8";
 
 /// The app's frame at `width`×`height` as SVG, with each text in `hide` blanked.
 pub fn render(app: &App, width: u16, height: u16, hide: &[&str]) -> String {
-    let backend = ratatui::backend::TestBackend::new(width, height);
-    let Ok(mut terminal) = Terminal::new(backend);
-    let _ = terminal.draw(|f| app.draw(f));
-    let mut buffer = terminal.backend().buffer().clone();
+    let mut buffer = super::frame(app, width, height);
     for text in hide.iter().filter(|t| !t.is_empty()) {
         blank(&mut buffer, text);
     }
